@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sttrace.h - libsttrace, the only code that reads or writes .sttrace files.
+ *
+ * A .sttrace file is a file header, then a sequence of independent chunks
+ * (metadata, schema, events, lost counts, index), then a footer and a fixed
+ * trailer. spec/sttrace-format.md is the normative description of the bytes.
+ *
+ * Writing
+ *   st_writer_open(&w, path, &opts)           create the file, write its header
+ *   st_writer_add_type(w, &type)              declare the schema (before events)
+ *   st_writer_set_meta(w, "kernel", "6.18")   metadata, any time
+ *   st_writer_append(w, rec, rec->size)       one raw record, copied as is
+ *   st_writer_flush(w)                        seal the open chunk now
+ *   st_writer_set_lost(w, cpu, n)             kernel-side losses, any time
+ *   st_writer_close(w)                        metadata, lost, index, trailer, fsync
+ *
+ * A writer fills one events chunk in memory; when the next record does not fit
+ * it compresses the chunk (one zstd frame, checksummed) and hands the bytes to
+ * its sink. The default sink pwrite()s to the file; a program with its own I/O
+ * path (st-record and io_uring) passes a struct st_sink instead. Files grow by
+ * whole chunks only, so a file cut at any byte still reads up to its last
+ * complete chunk.
+ *
+ * Reading
+ *   st_reader_open(&r, path, 0)               header, footer (or a scan)
+ *   st_reader_info(r)                         sizes, counts, time span, recovery
+ *   st_meta_get(r, "kernel")                  metadata
+ *   st_type_by_id(r, id), st_field_find()     schema, generic field access
+ *   st_cursor_open(r, from, to, &c)           events in timestamp order
+ *   while ((ret = st_cursor_next(c, &ev)) > 0) ...
+ *   st_chunk_decode(r, i, &buf)               one chunk, for parallel readers
+ *
+ * Errors: every call that can fail returns 0 (or a count) on success and a
+ * negative ST_E* code on failure; st_writer_errmsg()/st_reader_errmsg() give a
+ * one-line message naming what was wrong (and where, for bad files). The
+ * library never prints, never exits and never aborts on bad input.
+ *
+ * Threads: a writer or reader is used by one thread at a time, except
+ * st_chunk_decode(), which may run concurrently on one reader with one
+ * st_chunk_buf per thread.
+ */
+#ifndef STTRACE_H
+#define STTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../bpf/sttrace_events.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ST_FORMAT_MAJOR 1
+#define ST_FORMAT_MINOR 0
+
+/* Error codes (negative return values). */
+enum st_error {
+	ST_OK = 0,
+	ST_EIO = -1,		/* the operating system failed a read/write; errno kept in message */
+	ST_ENOMEM = -2,		/* allocation failed */
+	ST_EINVAL = -3,		/* bad argument from the caller */
+	ST_EFORMAT = -4,	/* not a .sttrace file, or a structure is malformed */
+	ST_EVERSION = -5,	/* major version this library does not read */
+	ST_ECHECKSUM = -6,	/* a chunk's checksum does not match */
+	ST_ETRUNCATED = -7,	/* the file ends inside a structure */
+	ST_ENOSPC = -8,		/* the output device is full */
+	ST_ENOTFOUND = -9,	/* no such type, field, key or chunk */
+	ST_ECOMPRESS = -10,	/* zstd failed to compress or decompress */
+};
+
+/* Static description of an error code. */
+const char *st_strerror(int err);
+
+/* ---- Schema ----------------------------------------------------------- */
+
+struct st_field {
+	const char *name;
+	uint16_t offset;	/* from the start of the record (header included) */
+	uint16_t size;		/* total bytes; an array when size > elem_size */
+	uint8_t elem_size;	/* 1, 2, 4 or 8 */
+	uint8_t type;		/* enum st_field_type */
+	const char *doc;	/* one line: meaning and unit */
+};
+
+struct st_type {
+	uint16_t id;		/* st_event_header.type */
+	uint16_t size;		/* record size in bytes, header included */
+	const char *name;	/* kernel tracepoint name, e.g. "block_rq_issue" */
+	uint16_t nfields;	/* header fields come first: type size cpu ts pid tid */
+	const struct st_field *fields;
+};
+
+/* The event types of this build (bpf/sttrace_events.h), header fields included. */
+const struct st_type *st_builtin_types(size_t *count);
+const struct st_type *st_builtin_type(uint16_t id);
+
+/* Field of a type by name; NULL if absent. */
+const struct st_field *st_field_find(const struct st_type *t, const char *name);
+
+/*
+ * Field values of a record, whatever its width. Element `i` of an array
+ * (0 for scalars). Unsigned/hex/dev/ns fields read through st_field_u64,
+ * signed ones through st_field_i64 (sign-extended); strings through
+ * st_field_str, which copies at most cap-1 bytes and NUL-terminates.
+ */
+uint64_t st_field_u64(const void *rec, const struct st_field *f, unsigned i);
+int64_t st_field_i64(const void *rec, const struct st_field *f, unsigned i);
+size_t st_field_str(const void *rec, const struct st_field *f, char *dst, size_t cap);
+
+/* ---- Writer ----------------------------------------------------------- */
+
+struct st_writer;
+
+/*
+ * Where a writer's bytes go. write() receives consecutive pieces of the file
+ * (header, chunks, footer) with their file offset; it may keep the pointer
+ * only until it returns (copy to keep it longer). sync() makes everything
+ * written durable; it is called once, by st_writer_close(). Both return 0 or
+ * a negative errno (-ENOSPC, -EIO, ...), which the writer turns into an
+ * ST_E* code and a message, and after which it writes nothing more.
+ */
+struct st_sink {
+	int (*write)(void *ctx, const void *buf, size_t len, uint64_t offset);
+	int (*sync)(void *ctx);
+	void *ctx;
+};
+
+struct st_writer_opts {
+	size_t chunk_size;	/* raw bytes per events chunk; 0 = 1 MiB */
+	int zstd_level;		/* 0 = 3; 1..19; negative = faster levels */
+	const struct st_sink *sink;	/* NULL = write to the path given to open */
+};
+
+/* Create (truncate) `path`. With opts->sink set, path may be NULL. */
+int st_writer_open(struct st_writer **w, const char *path, const struct st_writer_opts *opts);
+
+/* Declare an event type; copies it. Only before the first append. */
+int st_writer_add_type(struct st_writer *w, const struct st_type *t);
+/* Declare every built-in type at once. */
+int st_writer_add_builtin_types(struct st_writer *w);
+
+/*
+ * Set a metadata key (UTF-8, no NUL). Setting a key again replaces it.
+ * Keys set before the first chunk is sealed go into the first metadata chunk;
+ * later ones go into a metadata chunk written at the next flush and at close.
+ * Key names: spec/sttrace-format.md, "Metadata".
+ */
+int st_writer_set_meta(struct st_writer *w, const char *key, const char *value);
+
+/*
+ * Append one record: `len` bytes starting with a struct st_event_header whose
+ * size equals len and whose type was declared. Copied as is (memcpy), no
+ * re-encoding. Seals the open chunk first when the record does not fit.
+ */
+int st_writer_append(struct st_writer *w, const void *rec, size_t len);
+
+/* Seal the open events chunk (if not empty) and pending metadata now. */
+int st_writer_flush(struct st_writer *w);
+
+/* Set the count of events lost on `cpu` so far (absolute, not a delta). */
+int st_writer_set_lost(struct st_writer *w, uint32_t cpu, uint64_t lost);
+
+/* Totals so far: events appended, raw bytes, bytes handed to the sink. */
+struct st_writer_stats {
+	uint64_t events;
+	uint64_t raw_bytes;
+	uint64_t file_bytes;
+	uint64_t chunks;
+};
+void st_writer_stats(const struct st_writer *w, struct st_writer_stats *st);
+
+/*
+ * Flush, write the lost counts, the index footer and the trailer, sync, free.
+ * Returns the first error the writer met (also one from an earlier call),
+ * so a caller can ignore intermediate returns and check this one.
+ * `w` is freed in every case. errmsg, if not NULL, receives the message
+ * (up to cap bytes) before the writer is freed.
+ */
+int st_writer_close(struct st_writer *w, char *errmsg, size_t cap);
+
+/* Message of the last error, "" if none. */
+const char *st_writer_errmsg(const struct st_writer *w);
+
+/* ---- Reader ----------------------------------------------------------- */
+
+struct st_reader;
+
+enum st_chunk_kind {
+	ST_CHUNK_META = 1,
+	ST_CHUNK_SCHEMA = 2,
+	ST_CHUNK_EVENTS = 3,
+	ST_CHUNK_LOST = 4,
+	ST_CHUNK_INDEX = 5,
+};
+
+/* Reader open flags. */
+#define ST_READ_SCAN	1u	/* ignore the footer and scan every chunk (verify, recover) */
+
+/*
+ * Open a file. A file whose footer is missing or bad is scanned chunk by
+ * chunk up to the first damaged or cut chunk; that is not an error: the
+ * reader opens and st_reader_info() says what was recovered and lost.
+ * Fails only when not even the file header and schema can be read.
+ */
+int st_reader_open(struct st_reader **r, const char *path, unsigned flags);
+/* The same over a caller's buffer (kept, not copied, until close). */
+int st_reader_open_mem(struct st_reader **r, const void *buf, size_t len, unsigned flags);
+void st_reader_close(struct st_reader *r);
+const char *st_reader_errmsg(const struct st_reader *r);
+
+struct st_file_info {
+	uint16_t major, minor;
+	int footer_present;	/* 1: index footer found and valid */
+	int recovered;		/* 1: the file was scanned because the footer was missing/bad */
+	uint64_t file_size;
+	uint64_t valid_size;	/* bytes up to the end of the last intact chunk */
+	uint64_t lost_tail_bytes;	/* file_size - valid_size when damaged or cut */
+	char damage[160];	/* "" or what stopped the scan: "chunk 12 at offset 1234: checksum mismatch" */
+	uint64_t chunks;	/* intact chunks of any kind */
+	uint64_t event_chunks;
+	uint64_t events;
+	uint64_t raw_bytes;	/* decompressed event bytes */
+	uint64_t stored_bytes;	/* compressed event chunk bytes, headers included */
+	uint64_t first_ts, last_ts;	/* event clock, ns; 0 when no events */
+	uint64_t lost_events;	/* sum over CPUs */
+};
+const struct st_file_info *st_reader_info(const struct st_reader *r);
+
+/* Metadata (all metadata chunks merged, later ones override). */
+const char *st_meta_get(const struct st_reader *r, const char *key);
+size_t st_meta_count(const struct st_reader *r);
+int st_meta_at(const struct st_reader *r, size_t i, const char **key, const char **value);
+
+/* Schema as stored in the file (not the built-in one). */
+size_t st_type_count(const struct st_reader *r);
+const struct st_type *st_type_at(const struct st_reader *r, size_t i);
+const struct st_type *st_type_by_id(const struct st_reader *r, uint16_t id);
+const struct st_type *st_type_by_name(const struct st_reader *r, const char *name);
+/* Events of a type in the file (footer counts, or counted while scanning). */
+uint64_t st_type_events(const struct st_reader *r, uint16_t id);
+
+/* Lost events per CPU: count of CPUs with an entry, then entry i. */
+size_t st_lost_count(const struct st_reader *r);
+int st_lost_at(const struct st_reader *r, size_t i, uint32_t *cpu, uint64_t *lost);
+
+/* Chunks, in file order. */
+struct st_chunk_info {
+	uint64_t offset;	/* of the chunk header in the file */
+	uint32_t kind;		/* enum st_chunk_kind, or a kind this library does not know */
+	uint32_t seq;		/* chunk sequence number, 0, 1, 2, ... */
+	uint32_t stored_size;	/* header + compressed payload */
+	uint32_t raw_size;	/* payload after decompression */
+	uint32_t events;	/* events chunks: records */
+	uint64_t first_ts, last_ts;	/* events chunks: min and max timestamp */
+};
+size_t st_chunk_count(const struct st_reader *r);
+const struct st_chunk_info *st_chunk_at(const struct st_reader *r, size_t i);
+
+/*
+ * Decompress and check chunk i into buf (grown as needed), for readers that
+ * process chunks in parallel or verify them. Records are in file order.
+ * The caller zero-initializes buf and frees it with st_chunk_buf_free().
+ */
+struct st_chunk_buf {
+	void *data;
+	size_t len;		/* valid bytes in data */
+	size_t cap;
+	void *dctx;		/* decompression context, owned */
+};
+int st_chunk_decode(struct st_reader *r, size_t i, struct st_chunk_buf *buf);
+void st_chunk_buf_free(struct st_chunk_buf *buf);
+
+/*
+ * Walk the records of a decoded events chunk: returns 1 and sets *rec to the
+ * next record, 0 at the end, ST_EFORMAT for a record whose size is bad.
+ * *pos starts at 0.
+ */
+int st_chunk_next(const struct st_chunk_buf *buf, size_t *pos, const struct st_event_header **rec);
+
+/*
+ * Events of every events chunk in timestamp order (stable for equal
+ * timestamps), restricted to [from, to] (0, UINT64_MAX for all). Chunks whose
+ * time ranges overlap are merged, so records slightly out of order across CPUs
+ * and chunks come out sorted. Seeks with the chunk index: chunks wholly before
+ * `from` are never decompressed. Memory: the chunks that overlap in time.
+ */
+struct st_cursor;
+int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, struct st_cursor **c);
+/* 1 and *ev (valid until the next call) for an event; 0 at the end; <0 error. */
+int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev);
+void st_cursor_close(struct st_cursor *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STTRACE_H */

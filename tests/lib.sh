@@ -1,0 +1,61 @@
+# Shared helpers for the shell tests; source it: . "$(dirname "$0")/../lib.sh"
+#
+# Results: pass NAME, fail NAME WHY, skip NAME WHY print the lines tests/run.sh
+# counts. check NAME CMD... runs CMD and passes or fails NAME on its status.
+# Resources made through these helpers are released by an EXIT trap, also when
+# the test fails or is interrupted.
+
+ST_BUILD=${ST_BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build}
+export PATH="$ST_BUILD:$PATH"
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1: ${2:-}"; ST_FAILED=1; }
+skip() { echo "SKIP: $1: $2"; }
+check() {
+	local name=$1; shift
+	if "$@"; then pass "$name"; else fail "$name" "command failed: $*"; fi
+}
+
+ST_CLEANUP=()
+st_cleanup() {
+	local i
+	for ((i = ${#ST_CLEANUP[@]} - 1; i >= 0; i--)); do
+		eval "${ST_CLEANUP[i]}" >/dev/null 2>&1 || true
+	done
+}
+trap st_cleanup EXIT
+trap 'exit 130' INT TERM
+at_exit() { ST_CLEANUP+=("$*"); }
+
+# st_tmpdir VAR: a scratch directory, removed at exit, path in $VAR.
+# (Helpers set a variable instead of printing, since a $(...) subshell
+# would lose the cleanup they register.)
+st_tmpdir() {
+	local _d
+	_d=$(mktemp -d "${TMPDIR:-/tmp}/sttrace-test.XXXXXX") || return 1
+	at_exit "rm -rf '$_d'"
+	printf -v "$1" '%s' "$_d"
+}
+
+# Why BPF recording cannot run here, or nothing when it can.
+bpf_unavailable() {
+	[ "$(id -u)" -eq 0 ] || { echo "not root"; return; }
+	[ -r /sys/kernel/btf/vmlinux ] || { echo "no kernel BTF"; return; }
+	[ -x "$ST_BUILD/st-record" ] || { echo "st-record not built (no clang/bpftool/libbpf)"; return; }
+	if [ ! -d /sys/kernel/tracing/events ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+			{ echo "tracefs not mounted and cannot be mounted"; return; }
+	fi
+}
+
+# st_loopdev VAR SIZE_MB: a loop device over a new file in /dev/shm, detached
+# and removed at exit, path in $VAR.
+st_loopdev() {
+	local _img _dev
+	_img=$(mktemp /dev/shm/sttrace-loop.XXXXXX) || return 1
+	at_exit "rm -f '$_img'"
+	truncate -s "${2}M" "$_img"
+	_dev=$(losetup --find --show "$_img") || return 1
+	at_exit "losetup -d '$_dev'"
+	printf -v "$1" '%s' "$_dev"
+}
