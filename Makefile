@@ -25,7 +25,7 @@ LIBST_LIBS := -lzstd -lxxhash
 HAVE_BPF := $(shell command -v clang >/dev/null 2>&1 && command -v bpftool >/dev/null 2>&1 && \
 	test -r /sys/kernel/btf/vmlinux && pkg-config --exists libbpf 2>/dev/null && echo 1)
 
-.PHONY: all test deps clean
+.PHONY: all test check deps demo clean
 all:
 
 include $(sort $(wildcard */*.mk))
@@ -39,8 +39,17 @@ $(B)/%.o: %.c
 deps:
 	$(Q)scripts/install-deps.sh
 
-test: deps all $(TESTS)
+# test and demo install what is missing first, then start a new make, which
+# sees the tools just installed (HAVE_BPF is decided when a make starts).
+test: deps
+	$(Q)$(MAKE) --no-print-directory check
+
+check: all $(TESTS)
 	$(Q)tests/run.sh $(TESTS) $(sort $(wildcard tests/*/t_*.sh))
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/demo.sh
 
 clean:
 	rm -rf $(B) build-asan
