@@ -9,7 +9,7 @@
  * Writing
  *   st_writer_open(&w, path, &opts)           create the file, write its header
  *   st_writer_add_type(w, &type)              declare the schema (before events)
- *   st_writer_set_meta(w, "kernel", "6.18")   metadata, any time
+ *   st_writer_set_meta(w, "kernel.release", v) metadata, any time
  *   st_writer_append(w, rec, rec->size)       one raw record, copied as is
  *   st_writer_flush(w)                        seal the open chunk now
  *   st_writer_set_lost(w, cpu, n)             kernel-side losses, any time
@@ -25,7 +25,7 @@
  * Reading
  *   st_reader_open(&r, path, 0)               header, footer (or a scan)
  *   st_reader_info(r)                         sizes, counts, time span, recovery
- *   st_meta_get(r, "kernel")                  metadata
+ *   st_meta_get(r, "kernel.release")          metadata
  *   st_type_by_id(r, id), st_field_find()     schema, generic field access
  *   st_cursor_open(r, from, to, &c)           events in timestamp order
  *   while ((ret = st_cursor_next(c, &ev)) > 0) ...
@@ -130,11 +130,15 @@ struct st_sink {
 
 struct st_writer_opts {
 	size_t chunk_size;	/* raw bytes per events chunk; 0 = 1 MiB */
-	int zstd_level;		/* 0 = 3; 1..19; negative = faster levels */
+	int zstd_level;		/* 0 = 1 (as good as 3 on traces, faster); up to 19; negative = faster */
 	const struct st_sink *sink;	/* NULL = write to the path given to open */
 };
 
-/* Create (truncate) `path`. With opts->sink set, path may be NULL. */
+/*
+ * Create (truncate) `path`. With opts->sink set, path may be NULL.
+ * On failure *w is still set (NULL only when out of memory), so
+ * st_writer_errmsg(*w) says why; free it with st_writer_close().
+ */
 int st_writer_open(struct st_writer **w, const char *path, const struct st_writer_opts *opts);
 
 /* Declare an event type; copies it. Only before the first append. */
@@ -145,7 +149,8 @@ int st_writer_add_builtin_types(struct st_writer *w);
 /*
  * Set a metadata key (UTF-8, no NUL). Setting a key again replaces it.
  * Keys set before the first chunk is sealed go into the first metadata chunk;
- * later ones go into a metadata chunk written at the next flush and at close.
+ * later ones go into a metadata chunk written after the next sealed events
+ * chunk (so also at st_writer_flush()) and at close.
  * Key names: spec/sttrace-format.md, "Metadata".
  */
 int st_writer_set_meta(struct st_writer *w, const char *key, const char *value);
@@ -197,13 +202,16 @@ enum st_chunk_kind {
 };
 
 /* Reader open flags. */
-#define ST_READ_SCAN	1u	/* ignore the footer and scan every chunk (verify, recover) */
+#define ST_READ_SCAN	1u	/* ignore the footer and scan every chunk (verify, recover);
+				   footer_present is then 1 when the scan ends at a valid trailer */
 
 /*
  * Open a file. A file whose footer is missing or bad is scanned chunk by
  * chunk up to the first damaged or cut chunk; that is not an error: the
  * reader opens and st_reader_info() says what was recovered and lost.
- * Fails only when not even the file header and schema can be read.
+ * Fails only when not even the file header and schema can be read; then *r
+ * is still set (NULL only when out of memory) for st_reader_errmsg(), and
+ * st_reader_close() frees it.
  */
 int st_reader_open(struct st_reader **r, const char *path, unsigned flags);
 /* The same over a caller's buffer (kept, not copied, until close). */
@@ -263,6 +271,9 @@ const struct st_chunk_info *st_chunk_at(const struct st_reader *r, size_t i);
  * Decompress and check chunk i into buf (grown as needed), for readers that
  * process chunks in parallel or verify them. Records are in file order.
  * The caller zero-initializes buf and frees it with st_chunk_buf_free().
+ * Events chunks are checked record by record: every size is a multiple of 8
+ * and matches the schema's type, every timestamp lies in the chunk's range.
+ * On failure st_reader_errmsg() names the chunk and its offset.
  */
 struct st_chunk_buf {
 	void *data;

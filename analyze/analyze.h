@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze.h - what the st-analyze program's parts share: options, opening
+ * and passing over the input with one-line errors, the plots, diff.
+ */
+#ifndef AN_ANALYZE_H
+#define AN_ANALYZE_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "analyze/run.h"
+
+struct an_opts {
+	double quantile;	/* 0: no --quantile */
+	enum an_stage stage;
+	size_t top;
+	enum an_by by;
+	uint64_t interval;	/* 0: none */
+	int heatmap;		/* 0, 'l' or 'p' */
+	int csv;
+	const char *gnuplot_dir;
+	const char *dev, *comm;
+	int64_t pid;
+	uint64_t from, to;	/* since the first event */
+	unsigned window;	/* 1: from set, 2: to set */
+	size_t exact_limit;
+	uint64_t stale;		/* open I/Os older than this are incomplete */
+	double threshold;	/* diff: percent */
+};
+
+void an_opts_init(struct an_opts *o);
+const struct option *an_long_opts(void);
+/* Apply one getopt_long result; 0 or 2 after printing a one-line error. */
+int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog);
+/* Print "prog: <fmt with arg> (try --help)"; returns 2. */
+int an_usage_error(const char *prog, const char *fmt, const char *arg);
+/* Open files with the options' filters; 0 or 2 after printing the error. */
+int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int nfiles, const char *prog);
+/* One pass; 0 or 2 after printing the error. */
+int an_pass(struct an_run *r, unsigned want, const char *prog);
+/* Interval of series and heatmaps: the option, else 1/100 of the trace. */
+uint64_t an_auto_interval(const struct an_run *r, uint64_t interval);
+
+/* --gnuplot: write the plots of r (stats and series filled) into o->gnuplot_dir. */
+int an_plot(struct an_run *r, const struct an_opts *o, FILE *info);
+/* st-analyze diff; argv[0] is "diff". */
+int an_diff_main(int argc, char **argv);
+
+#endif /* AN_ANALYZE_H */

@@ -1,0 +1,952 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analyze/correlate.h"
+#include "analyze/idmap.h"
+
+/*
+ * Pools of fixed-size entries addressed by index (indices stay valid when a
+ * pool grows; pointers do not, so code re-fetches after every allocation).
+ * A free entry's first u32 links the free list.
+ */
+struct pool {
+	char *base;
+	size_t esz;
+	uint32_t cap, used, free_head;
+};
+
+struct bio_ent {
+	uint32_t link;		/* free list */
+	uint32_t io, io_gen;	/* owning I/O, valid while gen matches */
+	uint32_t rq;		/* request it is chained to, AN_NONE before issue */
+	uint32_t rq_next;	/* next bio of that request */
+	uint32_t dev, nr_sector;
+	uint8_t merged;
+	uint64_t bio, sector, queue_ts;
+};
+
+struct rq_ent {
+	uint32_t link;
+	uint32_t head;		/* first bio entry of the chain */
+	uint32_t io, io_gen;	/* I/O of a request without bios */
+	uint32_t dev, nr_sector, remaining, opf;
+	uint16_t requeues;
+	uint64_t rq, insert_ts, first_issue_ts, issue_ts;
+};
+
+#define MAX_DEVS 256
+
+struct an_corr {
+	struct pool ios, bios, rqs;
+	struct an_idmap bio_map, rq_map;
+	struct an_idmap sys_by_tid;	/* tid -> I/O of its open data syscall */
+	struct an_idmap uring_by_tid;	/* tid -> io_uring I/O it submitted last */
+	struct an_idmap uring_by_req;	/* io_kiocb address -> I/O */
+	struct { uint32_t dev; uint64_t last_queue; } devs[MAX_DEVS];
+	unsigned ndevs;
+	uint64_t stale_ns, last_ts, next_sweep;
+	an_emit_fn emit;
+	void *ctx;
+	int failed;
+	int sweeping;		/* 1 while sweep() expires stale entries */
+	struct an_corr_stats st;
+};
+
+#define AT(p, type, i) ((type *)((p)->base + (size_t)(i) * (p)->esz))
+
+static uint32_t pool_get(struct pool *p)
+{
+	uint32_t i;
+
+	if (p->free_head != AN_NONE) {
+		i = p->free_head;
+		p->free_head = *AT(p, uint32_t, i);
+	} else {
+		if (p->used == p->cap) {
+			uint32_t cap = p->cap ? p->cap * 2 : 256;
+			char *nb = realloc(p->base, (size_t)cap * p->esz);
+
+			if (!nb)
+				return AN_NONE;
+			memset(nb + (size_t)p->cap * p->esz, 0, (size_t)(cap - p->cap) * p->esz);
+			p->base = nb;
+			p->cap = cap;
+		}
+		i = p->used++;
+	}
+	return i;
+}
+
+static void pool_put(struct pool *p, uint32_t i)
+{
+	*AT(p, uint32_t, i) = p->free_head;
+	p->free_head = i;
+}
+
+static void pool_init(struct pool *p, size_t esz)
+{
+	memset(p, 0, sizeof(*p));
+	p->esz = esz;
+	p->free_head = AN_NONE;
+}
+
+#define IO(c, i)  AT(&(c)->ios, struct an_io, i)
+#define BIO(c, i) AT(&(c)->bios, struct bio_ent, i)
+#define RQ(c, i)  AT(&(c)->rqs, struct rq_ent, i)
+
+int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *ctx)
+{
+	struct an_corr *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -1;
+	pool_init(&c->ios, sizeof(struct an_io));
+	pool_init(&c->bios, sizeof(struct bio_ent));
+	pool_init(&c->rqs, sizeof(struct rq_ent));
+	if (an_idmap_init(&c->bio_map, 1024) || an_idmap_init(&c->rq_map, 1024) ||
+	    an_idmap_init(&c->sys_by_tid, 256) || an_idmap_init(&c->uring_by_tid, 64) ||
+	    an_idmap_init(&c->uring_by_req, 256)) {
+		an_corr_free(c);
+		return -1;
+	}
+	c->stale_ns = stale_ns ? stale_ns : 60000000000ull;
+	c->emit = emit;
+	c->ctx = ctx;
+	*cp = c;
+	return 0;
+}
+
+void an_corr_free(struct an_corr *c)
+{
+	if (!c)
+		return;
+	free(c->ios.base);
+	free(c->bios.base);
+	free(c->rqs.base);
+	an_idmap_free(&c->bio_map);
+	an_idmap_free(&c->rq_map);
+	an_idmap_free(&c->sys_by_tid);
+	an_idmap_free(&c->uring_by_tid);
+	an_idmap_free(&c->uring_by_req);
+	free(c);
+}
+
+const struct an_corr_stats *an_corr_stats(struct an_corr *c)
+{
+	c->st.open_bios = c->bio_map.count;
+	c->st.open_requests = c->rq_map.count;
+	return &c->st;
+}
+
+int an_corr_failed(const struct an_corr *c)
+{
+	return c->failed;
+}
+
+static void put_map(struct an_corr *c, struct an_idmap *m, uint64_t key, uint32_t val)
+{
+	if (an_idmap_put(m, key, val))
+		c->failed = 1;
+}
+
+static void set_min(uint64_t *slot, uint64_t ts)
+{
+	if (ts && (!*slot || ts < *slot))
+		*slot = ts;
+}
+
+static void set_max(uint64_t *slot, uint64_t ts)
+{
+	if (ts > *slot)
+		*slot = ts;
+}
+
+static uint8_t op_of_opf(uint32_t opf, uint32_t nr_sector)
+{
+	switch (opf & ST_OP_MASK) {
+	case ST_OP_READ:
+		return AN_OP_READ;
+	case ST_OP_WRITE:
+		/* An empty write carrying a preflush is how a flush bio looks. */
+		return (!nr_sector && (opf & ST_F_PREFLUSH)) ? AN_OP_FLUSH : AN_OP_WRITE;
+	case ST_OP_FLUSH:
+		return AN_OP_FLUSH;
+	case ST_OP_DISCARD:
+	case ST_OP_SECURE_ERASE:
+		return AN_OP_DISCARD;
+	default:
+		return AN_OP_OTHER;
+	}
+}
+
+/* ---- I/O lifetime ----------------------------------------------------- */
+
+static uint32_t io_new(struct an_corr *c, const struct st_event_header *h, uint8_t flags)
+{
+	uint32_t i = pool_get(&c->ios);
+	struct an_io *io;
+	uint32_t gen;
+
+	if (i == AN_NONE) {
+		c->failed = 1;
+		return AN_NONE;
+	}
+	io = IO(c, i);
+	gen = io->gen;
+	memset(io, 0, sizeof(*io));
+	io->gen = gen;
+	io->start = h->ts;
+	io->pid = h->pid;
+	io->tid = h->tid;
+	io->fd = -1;
+	io->offset = -1;
+	io->q2q = UINT64_MAX;
+	io->op = AN_OP_OTHER;
+	io->flags = AN_IO_LIVE | flags;
+	c->st.open_ios++;
+	return i;
+}
+
+static void del_if(struct an_idmap *m, uint64_t key, uint32_t idx)
+{
+	if (an_idmap_get(m, key) == idx)
+		an_idmap_del(m, key);
+}
+
+/* Hand the I/O to the consumer and recycle its entry. */
+static void io_finish(struct an_corr *c, uint32_t i)
+{
+	struct an_io *io = IO(c, i);
+
+	if (io->flags & AN_IO_SYSCALL)
+		del_if(&c->sys_by_tid, io->tid, i);
+	if (io->flags & AN_IO_URING) {
+		del_if(&c->uring_by_tid, io->tid, i);
+		del_if(&c->uring_by_req, io->uring_req, i);
+	}
+	if (io->pending)
+		io->flags |= AN_IO_INCOMPLETE;
+	if (io->flags & AN_IO_INCOMPLETE) {
+		c->st.incomplete++;
+		c->st.stale += c->sweeping;
+	}
+	c->st.ios++;
+	io->flags &= (uint8_t)~AN_IO_LIVE;
+	c->st.open_ios--;
+	c->emit(c->ctx, io);
+	io->gen++;
+	pool_put(&c->ios, i);
+}
+
+static void io_maybe_finish(struct an_corr *c, uint32_t i)
+{
+	struct an_io *io = IO(c, i);
+
+	if (io->pending)
+		return;
+	if ((io->flags & (AN_IO_SYSCALL | AN_IO_URING)) && !(io->flags & AN_IO_DONE))
+		return;
+	io_finish(c, i);
+}
+
+/* ---- syscalls ---------------------------------------------------------- */
+
+static uint8_t op_of_syscall(uint16_t enter_type)
+{
+	switch (enter_type) {
+	case ST_EV_sys_enter_read: case ST_EV_sys_enter_pread64: case ST_EV_sys_enter_readv:
+	case ST_EV_sys_enter_preadv: case ST_EV_sys_enter_preadv2:
+		return AN_OP_READ;
+	case ST_EV_sys_enter_write: case ST_EV_sys_enter_pwrite64: case ST_EV_sys_enter_writev:
+	case ST_EV_sys_enter_pwritev: case ST_EV_sys_enter_pwritev2:
+		return AN_OP_WRITE;
+	default:
+		return AN_OP_FSYNC;
+	}
+}
+
+static void sys_enter(struct an_corr *c, const struct st_ev_sys_enter *e)
+{
+	uint32_t old = an_idmap_get(&c->sys_by_tid, e->h.tid), i;
+	struct an_io *io;
+
+	if (old != AN_NONE) {
+		/* Its exit was lost: the thread cannot be in two syscalls. */
+		IO(c, old)->flags |= AN_IO_INCOMPLETE | AN_IO_DONE;
+		io_maybe_finish(c, old);
+		if (an_idmap_get(&c->sys_by_tid, e->h.tid) == old)
+			an_idmap_del(&c->sys_by_tid, e->h.tid);
+	}
+	i = io_new(c, &e->h, AN_IO_SYSCALL);
+	if (i == AN_NONE)
+		return;
+	io = IO(c, i);
+	io->ts[AN_TS_SYS_ENTER] = e->h.ts;
+	io->syscall = e->h.type;
+	io->op = op_of_syscall(e->h.type);
+	io->fd = (int32_t)e->p.fd;
+	io->offset = e->p.offset;
+	put_map(c, &c->sys_by_tid, e->h.tid, i);
+}
+
+static void sys_exit(struct an_corr *c, const struct st_ev_sys_exit *e)
+{
+	uint32_t i = an_idmap_get(&c->sys_by_tid, e->h.tid);
+	struct an_io *io;
+
+	if (i == AN_NONE || IO(c, i)->syscall + 1 != e->h.type) {
+		c->st.orphan_exits++;
+		return;
+	}
+	an_idmap_del(&c->sys_by_tid, e->h.tid);
+	io = IO(c, i);
+	io->ts[AN_TS_SYS_EXIT] = e->h.ts;
+	io->ret = e->p.ret;
+	io->flags |= AN_IO_DONE;
+	if (e->p.ret < 0)
+		io->flags |= AN_IO_ERROR;
+	io->bytes = io->op == AN_OP_FSYNC ? io->blk_bytes : e->p.ret > 0 ? (uint64_t)e->p.ret : 0;
+	io_maybe_finish(c, i);
+}
+
+/* Thread context an event belongs to: its open syscall, else its io_uring I/O. */
+static uint32_t io_of_thread(struct an_corr *c, uint32_t tid)
+{
+	uint32_t i = an_idmap_get(&c->sys_by_tid, tid);
+
+	if (i != AN_NONE)
+		return i;
+	i = an_idmap_get(&c->uring_by_tid, tid);
+	if (i != AN_NONE && !(IO(c, i)->flags & AN_IO_DONE))
+		return i;
+	return AN_NONE;
+}
+
+static void fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
+{
+	uint32_t i = io_of_thread(c, e->h.tid);
+	struct an_io *io;
+
+	if (i == AN_NONE)
+		return;
+	io = IO(c, i);
+	if (done) {
+		set_max(&io->ts[AN_TS_FS_DONE], e->h.ts);
+		return;
+	}
+	set_min(&io->ts[AN_TS_FS_BEGIN], e->h.ts);
+	io->ino = e->p.ino;
+	io->fs_dev = e->p.dev;
+	if (io->offset < 0)
+		io->offset = e->p.pos;
+}
+
+/* ---- io_uring ---------------------------------------------------------- */
+
+static uint8_t op_of_uring(uint32_t opcode)
+{
+	switch (opcode) {
+	case 1: case 4: case 22:	/* IORING_OP_READV, READ_FIXED, READ */
+		return AN_OP_READ;
+	case 2: case 5: case 23:	/* IORING_OP_WRITEV, WRITE_FIXED, WRITE */
+		return AN_OP_WRITE;
+	case 3: case 8:			/* IORING_OP_FSYNC, SYNC_FILE_RANGE */
+		return AN_OP_FSYNC;
+	default:
+		return AN_OP_OTHER;
+	}
+}
+
+static void uring_submit(struct an_corr *c, const struct st_ev_uring *e)
+{
+	uint32_t old = an_idmap_get(&c->uring_by_req, e->p.req), i;
+	struct an_io *io;
+
+	if (old != AN_NONE) {
+		IO(c, old)->flags |= AN_IO_INCOMPLETE | AN_IO_DONE;
+		an_idmap_del(&c->uring_by_req, e->p.req);
+		io_maybe_finish(c, old);
+	}
+	i = io_new(c, &e->h, AN_IO_URING);
+	if (i == AN_NONE)
+		return;
+	io = IO(c, i);
+	io->ts[AN_TS_SYS_ENTER] = e->h.ts;
+	io->op = op_of_uring(e->p.opcode);
+	io->fd = e->p.fd;
+	io->uring_req = e->p.req;
+	put_map(c, &c->uring_by_req, e->p.req, i);
+	put_map(c, &c->uring_by_tid, e->h.tid, i);
+}
+
+static void uring_complete(struct an_corr *c, const struct st_ev_uring *e)
+{
+	uint32_t i = an_idmap_get(&c->uring_by_req, e->p.req);
+	struct an_io *io;
+
+	if (i == AN_NONE) {
+		c->st.orphan_exits++;
+		return;
+	}
+	an_idmap_del(&c->uring_by_req, e->p.req);
+	io = IO(c, i);
+	io->ts[AN_TS_SYS_EXIT] = e->h.ts;
+	io->ret = e->p.res;
+	io->flags |= AN_IO_DONE;
+	if (e->p.res < 0)
+		io->flags |= AN_IO_ERROR;
+	io->bytes = io->op == AN_OP_FSYNC ? io->blk_bytes : e->p.res > 0 ? (uint64_t)e->p.res : 0;
+	io_maybe_finish(c, i);
+}
+
+/* ---- bios -------------------------------------------------------------- */
+
+static uint64_t q2q_of(struct an_corr *c, uint32_t dev, uint64_t ts)
+{
+	uint64_t gap = UINT64_MAX;
+	unsigned d;
+
+	for (d = 0; d < c->ndevs && c->devs[d].dev != dev; d++)
+		;
+	if (d == c->ndevs) {
+		if (c->ndevs == MAX_DEVS)
+			return gap;
+		c->ndevs++;
+		c->devs[d].dev = dev;
+	} else if (ts >= c->devs[d].last_queue) {
+		gap = ts - c->devs[d].last_queue;
+	}
+	c->devs[d].last_queue = ts;
+	return gap;
+}
+
+/* Live I/O of a bio entry, AN_NONE when that I/O was already emitted. */
+static uint32_t io_of_bio(struct an_corr *c, uint32_t b)
+{
+	struct bio_ent *be = BIO(c, b);
+
+	if (be->io == AN_NONE || IO(c, be->io)->gen != be->io_gen)
+		return AN_NONE;
+	return be->io;
+}
+
+static uint32_t bio_new(struct an_corr *c, uint64_t bio, uint32_t io, uint64_t ts)
+{
+	uint32_t b = pool_get(&c->bios);
+	struct bio_ent *be;
+
+	if (b == AN_NONE) {
+		c->failed = 1;
+		return AN_NONE;
+	}
+	be = BIO(c, b);
+	memset(be, 0, sizeof(*be));
+	be->bio = bio;
+	be->io = io;
+	be->io_gen = IO(c, io)->gen;
+	be->rq = AN_NONE;
+	be->rq_next = AN_NONE;
+	be->queue_ts = ts;
+	IO(c, io)->pending++;
+	IO(c, io)->nbios++;
+	put_map(c, &c->bio_map, bio, b);
+	c->st.bios++;
+	return b;
+}
+
+/* Forget a bio; `completed_at` 0 means it was lost (its I/O is incomplete). */
+static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, int32_t error)
+{
+	struct bio_ent *be = BIO(c, b);
+	uint32_t i = io_of_bio(c, b);
+
+	del_if(&c->bio_map, be->bio, b);
+	be->io = AN_NONE;
+	pool_put(&c->bios, b);
+	if (i == AN_NONE)
+		return;
+	struct an_io *io = IO(c, i);
+
+	if (completed_at)
+		set_max(&io->ts[AN_TS_COMPLETE], completed_at);
+	else
+		io->flags |= AN_IO_INCOMPLETE;
+	if (error)
+		io->flags |= AN_IO_ERROR;
+	io->pending--;
+	io_maybe_finish(c, i);
+}
+
+static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
+{
+	uint32_t owner = io_of_thread(c, e->h.tid);
+	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio);
+	struct an_io *io;
+
+	if (b != AN_NONE) {
+		/* The remainder of a split bio is queued again by its owner. */
+		if (BIO(c, b)->rq == AN_NONE && io_of_bio(c, b) != AN_NONE &&
+		    (owner == AN_NONE || io_of_bio(c, b) == owner))
+			return;
+		bio_release(c, b, 0, 0);	/* address reused: its completion was lost */
+	}
+	if (owner == AN_NONE) {
+		owner = io_new(c, &e->h, 0);
+		if (owner == AN_NONE)
+			return;
+	}
+	b = bio_new(c, e->p.bio, owner, e->h.ts);
+	if (b == AN_NONE)
+		return;
+	BIO(c, b)->dev = e->p.dev;
+	BIO(c, b)->sector = e->p.sector;
+	BIO(c, b)->nr_sector = e->p.nr_sector;
+	io = IO(c, owner);
+	io->blk_bytes += (uint64_t)e->p.nr_sector * 512;
+	if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)))
+		io->bytes = io->blk_bytes;
+	if (io->ts[AN_TS_QUEUE])
+		return;
+	io->ts[AN_TS_QUEUE] = e->h.ts;
+	io->dev = e->p.dev;
+	io->sector = e->p.sector;
+	io->opf = e->p.opf;
+	io->q2q = q2q_of(c, e->p.dev, e->h.ts);
+	if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) || io->op == AN_OP_OTHER)
+		io->op = op_of_opf(e->p.opf, e->p.nr_sector);
+}
+
+static void bio_split(struct an_corr *c, const struct st_ev_block_split *e)
+{
+	uint32_t parent = an_idmap_get(&c->bio_map, e->p.parent), owner, b;
+
+	if (parent == AN_NONE || an_idmap_get(&c->bio_map, e->p.bio) != AN_NONE)
+		return;
+	owner = io_of_bio(c, parent);
+	if (owner == AN_NONE)
+		return;
+	b = bio_new(c, e->p.bio, owner, BIO(c, parent)->queue_ts);
+	if (b == AN_NONE)
+		return;
+	BIO(c, b)->dev = e->p.dev;
+	BIO(c, b)->sector = e->p.sector;
+	BIO(c, b)->nr_sector = e->p.nr_sector;
+	IO(c, owner)->flags |= AN_IO_SPLIT;
+	c->st.splits++;
+}
+
+static void bio_getrq(struct an_corr *c, const struct st_ev_block_bio *e)
+{
+	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio), i;
+
+	if (b == AN_NONE || (i = io_of_bio(c, b)) == AN_NONE)
+		return;
+	set_min(&IO(c, i)->ts[AN_TS_GETRQ], e->h.ts);
+}
+
+static void bio_merge(struct an_corr *c, const struct st_ev_block_bio *e)
+{
+	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio), i;
+
+	if (b == AN_NONE)
+		return;
+	BIO(c, b)->merged = 1;
+	c->st.merges++;
+	i = io_of_bio(c, b);
+	if (i == AN_NONE)
+		return;
+	IO(c, i)->flags |= AN_IO_MERGED;
+	IO(c, i)->merges++;
+}
+
+/* bio-based devices (zram...): the bio completes without a request. */
+static void bio_complete(struct an_corr *c, const struct st_ev_block_bio *e)
+{
+	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio);
+
+	if (b != AN_NONE && BIO(c, b)->rq == AN_NONE)
+		bio_release(c, b, e->h.ts, e->p.error);
+}
+
+/* ---- requests ---------------------------------------------------------- */
+
+static uint32_t rq_find_or_new(struct an_corr *c, const struct st_ev_block_rq *e)
+{
+	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
+	struct rq_ent *re;
+
+	if (r != AN_NONE)
+		return r;
+	r = pool_get(&c->rqs);
+	if (r == AN_NONE) {
+		c->failed = 1;
+		return AN_NONE;
+	}
+	re = RQ(c, r);
+	memset(re, 0, sizeof(*re));
+	re->rq = e->p.rq;
+	re->head = AN_NONE;
+	re->io = AN_NONE;
+	re->dev = e->p.dev;
+	re->opf = e->p.opf;
+	put_map(c, &c->rq_map, e->p.rq, r);
+	return r;
+}
+
+static void rq_insert(struct an_corr *c, const struct st_ev_block_rq *e)
+{
+	uint32_t r = rq_find_or_new(c, e);
+
+	if (r != AN_NONE)
+		set_min(&RQ(c, r)->insert_ts, e->h.ts);
+}
+
+static void rq_link_bio(struct an_corr *c, uint32_t r, uint32_t b)
+{
+	BIO(c, b)->rq = r;
+	BIO(c, b)->rq_next = RQ(c, r)->head;
+	RQ(c, r)->head = b;
+}
+
+/*
+ * Bios past the ST_RQ_BIOS recorded at issue: merged bios not yet chained
+ * whose sectors lie inside the request. Rare (large merged requests), so a
+ * scan of the bios in flight is fine.
+ */
+static unsigned rq_link_merged(struct an_corr *c, uint32_t r, uint64_t sector, uint32_t nr_sector)
+{
+	unsigned n = 0;
+	uint32_t b;
+
+	for (b = 0; b < c->bios.used; b++) {
+		struct bio_ent *be = BIO(c, b);
+
+		if (be->io != AN_NONE && be->merged && be->rq == AN_NONE &&
+		    be->dev == RQ(c, r)->dev && be->sector >= sector &&
+		    be->sector + be->nr_sector <= sector + nr_sector) {
+			rq_link_bio(c, r, b);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* A request with no bios: a flush from the flush machinery, its own I/O. */
+static void rq_adopt_bioless(struct an_corr *c, uint32_t r, const struct st_ev_block_rq_issue *e)
+{
+	uint32_t i = an_idmap_get(&c->sys_by_tid, e->h.tid);
+	struct an_io *io;
+
+	/* fsync -> flush: the flush issued by the syncing thread is part of it. */
+	if (i == AN_NONE || IO(c, i)->op != AN_OP_FSYNC) {
+		i = io_new(c, &e->h, 0);
+		if (i == AN_NONE)
+			return;
+		io = IO(c, i);
+		io->dev = e->p.dev;
+		io->sector = e->p.sector;
+		io->opf = e->p.opf;
+		io->op = op_of_opf(e->p.opf, e->p.nr_sector);
+	}
+	io = IO(c, i);
+	io->pending++;
+	RQ(c, r)->io = i;
+	RQ(c, r)->io_gen = io->gen;
+}
+
+static void rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
+{
+	uint32_t r = rq_find_or_new(c, (const struct st_ev_block_rq *)e), n, i, known = 0;
+	struct rq_ent *re;
+
+	if (r == AN_NONE)
+		return;
+	re = RQ(c, r);
+	if (!re->first_issue_ts)
+		re->first_issue_ts = e->h.ts;
+	re->issue_ts = e->h.ts;
+	re->nr_sector = e->p.nr_sector;
+	re->remaining = e->p.nr_sector;
+	re->opf = e->p.opf;
+	n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS;
+	for (i = 0; i < n; i++) {
+		uint32_t b = an_idmap_get(&c->bio_map, e->p.bios[i]);
+
+		if (b == AN_NONE)
+			continue;
+		known++;
+		if (BIO(c, b)->rq == AN_NONE)
+			rq_link_bio(c, r, b);
+	}
+	if (e->p.nr_bios > ST_RQ_BIOS)
+		known += rq_link_merged(c, r, e->p.sector, e->p.nr_sector);
+	if (RQ(c, r)->head != AN_NONE || RQ(c, r)->io != AN_NONE)
+		return;
+	if (e->p.nr_bios == 0)
+		rq_adopt_bioless(c, r, e);
+	else if (!known)
+		c->st.orphan_requests++;
+}
+
+static void rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
+{
+	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
+
+	if (r != AN_NONE) {
+		RQ(c, r)->requeues++;
+		c->st.requeues++;
+	}
+}
+
+/* Copy the request's stage times into an I/O it carries. */
+static void rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i)
+{
+	struct rq_ent *re = RQ(c, r);
+	struct an_io *io = IO(c, i);
+
+	set_min(&io->ts[AN_TS_INSERT], re->insert_ts);
+	set_min(&io->ts[AN_TS_ISSUE], re->issue_ts);
+	io->requeues += re->requeues;
+	io->requeue_ns += re->issue_ts - re->first_issue_ts;
+}
+
+static void rq_free(struct an_corr *c, uint32_t r)
+{
+	del_if(&c->rq_map, RQ(c, r)->rq, r);
+	RQ(c, r)->rq = 0;
+	pool_put(&c->rqs, r);
+}
+
+/* Complete (completed_at != 0) or abandon a request with everything it carries. */
+static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int32_t error)
+{
+	uint32_t b = RQ(c, r)->head, i;
+
+	while (b != AN_NONE) {
+		uint32_t next = BIO(c, b)->rq_next;
+
+		i = io_of_bio(c, b);
+		if (i != AN_NONE && completed_at)
+			rq_stamp_io(c, r, i);
+		bio_release(c, b, completed_at, error);
+		b = next;
+	}
+	i = RQ(c, r)->io;
+	if (i != AN_NONE && IO(c, i)->gen == RQ(c, r)->io_gen) {
+		struct an_io *io = IO(c, i);
+
+		if (completed_at) {
+			rq_stamp_io(c, r, i);
+			set_max(&io->ts[AN_TS_COMPLETE], completed_at);
+		} else {
+			io->flags |= AN_IO_INCOMPLETE;
+		}
+		if (error)
+			io->flags |= AN_IO_ERROR;
+		io->pending--;
+		io_maybe_finish(c, i);
+	}
+	rq_free(c, r);
+}
+
+static void rq_complete(struct an_corr *c, const struct st_ev_block_rq *e)
+{
+	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
+	struct rq_ent *re;
+
+	if (r == AN_NONE || !RQ(c, r)->issue_ts) {
+		c->st.orphan_completions++;
+		if (r != AN_NONE)
+			rq_release(c, r, 0, 0);
+		return;
+	}
+	re = RQ(c, r);
+	/* A partial completion leaves the request in flight. */
+	if (e->p.nr_sector && e->p.nr_sector < re->remaining) {
+		re->remaining -= e->p.nr_sector;
+		return;
+	}
+	rq_release(c, r, e->h.ts, e->p.error);
+}
+
+/* ---- stale entries and the end ----------------------------------------- */
+
+static void sweep(struct an_corr *c, uint64_t older_than, int all)
+{
+	uint32_t k;
+
+	for (k = 0; k < c->rqs.used; k++) {
+		struct rq_ent *re = RQ(c, k);
+		uint64_t t = re->insert_ts ? re->insert_ts : re->first_issue_ts;
+
+		if (re->rq && (all || t < older_than))
+			rq_release(c, k, 0, 0);
+	}
+	for (k = 0; k < c->bios.used; k++) {
+		struct bio_ent *be = BIO(c, k);
+
+		if (be->io != AN_NONE && be->rq == AN_NONE && (all || be->queue_ts < older_than))
+			bio_release(c, k, 0, 0);
+	}
+	for (k = 0; k < c->ios.used; k++) {
+		struct an_io *io = IO(c, k);
+
+		if ((io->flags & AN_IO_LIVE) && (all || io->start < older_than)) {
+			io->flags |= AN_IO_INCOMPLETE;
+			io_finish(c, k);
+		}
+	}
+}
+
+void an_corr_finish(struct an_corr *c)
+{
+	sweep(c, 0, 1);
+}
+
+/* ---- dispatch ---------------------------------------------------------- */
+
+void an_corr_event(struct an_corr *c, const struct st_event_header *h)
+{
+	c->st.events++;
+	if (h->ts < c->last_ts) {
+		c->st.out_of_order++;
+	} else {
+		c->last_ts = h->ts;
+		if (h->ts >= c->next_sweep) {
+			if (c->next_sweep && h->ts > c->stale_ns) {
+				c->sweeping = 1;
+				sweep(c, h->ts - c->stale_ns, 0);
+				c->sweeping = 0;
+			}
+			c->next_sweep = h->ts + c->stale_ns / 2;
+		}
+	}
+	switch (h->type) {
+	case ST_EV_block_bio_queue:
+		bio_queue(c, (const struct st_ev_block_bio *)h);
+		break;
+	case ST_EV_block_bio_backmerge:
+	case ST_EV_block_bio_frontmerge:
+		bio_merge(c, (const struct st_ev_block_bio *)h);
+		break;
+	case ST_EV_block_bio_complete:
+		bio_complete(c, (const struct st_ev_block_bio *)h);
+		break;
+	case ST_EV_block_split:
+		bio_split(c, (const struct st_ev_block_split *)h);
+		break;
+	case ST_EV_block_getrq:
+		bio_getrq(c, (const struct st_ev_block_bio *)h);
+		break;
+	case ST_EV_block_rq_insert:
+		rq_insert(c, (const struct st_ev_block_rq *)h);
+		break;
+	case ST_EV_block_rq_issue:
+		rq_issue(c, (const struct st_ev_block_rq_issue *)h);
+		break;
+	case ST_EV_block_rq_requeue:
+		rq_requeue(c, (const struct st_ev_block_rq *)h);
+		break;
+	case ST_EV_block_rq_complete:
+		rq_complete(c, (const struct st_ev_block_rq *)h);
+		break;
+	case ST_EV_iomap_dio_rw_begin:
+	case ST_EV_ext4_sync_file_enter:
+	case ST_EV_xfs_file_fsync:
+		fs_event(c, (const struct st_ev_fs_io *)h, 0);
+		break;
+	case ST_EV_iomap_dio_complete:
+	case ST_EV_ext4_sync_file_exit:
+		fs_event(c, (const struct st_ev_fs_io *)h, 1);
+		break;
+	case ST_EV_io_uring_submit_req:
+		uring_submit(c, (const struct st_ev_uring *)h);
+		break;
+	case ST_EV_io_uring_complete:
+		uring_complete(c, (const struct st_ev_uring *)h);
+		break;
+	default:
+		if (h->type >= ST_EV_sys_enter_read && h->type <= ST_EV_sys_exit_sync_file_range) {
+			if ((h->type - ST_EV_sys_enter_read) % 2 == 0)
+				sys_enter(c, (const struct st_ev_sys_enter *)h);
+			else
+				sys_exit(c, (const struct st_ev_sys_exit *)h);
+		}
+		break;
+	}
+}
+
+/* ---- names and stage definitions --------------------------------------- */
+
+static const char *const stage_names[AN_ST_COUNT] = {
+	"total", "sys2fs", "fs2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "Q2Q",
+};
+
+static const char *const op_names[AN_OP_COUNT] = {
+	"read", "write", "flush", "discard", "fsync", "other",
+};
+
+const char *an_stage_name(enum an_stage s)
+{
+	return stage_names[s];
+}
+
+int an_stage_by_name(const char *name)
+{
+	int s;
+
+	for (s = 0; s < AN_ST_COUNT; s++)
+		if (!strcasecmp(name, stage_names[s]))
+			return s;
+	return -1;
+}
+
+const char *an_op_name(enum an_op op)
+{
+	return op_names[op];
+}
+
+int an_op_by_name(const char *name)
+{
+	int o;
+
+	for (o = 0; o < AN_OP_COUNT; o++)
+		if (!strcmp(name, op_names[o]))
+			return o;
+	return -1;
+}
+
+static int span(const struct an_io *io, enum an_ts from, enum an_ts to, uint64_t *ns)
+{
+	if (!io->ts[from] || !io->ts[to] || io->ts[to] < io->ts[from])
+		return 0;
+	*ns = io->ts[to] - io->ts[from];
+	return 1;
+}
+
+int an_io_stage(const struct an_io *io, enum an_stage s, uint64_t *ns)
+{
+	switch (s) {
+	case AN_ST_TOTAL:
+		if (io->ts[AN_TS_SYS_ENTER])
+			return span(io, AN_TS_SYS_ENTER, AN_TS_SYS_EXIT, ns);
+		if (io->ts[AN_TS_QUEUE])
+			return span(io, AN_TS_QUEUE, AN_TS_COMPLETE, ns);
+		return span(io, io->ts[AN_TS_INSERT] ? AN_TS_INSERT : AN_TS_ISSUE, AN_TS_COMPLETE, ns);
+	case AN_ST_SYS2FS: return span(io, AN_TS_SYS_ENTER, AN_TS_FS_BEGIN, ns);
+	case AN_ST_FS2Q:   return span(io, AN_TS_FS_BEGIN, AN_TS_QUEUE, ns);
+	case AN_ST_Q2G:    return span(io, AN_TS_QUEUE, AN_TS_GETRQ, ns);
+	case AN_ST_G2I:    return span(io, AN_TS_GETRQ, AN_TS_INSERT, ns);
+	case AN_ST_I2D:    return span(io, AN_TS_INSERT, AN_TS_ISSUE, ns);
+	case AN_ST_D2C:    return span(io, AN_TS_ISSUE, AN_TS_COMPLETE, ns);
+	case AN_ST_Q2C:    return span(io, AN_TS_QUEUE, AN_TS_COMPLETE, ns);
+	case AN_ST_C2RET:  return span(io, AN_TS_COMPLETE, AN_TS_SYS_EXIT, ns);
+	case AN_ST_Q2Q:
+		*ns = io->q2q;
+		return io->q2q != UINT64_MAX;
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * idmap.h - map from a 64-bit identity (bio/request address, tid, io_uring
+ * request) to a 32-bit index into one of the correlator's pools.
+ *
+ * Open addressing with linear probing and backward-shift deletion, so there
+ * are no tombstones and lookups stay short however many inserts and removals
+ * a long trace makes. Key 0 is reserved (the kernel never hands out a NULL
+ * identity and tids are never 0 in traced events).
+ */
+#ifndef AN_IDMAP_H
+#define AN_IDMAP_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define AN_NONE UINT32_MAX	/* "no index" in every pool reference */
+
+struct an_idmap {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t mask;		/* capacity - 1, capacity a power of two */
+	size_t count;
+};
+
+int an_idmap_init(struct an_idmap *m, size_t capacity_hint);
+void an_idmap_free(struct an_idmap *m);
+/* Fibonacci hashing spreads kernel addresses, which share their low bits. */
+static inline size_t an_idmap_slot(const struct an_idmap *m, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & m->mask;
+}
+
+/* Index stored for key, AN_NONE if absent. Inline: it runs for most events. */
+static inline uint32_t an_idmap_get(const struct an_idmap *m, uint64_t key)
+{
+	size_t i = an_idmap_slot(m, key);
+
+	while (m->keys[i]) {
+		if (m->keys[i] == key)
+			return m->vals[i];
+		i = (i + 1) & m->mask;
+	}
+	return AN_NONE;
+}
+/* Insert or replace; 0 or -1 when out of memory. */
+int an_idmap_put(struct an_idmap *m, uint64_t key, uint32_t val);
+/* Remove key if present. */
+void an_idmap_del(struct an_idmap *m, uint64_t key);
+
+#endif /* AN_IDMAP_H */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * input.h - the events of one or more .sttrace files as one time-ordered
+ * stream in the built-in record layout.
+ *
+ * Each file's schema is resolved once at open: an event type whose stored
+ * layout equals the built-in one is passed through untouched (the common
+ * case, no copy); one whose layout differs (another recorder version) is
+ * copied field by field, by name, into the built-in layout, with fields the
+ * file lacks left 0. Types this build does not know are skipped. Several
+ * files are merged by timestamp (each file's cursor is already in order).
+ */
+#ifndef AN_INPUT_H
+#define AN_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/names.h"
+#include "format/sttrace.h"
+
+struct an_input;
+
+struct an_input_info {
+	uint64_t events;	/* events in the files */
+	uint64_t first_ts, last_ts;
+	uint64_t lost_events;
+	unsigned files, recovered;	/* files, of which read without a valid footer */
+};
+
+/*
+ * Open every path; names learn their metadata. On failure returns -1 with
+ * "FILE: what is wrong" in err.
+ */
+int an_input_open(struct an_input **in, char *const *paths, int npaths, struct an_names *names,
+		  char *err, size_t cap);
+/* Start (again) at the first event with ts >= from, stop after to. */
+int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, size_t cap);
+/* 1 and *ev, 0 at the end, -1 on a read error (message in err). */
+int an_input_next(struct an_input *in, const struct st_event_header **ev, char *err, size_t cap);
+const struct an_input_info *an_input_info(const struct an_input *in);
+void an_input_close(struct an_input *in);
+
+#endif /* AN_INPUT_H */

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * st-analyze - correlate the events of .sttrace files into I/Os and report
+ * their stage latencies: summary, slowest I/Os, time series, heatmaps,
+ * plots, and (st-analyze diff) a comparison of two traces.
+ *
+ * Exit status: 0 ok, 1 (diff only) regression, 2 usage error or unreadable input.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze.h"
+#include "analyze/run.h"
+
+#define PROG "st-analyze"
+
+static const char usage_text[] =
+"usage: st-analyze [options] FILE...\n"
+"       st-analyze diff BASE NEW [options]   (st-analyze diff --help)\n"
+"\n"
+"Correlates the events of one or more .sttrace files (merged in time order)\n"
+"into one record per I/O and reports stage latencies. Needs no root or BPF.\n"
+"\n"
+"Reports (default: summary per device x op):\n"
+"  --quantile Q       list the I/Os at or above the Q-th percentile (0-100) of\n"
+"                     --stage, slowest first, with full breakdown, process, file\n"
+"  --stage S          stage for --quantile, --interval and heatmaps (default total)\n"
+"  --top N            at most N I/Os in the --quantile list (default 20)\n"
+"  --by KEY           group the summary by devop (default), op, dev, comm, pid, file\n"
+"  --interval T       time series per T: IOPS, MB/s, p50/p99 of --stage, device\n"
+"                     queue depth, read %, merged %\n"
+"  --heatmap KIND     lat: time x log2 latency counts; pos: time x sector counts\n"
+"                     (interval: --interval, else 1/100 of the trace)\n"
+"  --csv              CSV instead of text for every table\n"
+"  --gnuplot DIR      write .dat + .gp per plot (latency CDF per stage, time series,\n"
+"                     both heatmaps) into DIR and render PNG and SVG with gnuplot\n"
+"Filters (an I/O counts when it starts inside the window):\n"
+"  --dev DEV          device: name (loop0), /dev/name or major:minor\n"
+"  --pid PID, --comm NAME\n"
+"  --from T, --to T   time since the first event: 1.5, 1500ms, 20us...\n"
+"Accuracy and memory:\n"
+"  --exact-limit N    exact quantiles up to N samples per group and stage\n"
+"                     (default 10000), then a log-linear sketch, relative error\n"
+"                     <= 0.39 %; the report says which was used\n"
+"  --stale T          I/Os open longer than T are reported incomplete (default 60s)\n"
+"  -h, --help\n"
+"\n"
+"I/Os: a data syscall (read/write/pread64/pwrite64/readv/writev/preadv*/pwritev*/\n"
+"fsync/fdatasync/sync_file_range) with the bios its thread queued while it was\n"
+"open; an io_uring request (submit_req..complete by request address) with the\n"
+"bios its thread queued right after submission; else one queued bio, or one\n"
+"request without bios (a flush). Bios join requests through block_rq_issue's\n"
+"bio chain; merged bios complete with the request that absorbed them; split\n"
+"pieces join their parent. With several bios, Q/G/I/D are the first, C the last.\n"
+"\n"
+"Stages (btt names where they overlap; us in reports):\n"
+"  total   syscall entry -> exit (io_uring: submit -> complete); without a\n"
+"          syscall Q2C, or insert/issue -> complete for a request without bios\n"
+"  sys2fs  syscall entry -> fs begin (iomap_dio_rw_begin, ext4_sync_file_enter)\n"
+"  fs2q    fs begin -> first block_bio_queue\n"
+"  Q2G     bio queued -> request allocated (block_getrq); none for merged bios\n"
+"  G2I     request allocated -> inserted into the scheduler (block_rq_insert)\n"
+"  I2D     inserted -> issued to the driver (block_rq_issue; the final issue\n"
+"          when requeued, requeue time = first issue -> final issue)\n"
+"  D2C     issued -> completed (block_rq_complete, or block_bio_complete)\n"
+"  Q2C     bio queued -> completed\n"
+"  C2ret   block completion -> syscall exit (or io_uring completion)\n"
+"  Q2Q     time since the previous bio queued on the same device\n"
+"\n"
+"Incomplete I/Os (open at the end, older than --stale, or missing a completion)\n"
+"are counted, never mixed into latencies; events of I/Os begun before the trace\n"
+"are counted separately. Lost events (kernel side) are shown in every report.\n"
+"Exit: 0 ok, 2 usage error or unreadable input.\n";
+
+enum {
+	OPT_QUANTILE = 256, OPT_STAGE, OPT_TOP, OPT_BY, OPT_INTERVAL, OPT_HEATMAP, OPT_CSV,
+	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE,
+	OPT_THRESHOLD,
+};
+
+static const struct option long_opts[] = {
+	{ "quantile", required_argument, NULL, OPT_QUANTILE },
+	{ "stage", required_argument, NULL, OPT_STAGE },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "heatmap", required_argument, NULL, OPT_HEATMAP },
+	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "gnuplot", required_argument, NULL, OPT_GNUPLOT },
+	{ "dev", required_argument, NULL, OPT_DEV },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "exact-limit", required_argument, NULL, OPT_EXACT },
+	{ "stale", required_argument, NULL, OPT_STALE },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int an_usage_error(const char *prog, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (try --help)\n");
+	return 2;
+}
+
+static int parse_number(const char *s, double lo, double hi, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return end == s || *end || errno || *v < lo || *v > hi ? -1 : 0;
+}
+
+int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog)
+{
+	static const char *const by_names[] = { "devop", "op", "dev", "comm", "pid", "file" };
+	double v;
+	size_t i;
+
+	switch (opt) {
+	case OPT_QUANTILE:
+		if (parse_number(arg, 0, 100, &v))
+			return an_usage_error(prog, "--quantile %s: not a percentile in [0, 100]", arg);
+		o->quantile = v;
+		return 0;
+	case OPT_STAGE:
+		if (an_stage_by_name(arg) < 0)
+			return an_usage_error(prog, "--stage %s: unknown stage", arg);
+		o->stage = an_stage_by_name(arg);
+		return 0;
+	case OPT_TOP:
+		if (parse_number(arg, 1, 1e7, &v))
+			return an_usage_error(prog, "--top %s: not a count in [1, 10^7]", arg);
+		o->top = (size_t)v;
+		return 0;
+	case OPT_BY:
+		for (i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
+			if (!strcmp(arg, by_names[i])) {
+				o->by = (enum an_by)i;
+				return 0;
+			}
+		return an_usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file", arg);
+	case OPT_INTERVAL:
+		if (an_parse_duration(arg, &o->interval) || !o->interval)
+			return an_usage_error(prog, "--interval %s: not a positive duration", arg);
+		return 0;
+	case OPT_HEATMAP:
+		if (strcmp(arg, "lat") && strcmp(arg, "pos"))
+			return an_usage_error(prog, "--heatmap %s: not lat or pos", arg);
+		o->heatmap = arg[0];
+		return 0;
+	case OPT_CSV:
+		o->csv = 1;
+		return 0;
+	case OPT_GNUPLOT:
+		o->gnuplot_dir = arg;
+		return 0;
+	case OPT_DEV:
+		o->dev = arg;
+		return 0;
+	case OPT_PID:
+		if (parse_number(arg, 0, 4294967295.0, &v))
+			return an_usage_error(prog, "--pid %s: not a pid", arg);
+		o->pid = (int64_t)v;
+		return 0;
+	case OPT_COMM:
+		o->comm = arg;
+		return 0;
+	case OPT_FROM:
+	case OPT_TO:
+		if (an_parse_duration(arg, opt == OPT_FROM ? &o->from : &o->to))
+			return an_usage_error(prog, "--from/--to %s: not a duration", arg);
+		o->window |= opt == OPT_FROM ? 1 : 2;
+		return 0;
+	case OPT_EXACT:
+		if (parse_number(arg, 1, 1e9, &v))
+			return an_usage_error(prog, "--exact-limit %s: not a count in [1, 10^9]", arg);
+		o->exact_limit = (size_t)v;
+		return 0;
+	case OPT_STALE:
+		if (an_parse_duration(arg, &o->stale) || !o->stale)
+			return an_usage_error(prog, "--stale %s: not a positive duration", arg);
+		return 0;
+	case OPT_THRESHOLD:
+		if (parse_number(arg, 0, 1e6, &v))
+			return an_usage_error(prog, "--threshold %s: not a percentage", arg);
+		o->threshold = v;
+		return 0;
+	default:
+		return 2;
+	}
+}
+
+void an_opts_init(struct an_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->stage = AN_ST_TOTAL;
+	o->top = 20;
+	o->pid = -1;
+	o->exact_limit = 10000;
+	o->threshold = 10;
+	o->stale = 60000000000ull;
+}
+
+const struct option *an_long_opts(void)
+{
+	return long_opts;
+}
+
+int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int nfiles, const char *prog)
+{
+	const struct an_input_info *info;
+	char err[512];
+
+	if (an_run_open(r, files, nfiles, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		an_run_close(r);
+		return 2;
+	}
+	info = an_input_info(r->in);
+	r->stale_ns = o->stale;
+	r->stage = o->stage;
+	r->filter.pid = o->pid;
+	r->filter.comm = o->comm;
+	if (o->window & 1)
+		r->filter.from = info->first_ts + o->from;
+	if (o->window & 2)
+		r->filter.to = info->first_ts + o->to;
+	if (o->dev && !(r->filter.dev = an_names_dev_by_name(r->names, o->dev))) {
+		fprintf(stderr, "%s: --dev %s: no such device in the trace's metadata\n", prog, o->dev);
+		an_run_close(r);
+		return 2;
+	}
+	return 0;
+}
+
+int an_pass(struct an_run *r, unsigned want, const char *prog)
+{
+	char err[512];
+
+	if (an_run_pass(r, want, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 2;
+	}
+	if (r->stats.failed || r->series.failed) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 2;
+	}
+	return 0;
+}
+
+static void print_quantile_note(struct an_stats *s, size_t limit, FILE *out)
+{
+	if (an_stats_exact(s))
+		fprintf(out, "quantiles: exact (at most %zu samples per group and stage)\n", limit);
+	else
+		fprintf(out, "quantiles: log-linear sketch where a group and stage passed %zu samples "
+			"(relative error <= 0.39%%), exact elsewhere (CSV column 'quantiles')\n", limit);
+}
+
+/* --quantile: pass 1 finds the threshold, pass 2 keeps the slowest I/Os above it. */
+static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info)
+{
+	const struct an_input_info *in = an_input_info(r->in);
+	uint64_t threshold;
+	int exact, ret;
+
+	an_qest_init(&r->stage_samples, o->exact_limit);
+	ret = an_pass(r, AN_WANT_STAGE, PROG);
+	threshold = an_qest_quantile(&r->stage_samples, o->quantile / 100);
+	exact = an_qest_is_exact(&r->stage_samples);
+	if (!ret && an_top_init(&r->top, o->stage, threshold, o->top))
+		ret = 2;
+	if (!ret)
+		ret = an_pass(r, AN_WANT_TOP, PROG);
+	if (!ret) {
+		an_run_print_header(r, info);
+		fprintf(info, "%s p%g: %.3f us (%s over %" PRIu64 " I/Os); %" PRIu64
+			" I/Os at or above it, %zu shown, slowest first\n", an_stage_name(o->stage),
+			o->quantile, an_us(threshold), exact ? "exact" : "sketch, <= 0.39% error",
+			r->stage_samples.n, r->top.above, r->top.n);
+		an_top_print(&r->top, r->names, stdout, o->csv, in->first_ts);
+		an_top_free(&r->top);
+	}
+	an_qest_free(&r->stage_samples);
+	return ret;
+}
+
+uint64_t an_auto_interval(const struct an_run *r, uint64_t interval)
+{
+	/* 100 intervals, the last one ending exactly with the trace. */
+	return interval ? interval : an_run_duration(r) / 100 + 1;
+}
+
+static int report_main(struct an_run *r, const struct an_opts *o)
+{
+	FILE *info = o->csv ? stderr : stdout;
+	const struct an_input_info *in = an_input_info(r->in);
+	unsigned want = 0;
+	int ret;
+
+	if (o->quantile > 0)
+		return report_quantile(r, o, info);
+	if ((!o->interval && !o->heatmap) || o->gnuplot_dir)
+		want |= AN_WANT_STATS;
+	if (o->interval || o->heatmap || o->gnuplot_dir) {
+		uint64_t t0 = r->filter.from > in->first_ts ? r->filter.from : in->first_ts;
+
+		want |= AN_WANT_SERIES;
+		if (an_series_init(&r->series, t0, t0 + an_run_duration(r),
+				   an_auto_interval(r, o->interval), o->stage)) {
+			fprintf(stderr, "%s: --interval: more than %d intervals (or out of memory)\n",
+				PROG, AN_SERIES_MAX_BINS);
+			return 2;
+		}
+	}
+	an_stats_init(&r->stats, o->by, o->exact_limit, r->names);
+	ret = an_pass(r, want, PROG);
+	if (!ret) {
+		an_run_print_header(r, info);
+		if (want & AN_WANT_STATS) {
+			an_stats_sort(&r->stats);
+			print_quantile_note(&r->stats, o->exact_limit, info);
+			if (!o->interval && !o->heatmap)
+				an_stats_print(&r->stats, stdout, o->csv, an_run_duration(r));
+		}
+		if (o->interval && !o->heatmap)
+			an_series_print(&r->series, stdout, o->csv);
+		if (o->heatmap)
+			an_heatmap_print(&r->series, o->heatmap, stdout, o->csv);
+		if (o->gnuplot_dir)
+			ret = an_plot(r, o, info);
+	}
+	if (want & AN_WANT_SERIES)
+		an_series_free(&r->series);
+	an_stats_free(&r->stats);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct an_opts o;
+	struct an_run r;
+	int opt, ret;
+
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return an_diff_main(argc - 1, argv + 1);
+	an_opts_init(&o);
+	opterr = 0;	/* one message of ours instead of getopt's */
+	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (opt == '?' || opt == OPT_THRESHOLD)
+			return an_usage_error(PROG, "%s: unknown option or missing argument",
+					      argv[optind - 1]);
+		if ((ret = an_parse_option(&o, opt, optarg, PROG)))
+			return ret;
+	}
+	if (optind >= argc)
+		return an_usage_error(PROG, "%s", "no input file");
+	if ((ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
+		return ret;
+	ret = report_main(&r, &o);
+	an_run_close(&r);
+	return ret;
+}

@@ -1,0 +1,21 @@
+# st-analyze: correlator, quantile sketches, reports (no BPF dependency).
+ANALYZE_SRCS := $(wildcard analyze/*.c)
+ANALYZE_OBJS := $(ANALYZE_SRCS:%.c=$(B)/%.o)
+# Everything but main() in an archive, so unit tests pull in only what they use.
+ANALYZE_LIB  := $(B)/analyze/libanalyze.a
+
+PROGRAMS += $(B)/st-analyze
+
+$(ANALYZE_LIB): $(filter-out $(B)/analyze/main.o,$(ANALYZE_OBJS))
+	$(Q)$(AR) rcs $@ $^
+
+$(B)/st-analyze: $(B)/analyze/main.o $(ANALYZE_LIB) $(LIBST)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -lm
+
+# C unit tests: tests/analyze/test_*.c, one program each.
+ANALYZE_TESTS := $(patsubst tests/analyze/%.c,$(B)/tests/analyze/%,$(wildcard tests/analyze/test_*.c))
+TESTS += $(ANALYZE_TESTS)
+
+$(B)/tests/analyze/%: $(B)/tests/analyze/%.o $(ANALYZE_LIB) $(LIBST)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -lm

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * names.h - what the numbers in events stand for: command names of pids,
+ * paths of fds and inodes, names of devices. Learned from each file's
+ * metadata (pid.*, fd.*, inode.*, dev.* keys) and from the events that carry
+ * them (sched_process_exec/fork, openat).
+ */
+#ifndef AN_NAMES_H
+#define AN_NAMES_H
+
+#include <stddef.h>
+
+#include "analyze/correlate.h"
+#include "format/sttrace.h"
+
+struct an_names;
+
+int an_names_new(struct an_names **n);
+void an_names_free(struct an_names *n);
+/* Add every name a file's metadata holds; 0 or -1 (out of memory). */
+int an_names_load_meta(struct an_names *n, const struct st_reader *r);
+/* Learn from one event (built-in layout); other event types are ignored. */
+void an_names_event(struct an_names *n, const struct st_event_header *h);
+/* 1 if events of this type carry names. */
+int an_names_wants(unsigned type);
+
+/* Command name of pid, "?" when unknown. */
+const char *an_names_comm(const struct an_names *n, uint32_t pid);
+/* Device name ("loop0") or "major:minor"; "-" for 0. */
+const char *an_names_dev(const struct an_names *n, uint32_t dev, char *buf, size_t cap);
+/* Path of the file an I/O touched, else "ino <dev> <ino>" / "fd <pid> <fd>" / "-". */
+const char *an_names_file(const struct an_names *n, const struct an_io *io, char *buf, size_t cap);
+/* Device (kernel dev_t) named by "loop0", "/dev/loop0" or "7:0"; 0 if none. */
+uint32_t an_names_dev_by_name(const struct an_names *n, const char *name);
+
+#endif /* AN_NAMES_H */

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --gnuplot DIR: one .dat and one .gp per plot. Each .gp renders its plot to
+ * PNG (pngcairo) and SVG, reading its .dat from the current directory, so a
+ * user can edit and re-run it (cd DIR && gnuplot cdf.gp). The plots are
+ * rendered here when gnuplot is installed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analyze/analyze.h"
+
+#define PROG "st-analyze"
+
+/* Both output formats of every plot. */
+static const char render_head[] =
+	"do for [fmt in \"png svg\"] {\n"
+	"  if (fmt eq \"png\") { set terminal pngcairo size 1100,700 enhanced font \",10\" }"
+	" else { set terminal svg size 1100,700 dynamic enhanced font \",10\" }\n"
+	"  set output '%s.'.fmt\n";
+static const char render_tail[] = "}\nset output\n";
+
+static FILE *open_out(const char *dir, const char *name, const char *ext)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
+	f = fopen(path, "w");
+
+	if (!f)
+		fprintf(stderr, "%s: %s: %s\n", PROG, path, strerror(errno));
+	return f;
+}
+
+static int close_out(FILE *f, const char *dir, const char *name)
+{
+	if (fclose(f)) {
+		fprintf(stderr, "%s: %s/%s: write failed: %s\n", PROG, dir, name, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+/* Latency CDF of every stage with samples, over all I/Os. */
+static int plot_cdf(struct an_run *r, const char *dir)
+{
+	FILE *dat = open_out(dir, "cdf", "dat"), *gp;
+	int k, blocks = 0, ret;
+	char titles[AN_ST_COUNT][16];
+	unsigned i;
+
+	if (!dat)
+		return 2;
+	for (k = 0; k < AN_ST_COUNT; k++) {
+		struct an_qest all;
+
+		an_qest_init(&all, r->stats.exact_limit);
+		if (an_stats_merge_stage(&r->stats, k, &all) == 0 && all.n) {
+			fprintf(dat, "# %s: latency_us fraction\n", an_stage_name(k));
+			/* Dense in the body, then the tail out to the maximum. */
+			for (i = 1; i <= 200; i++) {
+				double q = i < 190 ? i / 190.0 * 0.99 : 1 - pow(10, -2 - (i - 190) * 0.3);
+
+				fprintf(dat, "%.3f %.6f\n", an_us(an_qest_quantile(&all, q)), q);
+			}
+			fprintf(dat, "%.3f 1\n\n\n", an_us(all.max));
+			snprintf(titles[blocks++], sizeof(titles[0]), "%s", an_stage_name(k));
+		}
+		an_qest_free(&all);
+	}
+	if ((ret = close_out(dat, dir, "cdf.dat")))
+		return ret;
+	if (!(gp = open_out(dir, "cdf", "gp")))
+		return 2;
+	fprintf(gp, render_head, "cdf");
+	fprintf(gp, "  set title 'Latency CDF per stage'\n  set xlabel 'latency (us, log scale)'\n"
+		"  set ylabel 'fraction of I/Os'\n  set logscale x\n  set grid\n"
+		"  set key outside right\n  set yrange [0:1]\n  plot ");
+	for (i = 0; i < (unsigned)blocks; i++)
+		fprintf(gp, "%s'cdf.dat' index %u using 1:2 with lines lw 2 title '%s'", i ? ", " : "",
+			i, titles[i]);
+	if (!blocks)
+		fprintf(gp, "0 notitle");
+	fprintf(gp, "\n%s", render_tail);
+	return close_out(gp, dir, "cdf.gp");
+}
+
+static int plot_series(struct an_run *r, const char *dir)
+{
+	FILE *dat = open_out(dir, "timeseries", "dat"), *gp;
+	const char *st = an_stage_name(r->series.stage);
+	int ret;
+
+	if (!dat)
+		return 2;
+	fprintf(dat, "# ");
+	an_series_print(&r->series, dat, 0);
+	if ((ret = close_out(dat, dir, "timeseries.dat")))
+		return ret;
+	if (!(gp = open_out(dir, "timeseries", "gp")))
+		return 2;
+	fprintf(gp, render_head, "timeseries");
+	fprintf(gp,
+		"  set multiplot layout 3,1 title 'Time series (interval %.6f s)'\n"
+		"  set grid\n  set key outside right\n  set xlabel 'time since trace start (s)'\n"
+		"  set ylabel 'IOPS'\n  set y2label 'MB/s'\n  set ytics nomirror\n  set y2tics\n"
+		"  plot 'timeseries.dat' using 1:3 with lines lw 2 title 'IOPS', "
+		"'' using 1:4 axes x1y2 with lines lw 2 title 'MB/s'\n"
+		"  unset y2tics\n  unset y2label\n  set ylabel '%s latency (us)'\n"
+		"  plot 'timeseries.dat' using 1:5 with lines lw 2 title 'p50', "
+		"'' using 1:6 with lines lw 2 title 'p99'\n"
+		"  set ylabel 'device queue depth'\n  set y2label 'percent'\n  set y2tics\n"
+		"  set y2range [0:100]\n"
+		"  plot 'timeseries.dat' using 1:7 with lines lw 2 title 'in flight (D2C)', "
+		"'' using 1:8 axes x1y2 with lines title 'read %%', "
+		"'' using 1:9 axes x1y2 with lines title 'merged %%'\n"
+		"  unset multiplot\n%s", r->series.step / 1e9, st, render_tail);
+	return close_out(gp, dir, "timeseries.gp");
+}
+
+/* kind 'l' (y: log2 ns buckets, labelled in time units) or 'p' (y: MiB on the device). */
+static int plot_heatmap(struct an_run *r, const char *dir, int kind)
+{
+	const char *name = kind == 'l' ? "heatmap_latency" : "heatmap_position";
+	unsigned n = kind == 'l' ? AN_HEAT_LAT : AN_HEAT_POS, k;
+	FILE *dat = open_out(dir, name, "dat"), *gp;
+	int ret;
+	size_t i;
+
+	if (!dat)
+		return 2;
+	fprintf(dat, "# time_s %s count\n", kind == 'l' ? "log2(latency_ns)" : "position_MiB");
+	for (i = 0; i < r->series.nbins; i++) {
+		const struct an_bin *b = &r->series.bins[i];
+
+		for (k = 0; k < n; k++) {
+			double y = kind == 'l' ? k + 0.5
+				: (((double)k + 0.5) * (1ull << r->series.pos_shift)) * 512 / 1048576;
+
+			fprintf(dat, "%.6f %.6f %u\n", an_series_time(&r->series, i), y,
+				kind == 'l' ? b->lat_heat[k] : b->pos_heat[k]);
+		}
+		fputc('\n', dat);
+	}
+	if ((ret = close_out(dat, dir, name)))
+		return ret;
+	if (!(gp = open_out(dir, name, "gp")))
+		return 2;
+	fprintf(gp, render_head, name);
+	fprintf(gp, "  set xlabel 'time since trace start (s)'\n  set cblabel 'I/Os'\n"
+		"  set palette defined (0 'white', 1 'yellow', 2 'orange', 3 'red', 4 'black')\n");
+	if (kind == 'l')
+		fprintf(gp, "  set title '%s latency heatmap (I/Os per interval and latency octave)'\n"
+			"  set ylabel '%s latency'\n"
+			"  set ytics ('1 us' log(1e3)/log(2), '10 us' log(1e4)/log(2), '100 us' "
+			"log(1e5)/log(2), '1 ms' log(1e6)/log(2), '10 ms' log(1e7)/log(2), '100 ms' "
+			"log(1e8)/log(2), '1 s' log(1e9)/log(2), '10 s' log(1e10)/log(2))\n"
+			"  set yrange [8:36]\n", an_stage_name(r->series.stage), an_stage_name(r->series.stage));
+	else
+		fprintf(gp, "  set title 'Position heatmap (I/Os per interval and device region)'\n"
+			"  set ylabel 'position on the device (MiB)'\n");
+	fprintf(gp, "  plot '%s.dat' using 1:2:3 with image title ''\n%s", name, render_tail);
+	return close_out(gp, dir, name);
+}
+
+/* Run gnuplot on one script inside dir; 0 rendered, 1 no gnuplot, -1 failed. */
+static int render(const char *dir, const char *script)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (chdir(dir))
+			_exit(126);
+		if (null >= 0)
+			dup2(null, STDOUT_FILENO);
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status) == 127 ? 1 : WEXITSTATUS(status) ? -1 : 0;
+}
+
+int an_plot(struct an_run *r, const struct an_opts *o, FILE *info)
+{
+	static const char *const scripts[] = {
+		"cdf.gp", "timeseries.gp", "heatmap_latency.gp", "heatmap_position.gp",
+	};
+	const char *dir = o->gnuplot_dir;
+	unsigned i;
+	int ret;
+
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, dir, strerror(errno));
+		return 2;
+	}
+	if ((ret = plot_cdf(r, dir)) || (ret = plot_series(r, dir)) ||
+	    (ret = plot_heatmap(r, dir, 'l')) || (ret = plot_heatmap(r, dir, 'p')))
+		return ret;
+	for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
+		ret = render(dir, scripts[i]);
+		if (ret == 1) {
+			fprintf(info, "plots: gnuplot not found; wrote .dat and .gp files to %s\n", dir);
+			return 0;
+		}
+		if (ret) {
+			fprintf(stderr, "%s: %s/%s: gnuplot failed\n", PROG, dir, scripts[i]);
+			return 2;
+		}
+	}
+	fprintf(info, "plots: %s/{cdf,timeseries,heatmap_latency,heatmap_position}.{png,svg}\n", dir);
+	return 0;
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report.h"
+
+double an_us(uint64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+int an_filter_match(const struct an_filter *f, const struct an_names *names, const struct an_io *io)
+{
+	if (f->dev && io->dev != f->dev && io->fs_dev != f->dev)
+		return 0;
+	if (f->pid >= 0 && io->pid != (uint64_t)f->pid)
+		return 0;
+	if (io->start < f->from || (f->to && io->start >= f->to))
+		return 0;
+	return !f->comm || !strcmp(an_names_comm(names, io->pid), f->comm);
+}
+
+void an_stats_init(struct an_stats *s, enum an_by by, size_t exact_limit, const struct an_names *names)
+{
+	memset(s, 0, sizeof(*s));
+	s->by = by;
+	s->exact_limit = exact_limit;
+	s->names = names;
+	if (an_idmap_init(&s->index, 64))
+		s->failed = 1;
+}
+
+void an_stats_free(struct an_stats *s)
+{
+	uint32_t g;
+	int k;
+
+	for (g = 0; g < s->ngroups; g++)
+		for (k = 0; k < AN_ST_COUNT; k++)
+			an_qest_free(&s->groups[g].st[k]);
+	free(s->groups);
+	an_idmap_free(&s->index);
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+/* Group key of an I/O (never 0: the map reserves it). */
+static uint64_t group_key(const struct an_stats *s, const struct an_io *io)
+{
+	uint64_t k;
+
+	switch (s->by) {
+	case AN_BY_DEVOP: k = (uint64_t)io->dev << 8 | io->op; break;
+	case AN_BY_OP:    k = io->op; break;
+	case AN_BY_DEV:   k = io->dev; break;
+	case AN_BY_PID:   k = io->pid; break;
+	case AN_BY_COMM:  k = hash_str(an_names_comm(s->names, io->pid)); break;
+	default:
+		if (io->ino)
+			k = (io->fs_dev * 0x9e3779b97f4a7c15ull) ^ io->ino;
+		else if (io->fd >= 0)
+			k = ((uint64_t)io->pid << 24 | (uint32_t)io->fd) ^ (1ull << 62);
+		else
+			k = 0;
+		break;
+	}
+	return k | 1ull << 63;
+}
+
+static void group_label(const struct an_stats *s, const struct an_io *io, char *buf, size_t cap)
+{
+	char tmp[96];
+
+	switch (s->by) {
+	case AN_BY_DEVOP:
+		snprintf(buf, cap, "%s %s", an_names_dev(s->names, io->dev, tmp, sizeof(tmp)),
+			 an_op_name(io->op));
+		break;
+	case AN_BY_OP:
+		snprintf(buf, cap, "%s", an_op_name(io->op));
+		break;
+	case AN_BY_DEV:
+		snprintf(buf, cap, "%s", an_names_dev(s->names, io->dev, tmp, sizeof(tmp)));
+		break;
+	case AN_BY_PID:
+		snprintf(buf, cap, "%u (%s)", io->pid, an_names_comm(s->names, io->pid));
+		break;
+	case AN_BY_COMM:
+		snprintf(buf, cap, "%s", an_names_comm(s->names, io->pid));
+		break;
+	default:
+		snprintf(buf, cap, "%s", an_names_file(s->names, io, tmp, sizeof(tmp)));
+		break;
+	}
+}
+
+static struct an_group *group_of(struct an_stats *s, const struct an_io *io)
+{
+	uint64_t key = group_key(s, io);
+	uint32_t g = an_idmap_get(&s->index, key);
+	struct an_group *gr;
+	int k;
+
+	if (g != AN_NONE)
+		return &s->groups[g];
+	if (s->ngroups == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 16;
+		struct an_group *p = realloc(s->groups, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		s->groups = p;
+		s->cap = cap;
+	}
+	if (an_idmap_put(&s->index, key, s->ngroups))
+		return NULL;
+	gr = &s->groups[s->ngroups++];
+	memset(gr, 0, sizeof(*gr));
+	group_label(s, io, gr->label, sizeof(gr->label));
+	for (k = 0; k < AN_ST_COUNT; k++)
+		an_qest_init(&gr->st[k], s->exact_limit);
+	return gr;
+}
+
+void an_stats_add(struct an_stats *s, const struct an_io *io)
+{
+	struct an_group *g = group_of(s, io);
+	uint64_t ns;
+	int k;
+
+	if (!g) {
+		s->failed = 1;
+		return;
+	}
+	if (io->flags & AN_IO_INCOMPLETE) {
+		g->incomplete++;
+		return;
+	}
+	g->count++;
+	g->bytes += io->bytes;
+	g->errors += !!(io->flags & AN_IO_ERROR);
+	g->merged += !!(io->flags & AN_IO_MERGED);
+	g->split += !!(io->flags & AN_IO_SPLIT);
+	g->requeues += io->requeues;
+	for (k = 0; k < AN_ST_COUNT; k++)
+		if (an_io_stage(io, k, &ns) && an_qest_add(&g->st[k], ns))
+			s->failed = 1;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	return strcmp(((const struct an_group *)a)->label, ((const struct an_group *)b)->label);
+}
+
+void an_stats_sort(struct an_stats *s)
+{
+	if (s->ngroups)
+		qsort(s->groups, s->ngroups, sizeof(*s->groups), cmp_group);
+}
+
+int an_stats_exact(const struct an_stats *s)
+{
+	uint32_t g;
+	int k;
+
+	for (g = 0; g < s->ngroups; g++)
+		for (k = 0; k < AN_ST_COUNT; k++)
+			if (!an_qest_is_exact(&s->groups[g].st[k]))
+				return 0;
+	return 1;
+}
+
+int an_stats_merge_stage(struct an_stats *s, enum an_stage st, struct an_qest *dst)
+{
+	uint32_t g;
+
+	for (g = 0; g < s->ngroups; g++)
+		if (an_qest_merge(dst, &s->groups[g].st[st]))
+			return -1;
+	return 0;
+}
+
+static const double report_q[] = { 0.5, 0.9, 0.99, 0.999, 0.9995 };
+#define NQ (sizeof(report_q) / sizeof(report_q[0]))
+
+static void print_stage_row(struct an_qest *e, FILE *out, int csv)
+{
+	unsigned i;
+
+	fprintf(out, csv ? ",%" PRIu64 ",%.3f,%.3f" : " %8" PRIu64 " %9.1f %9.1f", e->n,
+		an_us(e->min), an_us(e->sum / e->n));
+	for (i = 0; i < NQ; i++)
+		fprintf(out, csv ? ",%.3f" : " %9.1f", an_us(an_qest_quantile(e, report_q[i])));
+	fprintf(out, csv ? ",%.3f,%s\n" : " %9.1f\n", an_us(e->max),
+		an_qest_is_exact(e) ? "exact" : "sketch");
+}
+
+static void print_group(struct an_group *g, FILE *out, int csv, double secs)
+{
+	double iops = secs > 0 ? g->count / secs : 0, mbs = secs > 0 ? g->bytes / secs / 1e6 : 0;
+	int k;
+
+	if (!csv) {
+		fprintf(out, "\n%s: %" PRIu64 " I/Os, %.1f IOPS, %.2f MB/s, avg %.0f B; merged %"
+			PRIu64 ", split %" PRIu64 ", requeues %" PRIu64 ", errors %" PRIu64
+			", incomplete %" PRIu64 "\n", g->label, g->count, iops, mbs,
+			g->count ? (double)g->bytes / g->count : 0.0, g->merged, g->split,
+			g->requeues, g->errors, g->incomplete);
+		fprintf(out, "  %-6s %8s %9s %9s %9s %9s %9s %9s %9s %9s  (us)\n", "stage", "n",
+			"min", "avg", "p50", "p90", "p99", "p99.9", "p99.95", "max");
+	}
+	for (k = 0; k < AN_ST_COUNT; k++) {
+		if (!g->st[k].n)
+			continue;
+		if (csv)
+			fprintf(out, "\"%s\",%" PRIu64 ",%.3f,%.4f,%" PRIu64 ",%" PRIu64 ",%s", g->label,
+				g->count, iops, mbs, g->incomplete, g->errors, an_stage_name(k));
+		else
+			fprintf(out, "  %-6s", an_stage_name(k));
+		print_stage_row(&g->st[k], out, csv);
+	}
+	if (csv && !g->count)
+		fprintf(out, "\"%s\",0,0,0,%" PRIu64 ",%" PRIu64 ",,0,,,,,,,,,\n", g->label,
+			g->incomplete, g->errors);
+}
+
+void an_stats_print(struct an_stats *s, FILE *out, int csv, uint64_t duration_ns)
+{
+	double secs = duration_ns / 1e9;
+	uint32_t g;
+
+	if (csv)
+		fprintf(out, "group,ios,iops,mb_s,incomplete,errors,stage,n,min_us,avg_us,p50_us,"
+			"p90_us,p99_us,p99_9_us,p99_95_us,max_us,quantiles\n");
+	for (g = 0; g < s->ngroups; g++)
+		print_group(&s->groups[g], out, csv, secs);
+}
+
+/* ---- slowest I/Os -------------------------------------------------------- */
+
+static uint64_t stage_or_zero(const struct an_io *io, enum an_stage s)
+{
+	uint64_t ns = 0;
+
+	return an_io_stage(io, s, &ns) ? ns : 0;
+}
+
+int an_top_init(struct an_top *t, enum an_stage stage, uint64_t threshold, size_t max)
+{
+	memset(t, 0, sizeof(*t));
+	t->stage = stage;
+	t->threshold = threshold;
+	t->max = max;
+	t->heap = calloc(max ? max : 1, sizeof(*t->heap));
+	return t->heap ? 0 : -1;
+}
+
+void an_top_free(struct an_top *t)
+{
+	free(t->heap);
+	t->heap = NULL;
+}
+
+static void sift_down(struct an_top *t, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct an_io tmp;
+
+		if (l < t->n && stage_or_zero(&t->heap[l], t->stage) < stage_or_zero(&t->heap[m], t->stage))
+			m = l;
+		if (l + 1 < t->n &&
+		    stage_or_zero(&t->heap[l + 1], t->stage) < stage_or_zero(&t->heap[m], t->stage))
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = t->heap[i];
+		t->heap[i] = t->heap[m];
+		t->heap[m] = tmp;
+		i = m;
+	}
+}
+
+void an_top_add(struct an_top *t, const struct an_io *io)
+{
+	uint64_t ns;
+	size_t i;
+
+	if ((io->flags & AN_IO_INCOMPLETE) || !an_io_stage(io, t->stage, &ns) || ns < t->threshold)
+		return;
+	t->above++;
+	if (t->n < t->max) {
+		/* Sift up. */
+		i = t->n++;
+		t->heap[i] = *io;
+		while (i && stage_or_zero(&t->heap[(i - 1) / 2], t->stage) > ns) {
+			struct an_io tmp = t->heap[i];
+
+			t->heap[i] = t->heap[(i - 1) / 2];
+			t->heap[(i - 1) / 2] = tmp;
+			i = (i - 1) / 2;
+		}
+	} else if (t->max && ns > stage_or_zero(&t->heap[0], t->stage)) {
+		t->heap[0] = *io;
+		sift_down(t, 0);
+	}
+}
+
+static int cmp_slowest(const void *a, const void *b, void *stage)
+{
+	uint64_t x = stage_or_zero(a, *(enum an_stage *)stage), y = stage_or_zero(b, *(enum an_stage *)stage);
+
+	return (x < y) - (x > y);
+}
+
+static const enum an_stage breakdown[] = {
+	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS2Q, AN_ST_Q2G, AN_ST_G2I, AN_ST_I2D, AN_ST_D2C,
+	AN_ST_Q2C, AN_ST_C2RET,
+};
+#define NBREAK (sizeof(breakdown) / sizeof(breakdown[0]))
+
+static void print_top_row(const struct an_io *io, size_t rank, const struct an_names *names,
+			  FILE *out, int csv, uint64_t t0)
+{
+	char dev[32], file[128];
+	unsigned i;
+	uint64_t ns;
+
+	fprintf(out, csv ? "%zu,%.6f" : "%4zu %10.6f", rank, (io->start - t0) / 1e9);
+	for (i = 0; i < NBREAK; i++) {
+		if (an_io_stage(io, breakdown[i], &ns))
+			fprintf(out, csv ? ",%.3f" : " %9.1f", an_us(ns));
+		else
+			fprintf(out, csv ? "," : " %9s", "-");
+	}
+	if (csv) {
+		fprintf(out, ",%s,%s,%" PRIu64 ",%" PRIu64 ",%u,%u,\"%s\",\"%s\",%d,%d,%u\n",
+			an_op_name(io->op), an_names_dev(names, io->dev, dev, sizeof(dev)), io->sector,
+			io->bytes, io->pid, io->tid, an_names_comm(names, io->pid),
+			an_names_file(names, io, file, sizeof(file)), !!(io->flags & AN_IO_MERGED),
+			!!(io->flags & AN_IO_SPLIT), io->requeues);
+		return;
+	}
+	fprintf(out, " %-6s %-8s %12" PRIu64 " %8" PRIu64 " %7u %7u %-15s %s%s%s%s\n",
+		an_op_name(io->op), an_names_dev(names, io->dev, dev, sizeof(dev)), io->sector,
+		io->bytes, io->pid, io->tid, an_names_comm(names, io->pid),
+		an_names_file(names, io, file, sizeof(file)),
+		(io->flags & AN_IO_MERGED) ? " merged" : "", (io->flags & AN_IO_SPLIT) ? " split" : "",
+		io->requeues ? " requeued" : "");
+}
+
+void an_top_print(struct an_top *t, const struct an_names *names, FILE *out, int csv, uint64_t t0)
+{
+	size_t i;
+
+	qsort_r(t->heap, t->n, sizeof(*t->heap), cmp_slowest, &t->stage);
+	if (csv) {
+		fprintf(out, "rank,start_s");
+		for (i = 0; i < NBREAK; i++)
+			fprintf(out, ",%s_us", an_stage_name(breakdown[i]));
+		fprintf(out, ",op,dev,sector,bytes,pid,tid,comm,file,merged,split,requeues\n");
+	} else {
+		fprintf(out, "%4s %10s", "#", "start_s");
+		for (i = 0; i < NBREAK; i++)
+			fprintf(out, " %9s", an_stage_name(breakdown[i]));
+		fprintf(out, " %-6s %-8s %12s %8s %7s %7s %-15s %s\n", "op", "dev", "sector", "bytes",
+			"pid", "tid", "comm", "file");
+	}
+	for (i = 0; i < t->n; i++)
+		print_top_row(&t->heap[i], i + 1, names, out, csv, t0);
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.h - consumers of correlated I/Os: per-group stage statistics (the
+ * summary and diff), the slowest-I/O list of --quantile, and their text and
+ * CSV output.
+ */
+#ifndef AN_REPORT_H
+#define AN_REPORT_H
+
+#include <stdio.h>
+
+#include "analyze/correlate.h"
+#include "analyze/idmap.h"
+#include "analyze/names.h"
+#include "analyze/sketch.h"
+
+enum an_by { AN_BY_DEVOP, AN_BY_OP, AN_BY_DEV, AN_BY_COMM, AN_BY_PID, AN_BY_FILE };
+
+/* Which I/Os count; zero values mean "any". Times are event-clock ns. */
+struct an_filter {
+	uint32_t dev;
+	int64_t pid;		/* -1 any */
+	const char *comm;
+	uint64_t from, to;	/* I/O start in [from, to) */
+};
+
+int an_filter_match(const struct an_filter *f, const struct an_names *names, const struct an_io *io);
+
+struct an_group {
+	char label[128];
+	uint64_t count, bytes, incomplete, errors, merged, split, requeues;
+	struct an_qest st[AN_ST_COUNT];
+};
+
+struct an_stats {
+	enum an_by by;
+	size_t exact_limit;
+	const struct an_names *names;
+	struct an_idmap index;	/* group key -> groups[] */
+	struct an_group *groups;
+	uint32_t ngroups, cap;
+	int failed;		/* out of memory: some samples were dropped */
+};
+
+void an_stats_init(struct an_stats *s, enum an_by by, size_t exact_limit, const struct an_names *names);
+void an_stats_free(struct an_stats *s);
+/* One I/O: complete ones feed the stage statistics, incomplete ones are counted. */
+void an_stats_add(struct an_stats *s, const struct an_io *io);
+/* Groups sorted by label (stable output). */
+void an_stats_sort(struct an_stats *s);
+/* 1 if every quantile of every group came from exact samples. */
+int an_stats_exact(const struct an_stats *s);
+/* Summary table: text (csv = 0) or CSV. duration_ns for rates. */
+void an_stats_print(struct an_stats *s, FILE *out, int csv, uint64_t duration_ns);
+/* Merge every group's stage s into dst (for whole-trace CDFs). */
+int an_stats_merge_stage(struct an_stats *s, enum an_stage st, struct an_qest *dst);
+
+/* The slowest I/Os of one stage at or above a threshold, bounded to `max`. */
+struct an_top {
+	enum an_stage stage;
+	uint64_t threshold;
+	size_t max, n;
+	uint64_t above;		/* I/Os at or above the threshold */
+	struct an_io *heap;	/* min-heap on the stage latency */
+};
+
+int an_top_init(struct an_top *t, enum an_stage stage, uint64_t threshold, size_t max);
+void an_top_free(struct an_top *t);
+void an_top_add(struct an_top *t, const struct an_io *io);
+/* Slowest first, each with its full stage breakdown, process and file. */
+void an_top_print(struct an_top *t, const struct an_names *names, FILE *out, int csv,
+		  uint64_t t0);
+
+/* Microseconds with three decimals, for tables. */
+double an_us(uint64_t ns);
+
+#endif /* AN_REPORT_H */

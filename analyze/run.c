@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/run.h"
+
+int an_run_open(struct an_run *r, char *const *files, int nfiles, char *err, size_t cap)
+{
+	memset(r, 0, sizeof(*r));
+	r->filter.pid = -1;
+	if (an_names_new(&r->names)) {
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
+	return an_input_open(&r->in, files, nfiles, r->names, err, cap);
+}
+
+void an_run_close(struct an_run *r)
+{
+	an_input_close(r->in);
+	an_names_free(r->names);
+}
+
+uint64_t an_run_duration(const struct an_run *r)
+{
+	const struct an_input_info *i = an_input_info(r->in);
+	uint64_t from = r->filter.from > i->first_ts ? r->filter.from : i->first_ts;
+	uint64_t to = r->filter.to && r->filter.to < i->last_ts ? r->filter.to : i->last_ts;
+
+	return to > from ? to - from : 1;
+}
+
+static void on_io(void *ctx, const struct an_io *io)
+{
+	struct an_run *r = ctx;
+	uint64_t ns;
+
+	if (!an_filter_match(&r->filter, r->names, io))
+		return;
+	if (r->want & AN_WANT_STATS)
+		an_stats_add(&r->stats, io);
+	if (r->want & AN_WANT_SERIES)
+		an_series_add(&r->series, io);
+	if (r->want & AN_WANT_TOP)
+		an_top_add(&r->top, io);
+	if ((r->want & AN_WANT_STAGE) && !(io->flags & AN_IO_INCOMPLETE) &&
+	    an_io_stage(io, r->stage, &ns))
+		an_qest_add(&r->stage_samples, ns);
+}
+
+int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap)
+{
+	const struct st_event_header *ev;
+	struct an_corr *c;
+	uint64_t from = 0, to = UINT64_MAX;
+	int ret;
+
+	/* I/Os starting in [from, to) need the events around them. */
+	if (r->filter.from > r->stale_ns)
+		from = r->filter.from - r->stale_ns;
+	if (r->filter.to && r->filter.to < UINT64_MAX - r->stale_ns)
+		to = r->filter.to + r->stale_ns;
+	r->want = want;
+	if (an_corr_new(&c, r->stale_ns, on_io, r)) {
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
+	if (an_input_start(r->in, from, to, err, cap)) {
+		an_corr_free(c);
+		return -1;
+	}
+	while ((ret = an_input_next(r->in, &ev, err, cap)) > 0) {
+		if (an_names_wants(ev->type))
+			an_names_event(r->names, ev);
+		an_corr_event(c, ev);
+	}
+	an_corr_finish(c);
+	r->corr = *an_corr_stats(c);
+	if (!ret && an_corr_failed(c)) {
+		snprintf(err, cap, "out of memory while correlating");
+		ret = -1;
+	}
+	an_corr_free(c);
+	return ret;
+}
+
+void an_run_print_header(const struct an_run *r, FILE *out)
+{
+	const struct an_input_info *i = an_input_info(r->in);
+	const struct an_corr_stats *c = &r->corr;
+
+	fprintf(out, "%u file%s%s, %" PRIu64 " events, %.6f s, lost events: %" PRIu64 "%s\n",
+		i->files, i->files == 1 ? "" : "s", i->recovered ? " (recovered: footer missing)" : "",
+		i->events, an_run_duration(r) / 1e9, i->lost_events,
+		i->lost_events ? " (I/Os may be missing or incomplete)" : "");
+	fprintf(out, "I/Os: %" PRIu64 " correlated, %" PRIu64 " incomplete (open at the end or "
+		"stale: %" PRIu64 "), begun before the trace: %" PRIu64 " exits, %" PRIu64
+		" requests, %" PRIu64 " completions; out-of-order events %" PRIu64 "\n",
+		c->ios - c->incomplete, c->incomplete, c->stale, c->orphan_exits, c->orphan_requests,
+		c->orphan_completions, c->out_of_order);
+}
+
+int an_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct { const char *suffix; double mult; } units[] = {
+		{ "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 },
+		{ "m", 60e9 }, { "h", 3600e9 },
+	};
+	char *end;
+	double v = strtod(s, &end);
+	size_t i;
+
+	if (end == s || !isfinite(v) || v < 0)
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].suffix) && v * units[i].mult < 1.8e19) {
+			*ns = (uint64_t)llround(v * units[i].mult);
+			return 0;
+		}
+	}
+	return -1;
+}

@@ -1,0 +1,755 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sttrace.bpf.c - the probes behind st-record.
+ *
+ * Every probe is a tracepoint (classic or BTF raw): kprobes and fentry do not
+ * load on locked-down kernels. Each program is named after the event type it
+ * emits (bpf/sttrace_events.h), so st-record enables a program by its event
+ * name and leaves the others unloaded.
+ *
+ * Hot path rules: reserve a fixed-size record in the ring buffer, fill it with
+ * plain loads, submit without waking the reader unless the buffer passed its
+ * fill threshold. A failed reservation is counted in a per-CPU array.
+ *
+ * Filters are read-only globals set before load: the verifier prunes the
+ * branches of the filters that are off, so they cost nothing.
+ *   task filter (-p, -c, --cgroup): syscall, fs, io_uring and task events are
+ *     kept for matching tasks. A bio queued by a matching task is marked in
+ *     `marked_bios`; later block events (which may run in interrupt or worker
+ *     context) are kept when their bio, or their request's first bio, is marked.
+ *   device filter (-d): block events by their disk, fs events by their file
+ *     system device (the disk or one of its partitions). Syscall and io_uring
+ *     events carry no device and are not filtered by it.
+ *   self: the recorder's own tasks never pass the task filter. Without a task
+ *     filter, and when the recorder's output is on a traced disk, bios queued
+ *     by the recorder or carrying the output file's pages (writeback runs in
+ *     kernel threads) are marked instead and their block events dropped.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "sttrace_events.h"
+#include "sttrace_bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 self_tgid;
+const volatile __u64 wakeup_bytes = ~0ull;	/* force a wakeup past this much unread data */
+const volatile bool filter_pid;			/* tgids in tracked_tgids */
+const volatile bool filter_comm;
+const volatile char target_comm[ST_COMM_LEN];
+const volatile __u64 filter_cgroup;		/* cgroup v2 id, 0 = off */
+const volatile __u32 filter_ndevs;		/* 0 = off; devs[0] is the disk */
+const volatile __u32 filter_devs[ST_MAX_FILTER_DEVS];
+const volatile bool mark_self_bios;		/* drop block events of the recorder's bios */
+const volatile __u64 self_ino;			/* the output file: its writeback is ours too */
+const volatile __u32 self_sdev;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);		/* resized by st-record before load */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ST_MAX_TRACKED_TGIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} tracked_tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, ST_MAX_MARKED_BIOS);
+	__type(key, __u64);
+	__type(value, __u8);
+} marked_bios SEC(".maps");
+
+#define task_filter_on() (filter_pid || filter_comm || filter_cgroup)
+
+/* ---- filters ---------------------------------------------------------- */
+
+static __always_inline bool comm_matches(void)
+{
+	char comm[ST_COMM_LEN];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (int i = 0; i < ST_COMM_LEN; i++) {
+		if (comm[i] != target_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/* The current task is one we trace (the recorder never is). */
+static __always_inline bool task_passes(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (tgid == self_tgid)
+		return false;
+	if (filter_pid && !bpf_map_lookup_elem(&tracked_tgids, &tgid))
+		return false;
+	if (filter_comm && !comm_matches())
+		return false;
+	if (filter_cgroup && bpf_get_current_cgroup_id() != filter_cgroup)
+		return false;
+	return true;
+}
+
+static __always_inline bool disk_passes(__u32 disk)
+{
+	return !filter_ndevs || disk == filter_devs[0];
+}
+
+static __always_inline bool fs_dev_passes(__u32 dev)
+{
+	if (!filter_ndevs)
+		return true;
+	for (__u32 i = 0; i < ST_MAX_FILTER_DEVS && i < filter_ndevs; i++)
+		if (dev == filter_devs[i])
+			return true;
+	return false;
+}
+
+static __always_inline bool bio_marked(const struct bio *bio)
+{
+	__u64 key = (__u64)bio;
+
+	return bpf_map_lookup_elem(&marked_bios, &key) != NULL;
+}
+
+static __always_inline void mark_bio(const struct bio *bio)
+{
+	__u64 key = (__u64)bio;
+	__u8 one = 1;
+
+	bpf_map_update_elem(&marked_bios, &key, &one, BPF_ANY);
+}
+
+static __always_inline void unmark_bio(const struct bio *bio)
+{
+	__u64 key = (__u64)bio;
+
+	bpf_map_delete_elem(&marked_bios, &key);
+}
+
+/* The bio writes the recorder's output file (page cache writeback by a flusher thread). */
+static __always_inline bool bio_of_output(const struct bio *bio)
+{
+	struct page *page = BPF_CORE_READ(bio, bi_io_vec, bv_page);
+	unsigned long head = BPF_CORE_READ(page, compound_head);
+	struct address_space *mapping;
+
+	/* a large folio's tail page points at its head page, which has the mapping */
+	if (head & 1)
+		page = (struct page *)(head - 1);
+	mapping = BPF_CORE_READ(page, mapping);
+	/* low bits set: anonymous or movable memory, not a file's page cache */
+	if (!mapping || ((unsigned long)mapping & 3))
+		return false;
+	return BPF_CORE_READ(mapping, host, i_ino) == self_ino &&
+	       BPF_CORE_READ(mapping, host, i_sb, s_dev) == self_sdev;
+}
+
+/* Whether the block events of this bio are kept (marks mean "traced" with a task filter, "ours" without). */
+static __always_inline bool bio_selected(const struct bio *bio)
+{
+	if (task_filter_on())
+		return bio_marked(bio);
+	if (mark_self_bios)
+		return !bio_marked(bio);
+	return true;
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+static __always_inline void count_lost(void)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&lost, &zero);
+
+	if (n)
+		(*n)++;
+}
+
+static __always_inline void *reserve(__u32 size, __u16 type)
+{
+	struct st_event_header *h = bpf_ringbuf_reserve(&events, size, 0);
+	__u64 id;
+
+	if (!h) {
+		count_lost();
+		return NULL;
+	}
+	id = bpf_get_current_pid_tgid();
+	h->type = type;
+	h->size = size;
+	h->cpu = bpf_get_smp_processor_id();
+	h->ts = bpf_ktime_get_ns();
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	return h;
+}
+
+static __always_inline void submit(void *rec)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(rec, flags);
+}
+
+#define RESERVE(payload, name) \
+	((struct st_ev_##payload *)reserve(sizeof(struct st_ev_##payload), ST_EV_##name))
+
+/* ---- block layer ------------------------------------------------------ */
+
+#define REQ_BIT(name) (1u << bpf_core_enum_value(enum req_flag_bits, name))
+
+/* Kernel op/flags to ST_OP_* | ST_F_*: the flag bit positions move between kernel versions. */
+static __always_inline __u32 normalize_opf(__u32 opf)
+{
+	__u32 out = opf & ST_OP_MASK;
+
+	if (opf & REQ_BIT(__REQ_SYNC))
+		out |= ST_F_SYNC;
+	if (opf & REQ_BIT(__REQ_META))
+		out |= ST_F_META;
+	if (opf & REQ_BIT(__REQ_FUA))
+		out |= ST_F_FUA;
+	if (opf & REQ_BIT(__REQ_PREFLUSH))
+		out |= ST_F_PREFLUSH;
+	if (opf & REQ_BIT(__REQ_RAHEAD))
+		out |= ST_F_RAHEAD;
+	if (opf & REQ_BIT(__REQ_BACKGROUND))
+		out |= ST_F_BACKGROUND;
+	if (opf & REQ_BIT(__REQ_NOWAIT))
+		out |= ST_F_NOWAIT;
+	return out;
+}
+
+static __always_inline __u32 disk_devt(const struct gendisk *disk)
+{
+	if (!disk)
+		return 0;
+	return (__u32)disk->major << 20 | (__u32)disk->first_minor;
+}
+
+static __always_inline __u32 bio_disk(const struct bio *bio)
+{
+	return disk_devt(bio->bi_bdev->bd_disk);
+}
+
+static __always_inline __u32 rq_disk(const struct request *rq)
+{
+	return disk_devt(rq->q->disk);
+}
+
+/*
+ * Bio events. The device is the bio's disk (not the partition): bios are
+ * remapped to whole-disk sectors before block_bio_queue fires, so disk and
+ * sector agree, and they agree with the request events.
+ */
+static __always_inline int emit_bio(const struct bio *bio, __u16 type, __s32 error)
+{
+	struct st_ev_block_bio *e;
+	__u32 disk = bio_disk(bio);
+
+	if (!disk_passes(disk) || !bio_selected(bio))
+		return 0;
+	e = reserve(sizeof(*e), type);
+	if (!e)
+		return 0;
+	e->p.bio = (__u64)bio;
+	e->p.sector = bio->bi_iter.bi_sector;
+	e->p.dev = disk;
+	e->p.nr_sector = bio->bi_iter.bi_size >> 9;
+	e->p.opf = normalize_opf(bio->bi_opf);
+	e->p.error = error;
+	submit(e);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(block_bio_queue, struct bio *bio)
+{
+	if (task_filter_on()) {
+		if (!task_passes())
+			return 0;
+		mark_bio(bio);
+	} else if (mark_self_bios &&
+		   (bpf_get_current_pid_tgid() >> 32 == self_tgid || bio_of_output(bio))) {
+		mark_bio(bio);
+		return 0;
+	}
+	return emit_bio(bio, ST_EV_block_bio_queue, 0);
+}
+
+SEC("tp_btf/block_bio_backmerge")
+int BPF_PROG(block_bio_backmerge, struct bio *bio)
+{
+	return emit_bio(bio, ST_EV_block_bio_backmerge, 0);
+}
+
+SEC("tp_btf/block_bio_frontmerge")
+int BPF_PROG(block_bio_frontmerge, struct bio *bio)
+{
+	return emit_bio(bio, ST_EV_block_bio_frontmerge, 0);
+}
+
+SEC("tp_btf/block_getrq")
+int BPF_PROG(block_getrq, struct bio *bio)
+{
+	return emit_bio(bio, ST_EV_block_getrq, 0);
+}
+
+SEC("tp_btf/block_bio_complete")
+int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
+{
+	emit_bio(bio, ST_EV_block_bio_complete, bio->bi_status);
+	if (task_filter_on() || mark_self_bios)
+		unmark_bio(bio);
+	return 0;
+}
+
+/*
+ * The split-off front piece is chained to the original bio (bi_private) before
+ * the tracepoint fires; it inherits the original's mark.
+ */
+SEC("tp_btf/block_split")
+int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
+{
+	struct bio *parent = bio->bi_private;
+	struct st_ev_block_split *e;
+	__u32 disk = bio_disk(bio);
+
+	if ((task_filter_on() || mark_self_bios) && bio_marked(parent))
+		mark_bio(bio);
+	if (!disk_passes(disk) || !bio_selected(parent))
+		return 0;
+	e = RESERVE(block_split, block_split);
+	if (!e)
+		return 0;
+	e->p.bio = (__u64)bio;
+	e->p.parent = (__u64)parent;
+	e->p.sector = bio->bi_iter.bi_sector;
+	e->p.new_sector = new_sector;
+	e->p.dev = disk;
+	e->p.nr_sector = bio->bi_iter.bi_size >> 9;
+	e->p.opf = normalize_opf(bio->bi_opf);
+	e->p.pad = 0;
+	submit(e);
+	return 0;
+}
+
+static __always_inline bool rq_selected(const struct request *rq, __u32 disk)
+{
+	struct bio *first = rq->bio;
+
+	if (!disk_passes(disk))
+		return false;
+	/* A request without bios (a flush) belongs to whoever issued it. */
+	if (!first)
+		return task_passes();
+	return bio_selected(first);
+}
+
+static __always_inline void fill_rq(struct st_block_rq *p, const struct request *rq, __u32 disk)
+{
+	p->rq = (__u64)rq;
+	/* a request without data (a flush) has no position: the kernel keeps -1 there */
+	p->sector = rq->__data_len ? rq->__sector : 0;
+	p->dev = disk;
+	p->bytes = rq->__data_len;
+	p->nr_sector = rq->__data_len >> 9;
+	p->opf = normalize_opf(rq->cmd_flags);
+	p->error = 0;
+	p->nr_bios = 0;
+}
+
+static __always_inline int emit_rq(const struct request *rq, __u16 type, __s32 error, __u32 bytes)
+{
+	struct st_ev_block_rq *e;
+	__u32 disk = rq_disk(rq);
+
+	if (!rq_selected(rq, disk))
+		return 0;
+	e = reserve(sizeof(*e), type);
+	if (!e)
+		return 0;
+	fill_rq(&e->p, rq, disk);
+	e->p.error = error;
+	if (bytes) {
+		e->p.bytes = bytes;
+		e->p.nr_sector = bytes >> 9;
+	}
+	submit(e);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(block_rq_insert, struct request *rq)
+{
+	return emit_rq(rq, ST_EV_block_rq_insert, 0, 0);
+}
+
+SEC("tp_btf/block_rq_merge")
+int BPF_PROG(block_rq_merge, struct request *rq)
+{
+	return emit_rq(rq, ST_EV_block_rq_merge, 0, 0);
+}
+
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(block_rq_requeue, struct request *rq)
+{
+	return emit_rq(rq, ST_EV_block_rq_requeue, 0, 0);
+}
+
+/* A completed request's bios are gone: drop their marks before the addresses are reused. */
+static __always_inline void unmark_chain(const struct request *rq)
+{
+	struct bio *bio = rq->bio;
+
+	for (int i = 0; i < ST_MAX_UNMARK && bio; i++) {
+		unmark_bio(bio);
+		bio = bio->bi_next;
+	}
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	emit_rq(rq, ST_EV_block_rq_complete, error, nr_bytes);
+	if (task_filter_on() || mark_self_bios)
+		unmark_chain(rq);
+	return 0;
+}
+
+/* At issue the request's bio chain is final: store the first bios and count all of them. */
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(block_rq_issue, struct request *rq)
+{
+	struct st_ev_block_rq_issue *e;
+	__u32 disk = rq_disk(rq);
+	struct bio *bio;
+	__u32 n = 0;
+
+	if (!rq_selected(rq, disk))
+		return 0;
+	e = RESERVE(block_rq_issue, block_rq_issue);
+	if (!e)
+		return 0;
+	fill_rq((struct st_block_rq *)&e->p, rq, disk);
+	bio = rq->bio;
+	for (int i = 0; i < ST_RQ_BIOS; i++) {
+		e->p.bios[i] = (__u64)bio;
+		if (bio) {
+			bio = bio->bi_next;
+			n++;
+		}
+	}
+	for (int i = ST_RQ_BIOS; i < ST_MAX_CHAIN_WALK && bio; i++) {
+		bio = bio->bi_next;
+		n++;
+	}
+	e->p.nr_bios = n;
+	submit(e);
+	return 0;
+}
+
+/* ---- system calls ----------------------------------------------------- */
+
+static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter *ctx, __u16 type,
+					  __u64 count, __s64 offset, __u64 flags)
+{
+	struct st_ev_sys_enter *e;
+
+	if (!task_passes())
+		return 0;
+	e = reserve(sizeof(*e), type);
+	if (!e)
+		return 0;
+	/* fds are C ints; io_submit's aio context is a full 64-bit handle */
+	e->p.fd = type == ST_EV_sys_enter_io_submit ? (__s64)ctx->args[0] : (__s64)(int)ctx->args[0];
+	e->p.count = count;
+	e->p.offset = offset;
+	e->p.flags = flags;
+	submit(e);
+	return 0;
+}
+
+static __always_inline int emit_sys_exit(const struct trace_event_raw_sys_exit *ctx, __u16 type)
+{
+	struct st_ev_sys_exit *e;
+
+	if (!task_passes())
+		return 0;
+	e = reserve(sizeof(*e), type);
+	if (!e)
+		return 0;
+	e->p.ret = ctx->ret;
+	submit(e);
+	return 0;
+}
+
+/*
+ * A syscall's pair of programs. The fd is always argument 0; count, offset and
+ * flags are expressions of ctx. Each reads ctx at a constant offset, which is
+ * all the verifier accepts for a tracepoint context.
+ */
+#define SYSCALL(name, count, offset, flags)					\
+SEC("tracepoint/syscalls/sys_enter_" #name)					\
+int sys_enter_##name(struct trace_event_raw_sys_enter *ctx)			\
+{										\
+	return emit_sys_enter(ctx, ST_EV_sys_enter_##name, count, offset, flags); \
+}										\
+SEC("tracepoint/syscalls/sys_exit_" #name)					\
+int sys_exit_##name(struct trace_event_raw_sys_exit *ctx)			\
+{										\
+	return emit_sys_exit(ctx, ST_EV_sys_exit_##name);			\
+}
+
+SYSCALL(read,            ctx->args[2], -1, 0)
+SYSCALL(write,           ctx->args[2], -1, 0)
+SYSCALL(pread64,         ctx->args[2], ctx->args[3], 0)
+SYSCALL(pwrite64,        ctx->args[2], ctx->args[3], 0)
+SYSCALL(readv,           ctx->args[2], -1, 0)
+SYSCALL(writev,          ctx->args[2], -1, 0)
+/* preadv/pwritev: on 64-bit kernels pos_l (arg 3) holds the whole offset */
+SYSCALL(preadv,          ctx->args[2], ctx->args[3], 0)
+SYSCALL(pwritev,         ctx->args[2], ctx->args[3], 0)
+SYSCALL(preadv2,         ctx->args[2], ctx->args[3], ctx->args[5])
+SYSCALL(pwritev2,        ctx->args[2], ctx->args[3], ctx->args[5])
+SYSCALL(fsync,           0, -1, 0)
+SYSCALL(fdatasync,       0, -1, 0)
+SYSCALL(sync_file_range, ctx->args[2], ctx->args[1], ctx->args[3])
+SYSCALL(io_uring_enter,  ctx->args[1], -1, ctx->args[3])
+SYSCALL(io_submit,       ctx->args[1], -1, 0)
+
+SEC("tracepoint/syscalls/sys_enter_openat")
+int sys_enter_openat(struct trace_event_raw_sys_enter *ctx)
+{
+	struct st_ev_sys_enter_openat *e;
+
+	if (!task_passes())
+		return 0;
+	e = RESERVE(sys_enter_openat, sys_enter_openat);
+	if (!e)
+		return 0;
+	e->p.dfd = (int)ctx->args[0];
+	e->p.flags = (__u32)ctx->args[2];
+	/* zero first: the string copy leaves the bytes past its NUL untouched */
+	__builtin_memset(e->p.filename, 0, sizeof(e->p.filename));
+	bpf_probe_read_user_str(e->p.filename, sizeof(e->p.filename), (const void *)ctx->args[1]);
+	submit(e);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_openat")
+int sys_exit_openat(struct trace_event_raw_sys_exit *ctx)
+{
+	return emit_sys_exit(ctx, ST_EV_sys_exit_openat);
+}
+
+/* ---- file systems ----------------------------------------------------- */
+
+static __always_inline struct st_ev_fs_io *reserve_fs(__u16 type, __u32 dev)
+{
+	if (!fs_dev_passes(dev) || !task_passes())
+		return NULL;
+	return reserve(sizeof(struct st_ev_fs_io), type);
+}
+
+static __always_inline void fill_fs(struct st_fs_io *p, __u32 dev, __u64 ino, __s64 pos,
+				    __u64 count, __s64 ret, __u32 flags)
+{
+	p->dev = dev;
+	p->ino = ino;
+	p->pos = pos;
+	p->count = count;
+	p->ret = ret;
+	p->flags = flags;
+}
+
+SEC("tracepoint/iomap/iomap_dio_rw_begin")
+int iomap_dio_rw_begin(struct trace_event_raw_iomap_dio_rw_begin *ctx)
+{
+	struct st_ev_fs_io *e = reserve_fs(ST_EV_iomap_dio_rw_begin, ctx->dev);
+
+	if (!e)
+		return 0;
+	fill_fs(&e->p, ctx->dev, ctx->ino, ctx->pos, ctx->count, 0, ctx->ki_flags);
+	submit(e);
+	return 0;
+}
+
+SEC("tracepoint/iomap/iomap_dio_complete")
+int iomap_dio_complete(struct trace_event_raw_iomap_dio_complete *ctx)
+{
+	struct st_ev_fs_io *e = reserve_fs(ST_EV_iomap_dio_complete, ctx->dev);
+
+	if (!e)
+		return 0;
+	fill_fs(&e->p, ctx->dev, ctx->ino, ctx->pos, 0, ctx->error ? ctx->error : ctx->ret,
+		ctx->ki_flags);
+	submit(e);
+	return 0;
+}
+
+SEC("tracepoint/ext4/ext4_sync_file_enter")
+int ext4_sync_file_enter(struct trace_event_raw_ext4_sync_file_enter *ctx)
+{
+	struct st_ev_fs_io *e = reserve_fs(ST_EV_ext4_sync_file_enter, ctx->dev);
+
+	if (!e)
+		return 0;
+	fill_fs(&e->p, ctx->dev, ctx->ino, 0, 0, 0, ctx->datasync != 0);
+	submit(e);
+	return 0;
+}
+
+SEC("tracepoint/ext4/ext4_sync_file_exit")
+int ext4_sync_file_exit(struct trace_event_raw_ext4_sync_file_exit *ctx)
+{
+	struct st_ev_fs_io *e = reserve_fs(ST_EV_ext4_sync_file_exit, ctx->dev);
+
+	if (!e)
+		return 0;
+	fill_fs(&e->p, ctx->dev, ctx->ino, 0, 0, ctx->ret, 0);
+	submit(e);
+	return 0;
+}
+
+/* xfs is often a module whose BTF vmlinux.h lacks; this is its tracefs layout. */
+struct xfs_file_fsync_args {
+	__u64 common;
+	__u32 dev;
+	__u64 ino;
+};
+
+SEC("tracepoint/xfs/xfs_file_fsync")
+int xfs_file_fsync(struct xfs_file_fsync_args *ctx)
+{
+	struct st_ev_fs_io *e = reserve_fs(ST_EV_xfs_file_fsync, ctx->dev);
+
+	if (!e)
+		return 0;
+	fill_fs(&e->p, ctx->dev, ctx->ino, 0, 0, 0, 0);
+	submit(e);
+	return 0;
+}
+
+/* ---- io_uring --------------------------------------------------------- */
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
+{
+	struct st_ev_uring *e;
+
+	if (!task_passes())
+		return 0;
+	e = RESERVE(uring, io_uring_submit_req);
+	if (!e)
+		return 0;
+	e->p.ctx = (__u64)req->ctx;
+	e->p.req = (__u64)req;
+	e->p.user_data = req->cqe.user_data;
+	e->p.res = 0;
+	e->p.opcode = req->opcode;
+	e->p.flags = (__u32)req->flags;
+	e->p.fd = req->cqe.fd;
+	submit(e);
+	return 0;
+}
+
+SEC("tracepoint/io_uring/io_uring_complete")
+int io_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
+{
+	struct st_ev_uring *e;
+
+	if (!task_passes())
+		return 0;
+	e = RESERVE(uring, io_uring_complete);
+	if (!e)
+		return 0;
+	e->p.ctx = (__u64)ctx->ctx;
+	e->p.req = (__u64)ctx->req;
+	e->p.user_data = ctx->user_data;
+	e->p.res = ctx->res;
+	e->p.opcode = 0;
+	e->p.flags = ctx->cflags;
+	e->p.fd = -1;
+	submit(e);
+	return 0;
+}
+
+/* ---- processes -------------------------------------------------------- */
+
+/* A task event is about `task`: the header names it, not the current task. */
+static __always_inline int emit_task(const struct task_struct *task, __u16 type, __u32 other_pid)
+{
+	struct st_ev_task *e = reserve(sizeof(*e), type);
+
+	if (!e)
+		return 0;
+	e->h.pid = task->tgid;
+	e->h.tid = task->pid;
+	e->p.other_pid = other_pid;
+	e->p.pad = 0;
+	bpf_probe_read_kernel(e->p.comm, sizeof(e->p.comm), task->comm);
+	submit(e);
+	return 0;
+}
+
+/* With -p, children of traced processes become traced before they run. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 child_tgid = child->tgid;
+	__u8 one = 1;
+
+	if (filter_pid) {
+		__u32 parent_tgid = parent->tgid;
+
+		if (!bpf_map_lookup_elem(&tracked_tgids, &parent_tgid))
+			return 0;
+		bpf_map_update_elem(&tracked_tgids, &child_tgid, &one, BPF_ANY);
+	}
+	if (!task_passes() || child_tgid == self_tgid)
+		return 0;
+	return emit_task(child, ST_EV_sched_process_fork, parent->tgid);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid)
+{
+	if (!task_passes())
+		return 0;
+	return emit_task(p, ST_EV_sched_process_exec, old_pid);
+}
+
+/* Only whole processes: the thread-group leader's exit. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sched_process_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	if (p->pid != p->tgid || !task_passes())
+		return 0;
+	emit_task(p, ST_EV_sched_process_exit, 0);
+	if (filter_pid)
+		bpf_map_delete_elem(&tracked_tgids, &tgid);
+	return 0;
+}

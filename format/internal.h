@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - on-disk layout constants and helpers shared by libsttrace's
+ * writer, reader and schema code. Not installed; spec/sttrace-format.md is the
+ * normative description of every byte defined here.
+ */
+#ifndef STTRACE_INTERNAL_H
+#define STTRACE_INTERNAL_H
+
+#include <endian.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sttrace.h"
+
+/* File header: magic, version, size, flags, checksum of the bytes before it. */
+#define ST_FILE_MAGIC		"\x89STT\r\n\x1a\n"
+#define ST_FILE_HEADER_SIZE	32u
+
+/* Chunk header, in front of every chunk payload. */
+#define ST_CHUNK_MAGIC		0x4b435453u	/* "STCK" */
+#define ST_CHUNK_HEADER_SIZE	64u
+#define ST_CHUNK_F_ZSTD		1u	/* payload is one zstd frame; else stored raw */
+
+/* Trailer: the last bytes of a complete file, locating the index chunk. */
+#define ST_TRAILER_MAGIC	"STTRAILR"
+#define ST_TRAILER_SIZE		32u
+
+/* Every checksum is XXH64 with this seed. */
+#define ST_XXH_SEED		0u
+
+/* Limits a reader enforces so a hostile file cannot make it allocate absurdly. */
+#define ST_MAX_CHUNK_RAW	(64u << 20)
+#define ST_MAX_CHUNK_STORED	(ST_MAX_CHUNK_RAW + (ST_MAX_CHUNK_RAW >> 7) + 4096u)
+#define ST_MAX_FIELDS		1024u
+#define ST_MAX_NAME		4096u
+
+/* Sizes of the fixed entries in schema, lost and index payloads. */
+#define ST_SCHEMA_TYPE_SIZE	8u
+#define ST_SCHEMA_FIELD_SIZE	10u
+#define ST_LOST_ENTRY_SIZE	16u
+#define ST_INDEX_HEAD_SIZE	16u
+#define ST_INDEX_CHUNK_SIZE	48u
+#define ST_INDEX_COUNT_SIZE	16u
+
+#define ST_EVENT_HEADER_SIZE	((uint16_t)sizeof(struct st_event_header))
+#define ST_NUM_TYPE_IDS		65536u
+
+/* A chunk header as the host sees it. */
+struct st_chunk_hdr {
+	uint32_t kind;
+	uint32_t seq;
+	uint32_t flags;
+	uint32_t payload_size;	/* stored payload bytes after the header */
+	uint32_t raw_size;
+	uint32_t events;
+	uint64_t first_ts;
+	uint64_t last_ts;
+	uint64_t payload_xxh;
+};
+
+/* Little-endian loads and stores at any alignment. */
+static inline uint16_t st_ld16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, sizeof(v));
+	return le16toh(v);
+}
+
+static inline uint32_t st_ld32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static inline uint64_t st_ld64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static inline void st_st16(uint8_t *p, uint16_t v)
+{
+	v = htole16(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void st_st32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void st_st64(uint8_t *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+/* A bounds-checked view for decoding payloads: every take fails past the end. */
+struct st_span {
+	const uint8_t *p;
+	size_t left;
+};
+
+static inline const uint8_t *st_take(struct st_span *s, size_t n)
+{
+	const uint8_t *p = s->p;
+
+	if (n > s->left)
+		return NULL;
+	s->p += n;
+	s->left -= n;
+	return p;
+}
+
+/* A growable byte buffer for encoding payloads. */
+struct st_bytes {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+};
+
+int st_bytes_reserve(struct st_bytes *b, size_t more);
+uint8_t *st_bytes_put(struct st_bytes *b, size_t n);	/* NULL when out of memory */
+void st_bytes_free(struct st_bytes *b);
+
+/* A file's string (length given, no NUL allowed) as a C string; NULL if bad or no memory. */
+char *st_str_dup(const uint8_t *p, size_t len);
+
+/* Checksum of a byte range; whether it matches a stored one. */
+uint64_t st_xxh(const void *p, size_t len);
+int st_xxh_ok(uint64_t stored, const void *p, size_t len);
+
+/* File header and trailer encode/check. */
+void st_file_header_encode(uint8_t out[ST_FILE_HEADER_SIZE]);
+int st_file_header_check(const uint8_t *in, uint16_t *major, uint16_t *minor);
+void st_trailer_encode(uint8_t out[ST_TRAILER_SIZE], uint64_t index_offset, uint64_t index_size);
+int st_trailer_check(const uint8_t *in, uint64_t *index_offset, uint64_t *index_size);
+
+/* Chunk header encode/decode; decode checks magic, header checksum and limits. */
+void st_chunk_hdr_encode(uint8_t out[ST_CHUNK_HEADER_SIZE], const struct st_chunk_hdr *h);
+int st_chunk_hdr_decode(const uint8_t *in, struct st_chunk_hdr *h, const char **why);
+
+/* Schema payload: encode types / decode into an owned array of types. */
+int st_schema_encode(struct st_bytes *out, const struct st_type *types, size_t n);
+int st_schema_decode(const uint8_t *p, size_t len, struct st_type **types, size_t *n,
+		     const char **why);
+/* Checks a type is well formed (sizes, fields inside the record). */
+int st_type_check(const struct st_type *t, const char **why);
+/* Deep copy of a type (names, docs, fields) / free of such a copy. */
+int st_type_copy(struct st_type *dst, const struct st_type *src);
+void st_type_free(struct st_type *t);
+
+#endif /* STTRACE_INTERNAL_H */

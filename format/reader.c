@@ -1,0 +1,920 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader.c - opens a .sttrace file: header, then the index footer found from
+ * the trailer, or (footer missing or bad, or ST_READ_SCAN) a scan of every
+ * chunk up to the first damaged one. Also metadata, schema and lost counts.
+ *
+ * Everything read from the file is checked before use: offsets and sizes
+ * against the file size and the format's limits, checksums before
+ * decompression, every record's size and type before a caller sees it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "internal.h"
+
+struct meta_kv {
+	char *key;
+	char *value;
+	size_t order;	/* position of arrival: later settings win */
+};
+
+struct st_reader {
+	int fd;			/* -1 for a memory buffer */
+	const uint8_t *mem;
+	uint64_t size;
+	pthread_mutex_t msg_lock;	/* st_chunk_decode may fail in several threads */
+	char msg[256];
+	struct st_file_info info;
+
+	struct st_chunk_info *chunks;
+	size_t nchunks;
+
+	struct st_type *types;
+	size_t ntypes;
+	uint16_t *type_size;	/* by id, 0 = not in the schema */
+	uint16_t *type_slot;	/* by id, index + 1 into types */
+	uint64_t *type_events;	/* by index into types */
+
+	struct meta_kv *meta;
+	size_t nmeta, meta_cap;
+
+	struct st_lost_kv {
+		uint32_t cpu;
+		uint64_t lost;
+	} *lost;
+	size_t nlost;
+
+	struct st_chunk_buf scratch;	/* used while opening */
+};
+
+static int fail(struct st_reader *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct st_reader *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&r->msg_lock);
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&r->msg_lock);
+	return err;
+}
+
+const char *st_reader_errmsg(const struct st_reader *r)
+{
+	return r->msg;
+}
+
+const struct st_file_info *st_reader_info(const struct st_reader *r)
+{
+	return &r->info;
+}
+
+/* `len` bytes at `off`: a pointer into the memory buffer, or read into dst. */
+static int read_at(const struct st_reader *r, uint64_t off, size_t len, uint8_t *dst,
+		   const uint8_t **out)
+{
+	if (off > r->size || len > r->size - off)
+		return ST_ETRUNCATED;
+	if (r->mem) {
+		*out = r->mem + off;
+		return 0;
+	}
+	*out = dst;
+	while (len) {
+		ssize_t n = pread(r->fd, dst, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? ST_EIO : ST_ETRUNCATED;
+		dst += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int buf_reserve(struct st_chunk_buf *buf, size_t cap)
+{
+	void *p;
+
+	if (cap <= buf->cap)
+		return 0;
+	p = realloc(buf->data, cap);
+	if (!p)
+		return ST_ENOMEM;
+	buf->data = p;
+	buf->cap = cap;
+	return 0;
+}
+
+void st_chunk_buf_free(struct st_chunk_buf *buf)
+{
+	free(buf->data);
+	ZSTD_freeDCtx(buf->dctx);
+	memset(buf, 0, sizeof(*buf));
+}
+
+static int read_chunk_header(const struct st_reader *r, uint64_t off, struct st_chunk_hdr *h,
+			     const char **why)
+{
+	uint8_t raw[ST_CHUNK_HEADER_SIZE];
+	const uint8_t *p;
+
+	if (read_at(r, off, sizeof(raw), raw, &p))
+		return *why = "file ends inside the chunk header", ST_ETRUNCATED;
+	return st_chunk_hdr_decode(p, h, why);
+}
+
+/* Checks every record of a decoded events chunk against the header and schema. */
+static int check_records(const struct st_reader *r, const struct st_chunk_hdr *h,
+			 const uint8_t *data, const char **why)
+{
+	uint32_t events = 0;
+	size_t pos = 0;
+
+	while (pos < h->raw_size) {
+		const struct st_event_header *e = (const void *)(data + pos);
+
+		if (h->raw_size - pos < ST_EVENT_HEADER_SIZE)
+			return *why = "record cut by the chunk end", ST_EFORMAT;
+		if (e->size < ST_EVENT_HEADER_SIZE || e->size % 8 || e->size > h->raw_size - pos)
+			return *why = "record with a bad size", ST_EFORMAT;
+		if (r->type_size[e->type] != e->size)
+			return *why = "record type not in the schema or of the wrong size", ST_EFORMAT;
+		if (e->ts < h->first_ts || e->ts > h->last_ts)
+			return *why = "record timestamp outside the chunk's range", ST_EFORMAT;
+		pos += e->size;
+		events++;
+	}
+	if (events != h->events)
+		return *why = "record count differs from the chunk header", ST_EFORMAT;
+	return 0;
+}
+
+static int decompress(struct st_chunk_buf *buf, const struct st_chunk_hdr *h, const uint8_t *src,
+		      const char **why)
+{
+	size_t n;
+
+	if (!(h->flags & ST_CHUNK_F_ZSTD)) {
+		memcpy(buf->data, src, h->raw_size);
+		return 0;
+	}
+	if (!buf->dctx && !(buf->dctx = ZSTD_createDCtx()))
+		return *why = "out of memory", ST_ENOMEM;
+	n = ZSTD_decompressDCtx(buf->dctx, buf->data, h->raw_size, src, h->payload_size);
+	if (ZSTD_isError(n))
+		return *why = ZSTD_getErrorName(n), ST_ECOMPRESS;
+	if (n != h->raw_size)
+		return *why = "decompressed size differs from the chunk header", ST_EFORMAT;
+	return 0;
+}
+
+/* A zstd payload must claim the raw size the header gives, when it states one. */
+static int frame_size_ok(const struct st_chunk_hdr *h, const uint8_t *src)
+{
+	unsigned long long n;
+
+	if (!(h->flags & ST_CHUNK_F_ZSTD))
+		return 1;
+	n = ZSTD_getFrameContentSize(src, h->payload_size);
+	return n == ZSTD_CONTENTSIZE_UNKNOWN || n == h->raw_size;
+}
+
+/*
+ * Payload of the chunk whose header h was read at `off`, checked and
+ * decompressed into buf. The compressed bytes of a file are read into buf
+ * behind the room for the raw bytes, so one buffer serves both; room for the
+ * raw bytes of a memory buffer is made only once the checksum matched, so a
+ * hostile header alone cannot make the reader allocate.
+ */
+static int load_payload(const struct st_reader *r, uint64_t off, const struct st_chunk_hdr *h,
+			struct st_chunk_buf *buf, const char **why)
+{
+	size_t raw_room = ((size_t)h->raw_size + 15) & ~(size_t)15;
+	uint64_t start = off + ST_CHUNK_HEADER_SIZE;
+	const uint8_t *src;
+	int err;
+
+	if (start > r->size || h->payload_size > r->size - start)
+		return *why = "file ends inside the chunk", ST_ETRUNCATED;
+	if (!r->mem && buf_reserve(buf, raw_room + h->payload_size + 16))
+		return *why = "out of memory", ST_ENOMEM;
+	err = read_at(r, start, h->payload_size, r->mem ? NULL : (uint8_t *)buf->data + raw_room, &src);
+	if (err)
+		return *why = err == ST_EIO ? strerror(errno) : "file ends inside the chunk", err;
+	if (!st_xxh_ok(h->payload_xxh, src, h->payload_size))
+		return *why = "payload checksum mismatch", ST_ECHECKSUM;
+	if (!frame_size_ok(h, src))
+		return *why = "zstd frame size differs from the chunk header", ST_EFORMAT;
+	if (buf_reserve(buf, raw_room + 16))
+		return *why = "out of memory", ST_ENOMEM;
+	err = decompress(buf, h, src, why);
+	if (err)
+		return err;
+	buf->len = h->raw_size;
+	if (h->kind == ST_CHUNK_EVENTS)
+		return check_records(r, h, buf->data, why);
+	return 0;
+}
+
+static int same_as_index(const struct st_chunk_hdr *h, const struct st_chunk_info *ci)
+{
+	return h->kind == ci->kind && h->seq == ci->seq && h->raw_size == ci->raw_size &&
+	       h->payload_size + ST_CHUNK_HEADER_SIZE == ci->stored_size &&
+	       h->events == ci->events && h->first_ts == ci->first_ts && h->last_ts == ci->last_ts;
+}
+
+int st_chunk_decode(struct st_reader *r, size_t i, struct st_chunk_buf *buf)
+{
+	const struct st_chunk_info *ci;
+	struct st_chunk_hdr h;
+	const char *why = "";
+	int err;
+
+	if (i >= r->nchunks)
+		return fail(r, ST_ENOTFOUND, "no chunk %zu (the file has %zu)", i, r->nchunks);
+	ci = &r->chunks[i];
+	err = read_chunk_header(r, ci->offset, &h, &why);
+	if (!err && !same_as_index(&h, ci))
+		err = (why = "chunk header differs from the index", ST_EFORMAT);
+	if (!err)
+		err = load_payload(r, ci->offset, &h, buf, &why);
+	if (err)
+		return fail(r, err, "chunk %zu at offset %llu: %s", i,
+			    (unsigned long long)ci->offset, why);
+	return 0;
+}
+
+int st_chunk_next(const struct st_chunk_buf *buf, size_t *pos, const struct st_event_header **rec)
+{
+	const struct st_event_header *e;
+
+	if (*pos >= buf->len)
+		return 0;
+	e = (const void *)((const uint8_t *)buf->data + *pos);
+	if (buf->len - *pos < ST_EVENT_HEADER_SIZE || e->size < ST_EVENT_HEADER_SIZE ||
+	    e->size % 8 || e->size > buf->len - *pos)
+		return ST_EFORMAT;
+	*rec = e;
+	*pos += e->size;
+	return 1;
+}
+
+/* ---- Metadata ------------------------------------------------------- */
+
+static int meta_add(struct st_reader *r, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
+{
+	struct meta_kv *m;
+
+	if (r->nmeta == r->meta_cap) {
+		m = realloc(r->meta, (r->meta_cap * 2 + 16) * sizeof(*m));
+		if (!m)
+			return ST_ENOMEM;
+		r->meta = m;
+		r->meta_cap = r->meta_cap * 2 + 16;
+	}
+	m = &r->meta[r->nmeta];
+	m->key = st_str_dup(k, kl);
+	m->value = st_str_dup(v, vl);
+	m->order = r->nmeta;
+	if (!m->key || !m->value || !kl) {
+		free(m->key);
+		free(m->value);
+		return ST_EFORMAT;
+	}
+	r->nmeta++;
+	return 0;
+}
+
+static int parse_meta(struct st_reader *r, const uint8_t *p, size_t len, const char **why)
+{
+	struct st_span s = { p, len };
+
+	while (s.left) {
+		const uint8_t *head = st_take(&s, 8), *k, *v;
+		uint32_t kl, vl;
+
+		if (!head)
+			return *why = "metadata entry cut short", ST_EFORMAT;
+		kl = st_ld32(head);
+		vl = st_ld32(head + 4);
+		k = st_take(&s, kl);
+		v = k ? st_take(&s, vl) : NULL;
+		if (!v)
+			return *why = "metadata entry longer than its chunk", ST_EFORMAT;
+		if (meta_add(r, k, kl, v, vl))
+			return *why = "empty metadata key or a NUL byte in metadata", ST_EFORMAT;
+	}
+	return 0;
+}
+
+static int meta_cmp(const void *a, const void *b)
+{
+	const struct meta_kv *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c)
+		return c;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Sorts by key and keeps the last setting of each key. */
+static void meta_finish(struct st_reader *r)
+{
+	size_t out = 0;
+
+	if (!r->nmeta)
+		return;
+	qsort(r->meta, r->nmeta, sizeof(*r->meta), meta_cmp);
+	for (size_t i = 0; i < r->nmeta; i++) {
+		if (i + 1 < r->nmeta && !strcmp(r->meta[i].key, r->meta[i + 1].key)) {
+			free(r->meta[i].key);
+			free(r->meta[i].value);
+			continue;
+		}
+		r->meta[out++] = r->meta[i];
+	}
+	r->nmeta = out;
+}
+
+const char *st_meta_get(const struct st_reader *r, const char *key)
+{
+	size_t lo = 0, hi = r->nmeta;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(r->meta[mid].key, key);
+
+		if (!c)
+			return r->meta[mid].value;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+size_t st_meta_count(const struct st_reader *r)
+{
+	return r->nmeta;
+}
+
+int st_meta_at(const struct st_reader *r, size_t i, const char **key, const char **value)
+{
+	if (i >= r->nmeta)
+		return ST_ENOTFOUND;
+	*key = r->meta[i].key;
+	*value = r->meta[i].value;
+	return 0;
+}
+
+/* ---- Schema and lost counts ------------------------------------------ */
+
+static int set_schema(struct st_reader *r, const uint8_t *p, size_t len, const char **why)
+{
+	int err;
+
+	if (r->types)
+		return *why = "a second schema chunk", ST_EFORMAT;
+	err = st_schema_decode(p, len, &r->types, &r->ntypes, why);
+	if (err)
+		return err;
+	r->type_events = calloc(r->ntypes ? r->ntypes : 1, sizeof(*r->type_events));
+	if (!r->type_events)
+		return *why = "out of memory", ST_ENOMEM;
+	for (size_t i = 0; i < r->ntypes; i++) {
+		r->type_size[r->types[i].id] = r->types[i].size;
+		r->type_slot[r->types[i].id] = (uint16_t)(i + 1);
+	}
+	return 0;
+}
+
+size_t st_type_count(const struct st_reader *r)
+{
+	return r->ntypes;
+}
+
+const struct st_type *st_type_at(const struct st_reader *r, size_t i)
+{
+	return i < r->ntypes ? &r->types[i] : NULL;
+}
+
+const struct st_type *st_type_by_id(const struct st_reader *r, uint16_t id)
+{
+	return r->type_slot[id] ? &r->types[r->type_slot[id] - 1] : NULL;
+}
+
+const struct st_type *st_type_by_name(const struct st_reader *r, const char *name)
+{
+	for (size_t i = 0; i < r->ntypes; i++)
+		if (!strcmp(r->types[i].name, name))
+			return &r->types[i];
+	return NULL;
+}
+
+uint64_t st_type_events(const struct st_reader *r, uint16_t id)
+{
+	return r->type_slot[id] ? r->type_events[r->type_slot[id] - 1] : 0;
+}
+
+static int lost_set(struct st_reader *r, uint32_t cpu, uint64_t lost)
+{
+	struct st_lost_kv *l;
+
+	for (size_t i = 0; i < r->nlost; i++) {
+		if (r->lost[i].cpu == cpu) {
+			r->lost[i].lost = lost;
+			return 0;
+		}
+	}
+	l = realloc(r->lost, (r->nlost + 1) * sizeof(*l));
+	if (!l)
+		return ST_ENOMEM;
+	r->lost = l;
+	r->lost[r->nlost++] = (struct st_lost_kv){ cpu, lost };
+	return 0;
+}
+
+/* Entries of a lost chunk or of the index's lost section. */
+static int parse_lost(struct st_reader *r, const uint8_t *p, size_t n, const char **why)
+{
+	for (size_t i = 0; i < n; i++, p += ST_LOST_ENTRY_SIZE)
+		if (lost_set(r, st_ld32(p), st_ld64(p + 8)))
+			return *why = "out of memory", ST_ENOMEM;
+	return 0;
+}
+
+size_t st_lost_count(const struct st_reader *r)
+{
+	return r->nlost;
+}
+
+int st_lost_at(const struct st_reader *r, size_t i, uint32_t *cpu, uint64_t *lost)
+{
+	if (i >= r->nlost)
+		return ST_ENOTFOUND;
+	*cpu = r->lost[i].cpu;
+	*lost = r->lost[i].lost;
+	return 0;
+}
+
+size_t st_chunk_count(const struct st_reader *r)
+{
+	return r->nchunks;
+}
+
+const struct st_chunk_info *st_chunk_at(const struct st_reader *r, size_t i)
+{
+	return i < r->nchunks ? &r->chunks[i] : NULL;
+}
+
+/* ---- Opening: chunk list from the footer or from a scan ---------------- */
+
+static int chunk_add(struct st_reader *r, const struct st_chunk_info *ci)
+{
+	struct st_chunk_info *c;
+
+	if (!(r->nchunks & (r->nchunks - 1))) {
+		c = realloc(r->chunks, (r->nchunks ? r->nchunks * 2 : 16) * sizeof(*c));
+		if (!c)
+			return ST_ENOMEM;
+		r->chunks = c;
+	}
+	r->chunks[r->nchunks++] = *ci;
+	return 0;
+}
+
+static void info_add_chunk(struct st_file_info *info, const struct st_chunk_info *ci)
+{
+	info->chunks++;
+	if (ci->kind != ST_CHUNK_EVENTS)
+		return;
+	if (!info->event_chunks || ci->first_ts < info->first_ts)
+		info->first_ts = ci->first_ts;
+	if (ci->last_ts > info->last_ts)
+		info->last_ts = ci->last_ts;
+	info->event_chunks++;
+	info->events += ci->events;
+	info->raw_bytes += ci->raw_size;
+	info->stored_bytes += ci->stored_size;
+}
+
+static void count_types(struct st_reader *r, const struct st_chunk_buf *buf)
+{
+	size_t pos = 0;
+	const struct st_event_header *e;
+
+	while (st_chunk_next(buf, &pos, &e) > 0)
+		r->type_events[r->type_slot[e->type] - 1]++;
+}
+
+/* What a scan does with the payload of an intact chunk. */
+static int scan_use_chunk(struct st_reader *r, const struct st_chunk_hdr *h, const char **why)
+{
+	const uint8_t *p = r->scratch.data;
+	size_t len = r->scratch.len;
+
+	switch (h->kind) {
+	case ST_CHUNK_META:
+		return parse_meta(r, p, len, why);
+	case ST_CHUNK_SCHEMA:
+		return set_schema(r, p, len, why);
+	case ST_CHUNK_LOST:
+		if (len % ST_LOST_ENTRY_SIZE)
+			return *why = "lost chunk size is not a multiple of 16", ST_EFORMAT;
+		return parse_lost(r, p, len / ST_LOST_ENTRY_SIZE, why);
+	case ST_CHUNK_EVENTS:
+		count_types(r, &r->scratch);
+		return 0;
+	default:
+		return 0;	/* the index (rebuilt by the scan) and unknown kinds */
+	}
+}
+
+/* One chunk at `off` during a scan: 0 and its info when intact. */
+static int scan_chunk(struct st_reader *r, uint64_t off, struct st_chunk_info *ci,
+		      const char **why)
+{
+	struct st_chunk_hdr h;
+	int err = read_chunk_header(r, off, &h, why);
+
+	if (err)
+		return err;
+	if (h.seq != r->nchunks)
+		return *why = "chunk sequence number out of order", ST_EFORMAT;
+	if (h.kind == ST_CHUNK_EVENTS && !r->types)
+		return *why = "events chunk before the schema", ST_EFORMAT;
+	err = load_payload(r, off, &h, &r->scratch, why);
+	if (!err)
+		err = scan_use_chunk(r, &h, why);
+	if (err)
+		return err;
+	*ci = (struct st_chunk_info){
+		.offset = off, .kind = h.kind, .seq = h.seq,
+		.stored_size = ST_CHUNK_HEADER_SIZE + h.payload_size, .raw_size = h.raw_size,
+		.events = h.events, .first_ts = h.first_ts, .last_ts = h.last_ts,
+	};
+	return 0;
+}
+
+/* The 32 bytes at `off` are the file's last: a trailer pointing at the last chunk? */
+static int scan_trailer(struct st_reader *r, uint64_t off)
+{
+	uint8_t raw[ST_TRAILER_SIZE];
+	const struct st_chunk_info *last = r->nchunks ? &r->chunks[r->nchunks - 1] : NULL;
+	uint64_t index_off, index_size;
+	const uint8_t *p;
+
+	if (!last || last->kind != ST_CHUNK_INDEX || read_at(r, off, sizeof(raw), raw, &p))
+		return ST_ETRUNCATED;
+	if (st_trailer_check(p, &index_off, &index_size) || index_off != last->offset ||
+	    index_size != last->stored_size)
+		return ST_EFORMAT;
+	return 0;
+}
+
+static void scan_damage(struct st_reader *r, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Ends the scan at `off`: the intact part ends there; say what stopped it. */
+static void scan_damage(struct st_reader *r, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->info.valid_size = off;
+	va_start(ap, fmt);
+	vsnprintf(r->info.damage, sizeof(r->info.damage), fmt, ap);
+	va_end(ap);
+}
+
+static int scan(struct st_reader *r)
+{
+	uint64_t off = ST_FILE_HEADER_SIZE;
+	struct st_chunk_info ci;
+	const char *why;
+	int err;
+
+	while (off < r->size) {
+		if (r->size - off == ST_TRAILER_SIZE) {
+			err = scan_trailer(r, off);
+			if (!err) {
+				r->info.footer_present = 1;
+				off = r->size;
+				break;
+			}
+			if (err == ST_EFORMAT) {
+				scan_damage(r, off, "trailer at offset %llu: bad magic, checksum or index location",
+					    (unsigned long long)off);
+				return 0;
+			}
+		}
+		err = scan_chunk(r, off, &ci, &why);
+		if (err == ST_ENOMEM)
+			return fail(r, err, "out of memory");
+		if (err) {
+			scan_damage(r, off, "chunk %zu at offset %llu: %s", r->nchunks,
+				    (unsigned long long)off, why);
+			return 0;
+		}
+		if (chunk_add(r, &ci))
+			return fail(r, ST_ENOMEM, "out of memory");
+		info_add_chunk(&r->info, &ci);
+		off += ci.stored_size;
+	}
+	r->info.valid_size = off;
+	if (!r->info.footer_present)
+		snprintf(r->info.damage, sizeof(r->info.damage),
+			 "no trailer: the file ends after chunk %zu (cut, or never closed)",
+			 r->nchunks ? r->nchunks - 1 : 0);
+	return 0;
+}
+
+/* ---- Footer ----------------------------------------------------------- */
+
+static int index_entry(const uint8_t *p, uint64_t expect_off, uint32_t seq, struct st_chunk_info *ci)
+{
+	ci->offset = st_ld64(p);
+	ci->kind = st_ld32(p + 8);
+	ci->seq = st_ld32(p + 12);
+	ci->stored_size = st_ld32(p + 16);
+	ci->raw_size = st_ld32(p + 20);
+	ci->events = st_ld32(p + 24);
+	ci->first_ts = st_ld64(p + 32);
+	ci->last_ts = st_ld64(p + 40);
+	if (ci->offset != expect_off || ci->seq != seq || ci->stored_size < ST_CHUNK_HEADER_SIZE ||
+	    ci->stored_size - ST_CHUNK_HEADER_SIZE > ST_MAX_CHUNK_STORED ||
+	    ci->raw_size > ST_MAX_CHUNK_RAW || ci->first_ts > ci->last_ts)
+		return ST_EFORMAT;
+	return 0;
+}
+
+static int footer_chunks(struct st_reader *r, const uint8_t *p, uint32_t n, uint64_t index_off)
+{
+	uint64_t off = ST_FILE_HEADER_SIZE;
+	struct st_chunk_info ci;
+
+	for (uint32_t i = 0; i < n; i++, p += ST_INDEX_CHUNK_SIZE) {
+		if (index_entry(p, off, i, &ci) || chunk_add(r, &ci))
+			return ST_EFORMAT;
+		off += ci.stored_size;
+		if (off > index_off)
+			return ST_EFORMAT;
+	}
+	return off == index_off ? 0 : ST_EFORMAT;
+}
+
+static int footer_counts(struct st_reader *r, const uint8_t *p, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++, p += ST_INDEX_COUNT_SIZE) {
+		uint16_t slot = r->type_slot[st_ld16(p)];
+
+		if (!slot)
+			return ST_EFORMAT;
+		r->type_events[slot - 1] = st_ld64(p + 8);
+	}
+	return 0;
+}
+
+/*
+ * Index payload (in r->scratch) into the chunk list and lost counts; the
+ * per-type counts are copied to *counts, since they need the schema, which
+ * is read after the index.
+ */
+static int parse_index(struct st_reader *r, uint64_t index_off, struct st_bytes *counts)
+{
+	const uint8_t *p = r->scratch.data;
+	uint32_t nchunks, ntypes, nlost;
+	const char *why;
+	uint8_t *dst;
+
+	if (r->scratch.len < ST_INDEX_HEAD_SIZE)
+		return ST_EFORMAT;
+	nchunks = st_ld32(p);
+	ntypes = st_ld32(p + 4);
+	nlost = st_ld32(p + 8);
+	if (r->scratch.len != ST_INDEX_HEAD_SIZE + (uint64_t)nchunks * ST_INDEX_CHUNK_SIZE +
+			      ((uint64_t)ntypes + nlost) * ST_INDEX_COUNT_SIZE)
+		return ST_EFORMAT;
+	p += ST_INDEX_HEAD_SIZE;
+	if (footer_chunks(r, p, nchunks, index_off))
+		return ST_EFORMAT;
+	p += (size_t)nchunks * ST_INDEX_CHUNK_SIZE;
+	dst = st_bytes_put(counts, (size_t)ntypes * ST_INDEX_COUNT_SIZE);
+	if (!dst && ntypes)
+		return ST_ENOMEM;
+	if (ntypes)
+		memcpy(dst, p, (size_t)ntypes * ST_INDEX_COUNT_SIZE);
+	p += (size_t)ntypes * ST_INDEX_COUNT_SIZE;
+	return parse_lost(r, p, nlost, &why);
+}
+
+/* Reads the index chunk the trailer points at into r->scratch. */
+static int load_index(struct st_reader *r, struct st_chunk_info *ci)
+{
+	uint8_t raw[ST_TRAILER_SIZE];
+	uint64_t index_off, index_size;
+	struct st_chunk_hdr h;
+	const uint8_t *p;
+	const char *why;
+
+	if (r->size < ST_FILE_HEADER_SIZE + ST_CHUNK_HEADER_SIZE + ST_TRAILER_SIZE ||
+	    read_at(r, r->size - ST_TRAILER_SIZE, sizeof(raw), raw, &p) ||
+	    st_trailer_check(p, &index_off, &index_size))
+		return ST_EFORMAT;
+	if (index_off < ST_FILE_HEADER_SIZE || index_off > r->size - ST_TRAILER_SIZE ||
+	    index_size != r->size - ST_TRAILER_SIZE - index_off ||
+	    read_chunk_header(r, index_off, &h, &why) || h.kind != ST_CHUNK_INDEX ||
+	    h.payload_size + (uint64_t)ST_CHUNK_HEADER_SIZE != index_size ||
+	    load_payload(r, index_off, &h, &r->scratch, &why))
+		return ST_EFORMAT;
+	*ci = (struct st_chunk_info){
+		.offset = index_off, .kind = h.kind, .seq = h.seq,
+		.stored_size = (uint32_t)index_size, .raw_size = h.raw_size,
+	};
+	return 0;
+}
+
+/* Metadata and schema chunks listed by the index. */
+static int footer_descriptors(struct st_reader *r)
+{
+	const char *why;
+
+	for (size_t i = 0; i < r->nchunks; i++) {
+		uint32_t kind = r->chunks[i].kind;
+
+		if (kind != ST_CHUNK_META && kind != ST_CHUNK_SCHEMA)
+			continue;
+		if (st_chunk_decode(r, i, &r->scratch))
+			return ST_EFORMAT;
+		if (kind == ST_CHUNK_META && parse_meta(r, r->scratch.data, r->scratch.len, &why))
+			return ST_EFORMAT;
+		if (kind == ST_CHUNK_SCHEMA && set_schema(r, r->scratch.data, r->scratch.len, &why))
+			return ST_EFORMAT;
+	}
+	return r->types ? 0 : ST_EFORMAT;
+}
+
+static int read_footer(struct st_reader *r)
+{
+	struct st_bytes counts = { 0 };
+	struct st_chunk_info index_ci;
+	int err = load_index(r, &index_ci);
+
+	if (!err)
+		err = parse_index(r, index_ci.offset, &counts);
+	if (!err)
+		err = footer_descriptors(r);
+	if (!err)
+		err = footer_counts(r, counts.data, (uint32_t)(counts.len / ST_INDEX_COUNT_SIZE));
+	if (!err && index_ci.seq != r->nchunks)
+		err = ST_EFORMAT;
+	if (!err)
+		err = chunk_add(r, &index_ci);
+	st_bytes_free(&counts);
+	if (err)
+		return err;
+	for (size_t i = 0; i < r->nchunks; i++)
+		info_add_chunk(&r->info, &r->chunks[i]);
+	r->info.footer_present = 1;
+	r->info.valid_size = r->size;
+	return 0;
+}
+
+/* Forgets what a failed footer read left behind, before scanning. */
+static void reset_contents(struct st_reader *r)
+{
+	for (size_t i = 0; i < r->ntypes; i++) {
+		r->type_size[r->types[i].id] = 0;
+		r->type_slot[r->types[i].id] = 0;
+		st_type_free(&r->types[i]);
+	}
+	for (size_t i = 0; i < r->nmeta; i++) {
+		free(r->meta[i].key);
+		free(r->meta[i].value);
+	}
+	free(r->types);
+	free(r->type_events);
+	r->types = NULL;
+	r->type_events = NULL;
+	r->ntypes = r->nmeta = r->nlost = r->nchunks = 0;
+	r->info = (struct st_file_info){ .major = r->info.major, .minor = r->info.minor };
+}
+
+static void info_finish(struct st_reader *r)
+{
+	r->info.file_size = r->size;
+	r->info.lost_tail_bytes = r->size - r->info.valid_size;
+	for (size_t i = 0; i < r->nlost; i++)
+		r->info.lost_events += r->lost[i].lost;
+}
+
+static int open_contents(struct st_reader *r, unsigned flags)
+{
+	uint8_t raw[ST_FILE_HEADER_SIZE];
+	const uint8_t *p;
+	int err;
+
+	if (read_at(r, 0, sizeof(raw), raw, &p))
+		return fail(r, ST_ETRUNCATED, "shorter than a file header (%llu bytes)",
+			    (unsigned long long)r->size);
+	err = st_file_header_check(p, &r->info.major, &r->info.minor);
+	if (err == ST_EVERSION)
+		return fail(r, err, "format version %u.%u; this library reads %u.x",
+			    r->info.major, r->info.minor, ST_FORMAT_MAJOR);
+	if (err)
+		return fail(r, err, "not a .sttrace file (bad file header)");
+	if (!(flags & ST_READ_SCAN) && !read_footer(r))
+		goto done;
+	reset_contents(r);
+	r->info.recovered = !(flags & ST_READ_SCAN);
+	err = scan(r);
+	if (err)
+		return err;
+	if (!r->types)
+		return fail(r, ST_ETRUNCATED, "no schema: %s", r->info.damage);
+done:
+	meta_finish(r);
+	info_finish(r);
+	return 0;
+}
+
+static struct st_reader *reader_new(void)
+{
+	struct st_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->fd = -1;
+	pthread_mutex_init(&r->msg_lock, NULL);
+	r->type_size = calloc(ST_NUM_TYPE_IDS, sizeof(*r->type_size));
+	r->type_slot = calloc(ST_NUM_TYPE_IDS, sizeof(*r->type_slot));
+	if (!r->type_size || !r->type_slot) {
+		st_reader_close(r);
+		return NULL;
+	}
+	return r;
+}
+
+int st_reader_open_mem(struct st_reader **rp, const void *buf, size_t len, unsigned flags)
+{
+	struct st_reader *r = reader_new();
+
+	*rp = r;
+	if (!r)
+		return ST_ENOMEM;
+	r->mem = buf;
+	r->size = len;
+	if (!buf)
+		return fail(r, ST_EINVAL, "no buffer");
+	return open_contents(r, flags);
+}
+
+int st_reader_open(struct st_reader **rp, const char *path, unsigned flags)
+{
+	struct st_reader *r = reader_new();
+	struct stat st;
+
+	*rp = r;
+	if (!r)
+		return ST_ENOMEM;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0)
+		return fail(r, ST_EIO, "cannot open: %s", strerror(errno));
+	if (fstat(r->fd, &st))
+		return fail(r, ST_EIO, "cannot stat: %s", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return fail(r, ST_EINVAL, "not a regular file");
+	r->size = (uint64_t)st.st_size;
+	return open_contents(r, flags);
+}
+
+void st_reader_close(struct st_reader *r)
+{
+	if (!r)
+		return;
+	reset_contents(r);
+	if (r->fd >= 0)
+		close(r->fd);
+	st_chunk_buf_free(&r->scratch);
+	pthread_mutex_destroy(&r->msg_lock);
+	free(r->type_size);
+	free(r->type_slot);
+	free(r->chunks);
+	free(r->meta);
+	free(r->lost);
+	free(r);
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * st_format.h - what the st-format subcommands share: exit codes, error
+ * lines, option parsing and the time-range rule.
+ */
+#ifndef STTRACE_ST_FORMAT_H
+#define STTRACE_ST_FORMAT_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "format/sttrace.h"
+
+#define SF_PROG "st-format"
+#define SF_VERSION "0.1.0"
+
+/* Exit codes scripts can rely on. */
+enum {
+	SF_OK = 0,	/* done; for verify: the file is intact */
+	SF_BAD = 1,	/* a bad or damaged file, a failed check, an I/O error */
+	SF_USAGE = 2,	/* bad arguments */
+};
+
+/* One subcommand: its options and its work. */
+struct sf_cmd {
+	const char *name;
+	const char *summary;	/* NULL: hidden (benchmark helpers) */
+	const char *help;	/* full --help text */
+	int (*run)(int argc, char **argv);
+};
+
+extern const struct sf_cmd sf_cmd_info, sf_cmd_verify, sf_cmd_cat, sf_cmd_slice,
+	sf_cmd_recover, sf_cmd_synth, sf_cmd_bench_decode, sf_cmd_bench_write,
+	sf_cmd_dump_raw, sf_cmd_synth_future;
+
+/* "st-format: WHAT: message" on stderr; returns SF_BAD. */
+int sf_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "st-format CMD: message (see st-format CMD --help)" on stderr; returns SF_USAGE. */
+int sf_usage(const struct sf_cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * getopt_long for a subcommand with its errors in st-format's one-line form:
+ * returns the option, -1 at the end, or '?' after printing the usage error.
+ * Prints the help and returns 'h' for -h/--help (callers exit SF_OK).
+ */
+int sf_getopt(const struct sf_cmd *cmd, int argc, char **argv, const char *shortopts,
+	      const struct option *longopts);
+
+/* Exactly `n` positional arguments left after the options, else a usage error. */
+int sf_positional(const struct sf_cmd *cmd, int argc, char **argv, int n, const char *what);
+
+/* Unsigned decimal with nothing after it; 0 on success. */
+int sf_parse_u64(const char *s, uint64_t *v);
+
+/* -z LEVEL: an integer (zstd has negative levels too), else a usage error. */
+int sf_parse_level(const struct sf_cmd *cmd, const char *arg, int *level);
+
+/* Open a trace; on failure prints "st-format: FILE: why" and returns SF_BAD. */
+int sf_open(const char *path, unsigned flags, struct st_reader **r);
+
+/* A --from/--to pair as given on the command line (NULL when absent). */
+struct sf_range {
+	const char *from, *to;
+};
+
+#define SF_TIME_HELP \
+	"  T is either a bare integer, an absolute timestamp of the event clock in ns\n" \
+	"  (as printed by cat), or a decimal number with a unit, s, ms, us or ns\n" \
+	"  (1.5s, 200ms), an offset from the trace start: the record.start_ts\n" \
+	"  metadata, or the first event's timestamp when the file has none.\n" \
+	"  Both ends are inclusive: events with FROM <= ts <= TO.\n"
+
+/* The trace start that relative times count from. */
+uint64_t sf_trace_start(const struct st_reader *r);
+/* Resolve a range into event-clock ns [*from, *to]; a usage error if malformed. */
+int sf_resolve_range(const struct sf_cmd *cmd, const struct st_reader *r,
+		     const struct sf_range *range, uint64_t *from, uint64_t *to);
+
+#endif /* STTRACE_ST_FORMAT_H */

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * st_format_slice.c - `st-format slice` and `st-format recover`: write a new,
+ * valid trace from the chunks of another (a time range of it, or every
+ * chunk that is still intact), with the same schema, metadata and losses.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/st_format.h"
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * A writer for `out` with the schema, metadata and lost counts of `r`.
+ * Errors of the copying calls surface at st_writer_close().
+ */
+static int copy_open(const char *in, struct st_reader *r, const char *out, int level,
+		     struct st_writer **w)
+{
+	struct st_writer_opts opts = { .zstd_level = level };
+	const char *key, *value;
+	uint32_t cpu;
+	uint64_t lost;
+
+	if (same_file(in, out))
+		return sf_error(out, "is the input file; choose another output");
+	if (st_writer_open(w, out, &opts)) {
+		sf_error(out, "%s", *w ? st_writer_errmsg(*w) : "out of memory");
+		if (*w)
+			st_writer_close(*w, NULL, 0);
+		return SF_BAD;
+	}
+	for (size_t i = 0; i < st_type_count(r); i++)
+		st_writer_add_type(*w, st_type_at(r, i));
+	for (size_t i = 0; st_meta_at(r, i, &key, &value) == 0; i++)
+		st_writer_set_meta(*w, key, value);
+	for (size_t i = 0; st_lost_at(r, i, &cpu, &lost) == 0; i++)
+		st_writer_set_lost(*w, cpu, lost);
+	return SF_OK;
+}
+
+static int copy_close(struct st_writer *w, const char *out)
+{
+	char msg[256];
+
+	if (!st_writer_close(w, msg, sizeof(msg)))
+		return SF_OK;
+	unlink(out);
+	return sf_error(out, "%s", msg);
+}
+
+static void set_meta_u64(struct st_writer *w, const char *key, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	st_writer_set_meta(w, key, buf);
+}
+
+/* Append the records of a decoded events chunk with from <= ts <= to. */
+static uint64_t copy_records(struct st_writer *w, const struct st_chunk_buf *buf, uint64_t from,
+			     uint64_t to)
+{
+	const struct st_event_header *ev;
+	uint64_t n = 0;
+	size_t pos = 0;
+
+	while (st_chunk_next(buf, &pos, &ev) > 0) {
+		if (ev->ts < from || ev->ts > to)
+			continue;
+		st_writer_append(w, ev, ev->size);
+		n++;
+	}
+	return n;
+}
+
+/* Options of slice and recover: -o OUT, -z LEVEL and (slice) a time range. */
+struct copy_args {
+	const char *in, *out;
+	int level;
+	struct sf_range range;
+};
+
+/*
+ * Parse the options of slice (with_range) or recover. Returns SF_OK, -1 after
+ * printing --help, or SF_USAGE after printing the error.
+ */
+static int parse_copy_args(const struct sf_cmd *cmd, int argc, char **argv, int with_range,
+			   struct copy_args *a)
+{
+	static const struct option slice_opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "level", required_argument, NULL, 'z' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "to", required_argument, NULL, 'T' },
+		{ 0 },
+	};
+	static const struct option recover_opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "level", required_argument, NULL, 'z' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	while ((c = sf_getopt(cmd, argc, argv, ":ho:z:", with_range ? slice_opts : recover_opts))
+	       != -1) {
+		switch (c) {
+		case 'h':
+			return -1;
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'z':
+			if (sf_parse_level(cmd, optarg, &a->level))
+				return SF_USAGE;
+			break;
+		case 'f':
+			a->range.from = optarg;
+			break;
+		case 'T':
+			a->range.to = optarg;
+			break;
+		default:
+			return SF_USAGE;
+		}
+	}
+	if (sf_positional(cmd, argc, argv, 1, "FILE"))
+		return SF_USAGE;
+	if (!a->out)
+		return sf_usage(cmd, "missing -o OUT");
+	a->in = argv[optind];
+	return SF_OK;
+}
+
+/* ---- slice ----------------------------------------------------------------- */
+
+static int slice_chunks(const struct copy_args *a, struct st_reader *r, struct st_writer *w,
+			uint64_t from, uint64_t to, uint64_t *kept)
+{
+	struct st_chunk_buf buf = { 0 };
+	int rc = SF_OK;
+
+	for (size_t i = 0; i < st_chunk_count(r) && !rc; i++) {
+		const struct st_chunk_info *ci = st_chunk_at(r, i);
+
+		if (ci->kind != ST_CHUNK_EVENTS || ci->last_ts < from || ci->first_ts > to)
+			continue;
+		if (st_chunk_decode(r, i, &buf))
+			rc = sf_error(a->in, "%s", st_reader_errmsg(r));
+		else
+			*kept += copy_records(w, &buf, from, to);
+	}
+	st_chunk_buf_free(&buf);
+	return rc;
+}
+
+static int slice_run(int argc, char **argv)
+{
+	struct copy_args a = { 0 };
+	struct st_reader *r;
+	struct st_writer *w;
+	uint64_t from, to, kept = 0;
+	int rc = parse_copy_args(&sf_cmd_slice, argc, argv, 1, &a);
+
+	if (rc)
+		return rc < 0 ? SF_OK : rc;
+	if (sf_open(a.in, 0, &r))
+		return SF_BAD;
+	rc = sf_resolve_range(&sf_cmd_slice, r, &a.range, &from, &to);
+	if (!rc)
+		rc = copy_open(a.in, r, a.out, a.level, &w);
+	if (!rc) {
+		set_meta_u64(w, "slice.from_ts", from);
+		set_meta_u64(w, "slice.to_ts", to);
+		rc = slice_chunks(&a, r, w, from, to, &kept);
+		if (rc) {
+			st_writer_close(w, NULL, 0);
+			unlink(a.out);
+		} else {
+			rc = copy_close(w, a.out);
+		}
+	}
+	if (!rc)
+		printf("%s: %" PRIu64 " of %" PRIu64 " events, %" PRIu64 " <= ts <= %" PRIu64 "\n",
+		       a.out, kept, st_reader_info(r)->events, from, to);
+	st_reader_close(r);
+	return rc;
+}
+
+const struct sf_cmd sf_cmd_slice = {
+	.name = "slice",
+	.summary = "write the events of a time range to a new, valid file",
+	.help =
+	"Usage: st-format slice FILE -o OUT [--from T] [--to T] [-z LEVEL]\n"
+	"Write a new trace holding only the events with FROM <= ts <= TO, with the\n"
+	"same schema, the same metadata (plus slice.from_ts and slice.to_ts, the\n"
+	"range in event-clock ns) and the same lost-event counts (losses carry no\n"
+	"time, so all of them are kept). Records keep their order in the file.\n\n"
+	"  -o, --output OUT   the new file (not the input)\n"
+	"  --from T, --to T   the range; either may be omitted\n"
+	"  -z, --level LEVEL  zstd level of the new file (default: the library's)\n"
+	"  -h, --help         this text\n\n"
+	SF_TIME_HELP "\n"
+	"Chunks of kinds this build does not know are not copied.\n"
+	"Exit status: 0 written, 1 unreadable input or failed write (OUT removed),\n"
+	"2 bad arguments.\n",
+	.run = slice_run,
+};
+
+/* ---- recover --------------------------------------------------------------- */
+
+struct recovery {
+	uint64_t chunks, kept_chunks, events, dropped_bytes;
+	char why[256];
+};
+
+/* Every events chunk that decodes; the others are counted as dropped. */
+static void recover_chunks(struct st_reader *r, struct st_writer *w, struct recovery *rec)
+{
+	struct st_chunk_buf buf = { 0 };
+
+	for (size_t i = 0; i < st_chunk_count(r); i++) {
+		const struct st_chunk_info *ci = st_chunk_at(r, i);
+
+		if (ci->kind != ST_CHUNK_EVENTS)
+			continue;
+		rec->chunks++;
+		if (st_chunk_decode(r, i, &buf)) {
+			rec->dropped_bytes += ci->stored_size;
+			if (!rec->why[0])
+				snprintf(rec->why, sizeof(rec->why), "%s", st_reader_errmsg(r));
+			continue;
+		}
+		rec->kept_chunks++;
+		rec->events += copy_records(w, &buf, 0, UINT64_MAX);
+	}
+	st_chunk_buf_free(&buf);
+}
+
+static int recover_run(int argc, char **argv)
+{
+	struct copy_args a = { 0 };
+	struct recovery rec = { 0 };
+	const struct st_file_info *in;
+	struct st_reader *r;
+	struct st_writer *w;
+	int rc = parse_copy_args(&sf_cmd_recover, argc, argv, 0, &a);
+
+	if (rc)
+		return rc < 0 ? SF_OK : rc;
+	if (sf_open(a.in, 0, &r))
+		return SF_BAD;
+	in = st_reader_info(r);
+	rc = copy_open(a.in, r, a.out, a.level, &w);
+	if (!rc) {
+		recover_chunks(r, w, &rec);
+		rec.dropped_bytes += in->lost_tail_bytes;
+		if (!rec.why[0])
+			snprintf(rec.why, sizeof(rec.why), "%s", in->damage[0] ? in->damage : "none");
+		set_meta_u64(w, "recover.dropped_bytes", rec.dropped_bytes);
+		st_writer_set_meta(w, "recover.damage", rec.why);
+		rc = copy_close(w, a.out);
+	}
+	if (!rc)
+		printf("%s: kept %" PRIu64 " of %" PRIu64 " event chunks, %" PRIu64
+		       " events; dropped %" PRIu64 " bytes (damage: %s)\n",
+		       a.out, rec.kept_chunks, rec.chunks, rec.events, rec.dropped_bytes, rec.why);
+	st_reader_close(r);
+	return rc;
+}
+
+const struct sf_cmd sf_cmd_recover = {
+	.name = "recover",
+	.summary = "rebuild a valid file from a truncated or corrupt one",
+	.help =
+	"Usage: st-format recover FILE -o OUT [-z LEVEL]\n"
+	"Write a new, valid trace from every intact chunk of a damaged one (cut by\n"
+	"a crash or a full disk, or corrupted): the schema, the metadata, the lost\n"
+	"counts and every events chunk that still decodes and checks out. With an\n"
+	"intact index every listed chunk is tried; without one the file is scanned\n"
+	"up to the first damaged chunk. Prints the chunks and events kept and the\n"
+	"bytes dropped; the new file's metadata records them too\n"
+	"(recover.dropped_bytes, recover.damage).\n\n"
+	"  -o, --output OUT   the new file (not the input)\n"
+	"  -z, --level LEVEL  zstd level of the new file (default: the library's)\n"
+	"  -h, --help         this text\n\n"
+	"Exit status: 0 written, 1 nothing readable (not even a schema) or failed\n"
+	"write (OUT removed), 2 bad arguments.\n",
+	.run = recover_run,
+};

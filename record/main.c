@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * st-record - record kernel I/O events into a .sttrace file.
+ *
+ * One event loop: the probes submit records without waking us, a 10 ms timer
+ * drains the ring buffer (plus a wakeup when the buffer passes a quarter
+ * full), each record is appended to the writer as is, and sealed chunks go to
+ * the file through the io_uring sink. Once a second: seal a partial chunk (so
+ * a killed recorder leaves a readable file), store the lost counts, check the
+ * limits, print the status line on a terminal.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "record/record.h"
+
+#define DRAIN_INTERVAL_NS	10000000ull	/* 10 ms */
+#define TICK_NS			1000000000ull	/* the once-a-second duties */
+
+struct recorder {
+	struct rec_opts opts;
+	struct rec_filters filters;
+	struct rec_selection sel;
+	struct st_writer *w;
+	struct rec_sink sink;
+	struct rec_probes probes;
+	struct meta_tracker *tracker;
+	int out_fd;
+	pid_t child;			/* the `-- CMD` process, 0 = none */
+	int child_go_fd;		/* closing it without a byte makes the child give up */
+	int child_status;		/* exit code to return for the command */
+	bool child_done;
+	int epfd, sigfd, timerfd;
+	const char *stop_reason;	/* set when the loop must end */
+	bool write_failed;
+	uint64_t start_ns, last_tick_ns, tick_events, tick_chunks, tick_appended;
+	bool status_line;
+};
+
+static int fail(const char *what, const char *why)
+{
+	fprintf(stderr, "%s: %s: %s\n", REC_NAME, what, why);
+	return REC_EXIT_FAIL;
+}
+
+/* ---- the command (`-- CMD`) ------------------------------------------- */
+
+/* Fork the command now (its pid goes into the filter) and exec it once the probes are attached. */
+static int start_command(struct recorder *r)
+{
+	int go[2];
+	char c;
+
+	if (pipe2(go, O_CLOEXEC))
+		return fail("pipe", strerror(errno));
+	r->child = fork();
+	if (r->child < 0)
+		return fail("fork", strerror(errno));
+	if (r->child == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(r->opts.cmd[0], r->opts.cmd);
+		fprintf(stderr, "%s: %s: %s\n", REC_NAME, r->opts.cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	r->child_go_fd = go[1];
+	return 0;
+}
+
+static void release_command(struct recorder *r)
+{
+	char c = 'g';
+
+	if (write(r->child_go_fd, &c, 1) != 1)
+		fprintf(stderr, "%s: cannot start the command: %s\n", REC_NAME, strerror(errno));
+	close(r->child_go_fd);
+	r->child_go_fd = -1;
+}
+
+static int exit_code_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return REC_EXIT_FAIL;
+}
+
+static void reap_command(struct recorder *r, bool wait)
+{
+	int status;
+
+	if (!r->child || r->child_done)
+		return;
+	if (waitpid(r->child, &status, wait ? 0 : WNOHANG) == r->child) {
+		r->child_done = true;
+		r->child_status = exit_code_of(status);
+	}
+}
+
+/* The recording stopped first: the command was only there to be traced. */
+static void end_command(struct recorder *r)
+{
+	if (!r->child)
+		return;
+	if (r->child_go_fd >= 0)
+		close(r->child_go_fd);
+	reap_command(r, false);
+	if (!r->child_done)
+		kill(r->child, SIGTERM);
+	reap_command(r, true);
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+	const struct st_event_header *h = data;
+	int ret = st_writer_append(r->w, data, size);
+
+	if (ret) {
+		r->write_failed = true;
+		r->stop_reason = "write error";
+		return ret;
+	}
+	if (h->type == ST_EV_sys_enter_openat || h->type == ST_EV_sys_exit_openat ||
+	    h->type >= ST_EV_sched_process_fork)
+		meta_track(r->tracker, r->w, h);
+	return 0;
+}
+
+static void store_lost(struct recorder *r)
+{
+	probes_read_lost(&r->probes);
+	for (int cpu = 0; cpu < r->probes.ncpus; cpu++)
+		if (r->probes.lost[cpu])
+			st_writer_set_lost(r->w, (uint32_t)cpu, r->probes.lost[cpu]);
+}
+
+/* ---- setup ------------------------------------------------------------ */
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", REC_NAME, msg);
+	return REC_EXIT_USAGE;
+}
+
+static int resolve_filters(struct recorder *r)
+{
+	struct rec_filters *f = &r->filters;
+	char err[512];
+
+	f->self_tgid = (uint32_t)getpid();
+	f->pid = r->opts.pid;
+	f->comm = r->opts.comm;
+	if (r->opts.cgroup && filters_set_cgroup(f, r->opts.cgroup, err, sizeof(err)))
+		return usage_error(err);
+	if (r->opts.device && filters_set_device(f, r->opts.device, err, sizeof(err)))
+		return usage_error(err);
+	return 0;
+}
+
+static int open_output(struct recorder *r)
+{
+	struct rec_filters *f = &r->filters;
+	struct stat st;
+
+	r->out_fd = open(r->opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (r->out_fd < 0 || fstat(r->out_fd, &st))
+		return fail(r->opts.output, strerror(errno));
+	/* Our own writes reach a traced disk: mark them so their block events are dropped. */
+	f->mark_self_bios = !f->pid && !f->comm && !f->cgroup_id &&
+			    filters_disk_traced(f, st.st_dev);
+	f->self_ino = st.st_ino;
+	f->self_sdev = major(st.st_dev) << 20 | minor(st.st_dev);
+	return 0;
+}
+
+static int open_writer(struct recorder *r, int argc, char **argv)
+{
+	struct st_writer_opts wo = {
+		.chunk_size = r->opts.chunk_size,
+		.zstd_level = r->opts.zstd_level,
+		.sink = &r->sink.sink,
+	};
+	/* a compressed chunk is at most slightly larger than its raw bytes */
+	size_t buf_size = r->opts.chunk_size + r->opts.chunk_size / 16 + (64u << 10);
+	int ret = sink_init(&r->sink, r->out_fd, r->opts.qd, buf_size);
+
+	if (ret)
+		return fail("io_uring", strerror(-ret));
+	if (st_writer_open(&r->w, NULL, &wo) || st_writer_add_builtin_types(r->w))
+		return fail(r->opts.output, r->w ? st_writer_errmsg(r->w) : "cannot start the writer");
+	meta_static(r->w, argc, argv, &r->opts);
+	meta_devices(r->w);
+	meta_procs(r->w);
+	if (r->filters.pid)
+		meta_open_files(r->w, r->filters.pid);
+	meta_paths(r->w, r->opts.files, r->opts.nfiles);
+	r->tracker = meta_tracker_new();
+	return r->tracker ? 0 : fail("memory", strerror(ENOMEM));
+}
+
+static int add_fd(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static int open_loop(struct recorder *r)
+{
+	struct itimerspec its = {
+		.it_interval = { 0, DRAIN_INTERVAL_NS },
+		.it_value = { 0, DRAIN_INTERVAL_NS },
+	};
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	r->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	r->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->sigfd < 0 || r->timerfd < 0 || r->epfd < 0 ||
+	    timerfd_settime(r->timerfd, 0, &its, NULL) || add_fd(r->epfd, r->sigfd) ||
+	    add_fd(r->epfd, r->timerfd) || add_fd(r->epfd, ring_buffer__epoll_fd(r->probes.rb)))
+		return fail("event loop", strerror(errno));
+	return 0;
+}
+
+/* ---- the loop --------------------------------------------------------- */
+
+static void on_signal(struct recorder *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			reap_command(r, false);
+			if (r->child_done)
+				r->stop_reason = "command exited";
+		} else {
+			r->stop_reason = si.ssi_signo == SIGINT ? "interrupted" : "terminated";
+			if (r->child && !r->child_done)
+				kill(r->child, (int)si.ssi_signo);
+		}
+	}
+}
+
+static void print_status(struct recorder *r, const struct st_writer_stats *st, uint64_t now)
+{
+	double secs = (double)(now - r->last_tick_ns) / 1e9;
+
+	fprintf(stderr, "\r%s: %.0f events/s, %.1f MB written (%.1fx compressed), %llu lost   ",
+		REC_NAME, (double)(st->events - r->tick_events) / secs, (double)st->file_bytes / 1e6,
+		st->file_bytes ? (double)st->raw_bytes / (double)st->file_bytes : 0.0,
+		(unsigned long long)probes_read_lost(&r->probes));
+}
+
+/* Once a second: keep the file readable, the counts current, the limits enforced. */
+static void tick(struct recorder *r, uint64_t now)
+{
+	struct st_writer_stats st;
+
+	st_writer_stats(r->w, &st);
+	/* no chunk sealed for a second: seal the partial one */
+	if (st.chunks == r->tick_chunks && st.events != r->tick_appended) {
+		if (st_writer_flush(r->w)) {
+			r->write_failed = true;
+			r->stop_reason = "write error";
+		}
+		st_writer_stats(r->w, &st);
+	}
+	store_lost(r);
+	if (r->status_line)
+		print_status(r, &st, now);
+	r->tick_events = st.events;
+	r->tick_chunks = st.chunks;
+	r->tick_appended = st.events;
+	r->last_tick_ns = now;
+}
+
+static void check_limits(struct recorder *r, uint64_t now)
+{
+	struct st_writer_stats st;
+
+	if (r->opts.duration_ns && now - r->start_ns >= r->opts.duration_ns)
+		r->stop_reason = "duration reached";
+	if (r->opts.max_size) {
+		st_writer_stats(r->w, &st);
+		if (st.file_bytes >= r->opts.max_size)
+			r->stop_reason = "size limit reached";
+	}
+}
+
+static void run_loop(struct recorder *r)
+{
+	struct epoll_event evs[4];
+
+	r->last_tick_ns = now_ns();
+	while (!r->stop_reason) {
+		int n = epoll_wait(r->epfd, evs, 4, -1);
+		uint64_t now, expirations;
+
+		if (n < 0 && errno != EINTR) {
+			r->stop_reason = "epoll failed";
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			if (evs[i].data.fd == r->sigfd)
+				on_signal(r);
+			else if (evs[i].data.fd == r->timerfd &&
+				 read(r->timerfd, &expirations, sizeof(expirations)) < 0)
+				r->stop_reason = "timer failed";
+		}
+		ring_buffer__consume(r->probes.rb);
+		sink_reap(&r->sink);
+		now = now_ns();
+		if (now - r->last_tick_ns >= TICK_NS && !r->stop_reason)
+			tick(r, now);
+		if (!r->stop_reason)
+			check_limits(r, now);
+	}
+}
+
+/* ---- the end ---------------------------------------------------------- */
+
+static void summary(struct recorder *r, const struct st_writer_stats *st, uint64_t end_ns,
+		    uint64_t lost)
+{
+	struct stat fs;
+	struct rusage ru;
+	double file_mb = fstat(r->out_fd, &fs) ? 0 : (double)fs.st_size / 1e6;
+	double cpu = getrusage(RUSAGE_SELF, &ru) ? 0 :
+		     (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	double avg_ms = r->sink.writes ? (double)r->sink.lat_sum_ns / (double)r->sink.writes / 1e6 : 0;
+
+	if (r->status_line)
+		fputc('\n', stderr);
+	fprintf(stderr, "%s: %s: %llu events, %llu lost, %.1f MB raw -> %.1f MB, %.1f bytes/event, "
+		"%.1f s, %.2f s CPU, %llu writes (avg %.3f ms, max %.3f ms)\n", REC_NAME, r->stop_reason,
+		(unsigned long long)st->events, (unsigned long long)lost,
+		(double)st->raw_bytes / 1e6, file_mb,
+		st->events ? file_mb * 1e6 / (double)st->events : 0.0,
+		(double)(end_ns - r->start_ns) / 1e9, cpu, (unsigned long long)r->sink.writes, avg_ms,
+		(double)r->sink.lat_max_ns / 1e6);
+}
+
+/* Drain what the probes left, write the closing metadata and footer. 0 or REC_EXIT_FAIL. */
+static int finish(struct recorder *r)
+{
+	struct st_writer_stats st;
+	char errmsg[256] = "", ts[32];
+	uint64_t end_ns, lost;
+	int ret;
+
+	probes_detach(&r->probes);
+	if (!r->write_failed)
+		ring_buffer__consume(r->probes.rb);
+	end_ns = now_ns();
+	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)end_ns);
+	st_writer_set_meta(r->w, "record.end_ts", ts);
+	meta_procs(r->w);
+	store_lost(r);
+	lost = probes_read_lost(&r->probes);
+	st_writer_stats(r->w, &st);
+	ret = st_writer_close(r->w, errmsg, sizeof(errmsg));
+	r->w = NULL;
+	summary(r, &st, end_ns, lost);
+	if (ret) {
+		fprintf(stderr, "%s: %s: %s; recording stopped, the file keeps every complete "
+			"chunk written before (st-format recover makes it whole)\n", REC_NAME,
+			r->opts.output, errmsg);
+		return REC_EXIT_FAIL;
+	}
+	return 0;
+}
+
+static int record(struct recorder *r)
+{
+	char err[512], ts[32];
+	int ret;
+
+	if (probes_start(&r->probes, &r->sel, &r->filters, r->opts.ringbuf_size, on_event, r,
+			 err, sizeof(err)))
+		return fail("probes", err);
+	ret = open_loop(r);
+	if (ret)
+		return ret;
+	r->start_ns = meta_clock(r->w);
+	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)r->start_ns);
+	st_writer_set_meta(r->w, "record.start_ts", ts);
+	/* tests and scripts wait for this line before starting their workload */
+	fprintf(stderr, "%s: recording %zu probes into %s\n", REC_NAME, r->probes.nlinks,
+		r->opts.output);
+	if (r->child)
+		release_command(r);
+	r->status_line = isatty(STDERR_FILENO);
+	run_loop(r);
+	return finish(r);
+}
+
+static int setup(struct recorder *r, int argc, char **argv)
+{
+	char err[512];
+	sigset_t mask;
+	int ret = resolve_filters(r);
+
+	if (ret)
+		return ret;
+	if (events_select(r->opts.events, &r->sel, err, sizeof(err)))
+		return usage_error(err);
+	if (probes_check(&r->sel, err, sizeof(err)))
+		return fail("probes", err);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (r->opts.cmd) {
+		ret = start_command(r);
+		if (ret)
+			return ret;
+		r->filters.pid = r->child;
+	}
+	ret = open_output(r);
+	return ret ? ret : open_writer(r, argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+	struct recorder r = { .out_fd = -1, .child_go_fd = -1, .epfd = -1, .sigfd = -1,
+			      .timerfd = -1 };
+	int ret = opts_parse(&r.opts, argc, argv);
+
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	probes_set_verbose(r.opts.verbose);
+	ret = setup(&r, argc, argv);
+	if (!ret)
+		ret = record(&r);
+	if (r.w)
+		st_writer_close(r.w, NULL, 0);
+	probes_stop(&r.probes);
+	sink_exit(&r.sink);
+	meta_tracker_free(r.tracker);
+	end_command(&r);
+	if (r.child && r.child_done && ret != REC_EXIT_USAGE)
+		ret = ret ? ret : r.child_status;
+	opts_free(&r.opts);
+	return ret;
+}

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * meta.c - the metadata st-record stores: what was run where, the device
+ * table, and names for the pids, fds and inodes the events refer to.
+ * Key names are the ones every sttrace tool agrees on (spec/sttrace-format.md).
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/record.h"
+
+static void meta_setf(struct st_writer *w, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void meta_setf(struct st_writer *w, const char *key, const char *fmt, ...)
+{
+	char value[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	st_writer_set_meta(w, key, value);
+}
+
+/* First line of a small file, without its newline; "" when unreadable. */
+static const char *read_small(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, (int)cap, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	return buf;
+}
+
+static void join_args(char *out, size_t cap, int argc, char **argv)
+{
+	size_t used = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < argc && used < cap; i++)
+		used += (size_t)snprintf(out + used, cap - used, "%s%s", i ? " " : "", argv[i]);
+}
+
+void meta_static(struct st_writer *w, int argc, char **argv, const struct rec_opts *o)
+{
+	char line[4096];
+	char *json = opts_json(o);
+	struct utsname u;
+
+	st_writer_set_meta(w, "tool", REC_TOOL);
+	join_args(line, sizeof(line), argc, argv);
+	st_writer_set_meta(w, "command_line", line);
+	if (json)
+		st_writer_set_meta(w, "options", json);
+	free(json);
+	if (!uname(&u)) {
+		st_writer_set_meta(w, "kernel.release", u.release);
+		st_writer_set_meta(w, "host.name", u.nodename);
+	}
+	meta_setf(w, "cpu.count", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+uint64_t meta_clock(struct st_writer *w)
+{
+	struct timespec real, mono;
+
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	meta_setf(w, "clock.realtime_offset_ns", "%lld",
+		  (long long)(real.tv_sec - mono.tv_sec) * 1000000000ll +
+		  (real.tv_nsec - mono.tv_nsec));
+	return (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;
+}
+
+/* The scheduler in use: the bracketed word of ".. [mq-deadline] none". */
+static void current_scheduler(const char *line, char *out, size_t cap)
+{
+	const char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
+
+	if (open && close)
+		snprintf(out, cap, "%.*s", (int)(close - open - 1), open + 1);
+	else
+		snprintf(out, cap, "%.63s", line[0] ? line : "none");
+}
+
+/* Queue attributes live on the disk; a partition's sysfs dir has none. */
+static void queue_attr(const char *name, const char *attr, char *buf, size_t cap)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/queue/%s", name, attr);
+	if (!read_small(path, buf, cap)[0]) {
+		snprintf(path, sizeof(path), "/sys/class/block/%s/../queue/%s", name, attr);
+		read_small(path, buf, cap);
+	}
+}
+
+static void meta_device(struct st_writer *w, const char *name)
+{
+	char path[512], dev[64], key[80], sector[32], sched_line[256], sched[64], rot[16];
+	char model[128];
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", name);
+	if (!read_small(path, dev, sizeof(dev))[0])
+		return;
+	queue_attr(name, "logical_block_size", sector, sizeof(sector));
+	queue_attr(name, "scheduler", sched_line, sizeof(sched_line));
+	queue_attr(name, "rotational", rot, sizeof(rot));
+	current_scheduler(sched_line, sched, sizeof(sched));
+	snprintf(path, sizeof(path), "/sys/class/block/%s/device/model", name);
+	read_small(path, model, sizeof(model));
+	/* ';' and '=' separate the fields: keep them out of the model string */
+	for (char *c = model; *c; c++)
+		if (*c == ';' || *c == '=')
+			*c = ' ';
+	for (size_t n = strlen(model); n && model[n - 1] == ' '; n--)
+		model[n - 1] = 0;
+	snprintf(key, sizeof(key), "dev.%s", dev);
+	meta_setf(w, key, "name=%s;sector_size=%s;scheduler=%s;rotational=%s;model=%s", name,
+		  sector[0] ? sector : "512", sched, rot[0] ? rot : "0", model);
+}
+
+void meta_devices(struct st_writer *w)
+{
+	DIR *d = opendir("/sys/class/block");
+	struct dirent *de;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			meta_device(w, de->d_name);
+	if (d)
+		closedir(d);
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+void meta_procs(struct st_writer *w)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char path[300], comm[64], key[32];
+
+	while (d && (de = readdir(d))) {
+		if (!all_digits(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		if (!read_small(path, comm, sizeof(comm))[0])
+			continue;
+		snprintf(key, sizeof(key), "pid.%.20s", de->d_name);
+		st_writer_set_meta(w, key, comm);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void meta_inode(struct st_writer *w, const struct stat *st, const char *path)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "inode.%u:%u.%llu", major(st->st_dev), minor(st->st_dev),
+		 (unsigned long long)st->st_ino);
+	st_writer_set_meta(w, key, path);
+}
+
+void meta_open_files(struct st_writer *w, pid_t pid)
+{
+	char dir[64], path[320], target[PATH_MAX], key[64];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		ssize_t n;
+
+		if (!all_digits(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		snprintf(key, sizeof(key), "fd.%d.%.20s", pid, de->d_name);
+		st_writer_set_meta(w, key, target);
+		if (!stat(path, &st) && S_ISREG(st.st_mode))
+			meta_inode(w, &st, target);
+	}
+	if (d)
+		closedir(d);
+}
+
+void meta_paths(struct st_writer *w, const char **paths, size_t n)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < n; i++)
+		if (!stat(paths[i], &st))
+			meta_inode(w, &st, paths[i]);
+		else
+			fprintf(stderr, "%s: %s: cannot stat, not resolved\n", REC_NAME, paths[i]);
+}
+
+/* ---- names learned from the events ----------------------------------- */
+
+#define TRACK_SLOTS 4096	/* power of two */
+
+/* An openat seen entering, waiting for its exit to learn the fd. */
+struct pending_open {
+	uint32_t tid;
+	char filename[ST_PATH_LEN];
+};
+
+struct meta_tracker {
+	struct pending_open opens[TRACK_SLOTS];
+	struct { uint32_t pid; char comm[ST_COMM_LEN]; } names[TRACK_SLOTS];
+};
+
+struct meta_tracker *meta_tracker_new(void)
+{
+	return calloc(1, sizeof(struct meta_tracker));
+}
+
+void meta_tracker_free(struct meta_tracker *t)
+{
+	free(t);
+}
+
+static void track_comm(struct meta_tracker *t, struct st_writer *w, uint32_t pid, const char *comm)
+{
+	unsigned slot = pid & (TRACK_SLOTS - 1);
+	char key[32];
+
+	/* the same name again (a thread's fork, a second exec of one binary) is not news */
+	if (t->names[slot].pid == pid && !strncmp(t->names[slot].comm, comm, ST_COMM_LEN))
+		return;
+	t->names[slot].pid = pid;
+	memcpy(t->names[slot].comm, comm, ST_COMM_LEN);
+	snprintf(key, sizeof(key), "pid.%u", pid);
+	meta_setf(w, key, "%.*s", ST_COMM_LEN, comm);
+}
+
+static void track_open_exit(struct meta_tracker *t, struct st_writer *w,
+			    const struct st_ev_sys_exit *e)
+{
+	struct pending_open *p = &t->opens[e->h.tid & (TRACK_SLOTS - 1)];
+	char key[64];
+
+	if (p->tid != e->h.tid)
+		return;
+	p->tid = 0;
+	if (e->p.ret < 0)
+		return;
+	snprintf(key, sizeof(key), "fd.%u.%lld", e->h.pid, (long long)e->p.ret);
+	meta_setf(w, key, "%.*s", ST_PATH_LEN, p->filename);
+}
+
+void meta_track(struct meta_tracker *t, struct st_writer *w, const struct st_event_header *h)
+{
+	switch (h->type) {
+	case ST_EV_sched_process_fork:
+	case ST_EV_sched_process_exec:
+		track_comm(t, w, h->pid, ((const struct st_ev_task *)h)->p.comm);
+		break;
+	case ST_EV_sys_enter_openat: {
+		const struct st_ev_sys_enter_openat *e = (const void *)h;
+		struct pending_open *p = &t->opens[h->tid & (TRACK_SLOTS - 1)];
+
+		p->tid = h->tid;
+		memcpy(p->filename, e->p.filename, ST_PATH_LEN);
+		break;
+	}
+	case ST_EV_sys_exit_openat:
+		track_open_exit(t, w, (const void *)h);
+		break;
+	}
+}

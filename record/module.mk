@@ -1,0 +1,37 @@
+# st-record: the BPF probes (bpf/sttrace.bpf.c) and the recorder. Built only
+# when this machine can build BPF (HAVE_BPF, see the top Makefile).
+#
+# vmlinux.h comes from the running kernel's BTF; the BPF object is compiled
+# against it with CO-RE relocations, so the binary runs on other kernels with
+# BTF too. bpftool embeds the object into a skeleton header st-record includes.
+
+ifeq ($(HAVE_BPF),1)
+
+BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' \
+	-e 's/s390x/s390/' -e 's/riscv64/riscv/')
+
+REC_SRCS := $(wildcard record/*.c)
+REC_OBJS := $(REC_SRCS:%.c=$(B)/%.o)
+REC_LIBS := -lbpf -lelf -lz -luring -ljson-c
+
+$(B)/vmlinux.h:
+	@mkdir -p $(dir $@)
+	$(Q)bpftool btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(B)/bpf/sttrace.bpf.o: bpf/sttrace.bpf.c bpf/sttrace_events.h bpf/sttrace_bpf.h $(B)/vmlinux.h
+	@mkdir -p $(dir $@)
+	$(Q)clang -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
+		-I$(B) -Ibpf -c $< -o $@
+
+$(B)/sttrace.skel.h: $(B)/bpf/sttrace.bpf.o
+	$(Q)bpftool gen skeleton $< name sttrace_bpf > $@.tmp && mv $@.tmp $@
+
+$(REC_OBJS): CPPFLAGS += -I$(B)
+$(REC_OBJS): $(B)/sttrace.skel.h
+
+$(B)/st-record: $(REC_OBJS) $(LIBST)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(REC_OBJS) $(LIBST) $(REC_LIBS) $(LIBST_LIBS)
+
+PROGRAMS += $(B)/st-record
+
+endif

@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * options.c - st-record's command line and --config file.
+ *
+ * Both go through one setter keyed by the long option name, so a config key
+ * and its command-line option cannot mean different things. The config file
+ * is applied first and the command line overrides it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "record/record.h"
+
+static const char usage_text[] =
+"usage: st-record -o FILE [options] [-- CMD ARGS...]\n"
+"\n"
+"Record kernel I/O events (block, syscalls, file systems, io_uring) into a\n"
+".sttrace file. Needs root, kernel BTF and tracefs.\n"
+"\n"
+"  -o, --output FILE        output file (created or truncated)\n"
+"  -t, --duration TIME      stop after TIME (10, 500ms, 2m, 1h; default: until\n"
+"                           SIGINT/SIGTERM or the command's exit)\n"
+"      --max-size SIZE      stop when the file reaches SIZE (K, M, G suffixes)\n"
+"  -e, --events LIST        presets and tracepoint names, comma separated\n"
+"                           (default all); presets: block dio fsync uring all\n"
+"  -p, --pid PID            only this process, its threads and its descendants\n"
+"  -c, --comm NAME          only tasks with this command name\n"
+"      --cgroup PATH        only tasks in this cgroup (v2; relative to /sys/fs/cgroup)\n"
+"  -d, --device DEV         only this disk (/dev/sdb, sdb, 8:16; a partition\n"
+"                           selects its disk)\n"
+"      --qd N               output writes in flight (1-256, default 4)\n"
+"      --ringbuf-size SIZE  kernel ring buffer (default 16M; rounded up to a power of 2)\n"
+"  -z, --zstd-level N       compression level (-7..19, default 1: the recorder\n"
+"                           competes with the workload for CPU)\n"
+"      --chunk-size SIZE    raw bytes per chunk (default 1M)\n"
+"      --config FILE        JSON options (stortrace keys name, event_type,\n"
+"                           logger_io_uring_depth, select_target.{pid,common,files}\n"
+"                           and the long option names); the command line wins\n"
+"  -v, --verbose            show libbpf's messages\n"
+"  -h, --help               this text\n"
+"\n"
+"With -- CMD, st-record starts CMD once the probes are attached, traces it and\n"
+"its children, stops when it exits and returns its exit status.\n"
+"Exit status: 0 ok, 1 runtime failure (e.g. output device full), 2 bad usage.\n";
+
+enum { OPT_MAX_SIZE = 256, OPT_CGROUP, OPT_QD, OPT_RINGBUF, OPT_CHUNK, OPT_CONFIG };
+
+static const struct option long_opts[] = {
+	{ "output",       required_argument, NULL, 'o' },
+	{ "duration",     required_argument, NULL, 't' },
+	{ "max-size",     required_argument, NULL, OPT_MAX_SIZE },
+	{ "events",       required_argument, NULL, 'e' },
+	{ "pid",          required_argument, NULL, 'p' },
+	{ "comm",         required_argument, NULL, 'c' },
+	{ "cgroup",       required_argument, NULL, OPT_CGROUP },
+	{ "device",       required_argument, NULL, 'd' },
+	{ "qd",           required_argument, NULL, OPT_QD },
+	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+	{ "zstd-level",   required_argument, NULL, 'z' },
+	{ "chunk-size",   required_argument, NULL, OPT_CHUNK },
+	{ "config",       required_argument, NULL, OPT_CONFIG },
+	{ "verbose",      no_argument,       NULL, 'v' },
+	{ "help",         no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* "64K", "16M", "1G", "4096" (binary multiples). */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	double v;
+	int shift = 0;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end == 'i')
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v * (double)(1ull << shift) >= 1.8e19)
+		return -1;
+	*out = (uint64_t)(v * (double)(1ull << shift));
+	return 0;
+}
+
+/* "10" (seconds), "1.5s", "500ms", "100us", "2m", "1h". */
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct { const char *suffix; double ns; } units[] = {
+		{ "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 },
+		{ "m", 60e9 }, { "h", 3600e9 },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v <= 0 || !isfinite(v))
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].suffix) && v * units[i].ns < 1.8e19) {
+			*ns = (uint64_t)(v * units[i].ns);
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static uint64_t round_up_pow2(uint64_t v)
+{
+	uint64_t p = 4096;
+
+	while (p < v && p < (1ull << 40))
+		p <<= 1;
+	return p;
+}
+
+/* Replace a string option, freeing what an earlier source (the config file) set. */
+static void set_str(const char **dst, const char *val)
+{
+	free((char *)*dst);
+	*dst = strdup(val);
+}
+
+/* Apply one option by its long name; 0, or -1 with a message in err. */
+static int set_option(struct rec_opts *o, const char *name, const char *val, char *err, size_t cap)
+{
+	uint64_t u;
+	long l;
+
+	if (!strcmp(name, "output")) {
+		set_str(&o->output, val);
+	} else if (!strcmp(name, "duration")) {
+		if (parse_duration(val, &o->duration_ns))
+			goto bad;
+	} else if (!strcmp(name, "max-size")) {
+		if (parse_size(val, &o->max_size))
+			goto bad;
+	} else if (!strcmp(name, "events")) {
+		set_str(&o->events, val);
+	} else if (!strcmp(name, "pid")) {
+		if (parse_long(val, 1, 0x3fffffff, &l))
+			goto bad;
+		o->pid = (pid_t)l;
+	} else if (!strcmp(name, "comm")) {
+		if (strlen(val) >= ST_COMM_LEN) {
+			snprintf(err, cap, "--comm: '%s' is longer than %d bytes, the kernel's limit",
+				 val, ST_COMM_LEN - 1);
+			return -1;
+		}
+		set_str(&o->comm, val);
+	} else if (!strcmp(name, "cgroup")) {
+		set_str(&o->cgroup, val);
+	} else if (!strcmp(name, "device")) {
+		set_str(&o->device, val);
+	} else if (!strcmp(name, "qd")) {
+		if (parse_long(val, 1, 256, &l))
+			goto bad;
+		o->qd = (unsigned)l;
+	} else if (!strcmp(name, "ringbuf-size")) {
+		if (parse_size(val, &u) || u < 4096 || u > (1ull << 32))
+			goto bad;
+		o->ringbuf_size = round_up_pow2(u);
+	} else if (!strcmp(name, "zstd-level")) {
+		if (parse_long(val, -7, 19, &l))
+			goto bad;
+		o->zstd_level = (int)l;
+	} else if (!strcmp(name, "chunk-size")) {
+		if (parse_size(val, &o->chunk_size) || o->chunk_size < 4096 ||
+		    o->chunk_size > (64u << 20))
+			goto bad;
+	} else {
+		snprintf(err, cap, "unknown option '%s'", name);
+		return -1;
+	}
+	return 0;
+bad:
+	snprintf(err, cap, "--%s: bad value '%s'", name, val);
+	return -1;
+}
+
+static int config_files(struct rec_opts *o, json_object *files, char *err, size_t cap)
+{
+	size_t n;
+
+	if (!json_object_is_type(files, json_type_array)) {
+		snprintf(err, cap, "select_target.files: not an array of paths");
+		return -1;
+	}
+	n = json_object_array_length(files);
+	o->files = calloc(n ? n : 1, sizeof(*o->files));
+	for (size_t i = 0; i < n; i++) {
+		json_object *f = json_object_array_get_idx(files, i);
+
+		if (!json_object_is_type(f, json_type_string)) {
+			snprintf(err, cap, "select_target.files[%zu]: not a string", i);
+			return -1;
+		}
+		o->files[o->nfiles++] = strdup(json_object_get_string(f));
+	}
+	return 0;
+}
+
+static int config_select_target(struct rec_opts *o, json_object *sel, char *err, size_t cap)
+{
+	if (!json_object_is_type(sel, json_type_object)) {
+		snprintf(err, cap, "select_target: not an object");
+		return -1;
+	}
+	json_object_object_foreach(sel, key, val) {
+		int ret;
+
+		if (!strcmp(key, "files"))
+			ret = config_files(o, val, err, cap);
+		else if (!strcmp(key, "pid"))
+			ret = set_option(o, "pid", json_object_get_string(val), err, cap);
+		else if (!strcmp(key, "common"))
+			ret = set_option(o, "comm", json_object_get_string(val), err, cap);
+		else {
+			snprintf(err, cap, "select_target.%s: unknown key", key);
+			ret = -1;
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* event_type is a string or an array of strings; either way a comma list. */
+static int config_events(struct rec_opts *o, json_object *val, char *err, size_t cap)
+{
+	char list[1024] = "";
+	size_t n;
+
+	if (!json_object_is_type(val, json_type_array))
+		return set_option(o, "events", json_object_get_string(val), err, cap);
+	n = json_object_array_length(val);
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(val, i));
+		size_t used = strlen(list);
+
+		if ((size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? "," : "", s) >=
+		    sizeof(list) - used) {
+			snprintf(err, cap, "event_type: list too long");
+			return -1;
+		}
+	}
+	return set_option(o, "events", list, err, cap);
+}
+
+static int config_key(struct rec_opts *o, const char *key, json_object *val, char *err, size_t cap)
+{
+	char name[64];
+	size_t i;
+
+	if (!strcmp(key, "select_target"))
+		return config_select_target(o, val, err, cap);
+	if (!strcmp(key, "event_type"))
+		return config_events(o, val, err, cap);
+	if (!strcmp(key, "logger_io_uring_depth"))
+		return set_option(o, "qd", json_object_get_string(val), err, cap);
+	if (!strcmp(key, "name")) {
+		/* stortrace's trace name: the output file unless -o says otherwise */
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%.4000s.sttrace", json_object_get_string(val));
+		return set_option(o, "output", path, err, cap);
+	}
+	/* The analyzer's keys share the file; st-record has no use for them. */
+	if (!strcmp(key, "filter") || !strcmp(key, "statistical_params"))
+		return 0;
+	for (i = 0; key[i] && i < sizeof(name) - 1; i++)
+		name[i] = key[i] == '_' ? '-' : key[i];
+	name[i] = 0;
+	if (!strcmp(name, "config") || !strcmp(name, "help") || !strcmp(name, "verbose")) {
+		snprintf(err, cap, "unknown key '%s'", key);
+		return -1;
+	}
+	if (set_option(o, name, json_object_get_string(val), err, cap)) {
+		if (!strncmp(err, "unknown option", 14))
+			snprintf(err, cap, "unknown key '%s'", key);
+		return -1;
+	}
+	return 0;
+}
+
+static int load_config(struct rec_opts *o, const char *path)
+{
+	char err[256];
+	json_object *root = json_object_from_file(path);
+	const char *why = json_util_get_last_err();
+
+	if (!root) {
+		/* json-c's message ends with a newline of its own */
+		fprintf(stderr, "%s: %s: cannot read JSON: %.*s\n", REC_NAME, path,
+			why ? (int)strcspn(why, "\n") : 11, why ? why : "parse error");
+		return REC_EXIT_USAGE;
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		fprintf(stderr, "%s: %s: not a JSON object\n", REC_NAME, path);
+		json_object_put(root);
+		return REC_EXIT_USAGE;
+	}
+	json_object_object_foreach(root, key, val) {
+		if (config_key(o, key, val, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s: %s\n", REC_NAME, path, err);
+			json_object_put(root);
+			return REC_EXIT_USAGE;
+		}
+	}
+	json_object_put(root);
+	return 0;
+}
+
+/* The --config argument, looked for before the other options so that they override it. */
+static const char *find_config(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--config") && i + 1 < argc)
+			return argv[i + 1];
+		if (!strncmp(argv[i], "--config=", 9))
+			return argv[i] + 9;
+	}
+	return NULL;
+}
+
+static const char *long_name(int c)
+{
+	for (const struct option *lo = long_opts; lo->name; lo++)
+		if (lo->val == c)
+			return lo->name;
+	return NULL;
+}
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "%s: %s (see st-record --help)\n", REC_NAME, msg);
+	return REC_EXIT_USAGE;
+}
+
+static int check_combination(struct rec_opts *o)
+{
+	if (!o->output)
+		return usage_error("no output file: give -o FILE");
+	if (o->cmd && o->pid)
+		return usage_error("-p and -- CMD both choose the process to trace; give one");
+	return 0;
+}
+
+int opts_parse(struct rec_opts *o, int argc, char **argv)
+{
+	char err[256];
+	const char *config = find_config(argc, argv);
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->qd = 4;
+	o->ringbuf_size = 16u << 20;
+	o->zstd_level = 1;
+	o->chunk_size = 1u << 20;
+	set_str(&o->events, "all");
+	if (config) {
+		o->config = config;
+		ret = load_config(o, config);
+		if (ret)
+			return ret;
+	}
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:t:e:p:c:d:z:vh", long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return -1;
+		}
+		if (c == 'v') {
+			o->verbose = true;
+			continue;
+		}
+		if (c == OPT_CONFIG)
+			continue;
+		if (c == '?') {
+			snprintf(err, sizeof(err), "bad option '%s' (unknown, or missing its value)",
+				 argv[optind - 1]);
+			return usage_error(err);
+		}
+		if (set_option(o, long_name(c), optarg, err, sizeof(err)))
+			return usage_error(err);
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--"))
+			return usage_error("unexpected argument; put the command after --");
+		o->cmd = &argv[optind];
+	}
+	return check_combination(o);
+}
+
+char *opts_json(const struct rec_opts *o)
+{
+	json_object *j = json_object_new_object();
+	json_object *files = json_object_new_array();
+	char *out;
+
+	json_object_object_add(j, "output", json_object_new_string(o->output));
+	json_object_object_add(j, "duration_ns", json_object_new_uint64(o->duration_ns));
+	json_object_object_add(j, "max_size", json_object_new_uint64(o->max_size));
+	json_object_object_add(j, "events", json_object_new_string(o->events));
+	json_object_object_add(j, "pid", json_object_new_int(o->pid));
+	json_object_object_add(j, "comm", o->comm ? json_object_new_string(o->comm) : NULL);
+	json_object_object_add(j, "cgroup", o->cgroup ? json_object_new_string(o->cgroup) : NULL);
+	json_object_object_add(j, "device", o->device ? json_object_new_string(o->device) : NULL);
+	json_object_object_add(j, "qd", json_object_new_int((int)o->qd));
+	json_object_object_add(j, "ringbuf_size", json_object_new_uint64(o->ringbuf_size));
+	json_object_object_add(j, "zstd_level", json_object_new_int(o->zstd_level));
+	json_object_object_add(j, "chunk_size", json_object_new_uint64(o->chunk_size));
+	for (size_t i = 0; i < o->nfiles; i++)
+		json_object_array_add(files, json_object_new_string(o->files[i]));
+	json_object_object_add(j, "files", files);
+	json_object_object_add(j, "command", json_object_new_boolean(o->cmd != NULL));
+	out = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	json_object_put(j);
+	return out;
+}
+
+void opts_free(struct rec_opts *o)
+{
+	free((char *)o->output);
+	free((char *)o->events);
+	free((char *)o->comm);
+	free((char *)o->cgroup);
+	free((char *)o->device);
+	for (size_t i = 0; i < o->nfiles; i++)
+		free((char *)o->files[i]);
+	free(o->files);
+}

@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probes.c - which probes to load, the filters they get, and their life cycle.
+ *
+ * Each BPF program is named after the event type it emits, so the selection
+ * (a set of type ids) maps to programs by name. Programs not selected, or whose
+ * tracepoint this kernel lacks, are never loaded.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <linux/magic.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "record/record.h"
+#include "sttrace.skel.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+
+static const struct event_name {
+	uint16_t type;
+	const char *name;
+} event_names[] = {
+#define ST_EVENT_NAME(id, name, payload) { id, #name },
+	ST_EVENT_TYPES(ST_EVENT_NAME)
+#undef ST_EVENT_NAME
+};
+#define NR_EVENTS (sizeof(event_names) / sizeof(event_names[0]))
+
+/* Tracepoint category of an event: its name's prefix. */
+static const struct { const char *prefix, *category; } categories[] = {
+	{ "block_", "block" }, { "sys_", "syscalls" }, { "iomap_", "iomap" },
+	{ "ext4_", "ext4" }, { "xfs_", "xfs" }, { "io_uring_", "io_uring" },
+	{ "sched_", "sched" },
+};
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static const char *event_name(uint16_t type)
+{
+	for (size_t i = 0; i < NR_EVENTS; i++)
+		if (event_names[i].type == type)
+			return event_names[i].name;
+	return NULL;
+}
+
+const char *event_tracepoint(uint16_t type, char *buf, size_t cap)
+{
+	const char *name = event_name(type);
+
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < sizeof(categories) / sizeof(categories[0]); i++)
+		if (has_prefix(name, categories[i].prefix)) {
+			snprintf(buf, cap, "%s/%s", categories[i].category, name);
+			return buf;
+		}
+	return NULL;
+}
+
+/* Syscalls of each preset (besides the tracepoints matched by prefix). */
+static bool is_rw_syscall(const char *name)
+{
+	static const char *const rw[] = {
+		"read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev",
+		"preadv2", "pwritev2", "openat", "io_uring_enter", "io_submit",
+	};
+	const char *call = name + 4;	/* past "sys_" */
+
+	call += has_prefix(call, "enter_") ? 6 : 5;
+	for (size_t i = 0; i < sizeof(rw) / sizeof(rw[0]); i++)
+		if (!strcmp(call, rw[i]))
+			return true;
+	return false;
+}
+
+static bool is_sync_syscall(const char *name)
+{
+	return strstr(name, "_fsync") || strstr(name, "_fdatasync") ||
+	       strstr(name, "_sync_file_range") || strstr(name, "_openat");
+}
+
+static bool in_preset(const char *preset, const char *name)
+{
+	bool sys = has_prefix(name, "sys_");
+
+	if (!strcmp(preset, "all"))
+		return true;
+	if (has_prefix(name, "block_"))
+		return strcmp(preset, "uring") != 0;
+	if (!strcmp(preset, "dio"))
+		return (sys && is_rw_syscall(name)) || has_prefix(name, "iomap_");
+	if (!strcmp(preset, "fsync"))
+		return (sys && is_sync_syscall(name)) || has_prefix(name, "ext4_sync") ||
+		       has_prefix(name, "xfs_");
+	if (!strcmp(preset, "uring"))
+		return has_prefix(name, "io_uring_");
+	return false;
+}
+
+static bool is_preset(const char *s)
+{
+	return !strcmp(s, "block") || !strcmp(s, "dio") || !strcmp(s, "fsync") ||
+	       !strcmp(s, "uring") || !strcmp(s, "all");
+}
+
+static int select_one(const char *item, struct rec_selection *sel, char *err, size_t cap)
+{
+	if (is_preset(item)) {
+		for (size_t i = 0; i < NR_EVENTS; i++)
+			if (in_preset(item, event_names[i].name))
+				sel->on[event_names[i].type] = true;
+		return 0;
+	}
+	for (size_t i = 0; i < NR_EVENTS; i++)
+		if (!strcmp(item, event_names[i].name)) {
+			sel->on[event_names[i].type] = true;
+			sel->required[event_names[i].type] = true;
+			return 0;
+		}
+	snprintf(err, cap, "--events: unknown preset or tracepoint '%s' (presets: block dio fsync "
+		 "uring all; tracepoints: the event names of `st-format info`)", item);
+	return -1;
+}
+
+int events_select(const char *spec, struct rec_selection *sel, char *err, size_t cap)
+{
+	char *copy = strdup(spec), *save = NULL;
+	int ret = 0;
+
+	memset(sel, 0, sizeof(*sel));
+	for (char *item = strtok_r(copy, ",", &save); item && !ret; item = strtok_r(NULL, ",", &save))
+		ret = select_one(item, sel, err, cap);
+	free(copy);
+	if (ret)
+		return ret;
+	/* Process events give pid -> command names and drive -p's child tracking. */
+	for (size_t i = 0; i < NR_EVENTS; i++)
+		if (has_prefix(event_names[i].name, "sched_process_"))
+			sel->on[event_names[i].type] = true;
+	return 0;
+}
+
+/* ---- filters ---------------------------------------------------------- */
+
+static uint32_t kernel_devt(unsigned maj, unsigned min)
+{
+	return maj << 20 | min;
+}
+
+static int read_line(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)cap, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/*
+ * The last component of a sysfs symlink's target, after dropping `up` trailing
+ * components: the device's own name (up = 0) or its parent's (up = 1).
+ */
+static int link_name(const char *path, int up, char *out, size_t cap)
+{
+	char link[512];
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	link[n] = 0;
+	for (; up > 0; up--) {
+		slash = strrchr(link, '/');
+		if (!slash)
+			return -1;
+		*slash = 0;
+	}
+	slash = strrchr(link, '/');
+	snprintf(out, cap, "%.255s", slash ? slash + 1 : link);
+	return 0;
+}
+
+/* The block device's sysfs name ("sda1") from "/dev/sda1", "sda1" or "8:1". */
+static int device_sysfs_name(const char *device, char *name, size_t cap)
+{
+	char path[512];
+	unsigned maj, min;
+	struct stat st;
+
+	if (sscanf(device, "%u:%u", &maj, &min) == 2) {
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", maj, min);
+	} else if (!strchr(device, '/')) {
+		snprintf(path, sizeof(path), "/sys/class/block/%.255s", device);
+	} else {
+		if (stat(device, &st) || !S_ISBLK(st.st_mode))
+			return -1;
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(st.st_rdev),
+			 minor(st.st_rdev));
+	}
+	return link_name(path, 0, name, cap);
+}
+
+static int sysfs_devt(const char *name, uint32_t *devt)
+{
+	char path[512], line[64];
+	unsigned maj, min;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", name);
+	if (read_line(path, line, sizeof(line)) || sscanf(line, "%u:%u", &maj, &min) != 2)
+		return -1;
+	*devt = kernel_devt(maj, min);
+	return 0;
+}
+
+/* The disk a block device belongs to: itself, or a partition's parent. */
+static int disk_of(const char *name, char *disk, size_t cap)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "/sys/class/block/%.255s/partition", name);
+	if (access(path, F_OK)) {
+		snprintf(disk, cap, "%.255s", name);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/sys/class/block/%.255s", name);
+	return link_name(path, 1, disk, cap);
+}
+
+int filters_set_device(struct rec_filters *f, const char *device, char *err, size_t cap)
+{
+	char name[256], disk[256], path[512];
+	struct dirent *de;
+	DIR *d;
+
+	if (device_sysfs_name(device, name, sizeof(name)) || disk_of(name, disk, sizeof(disk)) ||
+	    sysfs_devt(disk, &f->devs[0])) {
+		snprintf(err, cap, "%s: not a block device", device);
+		return -1;
+	}
+	f->ndevs = 1;
+	snprintf(path, sizeof(path), "/sys/class/block/%s", disk);
+	d = opendir(path);
+	while (d && (de = readdir(d)) && f->ndevs < ST_MAX_FILTER_DEVS)
+		if (has_prefix(de->d_name, disk) && !sysfs_devt(de->d_name, &f->devs[f->ndevs]))
+			f->ndevs++;
+	if (d)
+		closedir(d);
+	return 0;
+}
+
+int filters_set_cgroup(struct rec_filters *f, const char *path, char *err, size_t cap)
+{
+	char full[4096];
+	struct statfs fs;
+	struct stat st;
+
+	snprintf(full, sizeof(full), "%s%s", path[0] == '/' ? "" : "/sys/fs/cgroup/", path);
+	/* On cgroup v2 a cgroup's id is its directory's inode number. */
+	if (stat(full, &st) || !S_ISDIR(st.st_mode) || statfs(full, &fs) ||
+	    fs.f_type != CGROUP2_SUPER_MAGIC) {
+		snprintf(err, cap, "--cgroup: %s: not a cgroup v2 directory", full);
+		return -1;
+	}
+	f->cgroup_id = st.st_ino;
+	return 0;
+}
+
+bool filters_disk_traced(const struct rec_filters *f, dev_t output_dev)
+{
+	char dev[32], name[256], disk[256];
+	uint32_t devt;
+
+	if (major(output_dev) == 0)	/* tmpfs, overlay...: no block I/O of ours */
+		return false;
+	snprintf(dev, sizeof(dev), "%u:%u", major(output_dev), minor(output_dev));
+	if (device_sysfs_name(dev, name, sizeof(name)) || disk_of(name, disk, sizeof(disk)) ||
+	    sysfs_devt(disk, &devt))
+		return true;	/* unknown: assume traced, marking is only a cost */
+	return !f->ndevs || devt == f->devs[0];
+}
+
+/* ---- environment ------------------------------------------------------ */
+
+static int env_error(char *err, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, cap, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int check_environment(char *err, size_t cap)
+{
+	if (geteuid() != 0)
+		return env_error(err, cap, "must run as root (loading BPF programs needs "
+				 "CAP_BPF and CAP_PERFMON)");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		return env_error(err, cap, "no kernel BTF at /sys/kernel/btf/vmlinux (the kernel "
+				 "needs CONFIG_DEBUG_INFO_BTF=y)");
+	if (access(TRACEFS "/events", F_OK) &&
+	    mount("nodev", TRACEFS, "tracefs", 0, NULL) && access(TRACEFS "/events", F_OK))
+		return env_error(err, cap, "tracefs is not mounted and could not be mounted (%s); "
+				 "run: mount -t tracefs nodev " TRACEFS, strerror(errno));
+	return 0;
+}
+
+static bool tracepoint_exists(uint16_t type)
+{
+	char tp[128], path[256];
+
+	if (!event_tracepoint(type, tp, sizeof(tp)))
+		return false;
+	snprintf(path, sizeof(path), TRACEFS "/events/%s", tp);
+	return access(path, F_OK) == 0;
+}
+
+/* Drop selected tracepoints this kernel lacks; fatal for ones named explicitly. */
+static int check_tracepoints(struct rec_selection *sel, char *err, size_t cap)
+{
+	char tp[128];
+
+	for (size_t i = 0; i < NR_EVENTS; i++) {
+		uint16_t t = event_names[i].type;
+
+		if (!sel->on[t] || tracepoint_exists(t))
+			continue;
+		event_tracepoint(t, tp, sizeof(tp));
+		if (sel->required[t])
+			return env_error(err, cap, "tracepoint %s does not exist on this kernel", tp);
+		fprintf(stderr, "%s: tracepoint %s not on this kernel, skipped\n", REC_NAME, tp);
+		sel->on[t] = false;
+	}
+	return 0;
+}
+
+int probes_check(struct rec_selection *sel, char *err, size_t cap)
+{
+	return check_environment(err, cap) || check_tracepoints(sel, err, cap) ? -1 : 0;
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+static bool verbose_libbpf;
+
+/* libbpf's own messages (the verifier log among them) only with -v: errors get one line of ours. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!verbose_libbpf || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void set_rodata(struct sttrace_bpf *skel, const struct rec_filters *f, uint64_t ringbuf_size)
+{
+	struct sttrace_bpf__rodata *ro = skel->rodata;
+
+	ro->self_tgid = f->self_tgid;
+	/* Wake the reader early only when a quarter of the buffer is waiting. */
+	ro->wakeup_bytes = ringbuf_size / 4;
+	ro->filter_pid = f->pid != 0;
+	ro->filter_comm = f->comm != NULL;
+	if (f->comm)
+		strncpy((char *)ro->target_comm, f->comm, sizeof(ro->target_comm) - 1);
+	ro->filter_cgroup = f->cgroup_id;
+	ro->filter_ndevs = f->ndevs;
+	memcpy((void *)ro->filter_devs, f->devs, sizeof(f->devs));
+	ro->mark_self_bios = f->mark_self_bios;
+	ro->self_ino = f->self_ino;
+	ro->self_sdev = f->self_sdev;
+}
+
+static int select_programs(struct sttrace_bpf *skel, const struct rec_selection *sel)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		bool on = false;
+
+		for (size_t i = 0; i < NR_EVENTS; i++)
+			if (!strcmp(bpf_program__name(prog), event_names[i].name))
+				on = sel->on[event_names[i].type];
+		if (bpf_program__set_autoload(prog, on))
+			return -1;
+	}
+	return 0;
+}
+
+/* -p: the process and its descendants alive now; later ones are added at fork. */
+static void track_descendants(int map_fd, pid_t root)
+{
+	pid_t pids[ST_MAX_TRACKED_TGIDS / 16];
+	size_t n = 0, done = 0;
+	uint8_t one = 1;
+
+	pids[n++] = root;
+	while (done < n) {
+		char path[64], line[4096];
+		pid_t parent = pids[done++];
+		FILE *f;
+
+		bpf_map_update_elem(map_fd, &parent, &one, BPF_ANY);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", parent, parent);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f))
+			for (char *s = strtok(line, " \n"); s && n < sizeof(pids) / sizeof(pids[0]);
+			     s = strtok(NULL, " \n"))
+				pids[n++] = atoi(s);
+		fclose(f);
+	}
+}
+
+static int attach_all(struct rec_probes *p, char *err, size_t cap)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		link = bpf_program__attach(prog);
+		if (!link)
+			return env_error(err, cap, "cannot attach %s: %s", bpf_program__name(prog),
+					 strerror(errno));
+		p->links[p->nlinks++] = link;
+	}
+	return 0;
+}
+
+int probes_start(struct rec_probes *p, const struct rec_selection *sel, const struct rec_filters *f,
+		 uint64_t ringbuf_size, rec_event_fn fn, void *ctx, char *err, size_t cap)
+{
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	libbpf_set_print(libbpf_print);
+	p->ncpus = libbpf_num_possible_cpus();
+	p->lost = calloc((size_t)(p->ncpus > 0 ? p->ncpus : 1), sizeof(*p->lost));
+	p->skel = sttrace_bpf__open();
+	if (!p->skel)
+		return env_error(err, cap, "cannot open the BPF object: %s", strerror(errno));
+	set_rodata(p->skel, f, ringbuf_size);
+	if (bpf_map__set_max_entries(p->skel->maps.events, (uint32_t)ringbuf_size) ||
+	    select_programs(p->skel, sel))
+		return env_error(err, cap, "cannot configure the BPF object: %s", strerror(errno));
+	ret = sttrace_bpf__load(p->skel);
+	if (ret)
+		return env_error(err, cap, "cannot load the BPF programs: %s (run with -v for "
+				 "the verifier's log)", strerror(-ret));
+	if (f->pid)
+		track_descendants(bpf_map__fd(p->skel->maps.tracked_tgids), f->pid);
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), fn, ctx, NULL);
+	if (!p->rb)
+		return env_error(err, cap, "cannot map the ring buffer: %s", strerror(errno));
+	return attach_all(p, err, cap);
+}
+
+void probes_set_verbose(bool on)
+{
+	verbose_libbpf = on;
+}
+
+void probes_detach(struct rec_probes *p)
+{
+	for (size_t i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	p->nlinks = 0;
+}
+
+uint64_t probes_read_lost(struct rec_probes *p)
+{
+	uint32_t zero = 0;
+	uint64_t sum = 0;
+
+	if (!p->skel || p->ncpus <= 0 ||
+	    bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.lost), &zero, p->lost))
+		return 0;
+	for (int i = 0; i < p->ncpus; i++)
+		sum += p->lost[i];
+	return sum;
+}
+
+void probes_stop(struct rec_probes *p)
+{
+	probes_detach(p);
+	ring_buffer__free(p->rb);
+	sttrace_bpf__destroy(p->skel);
+	free(p->lost);
+	memset(p, 0, sizeof(*p));
+}

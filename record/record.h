@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.h - the parts of st-record: options (options.c), probe selection and
+ * loading (probes.c), the io_uring output sink (sink.c), metadata (meta.c)
+ * and the event loop (main.c).
+ */
+#ifndef RECORD_H
+#define RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <liburing.h>
+
+#include "format/sttrace.h"
+#include "bpf/sttrace_bpf.h"
+
+#define REC_TOOL	"st-record 0.1.0"
+#define REC_NAME	"st-record"
+
+/* Exit codes scripts rely on; with `-- CMD` the command's status instead. */
+#define REC_EXIT_OK	0
+#define REC_EXIT_FAIL	1
+#define REC_EXIT_USAGE	2
+
+/* Event type ids go up to 255 (one byte of room in every table indexed by them). */
+#define REC_MAX_TYPE	256
+
+/* Everything the user asked for, from the config file then the command line. */
+struct rec_opts {
+	const char *output;
+	uint64_t duration_ns;		/* 0 = until a signal or the command's exit */
+	uint64_t max_size;		/* bytes of output, 0 = unlimited */
+	const char *events;		/* presets and tracepoint names, comma separated */
+	pid_t pid;			/* 0 = any */
+	const char *comm;
+	const char *cgroup;
+	const char *device;
+	unsigned qd;			/* output writes in flight */
+	uint64_t ringbuf_size;
+	int zstd_level;
+	uint64_t chunk_size;
+	const char *config;
+	const char **files;		/* select_target.files: paths to resolve to inodes */
+	size_t nfiles;
+	char **cmd;			/* after `--`, NULL-terminated; NULL = none */
+	bool verbose;
+};
+
+/*
+ * Parse the command line (and the --config file it names) into *o.
+ * Returns 0 to go on, REC_EXIT_USAGE after printing the error, or -1 when
+ * --help was printed (exit 0).
+ */
+int opts_parse(struct rec_opts *o, int argc, char **argv);
+/* The effective options as a JSON object (the `options` metadata); malloc'd. */
+char *opts_json(const struct rec_opts *o);
+void opts_free(struct rec_opts *o);
+
+/* Which event types to enable; required ones were named explicitly. */
+struct rec_selection {
+	bool on[REC_MAX_TYPE];
+	bool required[REC_MAX_TYPE];
+};
+/* Fills *sel from "block,sys_enter_fsync,..."; message in err on a bad name. */
+int events_select(const char *spec, struct rec_selection *sel, char *err, size_t cap);
+/* Tracepoint name of an event type ("block/block_rq_issue"), NULL if unknown. */
+const char *event_tracepoint(uint16_t type, char *buf, size_t cap);
+
+/* In-kernel filters, resolved from the options before the probes load. */
+struct rec_filters {
+	uint32_t self_tgid;
+	pid_t pid;				/* the -p process (or the command), 0 = none */
+	const char *comm;
+	uint64_t cgroup_id;
+	uint32_t devs[ST_MAX_FILTER_DEVS];	/* kernel dev_t; devs[0] is the disk */
+	uint32_t ndevs;
+	bool mark_self_bios;
+	uint64_t self_ino;			/* the output file, whose writeback is ours */
+	uint32_t self_sdev;			/* its file system (kernel dev_t) */
+};
+/* Resolve -d DEVICE to its disk and partitions; message in err on failure. */
+int filters_set_device(struct rec_filters *f, const char *device, char *err, size_t cap);
+/* Resolve --cgroup PATH to its id; message in err on failure. */
+int filters_set_cgroup(struct rec_filters *f, const char *path, char *err, size_t cap);
+/* Whether the disk holding the output (st_dev of its file system) is traced. */
+bool filters_disk_traced(const struct rec_filters *f, dev_t output_dev);
+
+struct sttrace_bpf;
+struct ring_buffer;
+struct bpf_link;
+
+struct rec_probes {
+	struct sttrace_bpf *skel;
+	struct bpf_link *links[REC_MAX_TYPE];
+	size_t nlinks;
+	struct ring_buffer *rb;
+	int ncpus;			/* possible CPUs: entries of the lost counter */
+	uint64_t *lost;			/* per CPU, last read */
+};
+typedef int (*rec_event_fn)(void *ctx, void *data, size_t size);
+/*
+ * Check the environment (root, BTF, tracefs) and the selected tracepoints:
+ * missing optional ones are reported and dropped from *sel, a missing one
+ * named explicitly is an error. Message in err.
+ */
+int probes_check(struct rec_selection *sel, char *err, size_t cap);
+/*
+ * Open, configure and load the probes of *sel, attach them and set up the
+ * ring buffer reader. Message in err.
+ */
+int probes_start(struct rec_probes *p, const struct rec_selection *sel, const struct rec_filters *f,
+		 uint64_t ringbuf_size, rec_event_fn fn, void *ctx, char *err, size_t cap);
+/* Show libbpf's messages (verifier logs) on stderr. */
+void probes_set_verbose(bool on);
+/* Detach every probe: no new events after this returns. */
+void probes_detach(struct rec_probes *p);
+/* Read the per-CPU lost counters into p->lost; returns their sum. */
+uint64_t probes_read_lost(struct rec_probes *p);
+void probes_stop(struct rec_probes *p);
+
+/* The output: chunk bytes written through io_uring, up to qd in flight. */
+struct rec_sink {
+	struct io_uring ring;
+	int fd;
+	unsigned qd;
+	size_t buf_size;
+	char *pool;			/* qd buffers of buf_size, registered when possible */
+	bool fixed;			/* pool registered with the ring */
+	unsigned *free_bufs;
+	unsigned nfree;
+	unsigned inflight;		/* qd - nfree */
+	uint64_t *submit_ns;		/* per buffer, for write latency */
+	size_t *lens;			/* per buffer, bytes asked */
+	uint64_t *offsets;		/* per buffer, file offset */
+	int err;			/* first error (negative errno), sticky */
+	uint64_t writes, lat_sum_ns, lat_max_ns;
+	struct st_sink sink;
+};
+int sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size);
+/* Collect finished writes without waiting. */
+void sink_reap(struct rec_sink *s);
+void sink_exit(struct rec_sink *s);
+
+/* Metadata known at start (and refreshed at end). */
+void meta_static(struct st_writer *w, int argc, char **argv, const struct rec_opts *o);
+/* clock.realtime_offset_ns and the event-clock now, in ns. */
+uint64_t meta_clock(struct st_writer *w);
+void meta_devices(struct st_writer *w);
+void meta_procs(struct st_writer *w);
+/* fd.* and inode.* of a process's open files. */
+void meta_open_files(struct st_writer *w, pid_t pid);
+/* inode.* of the given paths. */
+void meta_paths(struct st_writer *w, const char **paths, size_t n);
+/* pid.* and fd.* learned from records as they are drained. */
+struct meta_tracker;
+struct meta_tracker *meta_tracker_new(void);
+void meta_track(struct meta_tracker *t, struct st_writer *w, const struct st_event_header *h);
+void meta_tracker_free(struct meta_tracker *t);
+
+/* Monotonic (event clock) now, ns. */
+uint64_t now_ns(void);
+
+#endif /* RECORD_H */

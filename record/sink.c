@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sink.c - st-record's output: the writer's bytes go to the file through
+ * io_uring, up to qd writes in flight, each from a buffer of a fixed pool
+ * (registered with the ring when the kernel allows). The writer's buffer is
+ * copied into a pool buffer, so it may reuse its own at once; the event loop
+ * never waits for the disk unless every pool buffer is in flight.
+ *
+ * The first failure (an error, or a short write whose remainder also fails)
+ * is kept and returned by every later call, so the writer stops at the first
+ * bad write and the file keeps every chunk written before it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/record.h"
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static char *buffer_at(struct rec_sink *s, unsigned i)
+{
+	return s->pool + (size_t)i * s->buf_size;
+}
+
+/* pwrite all of buf, or a negative errno (-ENOSPC when the device filled up). */
+static int pwrite_all(int fd, const char *buf, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, buf, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENOSPC;
+		buf += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static void complete(struct rec_sink *s, struct io_uring_cqe *cqe)
+{
+	unsigned b = (unsigned)io_uring_cqe_get_data64(cqe);
+	uint64_t lat = now_ns() - s->submit_ns[b];
+	int res = cqe->res;
+
+	io_uring_cqe_seen(&s->ring, cqe);
+	s->writes++;
+	s->lat_sum_ns += lat;
+	if (lat > s->lat_max_ns)
+		s->lat_max_ns = lat;
+	if (res < 0 && !s->err)
+		s->err = res;
+	else if (res >= 0 && (size_t)res < s->lens[b] && !s->err)
+		/* the rest once more, synchronously: usually it reports why (ENOSPC) */
+		s->err = pwrite_all(s->fd, buffer_at(s, b) + res, s->lens[b] - (size_t)res,
+				    s->offsets[b] + (uint64_t)res);
+	s->free_bufs[s->nfree++] = b;
+	s->inflight--;
+}
+
+void sink_reap(struct rec_sink *s)
+{
+	struct io_uring_cqe *cqe;
+
+	while (s->inflight && io_uring_peek_cqe(&s->ring, &cqe) == 0)
+		complete(s, cqe);
+}
+
+/* Wait until no more than `max_inflight` writes are in flight. */
+static void wait_inflight(struct rec_sink *s, unsigned max_inflight)
+{
+	struct io_uring_cqe *cqe;
+
+	sink_reap(s);
+	while (s->inflight > max_inflight) {
+		int ret = io_uring_wait_cqe(&s->ring, &cqe);
+
+		if (ret == -EINTR)
+			continue;
+		if (ret < 0) {
+			if (!s->err)
+				s->err = ret;
+			return;
+		}
+		complete(s, cqe);
+	}
+}
+
+static int sink_write(void *ctx, const void *buf, size_t len, uint64_t off)
+{
+	struct rec_sink *s = ctx;
+	struct io_uring_sqe *sqe;
+	unsigned b;
+	int ret;
+
+	if (s->err)
+		return s->err;
+	if (len > s->buf_size) {
+		/* the footer of a long recording: rare and final, written in place */
+		wait_inflight(s, 0);
+		if (!s->err)
+			s->err = pwrite_all(s->fd, buf, len, off);
+		return s->err;
+	}
+	wait_inflight(s, s->qd - 1);
+	if (s->err)
+		return s->err;
+	b = s->free_bufs[--s->nfree];
+	memcpy(buffer_at(s, b), buf, len);
+	sqe = io_uring_get_sqe(&s->ring);
+	if (s->fixed)
+		io_uring_prep_write_fixed(sqe, s->fd, buffer_at(s, b), (unsigned)len, off, (int)b);
+	else
+		io_uring_prep_write(sqe, s->fd, buffer_at(s, b), (unsigned)len, off);
+	io_uring_sqe_set_data64(sqe, b);
+	s->submit_ns[b] = now_ns();
+	s->lens[b] = len;
+	s->offsets[b] = off;
+	s->inflight++;
+	ret = io_uring_submit(&s->ring);
+	if (ret < 0) {
+		s->inflight--;
+		s->free_bufs[s->nfree++] = b;
+		if (!s->err)
+			s->err = ret;
+	}
+	return s->err;
+}
+
+static int sink_sync(void *ctx)
+{
+	struct rec_sink *s = ctx;
+
+	wait_inflight(s, 0);
+	if (!s->err && fsync(s->fd))
+		s->err = -errno;
+	return s->err;
+}
+
+static void register_pool(struct rec_sink *s)
+{
+	struct iovec *iov = calloc(s->qd, sizeof(*iov));
+
+	if (!iov)
+		return;
+	for (unsigned i = 0; i < s->qd; i++) {
+		iov[i].iov_base = buffer_at(s, i);
+		iov[i].iov_len = s->buf_size;
+	}
+	s->fixed = io_uring_register_buffers(&s->ring, iov, s->qd) == 0;
+	free(iov);
+}
+
+int sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = fd;
+	s->qd = qd;
+	s->buf_size = (buf_size + 4095) & ~(size_t)4095;
+	ret = io_uring_queue_init(qd, &s->ring, 0);
+	if (ret < 0)
+		return ret;
+	s->pool = aligned_alloc(4096, (size_t)qd * s->buf_size);
+	s->free_bufs = calloc(qd, sizeof(*s->free_bufs));
+	s->submit_ns = calloc(qd, sizeof(*s->submit_ns));
+	s->lens = calloc(qd, sizeof(*s->lens));
+	s->offsets = calloc(qd, sizeof(*s->offsets));
+	if (!s->pool || !s->free_bufs || !s->submit_ns || !s->lens || !s->offsets) {
+		sink_exit(s);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < qd; i++)
+		s->free_bufs[s->nfree++] = qd - 1 - i;
+	register_pool(s);
+	s->sink.write = sink_write;
+	s->sink.sync = sink_sync;
+	s->sink.ctx = s;
+	return 0;
+}
+
+void sink_exit(struct rec_sink *s)
+{
+	if (s->ring.ring_fd > 0) {
+		if (s->inflight)
+			wait_inflight(s, 0);
+		io_uring_queue_exit(&s->ring);
+	}
+	free(s->pool);
+	free(s->free_bufs);
+	free(s->submit_ns);
+	free(s->lens);
+	free(s->offsets);
+	s->pool = NULL;
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Help, usage errors and bad input: one clear line naming what is wrong and
+# exit 2; never a crash. A cut file is read up to its last complete chunk.
+. "$(dirname "$0")/../lib.sh"
+
+st_tmpdir dir
+st-format synth -o "$dir/a.sttrace" --ios 2000 --seed 5 >/dev/null || { fail analyze.errors "synth failed"; exit 1; }
+
+st-analyze --help | grep -q '^usage: st-analyze' && st-analyze --help | grep -q 'Q2G' &&
+	st-analyze diff --help | grep -q '^usage: st-analyze diff' && pass analyze.help ||
+	fail analyze.help "--help text missing"
+
+# expect_error NAME WORD ARGS...: exit 2 and one stderr line mentioning WORD.
+expect_error() {
+	local name=$1 word=$2 rc
+	shift 2
+	st-analyze "$@" >/dev/null 2>"$dir/err"
+	rc=$?
+	if [ $rc = 2 ] && [ "$(wc -l <"$dir/err")" = 1 ] && grep -q -- "$word" "$dir/err" &&
+		grep -q '^st-analyze' "$dir/err"; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc: $(head -2 "$dir/err")"
+	fi
+}
+expect_error analyze.error.no_file "no input file"
+expect_error analyze.error.missing "/nonexistent.sttrace" /nonexistent.sttrace
+head -c 5000 /dev/urandom >"$dir/garbage"
+expect_error analyze.error.garbage "garbage" "$dir/garbage"
+expect_error analyze.error.option "--bogus" --bogus "$dir/a.sttrace"
+expect_error analyze.error.quantile "101" --quantile 101 "$dir/a.sttrace"
+expect_error analyze.error.stage "Z2Z" --stage Z2Z "$dir/a.sttrace"
+expect_error analyze.error.by "nothing" --by nothing "$dir/a.sttrace"
+expect_error analyze.error.dev "nosuchdev" --dev nosuchdev "$dir/a.sttrace"
+expect_error analyze.error.interval "--interval" --interval 0 "$dir/a.sttrace"
+expect_error analyze.error.too_many_bins "--interval" --interval 1ns "$dir/a.sttrace"
+
+# A file cut in the middle: analyzed up to its last complete chunk, said so.
+size=$(stat -c %s "$dir/a.sttrace")
+head -c $((size / 2)) "$dir/a.sttrace" >"$dir/cut.sttrace"
+st-analyze "$dir/cut.sttrace" >"$dir/cut.out" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q 'recovered' "$dir/cut.out" && pass analyze.error.cut_file ||
+	fail analyze.error.cut_file "exit $rc: $(head -1 "$dir/cut.out")"

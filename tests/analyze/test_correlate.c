@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hand-built event sequences with known answers, fed straight to the
+ * correlator: each scenario states the events a kernel would emit and the
+ * stage latencies that must come out.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "analyze/correlate.h"
+#include "tests/analyze/check.h"
+#include "tests/analyze/collect.h"
+
+static struct an_corr *start(uint64_t stale_ns)
+{
+	struct an_corr *c = NULL;
+
+	nout = 0;
+	memset(out, 0, sizeof(out));
+	an_corr_new(&c, stale_ns, collect, NULL);
+	return c;
+}
+
+static void head(struct st_event_header *h, uint16_t type, uint16_t size, uint64_t ts, uint32_t tid)
+{
+	h->type = type;
+	h->size = size;
+	h->ts = ts;
+	h->pid = tid;
+	h->tid = tid;
+}
+
+static void bio(struct an_corr *c, uint16_t type, uint64_t ts, uint32_t tid, uint64_t id,
+		uint64_t sector, uint32_t opf)
+{
+	struct st_ev_block_bio e = { .p = { .bio = id, .sector = sector, .dev = 7 << 20,
+					    .nr_sector = 8, .opf = opf } };
+
+	head(&e.h, type, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+}
+
+static void split(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t front, uint64_t parent)
+{
+	struct st_ev_block_split e = { .p = { .bio = front, .parent = parent, .dev = 7 << 20,
+					      .nr_sector = 8 } };
+
+	head(&e.h, ST_EV_block_split, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+}
+
+static void rq(struct an_corr *c, uint16_t type, uint64_t ts, uint32_t tid, uint64_t id,
+	       uint32_t opf, uint32_t nr_bios, uint64_t b0, uint64_t b1)
+{
+	struct st_ev_block_rq_issue e = { .p = { .rq = id, .dev = 7 << 20, .opf = opf,
+						 .nr_sector = nr_bios * 8, .nr_bios = nr_bios,
+						 .bios = { b0, b1 } } };
+
+	head(&e.h, type, type == ST_EV_block_rq_issue ? sizeof(e) : sizeof(struct st_ev_block_rq),
+	     ts, tid);
+	an_corr_event(c, &e.h);
+}
+
+static void sys(struct an_corr *c, uint16_t type, uint64_t ts, uint32_t tid, int64_t arg)
+{
+	struct st_ev_sys_enter e = { .p = { .fd = 3, .count = 4096, .offset = 8192 } };
+	struct st_ev_sys_exit x = { .p = { .ret = arg } };
+
+	if ((type - ST_EV_sys_enter_read) % 2 == 0) {
+		head(&e.h, type, sizeof(e), ts, tid);
+		an_corr_event(c, &e.h);
+	} else {
+		head(&x.h, type, sizeof(x), ts, tid);
+		an_corr_event(c, &x.h);
+	}
+}
+
+static void fs(struct an_corr *c, uint16_t type, uint64_t ts, uint32_t tid)
+{
+	struct st_ev_fs_io e = { .p = { .ino = 12, .pos = 8192, .count = 4096, .dev = 8 << 20 } };
+
+	head(&e.h, type, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+}
+
+static void uring(struct an_corr *c, uint16_t type, uint64_t ts, uint32_t tid, uint64_t req, int32_t res)
+{
+	struct st_ev_uring e = { .p = { .req = req, .res = res, .opcode = 22, .fd = 5 } };
+
+	head(&e.h, type, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+}
+
+/* Stage s of I/O k, or UINT64_MAX when undefined. */
+static uint64_t stage(int k, enum an_stage s)
+{
+	uint64_t ns;
+
+	return an_io_stage(&out[k], s, &ns) ? ns : UINT64_MAX;
+}
+
+static void test_simple_read(void)
+{
+	struct an_corr *c = start(0);
+
+	sys(c, ST_EV_sys_enter_pread64, 1000, 9, 0);
+	fs(c, ST_EV_iomap_dio_rw_begin, 1100, 9);
+	bio(c, ST_EV_block_bio_queue, 1200, 9, 0xa, 16, ST_OP_READ);
+	bio(c, ST_EV_block_getrq, 1300, 9, 0xa, 16, ST_OP_READ);
+	rq(c, ST_EV_block_rq_insert, 1400, 9, 0x100, ST_OP_READ, 0, 0, 0);
+	rq(c, ST_EV_block_rq_issue, 1500, 9, 0x100, ST_OP_READ, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 5500, 0, 0x100, ST_OP_READ, 1, 0, 0);
+	fs(c, ST_EV_iomap_dio_complete, 5600, 9);
+	sys(c, ST_EV_sys_exit_pread64, 5700, 9, 4096);
+	check(nout == 1, "correlate.simple_read.count", "%d I/Os", nout);
+	check(stage(0, AN_ST_TOTAL) == 4700 && stage(0, AN_ST_SYS2FS) == 100 &&
+	      stage(0, AN_ST_FS2Q) == 100 && stage(0, AN_ST_Q2G) == 100 &&
+	      stage(0, AN_ST_G2I) == 100 && stage(0, AN_ST_I2D) == 100 &&
+	      stage(0, AN_ST_D2C) == 4000 && stage(0, AN_ST_Q2C) == 4300 &&
+	      stage(0, AN_ST_C2RET) == 200, "correlate.simple_read.stages",
+	      "total %" PRIu64 " D2C %" PRIu64, stage(0, AN_ST_TOTAL), stage(0, AN_ST_D2C));
+	check(out[0].op == AN_OP_READ && out[0].bytes == 4096 && out[0].ino == 12 &&
+	      out[0].dev == (7u << 20) && out[0].offset == 8192 && out[0].fd == 3 &&
+	      !(out[0].flags & AN_IO_INCOMPLETE), "correlate.simple_read.fields",
+	      "op %d bytes %" PRIu64 " flags %#x", out[0].op, out[0].bytes, out[0].flags);
+	an_corr_free(c);
+}
+
+/* Bio B (thread 11) merges into the request bio A (thread 10) allocated. */
+static void test_merge(uint16_t merge_type, const char *name)
+{
+	struct an_corr *c = start(0);
+	char n[64];
+	int a, b;
+
+	bio(c, ST_EV_block_bio_queue, 100, 10, 0xa, 16, ST_OP_WRITE);
+	bio(c, ST_EV_block_getrq, 110, 10, 0xa, 16, ST_OP_WRITE);
+	bio(c, ST_EV_block_bio_queue, 120, 11, 0xb, merge_type == ST_EV_block_bio_backmerge ? 24 : 8,
+	    ST_OP_WRITE);
+	bio(c, merge_type, 121, 11, 0xb, 24, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_insert, 130, 10, 0x200, ST_OP_WRITE, 0, 0, 0);
+	if (merge_type == ST_EV_block_bio_backmerge)
+		rq(c, ST_EV_block_rq_issue, 200, 10, 0x200, ST_OP_WRITE, 2, 0xa, 0xb);
+	else
+		rq(c, ST_EV_block_rq_issue, 200, 10, 0x200, ST_OP_WRITE, 2, 0xb, 0xa);
+	rq(c, ST_EV_block_rq_complete, 1000, 0, 0x200, ST_OP_WRITE, 2, 0, 0);
+	an_corr_finish(c);
+	snprintf(n, sizeof(n), "correlate.%s.count", name);
+	check(nout == 2, n, "%d I/Os", nout);
+	a = out[0].tid == 10 ? 0 : 1;
+	b = 1 - a;
+	snprintf(n, sizeof(n), "correlate.%s.stages", name);
+	check(stage(a, AN_ST_Q2C) == 900 && stage(b, AN_ST_Q2C) == 880 &&
+	      stage(a, AN_ST_D2C) == 800 && stage(b, AN_ST_D2C) == 800 &&
+	      stage(b, AN_ST_Q2G) == UINT64_MAX && stage(a, AN_ST_Q2G) == 10, n,
+	      "Q2C %" PRIu64 "/%" PRIu64, stage(a, AN_ST_Q2C), stage(b, AN_ST_Q2C));
+	snprintf(n, sizeof(n), "correlate.%s.flags", name);
+	check((out[b].flags & AN_IO_MERGED) && !(out[a].flags & AN_IO_MERGED) &&
+	      !((out[a].flags | out[b].flags) & AN_IO_INCOMPLETE) && out[b].op == AN_OP_WRITE,
+	      n, "flags %#x %#x", out[a].flags, out[b].flags);
+	check(an_corr_stats(c)->merges == 1, "correlate.merge_stat", "merges %" PRIu64,
+	      an_corr_stats(c)->merges);
+	an_corr_free(c);
+}
+
+/* Parent P is split: front S goes first, the remainder P is queued again. */
+static void test_split(void)
+{
+	struct an_corr *c = start(0);
+
+	sys(c, ST_EV_sys_enter_pread64, 1000, 9, 0);
+	bio(c, ST_EV_block_bio_queue, 1100, 9, 0x90, 0, ST_OP_READ);
+	split(c, 1110, 9, 0x50, 0x90);
+	bio(c, ST_EV_block_getrq, 1120, 9, 0x50, 0, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1130, 9, 0x301, ST_OP_READ, 1, 0x50, 0);
+	bio(c, ST_EV_block_bio_queue, 1140, 9, 0x90, 8, ST_OP_READ);
+	bio(c, ST_EV_block_getrq, 1150, 9, 0x90, 8, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1160, 9, 0x302, ST_OP_READ, 1, 0x90, 0);
+	rq(c, ST_EV_block_rq_complete, 2000, 0, 0x301, ST_OP_READ, 1, 0, 0);
+	check(nout == 0, "correlate.split.waits_for_parent", "emitted after the front piece");
+	rq(c, ST_EV_block_rq_complete, 3000, 0, 0x302, ST_OP_READ, 1, 0, 0);
+	sys(c, ST_EV_sys_exit_pread64, 3100, 9, 8192);
+	check(nout == 1 && out[0].nbios == 2 && (out[0].flags & AN_IO_SPLIT) &&
+	      !(out[0].flags & AN_IO_INCOMPLETE), "correlate.split.joined",
+	      "%d I/Os, %u bios, flags %#x", nout, out[0].nbios, out[0].flags);
+	check(stage(0, AN_ST_Q2C) == 1900 && stage(0, AN_ST_D2C) == 1870 &&
+	      stage(0, AN_ST_C2RET) == 100 && out[0].bytes == 8192, "correlate.split.stages",
+	      "Q2C %" PRIu64 " D2C %" PRIu64, stage(0, AN_ST_Q2C), stage(0, AN_ST_D2C));
+	an_corr_free(c);
+}
+
+static void test_requeue(void)
+{
+	struct an_corr *c = start(0);
+
+	bio(c, ST_EV_block_bio_queue, 100, 4, 0xa, 0, ST_OP_READ);
+	bio(c, ST_EV_block_getrq, 110, 4, 0xa, 0, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 200, 4, 0x400, ST_OP_READ, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_requeue, 300, 0, 0x400, ST_OP_READ, 1, 0, 0);
+	rq(c, ST_EV_block_rq_insert, 310, 0, 0x400, ST_OP_READ, 1, 0, 0);
+	rq(c, ST_EV_block_rq_issue, 500, 0, 0x400, ST_OP_READ, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 900, 0, 0x400, ST_OP_READ, 1, 0, 0);
+	check(nout == 1 && out[0].requeues == 1 && out[0].requeue_ns == 300,
+	      "correlate.requeue.counted", "%d I/Os, %u requeues, %" PRIu64 " ns",
+	      nout, out[0].requeues, out[0].requeue_ns);
+	check(stage(0, AN_ST_D2C) == 400 && stage(0, AN_ST_Q2C) == 800,
+	      "correlate.requeue.stages", "D2C %" PRIu64, stage(0, AN_ST_D2C));
+	an_corr_free(c);
+}
+
+/* fsync: a data write, then a flush request without bios from the same thread. */
+static void test_fsync(void)
+{
+	struct an_corr *c = start(0);
+
+	sys(c, ST_EV_sys_enter_fsync, 1000, 7, 0);
+	fs(c, ST_EV_ext4_sync_file_enter, 1010, 7);
+	bio(c, ST_EV_block_bio_queue, 1020, 7, 0xa, 0, ST_OP_WRITE | ST_F_SYNC);
+	bio(c, ST_EV_block_getrq, 1025, 7, 0xa, 0, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1030, 7, 0x500, ST_OP_WRITE, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 2000, 0, 0x500, ST_OP_WRITE, 1, 0, 0);
+	rq(c, ST_EV_block_rq_issue, 2010, 7, 0x501, ST_OP_FLUSH, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 3000, 0, 0x501, ST_OP_FLUSH, 0, 0, 0);
+	fs(c, ST_EV_ext4_sync_file_exit, 3010, 7);
+	sys(c, ST_EV_sys_exit_fsync, 3020, 7, 0);
+	/* A flush outside any fsync is an I/O of its own. */
+	rq(c, ST_EV_block_rq_issue, 4000, 3, 0x502, ST_OP_FLUSH, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 4500, 0, 0x502, ST_OP_FLUSH, 0, 0, 0);
+	check(nout == 2 && out[0].op == AN_OP_FSYNC && out[0].bytes == 4096 &&
+	      stage(0, AN_ST_TOTAL) == 2020 && out[0].ts[AN_TS_COMPLETE] == 3000 &&
+	      !(out[0].flags & AN_IO_INCOMPLETE), "correlate.fsync.flush_joined",
+	      "%d I/Os, op %d, total %" PRIu64, nout, out[0].op, stage(0, AN_ST_TOTAL));
+	check(nout == 2 && out[1].op == AN_OP_FLUSH && stage(1, AN_ST_D2C) == 500 &&
+	      stage(1, AN_ST_TOTAL) == 500, "correlate.flush.own_io", "op %d", out[1].op);
+	an_corr_free(c);
+}
+
+/* A later event delivered early between two interleaved I/Os. */
+static void test_out_of_order(void)
+{
+	struct an_corr *c = start(0);
+
+	bio(c, ST_EV_block_bio_queue, 100, 1, 0xa, 0, ST_OP_READ);
+	bio(c, ST_EV_block_bio_queue, 105, 2, 0xb, 64, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 130, 2, 0x602, ST_OP_READ, 1, 0xb, 0);
+	rq(c, ST_EV_block_rq_issue, 120, 1, 0x601, ST_OP_READ, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 500, 0, 0x601, ST_OP_READ, 1, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 600, 0, 0x602, ST_OP_READ, 1, 0, 0);
+	check(an_corr_stats(c)->out_of_order == 1, "correlate.out_of_order.counted",
+	      "%" PRIu64, an_corr_stats(c)->out_of_order);
+	check(nout == 2 && out[0].tid == 1 && stage(0, AN_ST_D2C) == 380 &&
+	      out[1].tid == 2 && stage(1, AN_ST_D2C) == 470, "correlate.out_of_order.joined",
+	      "%d I/Os", nout);
+	an_corr_free(c);
+}
+
+static void test_incomplete(void)
+{
+	struct an_corr *c = start(0);
+	const struct an_corr_stats *st = an_corr_stats(c);
+
+	/* Begun before the trace: an exit, a completion, a request of unknown bios. */
+	sys(c, ST_EV_sys_exit_pread64, 50, 9, 4096);
+	rq(c, ST_EV_block_rq_complete, 60, 0, 0x700, ST_OP_READ, 1, 0, 0);
+	rq(c, ST_EV_block_rq_issue, 70, 3, 0x701, ST_OP_READ, 1, 0xdead, 0);
+	rq(c, ST_EV_block_rq_complete, 80, 0, 0x701, ST_OP_READ, 1, 0, 0);
+	/* Open at the end: issued, never completed. */
+	sys(c, ST_EV_sys_enter_pread64, 100, 9, 0);
+	bio(c, ST_EV_block_bio_queue, 110, 9, 0xa, 0, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 120, 9, 0x702, ST_OP_READ, 1, 0xa, 0);
+	check(nout == 0, "correlate.incomplete.not_emitted_early", "%d", nout);
+	an_corr_finish(c);
+	check(st->orphan_exits == 1 && st->orphan_completions == 1 && st->orphan_requests == 1,
+	      "correlate.incomplete.start", "exits %" PRIu64 " completions %" PRIu64
+	      " requests %" PRIu64, st->orphan_exits, st->orphan_completions, st->orphan_requests);
+	check(nout == 1 && (out[0].flags & AN_IO_INCOMPLETE) && st->incomplete == 1 &&
+	      out[0].ts[AN_TS_ISSUE] == 0 && out[0].ts[AN_TS_QUEUE] == 110,
+	      "correlate.incomplete.end", "%d I/Os, flags %#x", nout, out[0].flags);
+	an_corr_free(c);
+}
+
+/* Two io_uring reads of one thread in flight together, completed in reverse. */
+static void test_uring(void)
+{
+	struct an_corr *c = start(0);
+
+	uring(c, ST_EV_io_uring_submit_req, 100, 5, 0x1000, 0);
+	bio(c, ST_EV_block_bio_queue, 110, 5, 0xa, 0, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 120, 5, 0x801, ST_OP_READ, 1, 0xa, 0);
+	uring(c, ST_EV_io_uring_submit_req, 200, 5, 0x2000, 0);
+	bio(c, ST_EV_block_bio_queue, 210, 5, 0xb, 8, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 220, 5, 0x802, ST_OP_READ, 1, 0xb, 0);
+	rq(c, ST_EV_block_rq_complete, 600, 0, 0x802, ST_OP_READ, 1, 0, 0);
+	uring(c, ST_EV_io_uring_complete, 650, 0, 0x2000, 4096);
+	rq(c, ST_EV_block_rq_complete, 900, 0, 0x801, ST_OP_READ, 1, 0, 0);
+	uring(c, ST_EV_io_uring_complete, 950, 0, 0x1000, 4096);
+	check(nout == 2, "correlate.uring.count", "%d I/Os", nout);
+	check(out[0].ts[AN_TS_SYS_ENTER] == 200 && stage(0, AN_ST_TOTAL) == 450 &&
+	      stage(0, AN_ST_D2C) == 380 && out[1].ts[AN_TS_SYS_ENTER] == 100 &&
+	      stage(1, AN_ST_TOTAL) == 850 && stage(1, AN_ST_D2C) == 780 &&
+	      (out[1].flags & AN_IO_URING) && out[1].op == AN_OP_READ && out[1].bytes == 4096,
+	      "correlate.uring.by_identity", "total %" PRIu64 "/%" PRIu64,
+	      stage(0, AN_ST_TOTAL), stage(1, AN_ST_TOTAL));
+	an_corr_free(c);
+}
+
+static void test_stale_and_bio_based(void)
+{
+	struct an_corr *c = start(1000);
+
+	bio(c, ST_EV_block_bio_queue, 10, 1, 0xa, 0, ST_OP_READ);
+	bio(c, ST_EV_block_bio_queue, 5000, 2, 0xb, 0, ST_OP_WRITE);
+	bio(c, ST_EV_block_bio_complete, 5300, 0, 0xb, 0, ST_OP_WRITE);
+	check(an_corr_stats(c)->stale == 1 && nout == 2 && (out[0].flags & AN_IO_INCOMPLETE),
+	      "correlate.stale", "stale %" PRIu64 ", %d I/Os", an_corr_stats(c)->stale, nout);
+	check(nout == 2 && stage(1, AN_ST_Q2C) == 300 && stage(1, AN_ST_D2C) == UINT64_MAX &&
+	      !(out[1].flags & AN_IO_INCOMPLETE), "correlate.bio_based",
+	      "Q2C %" PRIu64, stage(1, AN_ST_Q2C));
+	an_corr_free(c);
+}
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint32_t pick(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+/*
+ * Random events over few identities (so they collide, repeat and arrive in
+ * every order a lossy trace could show): the correlator must not crash, must
+ * emit every I/O it counted, and must end with nothing in flight.
+ */
+static void test_random_events(void)
+{
+	static const uint16_t types[] = {
+		ST_EV_block_bio_queue, ST_EV_block_bio_backmerge, ST_EV_block_bio_frontmerge,
+		ST_EV_block_bio_complete, ST_EV_block_split, ST_EV_block_getrq,
+		ST_EV_block_rq_insert, ST_EV_block_rq_issue, ST_EV_block_rq_requeue,
+		ST_EV_block_rq_complete, ST_EV_sys_enter_pread64, ST_EV_sys_exit_pread64,
+		ST_EV_sys_enter_fsync, ST_EV_sys_exit_fsync, ST_EV_iomap_dio_rw_begin,
+		ST_EV_iomap_dio_complete, ST_EV_io_uring_submit_req, ST_EV_io_uring_complete,
+	};
+	struct an_corr *c = start(20000);
+	const struct an_corr_stats *st;
+	uint64_t ts = 1000;
+	int i, bad = 0, emitted;
+
+	for (i = 0; i < 300000; i++) {
+		uint16_t t = types[pick(sizeof(types) / sizeof(types[0]))];
+		uint32_t tid = 1 + pick(4);
+
+		ts += pick(500);
+		if (pick(50) == 0)
+			ts -= pick(400);	/* a little out of order */
+		if (t == ST_EV_block_split)
+			split(c, ts, tid, 1 + pick(16), 1 + pick(16));
+		else if (t <= ST_EV_block_getrq)
+			bio(c, t, ts, tid, 1 + pick(16), pick(64) * 8, pick(2));
+		else if (t <= ST_EV_block_rq_complete)
+			rq(c, t, ts, tid, 0x100 + pick(8), pick(3), pick(6), 1 + pick(16), 1 + pick(16));
+		else if (t == ST_EV_iomap_dio_rw_begin || t == ST_EV_iomap_dio_complete)
+			fs(c, t, ts, tid);
+		else if (t == ST_EV_io_uring_submit_req || t == ST_EV_io_uring_complete)
+			uring(c, t, ts, tid, 0x1000 + pick(8), 4096);
+		else
+			sys(c, t, ts, tid, 4096);
+		emitted = nout < MAX_OUT ? nout : MAX_OUT;
+		while (emitted-- > 0)	/* every emitted I/O is finished or says why not */
+			bad += out[emitted].pending && !(out[emitted].flags & AN_IO_INCOMPLETE);
+		nout = 0;
+	}
+	an_corr_finish(c);
+	st = an_corr_stats(c);
+	check(!bad && !an_corr_failed(c), "correlate.random.emitted_consistent",
+	      "%d I/Os emitted with bios pending but not incomplete", bad);
+	check(st->open_ios == 0 && st->open_bios == 0 && st->open_requests == 0 && st->ios > 0,
+	      "correlate.random.nothing_left", "%" PRIu64 " I/Os, %" PRIu64 " bios, %" PRIu64
+	      " requests still open of %" PRIu64, st->open_ios, st->open_bios, st->open_requests, st->ios);
+	an_corr_free(c);
+}
+
+int main(void)
+{
+	test_simple_read();
+	test_merge(ST_EV_block_bio_backmerge, "backmerge");
+	test_merge(ST_EV_block_bio_frontmerge, "frontmerge");
+	test_split();
+	test_requeue();
+	test_fsync();
+	test_out_of_order();
+	test_incomplete();
+	test_uring();
+	test_stale_and_bio_based();
+	test_random_events();
+	return check_failures ? 1 : 0;
+}

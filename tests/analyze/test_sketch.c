@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The quantile sketch against exact quantiles on several distributions,
+ * sketch merging, and an_qest's switch from exact samples to the sketch.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/sketch.h"
+#include "tests/analyze/check.h"
+
+#define N 200000
+
+static uint64_t rng_state = 0x243f6a8885a308d3ull;
+
+static double uniform01(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return ((rng_state >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double normal(void)
+{
+	return sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01());
+}
+
+/* Latencies in ns: flat 1 us .. 10 ms; lognormal around 100 us; a fast mode plus a slow tail. */
+static uint64_t draw(int dist)
+{
+	switch (dist) {
+	case 0:
+		return 1000 + (uint64_t)(uniform01() * 1e7);
+	case 1:
+		return (uint64_t)exp(log(1e5) + normal());
+	default:
+		if (uniform01() < 0.97)
+			return (uint64_t)(20000 + 2000 * fabs(normal()));
+		return (uint64_t)(5e6 * exp(1.5 * normal()));
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void test_distribution(int dist, const char *name)
+{
+	static const double qs[] = { 0.01, 0.5, 0.9, 0.99, 0.999, 0.9995, 1.0 };
+	uint64_t *v = malloc(N * sizeof(*v));
+	struct an_sketch s;
+	double worst = 0;
+	char n[64];
+	size_t i;
+
+	an_sketch_init(&s, AN_SKETCH_BITS);
+	for (i = 0; i < N; i++) {
+		v[i] = draw(dist);
+		an_sketch_add(&s, v[i]);
+	}
+	qsort(v, N, sizeof(*v), cmp_u64);
+	for (i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		uint64_t rank = (uint64_t)ceil(qs[i] * N);
+		double exact = (double)v[rank - 1];
+		double err = fabs((double)an_sketch_quantile(&s, qs[i]) - exact) / exact;
+
+		if (err > worst)
+			worst = err;
+	}
+	snprintf(n, sizeof(n), "sketch.rel_error.%s", name);
+	check(worst <= 0.01, n, "worst relative error %.4f%%", worst * 100);
+	an_sketch_free(&s);
+	free(v);
+}
+
+static void test_merge(void)
+{
+	struct an_sketch a, b, all;
+	size_t i;
+
+	an_sketch_init(&a, AN_SKETCH_BITS);
+	an_sketch_init(&b, AN_SKETCH_BITS);
+	an_sketch_init(&all, AN_SKETCH_BITS);
+	for (i = 0; i < N; i++) {
+		uint64_t x = draw(1), y = draw(2);
+
+		an_sketch_add(&a, x);
+		an_sketch_add(&b, y);
+		an_sketch_add(&all, x);
+		an_sketch_add(&all, y);
+	}
+	an_sketch_merge(&a, &b);
+	check(a.n == all.n && !memcmp(a.counts, all.counts, a.nbuckets * sizeof(*a.counts)),
+	      "sketch.merge_equals_union", "merged sketch differs from the union's");
+	an_sketch_free(&a);
+	an_sketch_free(&b);
+	an_sketch_free(&all);
+}
+
+static void test_qest(void)
+{
+	struct an_qest small, big, m;
+	uint64_t i;
+
+	an_qest_init(&small, 1000);
+	an_qest_init(&big, 1000);
+	for (i = 1; i <= 1000; i++)
+		an_qest_add(&small, i * 1000);
+	check(an_qest_is_exact(&small) && an_qest_quantile(&small, 0.99) == 990000 &&
+	      an_qest_quantile(&small, 0.5) == 500000 && small.min == 1000 && small.max == 1000000,
+	      "qest.exact_below_limit", "p99 %llu", (unsigned long long)an_qest_quantile(&small, 0.99));
+	for (i = 1; i <= 5000; i++)
+		an_qest_add(&big, i * 1000);
+	check(!an_qest_is_exact(&big) &&
+	      fabs((double)an_qest_quantile(&big, 0.99) - 4950000.0) / 4950000.0 <= 0.01,
+	      "qest.sketch_past_limit", "p99 %llu", (unsigned long long)an_qest_quantile(&big, 0.99));
+	an_qest_init(&m, 1000);
+	an_qest_merge(&m, &small);
+	an_qest_merge(&m, &big);
+	check(m.n == 6000 && !an_qest_is_exact(&m) && m.max == 5000000 &&
+	      fabs((double)an_qest_quantile(&m, 0.5) - 2000000.0) / 2000000.0 <= 0.01,
+	      "qest.merge", "n %llu p50 %llu", (unsigned long long)m.n,
+	      (unsigned long long)an_qest_quantile(&m, 0.5));
+	an_qest_free(&small);
+	an_qest_free(&big);
+	an_qest_free(&m);
+}
+
+int main(void)
+{
+	test_distribution(0, "uniform");
+	test_distribution(1, "lognormal");
+	test_distribution(2, "bimodal_long_tail");
+	test_merge();
+	test_qest();
+	return check_failures ? 1 : 0;
+}

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * unit_format_cursor.c - the cursor returns events in timestamp order
+ * (stable for equal timestamps) when records are out of order within a
+ * chunk and across chunks whose time ranges overlap; [from, to] windows
+ * return exactly the events inside; seeking never decompresses chunks
+ * wholly before `from` (proved by corrupting one and seeking past it);
+ * st_chunk_decode from several threads at once gives what one thread gets.
+ */
+#include <pthread.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "unit_util.h"
+
+/* Events carry their write position in `ret`, to check stability. */
+struct written {
+	uint64_t ts;
+	int64_t seq;
+};
+
+static int cmp_written(const void *a, const void *b)
+{
+	const struct written *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Writes n events whose timestamps come from ts_of(i), sorted copies into
+ * *sorted (by ts, then write order), the file into m.
+ */
+static int write_events(const char *test, struct mem_sink *m, size_t chunk, size_t n,
+			uint64_t (*ts_of)(size_t i), struct written *sorted)
+{
+	struct st_writer *w = mem_writer(test, m, chunk, 1);
+	int err = 0;
+
+	if (!w)
+		return 1;
+	for (size_t i = 0; i < n && !err; i++) {
+		struct st_ev_sys_exit e = exit_event(ts_of(i), (uint32_t)(i % 4), (int64_t)i);
+
+		err = st_writer_append(w, &e, sizeof(e));
+		sorted[i] = (struct written){ e.h.ts, (int64_t)i };
+	}
+	qsort(sorted, n, sizeof(*sorted), cmp_written);
+	return expectf(!st_writer_close(w, NULL, 0) && !err, test, "write");
+}
+
+/* The cursor over [from, to] returns exactly the sorted events inside, in order. */
+static int check_window(const char *test, struct st_reader *r, const struct written *sorted,
+			size_t n, uint64_t from, uint64_t to)
+{
+	const struct st_field *ret_field = st_field_find(st_type_by_id(r, ST_EV_sys_exit_pread64), "ret");
+	const struct st_event_header *e;
+	struct st_cursor *c;
+	size_t i = 0;
+	int ret, bad = 0;
+
+	while (i < n && sorted[i].ts < from)
+		i++;
+	if (expectf(!st_cursor_open(r, from, to, &c), test, "cursor"))
+		return 1;
+	while (!bad && (ret = st_cursor_next(c, &e)) > 0) {
+		bad = expectf(i < n && sorted[i].ts <= to && e->ts == sorted[i].ts &&
+			      st_field_i64(e, ret_field, 0) == sorted[i].seq, test,
+			      "[%llu, %llu] event %zu: ts %llu seq %lld, expected ts %llu seq %lld",
+			      (unsigned long long)from, (unsigned long long)to, i,
+			      (unsigned long long)e->ts, (long long)st_field_i64(e, ret_field, 0),
+			      (unsigned long long)sorted[i].ts, (long long)sorted[i].seq);
+		i++;
+	}
+	st_cursor_close(c);
+	return bad || expectf(ret == 0 && (i == n || sorted[i].ts > to), test,
+			      "[%llu, %llu]: stopped at %zu of %zu (ret %d)", (unsigned long long)from,
+			      (unsigned long long)to, i, n, ret);
+}
+
+/* Shuffled within small windows, with many equal timestamps. */
+static uint64_t ts_jittered(size_t i)
+{
+	return 1000 + (i / 4) * 10 + (rnd_below(4) ? rnd_below(30) : 0);
+}
+
+/* Four CPUs flushed in turn: batches of 50 events whose time ranges overlap. */
+static uint64_t ts_per_cpu_batches(size_t i)
+{
+	size_t batch = i / 50, cpu = batch % 4, round = batch / 4;
+
+	return round * 500 + (i % 50) * 10 + cpu;
+}
+
+static int cursor_case(const char *test, uint64_t (*ts_of)(size_t), size_t n, size_t chunk)
+{
+	struct written *sorted = malloc(n * sizeof(*sorted));
+	struct mem_sink m = { 0 };
+	struct st_reader *r = NULL;
+	int bad;
+
+	rnd_seed(3);
+	bad = write_events(test, &m, chunk, n, ts_of, sorted) || open_mem(test, &r, m.data, m.len, 0);
+	bad = bad || expectf(st_chunk_count(r) > 10, test, "%zu chunks", st_chunk_count(r)) ||
+	      check_window(test, r, sorted, n, 0, UINT64_MAX);
+	for (int k = 0; k < 40 && !bad; k++) {
+		uint64_t a = sorted[rnd_below(n)].ts + rnd_below(3) - 1, b = sorted[rnd_below(n)].ts;
+
+		bad = check_window(test, r, sorted, n, a < b ? a : b, a < b ? b : a);
+	}
+	st_reader_close(r);
+	free(m.data);
+	free(sorted);
+	return bad;
+}
+
+static int test_out_of_order_within_chunks(void)
+{
+	return cursor_case(__func__, ts_jittered, 5000, 4096);
+}
+
+static int test_overlapping_chunks(void)
+{
+	return cursor_case(__func__, ts_per_cpu_batches, 4000, 1600);
+}
+
+static uint64_t ts_linear(size_t i)
+{
+	return 100 + i * 10;
+}
+
+/*
+ * Corrupts the payload of the second events chunk (the footer still lists
+ * it): a cursor from 0 fails on it, a cursor starting after its last event
+ * never touches it and returns every later event.
+ */
+static int test_seek_skips_earlier_chunks(void)
+{
+	const size_t n = 3000;
+	struct written *sorted = malloc(n * sizeof(*sorted));
+	struct mem_sink m = { 0 };
+	struct st_reader *r = NULL;
+	const struct st_chunk_info *victim = NULL;
+	const struct st_event_header *e;
+	struct st_cursor *c;
+	int bad, ret, seen = 0;
+
+	bad = write_events(__func__, &m, 2048, n, ts_linear, sorted) ||
+	      open_mem(__func__, &r, m.data, m.len, 0);
+	for (size_t i = 0; !bad && i < st_chunk_count(r); i++)
+		if (st_chunk_at(r, i)->kind == ST_CHUNK_EVENTS && ++seen == 2)
+			victim = st_chunk_at(r, i);
+	bad = bad || expectf(victim != NULL, __func__, "no second events chunk");
+	if (!bad) {
+		m.data[victim->offset + victim->stored_size - 3] ^= 0x40;
+		bad = expectf(!st_cursor_open(r, 0, UINT64_MAX, &c), __func__, "cursor");
+	}
+	if (!bad) {
+		while ((ret = st_cursor_next(c, &e)) > 0)
+			;
+		st_cursor_close(c);
+		bad = expectf(ret == ST_ECHECKSUM && strstr(st_reader_errmsg(r), "checksum"), __func__,
+			      "reading through the corrupt chunk gave %d (%s)", ret, st_reader_errmsg(r));
+	}
+	bad = bad || check_window(__func__, r, sorted, n, victim->last_ts + 1, UINT64_MAX);
+	st_reader_close(r);
+	free(m.data);
+	free(sorted);
+	return bad;
+}
+
+/* Two cursors and a chunk decode on one reader do not disturb each other. */
+static int test_independent_cursors(void)
+{
+	const size_t n = 2000;
+	struct written *sorted = malloc(n * sizeof(*sorted));
+	struct mem_sink m = { 0 };
+	struct st_reader *r = NULL;
+	const struct st_event_header *a, *b;
+	struct st_cursor *c1 = NULL, *c2 = NULL;
+	size_t count = 0;
+	int bad;
+
+	bad = write_events(__func__, &m, 1024, n, ts_linear, sorted) ||
+	      open_mem(__func__, &r, m.data, m.len, 0) ||
+	      expectf(!st_cursor_open(r, 0, UINT64_MAX, &c1) && !st_cursor_open(r, 0, UINT64_MAX, &c2),
+		      __func__, "cursors");
+	while (!bad && st_cursor_next(c1, &a) > 0) {
+		bad = expectf(st_cursor_next(c2, &b) > 0 && a != b && !memcmp(a, b, a->size), __func__,
+			      "cursors differ at %zu", count);
+		count++;
+	}
+	bad = bad || expectf(count == n && st_cursor_next(c2, &b) == 0, __func__, "%zu events", count);
+	st_cursor_close(c1);
+	st_cursor_close(c2);
+	st_reader_close(r);
+	free(m.data);
+	free(sorted);
+	return bad;
+}
+
+struct decoder {
+	struct st_reader *r;
+	uint64_t sum;	/* XXH64 of every decoded chunk, chained */
+	int err;
+};
+
+static void *decode_all(void *arg)
+{
+	struct decoder *d = arg;
+	struct st_chunk_buf buf = { 0 };
+
+	for (int pass = 0; pass < 3 && !d->err; pass++) {
+		d->sum = 0;
+		for (size_t i = 0; i < st_chunk_count(d->r) && !d->err; i++) {
+			d->err = st_chunk_decode(d->r, i, &buf);
+			d->sum = XXH64(buf.data, buf.len, d->sum);
+		}
+	}
+	st_chunk_buf_free(&buf);
+	return NULL;
+}
+
+static int test_parallel_decode(void)
+{
+	const size_t n = 20000;
+	struct written *sorted = malloc(n * sizeof(*sorted));
+	struct mem_sink m = { 0 };
+	struct st_reader *r = NULL;
+	struct decoder one, many[4];
+	pthread_t tid[4];
+	char path[] = "/tmp/unit_format_cursor.XXXXXX";
+	int fd = mkstemp(path), bad;
+
+	/* Through a file, so the threads share the reader's descriptor (pread). */
+	bad = expectf(fd >= 0, __func__, "mkstemp") ||
+	      write_events(__func__, &m, 4096, n, ts_linear, sorted) ||
+	      expectf(write(fd, m.data, m.len) == (ssize_t)m.len, __func__, "write") ||
+	      expectf(!st_reader_open(&r, path, 0), __func__, "open");
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	if (!bad) {
+		one = (struct decoder){ r, 0, 0 };
+		decode_all(&one);
+		for (int i = 0; i < 4; i++) {
+			many[i] = (struct decoder){ r, 0, 0 };
+			pthread_create(&tid[i], NULL, decode_all, &many[i]);
+		}
+		for (int i = 0; i < 4; i++)
+			pthread_join(tid[i], NULL);
+		for (int i = 0; i < 4 && !bad; i++)
+			bad = expectf(!one.err && !many[i].err && many[i].sum == one.sum, __func__,
+				      "thread %d: err %d, sum %llx vs %llx", i, many[i].err,
+				      (unsigned long long)many[i].sum, (unsigned long long)one.sum);
+	}
+	st_reader_close(r);
+	free(m.data);
+	free(sorted);
+	return bad;
+}
+
+int main(void)
+{
+	RUN(test_out_of_order_within_chunks);
+	RUN(test_overlapping_chunks);
+	RUN(test_seek_skips_earlier_chunks);
+	RUN(test_independent_cursors);
+	RUN(test_parallel_decode);
+	return unit_failed;
+}

@@ -1,0 +1,66 @@
+# Shared by the st-record tests: source it after ../lib.sh.
+#
+# Every test records real I/O, so it needs root, BPF and tracefs: without them
+# it reports one SKIP with the reason and exits.
+
+rec_require_bpf() {
+	local why
+	why=$(bpf_unavailable)
+	if [ -n "$why" ]; then
+		skip "$1" "$why"
+		exit 0
+	fi
+}
+
+# rec_start OUT LOG ARGS...: st-record in the background, returns once its
+# probes are attached (its "recording" line). The pid is in $REC_PID.
+rec_start() {
+	local out=$1 log=$2 i
+	shift 2
+	st-record -o "$out" "$@" 2>"$log" &
+	REC_PID=$!
+	at_exit "kill -KILL $REC_PID"
+	for ((i = 0; i < 600; i++)); do
+		grep -q "recording .* probes" "$log" && return 0
+		kill -0 "$REC_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "st-record did not start: $(cat "$log")" >&2
+	return 1
+}
+
+# rec_stop: SIGINT the background recorder and wait; its exit status.
+rec_stop() {
+	kill -INT "$REC_PID"
+	wait "$REC_PID"
+}
+
+# rec_rows FILE TYPE COLUMN...: the named columns of every TYPE event, space
+# separated, one event a line (st-format cat --csv, columns found by name).
+rec_rows() {
+	local file=$1 type=$2
+	shift 2
+	st-format cat --csv -t "$type" "$file" | awk -F, -v cols="$*" '
+		NR == 1 { n = split(cols, c, " "); for (i = 1; i <= NF; i++) idx[$i] = i; next }
+		{ s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? " " : "") $(idx[c[j]]); print s }'
+}
+
+# rec_count FILE TYPE: how many TYPE events the file holds.
+rec_count() {
+	rec_rows "$1" "$2" ts | wc -l
+}
+
+# rec_lost FILE: the lost-event total the file stores.
+rec_lost() {
+	st-format info "$1" | awk '/^lost events/ { print $3; exit }'
+}
+
+# rec_devno DEV: a block device's major:minor as st-format prints devices.
+rec_devno() {
+	printf '%d:%d' "0x$(stat -c %t "$1")" "0x$(stat -c %T "$1")"
+}
+
+# AWK_HEX: an awk function hex("0x1a") -> 26 (mawk has no strtonum).
+AWK_HEX='function hex(s,   i, v) { v = 0; s = tolower(s); sub(/^0x/, "", s);
+	for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1;
+	return v }'

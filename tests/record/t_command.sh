@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# st-record -- CMD: returns the command's exit status, traces the command's
+# children, and names the short-lived processes it saw.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/common.sh"
+rec_require_bpf record_command
+
+st_tmpdir T
+st_loopdev L 32
+DEV=$(rec_devno "$L")
+
+st-record -o "$T/c.sttrace" -e block -- \
+	sh -c 'dd if="$1" of=/dev/null bs=4k count=30 iflag=direct status=none; exit 3' sh "$L" \
+	2>"$T/log"
+rc=$?
+if [ $rc -eq 3 ]; then pass record_command_status; else fail record_command_status "exit $rc, want 3: $(cat "$T/log")"; fi
+
+# dd is sh's child: traced through fork tracking, and only it did I/O
+got=$(rec_rows "$T/c.sttrace" block_rq_issue dev | sort | uniq -c | awk '{ print $2, $1 }')
+if [ "$got" = "$DEV 30" ]; then
+	pass record_command_children
+else
+	fail record_command_children "requests per device: $got; want $DEV 30"
+fi
+dd_pid=$(rec_rows "$T/c.sttrace" block_rq_issue pid | sort -u)
+name=$(st-format info "$T/c.sttrace" | awk -v k="pid.$dd_pid" '$1 == k { print $3 }')
+if [ "$name" = dd ]; then pass record_command_pid_names; else fail record_command_pid_names "pid.$dd_pid = '$name', want dd"; fi
+
+st-record -o "$T/k.sttrace" -e block -- sh -c 'kill -TERM $$' 2>/dev/null
+rc=$?
+if [ $rc -eq 143 ]; then pass record_command_signal_status; else fail record_command_signal_status "exit $rc, want 143"; fi
+
+st-record -o "$T/n.sttrace" -e block -- "$T/no-such-command" 2>"$T/nlog"
+rc=$?
+if [ $rc -eq 127 ] && grep -q "no-such-command: No such file" "$T/nlog"; then
+	pass record_command_not_found
+else
+	fail record_command_not_found "exit $rc, want 127: $(cat "$T/nlog")"
+fi

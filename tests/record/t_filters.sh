@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Two concurrent dd workloads on two loop devices; -d, -c, -p and --cgroup
+# each keep exactly the chosen one's requests.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/common.sh"
+rec_require_bpf record_filters
+
+st_tmpdir T
+st_loopdev L1 32
+st_loopdev L2 32
+DEV1=$(rec_devno "$L1")
+DEV2=$(rec_devno "$L2")
+# own command names, so that no other dd on this machine matches -c
+cp "$(command -v dd)" "$T/ddone"
+cp "$(command -v dd)" "$T/ddtwo"
+
+# gated NAME DEV COUNT: a dd waiting for $T/go; its pid in $GATED_PID
+gated() {
+	sh -c 'while [ ! -e "$1/go" ]; do sleep 0.02; done
+		exec "$1/$2" if="$3" of=/dev/null bs=4k count="$4" iflag=direct status=none' \
+		gated "$T" "$1" "$2" "$3" &
+	GATED_PID=$!
+}
+
+# run_filter NAME WANT_DEV WANT_COUNT FILTER...: both workloads under the filter
+run_filter() {
+	local name=$1 want_dev=$2 want=$3 out="$T/$1.sttrace" pid1
+	shift 3
+	rm -f "$T/go"
+	gated ddone "$L1" 50
+	pid1=$GATED_PID
+	gated ddtwo "$L2" 70
+	[ -n "${MOVE_TWO_TO:-}" ] && echo "$GATED_PID" >"$MOVE_TWO_TO/cgroup.procs"
+	FILTER_ARGS=("$@")
+	[ "${FILTER_ARGS[0]}" = "-p" ] && FILTER_ARGS[1]=$pid1
+	rec_start "$out" "$T/$name.log" -e block "${FILTER_ARGS[@]}" ||
+		{ fail "$name" "$(cat "$T/$name.log")"; return; }
+	touch "$T/go"
+	wait "$pid1" "$GATED_PID"
+	rec_stop
+	rec_rows "$out" block_rq_issue dev | sort | uniq -c | awk '{ print $2, $1 }' >"$T/$name.got"
+	if [ "$(cat "$T/$name.got")" = "$want_dev $want" ]; then
+		pass "$name"
+	else
+		fail "$name" "requests per device: $(tr '\n' ' ' <"$T/$name.got"); want $want_dev $want"
+	fi
+}
+
+run_filter record_filter_device "$DEV1" 50 -d "$L1"
+run_filter record_filter_comm "$DEV2" 70 -c ddtwo
+run_filter record_filter_pid "$DEV1" 50 -p PID
+
+# --cgroup: the second workload runs in a cgroup v2 group of its own
+CG_ROOT=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+if [ -z "$CG_ROOT" ]; then
+	mkdir "$T/cg" && mount -t cgroup2 none "$T/cg" && at_exit "umount '$T/cg'" && CG_ROOT=$T/cg
+fi
+CG="$CG_ROOT/sttrace-test.$$"
+if [ -n "$CG_ROOT" ] && mkdir "$CG"; then
+	at_exit "rmdir '$CG'"
+	MOVE_TWO_TO=$CG run_filter record_filter_cgroup "$DEV2" 70 --cgroup "$CG"
+else
+	fail record_filter_cgroup "cannot create a cgroup v2 group"
+fi

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# st-record's interface: --help, one-line errors with exit 2 for bad usage,
+# exit 1 for an unwritable output, --config (stortrace keys applied, the
+# command line overriding them).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/common.sh"
+
+st_tmpdir T
+
+# expect_usage NAME PATTERN ARGS...: exit 2 and one stderr line matching PATTERN
+expect_exit() {
+	local name=$1 want=$2 pattern=$3 rc lines
+	shift 3
+	st-record "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	lines=$(wc -l <"$T/err")
+	if [ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -q -- "$pattern" "$T/err"; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc (want $want), $lines lines: $(head -2 "$T/err" | tr '\n' ' ')"
+	fi
+}
+
+if [ ! -x "$ST_BUILD/st-record" ]; then
+	skip record_options "st-record not built (no clang/bpftool/libbpf)"
+	exit 0
+fi
+if st-record --help | grep -q -- "--events LIST"; then pass record_help; else fail record_help "no usage text"; fi
+expect_exit record_usage_unknown_option 2 "'--frobnicate'" -o "$T/x" --frobnicate
+expect_exit record_usage_no_output 2 "no output file" -e block
+expect_exit record_usage_bad_size 2 "max-size: bad value" -o "$T/x" --max-size 12Q
+expect_exit record_usage_bad_qd 2 "qd: bad value" -o "$T/x" --qd 0
+expect_exit record_usage_unknown_tracepoint 2 "unknown preset or tracepoint 'block_rq_frob'" \
+	-o "$T/x" -e block,block_rq_frob
+expect_exit record_usage_unknown_device 2 "/dev/null: not a block device" -o "$T/x" -d /dev/null
+expect_exit record_usage_pid_and_command 2 "give one" -o "$T/x" -p 1 -- true
+echo '{"event_type": "block", "colour": "blue"}' >"$T/bad.json"
+expect_exit record_config_unknown_key 2 "unknown key 'colour'" --config "$T/bad.json"
+echo '{"event_type": ' >"$T/broken.json"
+expect_exit record_config_broken_json 2 "broken.json: cannot read JSON" --config "$T/broken.json"
+
+why=$(bpf_unavailable)
+if [ -n "$why" ]; then
+	skip record_output_unwritable "$why"
+	skip record_config_applied "$why"
+	exit 0
+fi
+expect_exit record_output_unwritable 1 "$T/no/such/dir/x.sttrace: No such file or directory" \
+	-o "$T/no/such/dir/x.sttrace" -e block -t 1
+
+st_loopdev L 32
+DEV=$(rec_devno "$L")
+cp "$(command -v dd)" "$T/ddcfg"
+cat >"$T/c.json" <<JSON
+{
+	"name": "$T/from-config",
+	"event_type": ["block"],
+	"logger_io_uring_depth": 2,
+	"select_target": { "common": "ddcfg", "files": ["$L"] },
+	"zstd_level": 5,
+	"filter": { "quantile": 99.9 }
+}
+JSON
+# name -> the output file; event_type, depth, comm, files and zstd_level applied;
+# --qd on the command line wins over logger_io_uring_depth
+st-record --config "$T/c.json" --qd 3 -- sh -c \
+	'"$1" if="$2" of=/dev/null bs=4k count=20 iflag=direct status=none
+	 dd if="$2" of=/dev/null bs=4k count=5 iflag=direct status=none' sh "$T/ddcfg" "$L" 2>"$T/clog"
+out="$T/from-config.sttrace"
+opts=$(st-format info "$out" 2>/dev/null | awk '$1 == "options" { $1 = $2 = ""; print }')
+types=$(st-format info "$out" | awk '/^events per type/ { on = 1; next } on && NF == 2 { print $1 }' |
+	grep -v '^sched_' | sort -u | tr '\n' ' ')
+got=$(rec_rows "$out" block_rq_issue dev | sort | uniq -c | awk '{ print $2, $1 }')
+if [[ $opts == *'"events":"block"'* && $opts == *'"qd":3'* && $opts == *'"zstd_level":5'* &&
+	$opts == *'"comm":"ddcfg"'* && $types == "block_bio_queue block_getrq block_rq_complete block_rq_issue " &&
+	$got == "$DEV 20" ]]; then
+	pass record_config_applied
+else
+	fail record_config_applied "options $opts; types $types; requests $got (want $DEV 20): $(cat "$T/clog")"
+fi
