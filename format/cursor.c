@@ -14,6 +14,13 @@
 
 #include "internal.h"
 
+/*
+ * Decoded bytes a cursor may hold at once. Real traces overlap a few chunks;
+ * a hostile file of many tiny frames all spanning the same time range must
+ * get an error, not make the cursor decompress gigabytes into memory.
+ */
+#define ST_CURSOR_MAX_BYTES	(1ull << 30)
+
 struct sort_key {
 	uint64_t ts;
 	uint32_t off;	/* of the record in the chunk; ties keep file order */
@@ -37,6 +44,7 @@ struct st_cursor {
 	struct stream **spare;	/* exhausted streams, kept for their buffers */
 	size_t nspare;
 	size_t nstreams;	/* allocated, for the capacity of heap and spare */
+	uint64_t active_bytes;	/* raw bytes of the chunks on the heap */
 	int advance;		/* the heap top's record was returned: move past it first */
 };
 
@@ -169,9 +177,15 @@ static int build_keys(struct stream *s, uint64_t from)
 static int activate(struct st_cursor *c)
 {
 	size_t chunk = c->pending[c->next++];
-	struct stream *s = stream_get(c);
+	uint32_t raw = st_chunk_at(c->r, chunk)->raw_size;
+	struct stream *s;
 	int err;
 
+	if (c->active_bytes + raw > ST_CURSOR_MAX_BYTES)
+		return st_reader_fail(c->r, ST_EFORMAT,
+				      "chunk %zu: more than %llu MiB of chunks overlap in time", chunk,
+				      ST_CURSOR_MAX_BYTES >> 20);
+	s = stream_get(c);
 	if (!s)
 		return ST_ENOMEM;
 	s->chunk = chunk;
@@ -183,6 +197,7 @@ static int activate(struct st_cursor *c)
 		return err;
 	}
 	c->heap[c->nheap++] = s;
+	c->active_bytes += s->buf.len;
 	sift_up(c, c->nheap - 1);
 	return 0;
 }
@@ -198,6 +213,7 @@ static void advance_top(struct st_cursor *c)
 		return;
 	}
 	c->spare[c->nspare++] = top;
+	c->active_bytes -= top->buf.len;
 	c->heap[0] = c->heap[--c->nheap];
 	sift_down(c, 0);
 }

@@ -134,6 +134,10 @@ char *st_str_dup(const uint8_t *p, size_t len);
 uint64_t st_xxh(const void *p, size_t len);
 int st_xxh_ok(uint64_t stored, const void *p, size_t len);
 
+/* Sets the reader's message (under its lock: decoders may run in threads); returns err. */
+int st_reader_fail(struct st_reader *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* File header and trailer encode/check. */
 void st_file_header_encode(uint8_t out[ST_FILE_HEADER_SIZE]);
 int st_file_header_check(const uint8_t *in, uint16_t *major, uint16_t *minor);

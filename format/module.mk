@@ -88,3 +88,6 @@ $(SPEC_TABLE): $(B)/spec/gen_event_table.o $(LIBST)
 .PHONY: spec-table
 spec-table: $(SPEC_TABLE)
 	$(Q)$(SPEC_TABLE)
+
+# Header dependencies of the sanitized objects (the top Makefile reads build/'s).
+-include $(shell find $(ASAN_B) -name '*.d' 2>/dev/null)

@@ -55,10 +55,9 @@ struct st_reader {
 	struct st_chunk_buf scratch;	/* used while opening */
 };
 
-static int fail(struct st_reader *r, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+#define fail st_reader_fail
 
-static int fail(struct st_reader *r, int err, const char *fmt, ...)
+int st_reader_fail(struct st_reader *r, int err, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -113,6 +113,41 @@ int sf_parse_level(const struct sf_cmd *cmd, const char *arg, int *level)
 	return SF_OK;
 }
 
+int sf_parse_args(const struct sf_cmd *cmd, int argc, char **argv,
+		  const struct option *longopts, struct sf_args *a)
+{
+	int c;
+
+	while ((c = sf_getopt(cmd, argc, argv, ":ho:z:", longopts)) != -1) {
+		switch (c) {
+		case 'h':
+			return -1;
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'z':
+			if (sf_parse_level(cmd, optarg, &a->level))
+				return SF_USAGE;
+			break;
+		case 'f':
+			a->range.from = optarg;
+			break;
+		case 'T':
+			a->range.to = optarg;
+			break;
+		case 'c':
+			a->cursor = 1;
+			break;
+		default:
+			return SF_USAGE;
+		}
+	}
+	if (sf_positional(cmd, argc, argv, 1, "FILE"))
+		return SF_USAGE;
+	a->in = argv[optind];
+	return SF_OK;
+}
+
 int sf_open(const char *path, unsigned flags, struct st_reader **r)
 {
 	int rc = st_reader_open(r, path, flags);

@@ -54,16 +54,33 @@ int sf_positional(const struct sf_cmd *cmd, int argc, char **argv, int n, const 
 /* Unsigned decimal with nothing after it; 0 on success. */
 int sf_parse_u64(const char *s, uint64_t *v);
 
-/* -z LEVEL: an integer (zstd has negative levels too), else a usage error. */
-int sf_parse_level(const struct sf_cmd *cmd, const char *arg, int *level);
-
-/* Open a trace; on failure prints "st-format: FILE: why" and returns SF_BAD. */
-int sf_open(const char *path, unsigned flags, struct st_reader **r);
-
 /* A --from/--to pair as given on the command line (NULL when absent). */
 struct sf_range {
 	const char *from, *to;
 };
+
+/* -z LEVEL: an integer (zstd has negative levels too), else a usage error. */
+int sf_parse_level(const struct sf_cmd *cmd, const char *arg, int *level);
+
+/* The options of the subcommands that read one FILE and may write OUT. */
+struct sf_args {
+	const char *in;		/* FILE */
+	const char *out;	/* -o, --output OUT */
+	int level;		/* -z, --level LEVEL; 0 = the library's default */
+	int cursor;		/* --cursor (bench-decode) */
+	struct sf_range range;	/* --from T, --to T */
+};
+
+/*
+ * Parse exactly one FILE and the options of longopts, which may be any of
+ * output ('o'), level ('z'), from ('f'), to ('T'), cursor ('c') and help
+ * ('h'). Returns SF_OK, -1 after printing --help, or SF_USAGE after the error.
+ */
+int sf_parse_args(const struct sf_cmd *cmd, int argc, char **argv,
+		  const struct option *longopts, struct sf_args *a);
+
+/* Open a trace; on failure prints "st-format: FILE: why" and returns SF_BAD. */
+int sf_open(const char *path, unsigned flags, struct st_reader **r);
 
 #define SF_TIME_HELP \
 	"  T is either a bare integer, an absolute timestamp of the event clock in ns\n" \

@@ -32,46 +32,13 @@ static void print_rate(const char *what, uint64_t bytes, uint64_t events, double
 	       s > 0 ? (double)events / s / 1e6 : 0.0);
 }
 
-/* Options: the one FILE and, for some, -o OUT, -z LEVEL, --cursor. */
-struct bench_args {
-	const char *in, *out;
-	int level, cursor;
+static const struct option bench_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "level", required_argument, NULL, 'z' },
+	{ "cursor", no_argument, NULL, 'c' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
 };
-
-static int parse_bench_args(const struct sf_cmd *cmd, int argc, char **argv, struct bench_args *a)
-{
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "level", required_argument, NULL, 'z' },
-		{ "cursor", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c;
-
-	while ((c = sf_getopt(cmd, argc, argv, ":ho:z:", longopts)) != -1) {
-		switch (c) {
-		case 'h':
-			return -1;
-		case 'o':
-			a->out = optarg;
-			break;
-		case 'z':
-			if (sf_parse_level(cmd, optarg, &a->level))
-				return SF_USAGE;
-			break;
-		case 'c':
-			a->cursor = 1;
-			break;
-		default:
-			return SF_USAGE;
-		}
-	}
-	if (sf_positional(cmd, argc, argv, 1, "FILE"))
-		return SF_USAGE;
-	a->in = argv[optind];
-	return SF_OK;
-}
 
 /* ---- bench-decode ----------------------------------------------------- */
 
@@ -109,11 +76,11 @@ static int walk_cursor(struct st_reader *r, uint64_t *bytes, uint64_t *events)
 
 static int bench_decode_run(int argc, char **argv)
 {
-	struct bench_args a = { 0 };
+	struct sf_args a = { 0 };
 	struct st_reader *r;
 	uint64_t bytes = 0, events = 0;
 	double t;
-	int rc = parse_bench_args(&sf_cmd_bench_decode, argc, argv, &a);
+	int rc = sf_parse_args(&sf_cmd_bench_decode, argc, argv, bench_opts, &a);
 
 	if (rc)
 		return rc < 0 ? SF_OK : rc;
@@ -159,10 +126,10 @@ static int write_all(int fd, const void *p, size_t len)
 
 static int dump_raw_run(int argc, char **argv)
 {
-	struct bench_args a = { 0 };
+	struct sf_args a = { 0 };
 	struct st_chunk_buf buf = { 0 };
 	struct st_reader *r;
-	int fd, rc = parse_bench_args(&sf_cmd_dump_raw, argc, argv, &a);
+	int fd, rc = sf_parse_args(&sf_cmd_dump_raw, argc, argv, bench_opts, &a);
 
 	if (rc)
 		return rc < 0 ? SF_OK : rc;
@@ -214,7 +181,7 @@ static int discard_sync(void *ctx)
 }
 
 /* Append every record of raw[0..len) through a writer whose sink drops the bytes. */
-static int write_records(const struct bench_args *a, const uint8_t *raw, size_t len,
+static int write_records(const struct sf_args *a, const uint8_t *raw, size_t len,
 			 uint64_t *events, uint64_t *stored)
 {
 	struct st_sink sink = { discard_write, discard_sync, stored };
@@ -247,12 +214,12 @@ static int write_records(const struct bench_args *a, const uint8_t *raw, size_t 
 
 static int bench_write_run(int argc, char **argv)
 {
-	struct bench_args a = { 0 };
+	struct sf_args a = { 0 };
 	uint64_t events = 0, stored = 0;
 	struct stat st;
 	void *raw;
 	double t;
-	int fd, rc = parse_bench_args(&sf_cmd_bench_write, argc, argv, &a);
+	int fd, rc = sf_parse_args(&sf_cmd_bench_write, argc, argv, bench_opts, &a);
 
 	if (rc)
 		return rc < 0 ? SF_OK : rc;

@@ -77,8 +77,9 @@ static void print_footer(const struct st_file_info *in)
 	printf("footer        %s: read by scanning the chunks\n",
 	       in->footer_present ? "present but damaged" : "missing");
 	printf("damage        %s\n", in->damage[0] ? in->damage : "none");
-	printf("lost tail     %" PRIu64 " bytes after offset %" PRIu64 " unreadable\n",
-	       in->lost_tail_bytes, in->valid_size);
+	if (in->lost_tail_bytes)
+		printf("lost tail     %" PRIu64 " bytes after offset %" PRIu64 " unreadable\n",
+		       in->lost_tail_bytes, in->valid_size);
 }
 
 static void print_lost(const struct st_reader *r, const struct st_file_info *in)

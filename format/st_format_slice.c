@@ -82,19 +82,12 @@ static uint64_t copy_records(struct st_writer *w, const struct st_chunk_buf *buf
 	return n;
 }
 
-/* Options of slice and recover: -o OUT, -z LEVEL and (slice) a time range. */
-struct copy_args {
-	const char *in, *out;
-	int level;
-	struct sf_range range;
-};
-
 /*
- * Parse the options of slice (with_range) or recover. Returns SF_OK, -1 after
- * printing --help, or SF_USAGE after printing the error.
+ * Parse the options of slice (with_range) or recover: as sf_parse_args(),
+ * with -o OUT required.
  */
 static int parse_copy_args(const struct sf_cmd *cmd, int argc, char **argv, int with_range,
-			   struct copy_args *a)
+			   struct sf_args *a)
 {
 	static const struct option slice_opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -110,41 +103,16 @@ static int parse_copy_args(const struct sf_cmd *cmd, int argc, char **argv, int 
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int c;
+	int rc = sf_parse_args(cmd, argc, argv, with_range ? slice_opts : recover_opts, a);
 
-	while ((c = sf_getopt(cmd, argc, argv, ":ho:z:", with_range ? slice_opts : recover_opts))
-	       != -1) {
-		switch (c) {
-		case 'h':
-			return -1;
-		case 'o':
-			a->out = optarg;
-			break;
-		case 'z':
-			if (sf_parse_level(cmd, optarg, &a->level))
-				return SF_USAGE;
-			break;
-		case 'f':
-			a->range.from = optarg;
-			break;
-		case 'T':
-			a->range.to = optarg;
-			break;
-		default:
-			return SF_USAGE;
-		}
-	}
-	if (sf_positional(cmd, argc, argv, 1, "FILE"))
-		return SF_USAGE;
-	if (!a->out)
+	if (!rc && !a->out)
 		return sf_usage(cmd, "missing -o OUT");
-	a->in = argv[optind];
-	return SF_OK;
+	return rc;
 }
 
 /* ---- slice ----------------------------------------------------------------- */
 
-static int slice_chunks(const struct copy_args *a, struct st_reader *r, struct st_writer *w,
+static int slice_chunks(const struct sf_args *a, struct st_reader *r, struct st_writer *w,
 			uint64_t from, uint64_t to, uint64_t *kept)
 {
 	struct st_chunk_buf buf = { 0 };
@@ -166,7 +134,7 @@ static int slice_chunks(const struct copy_args *a, struct st_reader *r, struct s
 
 static int slice_run(int argc, char **argv)
 {
-	struct copy_args a = { 0 };
+	struct sf_args a = { 0 };
 	struct st_reader *r;
 	struct st_writer *w;
 	uint64_t from, to, kept = 0;
@@ -249,7 +217,7 @@ static void recover_chunks(struct st_reader *r, struct st_writer *w, struct reco
 
 static int recover_run(int argc, char **argv)
 {
-	struct copy_args a = { 0 };
+	struct sf_args a = { 0 };
 	struct recovery rec = { 0 };
 	const struct st_file_info *in;
 	struct st_reader *r;

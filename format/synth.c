@@ -31,7 +31,7 @@
 /* Simulated host. */
 #define EVENT_CLOCK_START_NS	1000000000000ull	/* 1000 s after boot */
 #define REALTIME_START_NS	1767225600000000000ll	/* 2026-01-01T00:00:00Z */
-#define DEV_SECTORS		(64ull << 21)		/* 64 GiB */
+#define DEV_SECTORS		(128ull << 21)		/* 128 GiB: room for 64 files of 1 GiB */
 #define FILE_BYTES		(1ull << 30)
 #define JOURNAL_SECTOR		2048u
 #define JOURNAL_SECTORS		65536u
@@ -592,8 +592,10 @@ static uint64_t request_run(struct synth *s, struct synth_dev *d, struct who who
 	complete_slot = emit_rq(s, ST_EV_block_rq_complete, t, irq_who(d), &rq);
 	id_release(&d->tags, tag, t);
 	if (mk && d->sched && !flush)
-		d->pend = (struct pending_rq){ 1, mk->proc, issue_slot, complete_slot, issue_ts, t,
-					       mk->pos, mk->pos + mk->len, rq };
+		d->pend = (struct pending_rq){
+			.valid = 1, .proc = mk->proc, .issue_slot = issue_slot,
+			.complete_slot = complete_slot, .issue_ts = issue_ts, .complete_ts = t,
+			.pos_first = mk->pos, .pos_end = mk->pos + mk->len, .rq = rq };
 	return t;
 }
 

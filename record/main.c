@@ -24,12 +24,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
 #include "record/record.h"
 
 #define DRAIN_INTERVAL_NS	10000000ull	/* 10 ms */
 #define TICK_NS			1000000000ull	/* the once-a-second duties */
+#define COMMAND_GRACE_MS	5000		/* for the command to exit after SIGTERM */
 
 struct recorder {
 	struct rec_opts opts;
@@ -73,8 +72,10 @@ static int start_command(struct recorder *r)
 	if (r->child == 0) {
 		sigset_t none;
 
+		/* the command gets the signal state st-record was started with */
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
 		close(go[1]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
@@ -118,7 +119,10 @@ static void reap_command(struct recorder *r, bool wait)
 	}
 }
 
-/* The recording stopped first: the command was only there to be traced. */
+/*
+ * The recording stopped first: the command was only there to be traced.
+ * SIGTERM, and SIGKILL when it is still there after COMMAND_GRACE_MS.
+ */
 static void end_command(struct recorder *r)
 {
 	if (!r->child)
@@ -128,6 +132,12 @@ static void end_command(struct recorder *r)
 	reap_command(r, false);
 	if (!r->child_done)
 		kill(r->child, SIGTERM);
+	for (int ms = 0; ms < COMMAND_GRACE_MS && !r->child_done; ms += 10) {
+		usleep(10000);
+		reap_command(r, false);
+	}
+	if (!r->child_done)
+		kill(r->child, SIGKILL);
 	reap_command(r, true);
 }
 
@@ -173,6 +183,10 @@ static int resolve_filters(struct recorder *r)
 
 	f->self_tgid = (uint32_t)getpid();
 	f->pid = r->opts.pid;
+	if (f->pid && kill(f->pid, 0) && errno == ESRCH) {
+		snprintf(err, sizeof(err), "-p %d: no such process", f->pid);
+		return usage_error(err);
+	}
 	f->comm = r->opts.comm;
 	if (r->opts.cgroup && filters_set_cgroup(f, r->opts.cgroup, err, sizeof(err)))
 		return usage_error(err);
@@ -222,9 +236,9 @@ static int open_writer(struct recorder *r, int argc, char **argv)
 	return r->tracker ? 0 : fail("memory", strerror(ENOMEM));
 }
 
-static int add_fd(int epfd, int fd)
+static int add_fd(int epfd, int fd, uint32_t events)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	struct epoll_event ev = { .events = events, .data.fd = fd };
 
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
 }
@@ -245,8 +259,10 @@ static int open_loop(struct recorder *r)
 	r->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->sigfd < 0 || r->timerfd < 0 || r->epfd < 0 ||
-	    timerfd_settime(r->timerfd, 0, &its, NULL) || add_fd(r->epfd, r->sigfd) ||
-	    add_fd(r->epfd, r->timerfd) || add_fd(r->epfd, ring_buffer__epoll_fd(r->probes.rb)))
+	    timerfd_settime(r->timerfd, 0, &its, NULL) || add_fd(r->epfd, r->sigfd, EPOLLIN) ||
+	    add_fd(r->epfd, r->timerfd, EPOLLIN) ||
+	    /* edge-triggered: only the BPF side's forced wakeups, not every waiting record */
+	    add_fd(r->epfd, r->probes.ring.fd, EPOLLIN | EPOLLET))
 		return fail("event loop", strerror(errno));
 	return 0;
 }
@@ -336,7 +352,7 @@ static void run_loop(struct recorder *r)
 				 read(r->timerfd, &expirations, sizeof(expirations)) < 0)
 				r->stop_reason = "timer failed";
 		}
-		ring_buffer__consume(r->probes.rb);
+		ring_drain(&r->probes.ring);
 		sink_reap(&r->sink);
 		now = now_ns();
 		if (now - r->last_tick_ns >= TICK_NS && !r->stop_reason)
@@ -380,7 +396,7 @@ static int finish(struct recorder *r)
 
 	probes_detach(&r->probes);
 	if (!r->write_failed)
-		ring_buffer__consume(r->probes.rb);
+		ring_drain(&r->probes.ring);
 	end_ns = now_ns();
 	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)end_ns);
 	st_writer_set_meta(r->w, "record.end_ts", ts);

@@ -474,9 +474,9 @@ int probes_start(struct rec_probes *p, const struct rec_selection *sel, const st
 				 "the verifier's log)", strerror(-ret));
 	if (f->pid)
 		track_descendants(bpf_map__fd(p->skel->maps.tracked_tgids), f->pid);
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), fn, ctx, NULL);
-	if (!p->rb)
-		return env_error(err, cap, "cannot map the ring buffer: %s", strerror(errno));
+	ret = ring_open(&p->ring, bpf_map__fd(p->skel->maps.events), fn, ctx);
+	if (ret)
+		return env_error(err, cap, "cannot map the ring buffer: %s", strerror(-ret));
 	return attach_all(p, err, cap);
 }
 
@@ -508,7 +508,7 @@ uint64_t probes_read_lost(struct rec_probes *p)
 void probes_stop(struct rec_probes *p)
 {
 	probes_detach(p);
-	ring_buffer__free(p->rb);
+	ring_close(&p->ring);
 	sttrace_bpf__destroy(p->skel);
 	free(p->lost);
 	memset(p, 0, sizeof(*p));

@@ -88,19 +88,36 @@ int filters_set_cgroup(struct rec_filters *f, const char *path, char *err, size_
 /* Whether the disk holding the output (st_dev of its file system) is traced. */
 bool filters_disk_traced(const struct rec_filters *f, dev_t output_dev);
 
+/* Called for each record drained from the ring buffer; non-zero stops the drain. */
+typedef int (*rec_event_fn)(void *ctx, void *data, size_t size);
+
+/* The BPF ring buffer, mapped and read in batches (ring.c). */
+struct rec_ring {
+	int fd;				/* the map: pollable, wakes at the fill threshold */
+	uint64_t *consumer_pos;		/* ours to advance */
+	const uint64_t *producer_pos;
+	const char *data;
+	uint64_t mask;
+	size_t map_size, page;
+	rec_event_fn fn;
+	void *ctx;
+};
+int ring_open(struct rec_ring *ring, int map_fd, rec_event_fn fn, void *ctx);
+/* Hand every record submitted so far to fn; fn's first non-zero return, or 0. */
+int ring_drain(struct rec_ring *ring);
+void ring_close(struct rec_ring *ring);
+
 struct sttrace_bpf;
-struct ring_buffer;
 struct bpf_link;
 
 struct rec_probes {
 	struct sttrace_bpf *skel;
 	struct bpf_link *links[REC_MAX_TYPE];
 	size_t nlinks;
-	struct ring_buffer *rb;
+	struct rec_ring ring;
 	int ncpus;			/* possible CPUs: entries of the lost counter */
 	uint64_t *lost;			/* per CPU, last read */
 };
-typedef int (*rec_event_fn)(void *ctx, void *data, size_t size);
 /*
  * Check the environment (root, BTF, tracefs) and the selected tracepoints:
  * missing optional ones are reported and dropped from *sel, a missing one

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Format benchmark: libsttrace's reader and writer against the zstd CLI on the
 # same bytes, measured side by side in one run (best of 3 each, one thread,
-# files in /dev/shm), plus bytes per event of a synthetic trace.
+# files in /dev/shm; ratios of wall time and of CPU time), plus bytes per
+# event of a synthetic trace at default settings.
 #
 #   scripts/bench/format.sh [EVENTS]      (default 10000000)
 #
@@ -22,44 +23,49 @@ command -v zstd >/dev/null || { echo "format.sh: zstd not installed (make deps)"
 DIR=$(mktemp -d /dev/shm/sttrace-bench.XXXXXX)
 trap 'rm -rf "$DIR"' EXIT
 
-# best_time CMD...: the shortest wall time of 3 runs, in seconds.
+# best_time CMD...: the shortest wall time and the shortest CPU time (user +
+# system) of 3 runs, in seconds: "WALL CPU". CPU time is the steadier figure
+# on a busy machine; both are printed.
 best_time() {
-	local best="" t0 t1 dt
+	local best_wall="" best_cpu="" out
 	for _ in 1 2 3; do
-		t0=$EPOCHREALTIME
-		"$@" >/dev/null
-		t1=$EPOCHREALTIME
-		dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
-		best=$(awk -v a="$best" -v b="$dt" 'BEGIN { print (a == "" || b < a) ? b : a }')
+		out=$( { TIMEFORMAT='%R %U %S'; time "$@" >/dev/null; } 2>&1 | tail -1)
+		best_wall=$(awk -v a="$best_wall" -v b="${out%% *}" 'BEGIN { print (a == "" || b < a) ? b : a }')
+		best_cpu=$(awk -v a="$best_cpu" -v u="$(cut -d' ' -f2 <<<"$out")" -v s="${out##* }" \
+			'BEGIN { b = u + s; print (a == "" || b < a) ? b : a }')
 	done
-	echo "$best"
+	echo "$best_wall $best_cpu"
 }
 rate() { awk -v b="$1" -v t="$2" 'BEGIN { printf "%.0f MB/s", b / t / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# compare LABEL GOAL "ST_WALL ST_CPU" "REF_WALL REF_CPU" REF_NAME: one line of figures.
+compare() {
+	local st_w=${3% *} st_c=${3#* } ref_w=${4% *} ref_c=${4#* }
+	printf '%-7s st-format %s wall, %s CPU   %s %s wall, %s CPU   ratio %s wall, %s CPU (goal >= %s)\n' \
+		"$1" "$(rate "$raw" "$st_w")" "$(rate "$raw" "$st_c")" "$5" "$(rate "$raw" "$ref_w")" \
+		"$(rate "$raw" "$ref_c")" "$(ratio "$ref_w" "$st_w")" "$(ratio "$ref_c" "$st_c")" "$2"
+}
 zstd_to_null() { zstd -q -T1 "$@" -c >/dev/null; }
 
 # About 8.6 events per synthetic operation.
 ios=$((EVENTS * 10 / 86))
-t0=$EPOCHREALTIME
-"$SF" synth -o "$DIR/trace.st" --ios "$ios" --seed 1 >/dev/null
-synth_s=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+synth_s=$( { TIMEFORMAT='%U %S'; time "$SF" synth -o "$DIR/trace.st" --ios "$ios" --seed 1 >/dev/null; } 2>&1 |
+	awk '{ printf "%.2f", $1 + $2 }')
 info=$("$SF" info --json "$DIR/trace.st")
 events=$(jq .events <<<"$info")
 "$SF" dump-raw "$DIR/trace.st" -o "$DIR/raw"
 raw=$(stat -c %s "$DIR/raw")
 zstd -q -T1 "-$LEVEL" "$DIR/raw" -o "$DIR/raw.zst"
 
-echo "synthetic trace: $events events, $raw raw bytes, written by synth in $synth_s s"
+echo "synthetic trace: $events events, $raw raw bytes, written by synth in $synth_s s of CPU"
 echo "bytes/event (default settings: 1 MiB chunks, zstd level $LEVEL): $(jq -r '.bytes_per_event * 100 | round / 100' <<<"$info") stored in events chunks, $(awk -v s="$(jq .file_size <<<"$info")" -v e="$events" 'BEGIN { printf "%.2f", s / e }') for the whole file"
 echo "raw bytes/event: $(awk -v r="$raw" -v e="$events" 'BEGIN { printf "%.1f", r / e }'), ratio $(jq -r '.ratio * 100 | round / 100' <<<"$info")"
 
-st_dec=$(best_time "$SF" bench-decode "$DIR/trace.st")
-zs_dec=$(best_time zstd_to_null -d "$DIR/raw.zst")
-cur=$(best_time "$SF" bench-decode --cursor "$DIR/trace.st")
 echo
-echo "decode  st-format: $(rate "$raw" "$st_dec") ($st_dec s)   zstd -d: $(rate "$raw" "$zs_dec") ($zs_dec s)   ratio $(ratio "$zs_dec" "$st_dec") (goal >= 0.7)"
-echo "        time-ordered cursor over every event: $(rate "$raw" "$cur"), $(awk -v e="$events" -v t="$cur" 'BEGIN { printf "%.1f", e / t / 1e6 }') Mevents/s"
-
-st_wr=$(best_time "$SF" bench-write -z 1 "$DIR/raw")
-zs_wr=$(best_time zstd_to_null -1 "$DIR/raw")
-echo "write   st-format: $(rate "$raw" "$st_wr") ($st_wr s)   zstd -1: $(rate "$raw" "$zs_wr") ($zs_wr s)   ratio $(ratio "$zs_wr" "$st_wr") (goal >= 0.8)"
+compare decode 0.7 "$(best_time "$SF" bench-decode "$DIR/trace.st")" \
+	"$(best_time zstd_to_null -d "$DIR/raw.zst")" "zstd -d"
+compare write 0.8 "$(best_time "$SF" bench-write -z 1 "$DIR/raw")" \
+	"$(best_time zstd_to_null -1 "$DIR/raw")" "zstd -1"
+cur=$(best_time "$SF" bench-decode --cursor "$DIR/trace.st")
+echo "cursor  every event in time order: $(rate "$raw" "${cur#* }") CPU," \
+	"$(awk -v e="$events" -v t="${cur#* }" 'BEGIN { printf "%.1f", e / t / 1e6 }') Mevents/s"

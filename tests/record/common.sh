@@ -55,6 +55,22 @@ rec_lost() {
 	st-format info "$1" | awk '/^lost events/ { print $3; exit }'
 }
 
+# rec_check_no_loss NAME FILE: passes NAME when FILE counts no lost event.
+rec_check_no_loss() {
+	local lost
+	lost=$(rec_lost "$2")
+	if [ "$lost" = 0 ]; then pass "$1"; else fail "$1" "${lost:-unknown} events lost"; fi
+}
+
+# rec_ext4 NAME DEV DIR: an ext4 file system on DEV mounted on DIR (made),
+# unmounted at exit; fails NAME and exits when that cannot be done.
+rec_ext4() {
+	mkfs.ext4 -q -F "$2" || { fail "$1" "mkfs.ext4 $2 failed"; exit 1; }
+	mkdir -p "$3"
+	mount "$2" "$3" || { fail "$1" "mount $2 failed"; exit 1; }
+	at_exit "umount '$3'"
+}
+
 # rec_devno DEV: a block device's major:minor as st-format prints devices.
 rec_devno() {
 	printf '%d:%d' "0x$(stat -c %t "$1")" "0x$(stat -c %T "$1")"

@@ -10,10 +10,7 @@ CALLS=8
 st_tmpdir T
 st_loopdev L 64
 DEV=$(rec_devno "$L")
-mkfs.ext4 -q -F "$L" || { fail record_fsync "mkfs.ext4 failed"; exit 1; }
-mkdir "$T/mnt"
-mount "$L" "$T/mnt" || { fail record_fsync "mount failed"; exit 1; }
-at_exit "umount '$T/mnt'"
+rec_ext4 record_fsync "$L" "$T/mnt"
 
 # No task filter: the journal commit that flushes runs in jbd2, not in dd.
 rec_start "$T/f.sttrace" "$T/log" -e fsync -d "$L" || { fail record_fsync_start "$(cat "$T/log")"; exit 1; }
@@ -50,5 +47,4 @@ if [ "$flushes" -ge $CALLS ]; then
 else
 	fail record_fsync_flush "$flushes flush, PREFLUSH or FUA requests on $DEV for $CALLS fsyncs"
 fi
-lost=$(rec_lost "$T/f.sttrace")
-if [ "$lost" = 0 ]; then pass record_fsync_no_loss; else fail record_fsync_no_loss "lost=$lost"; fi
+rec_check_no_loss record_fsync_no_loss "$T/f.sttrace"

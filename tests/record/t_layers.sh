@@ -11,10 +11,7 @@ IOS=100
 st_tmpdir T
 st_loopdev L 64
 DEV=$(rec_devno "$L")
-mkfs.ext4 -q -F "$L" || { fail record_layers "mkfs.ext4 failed"; exit 1; }
-mkdir "$T/mnt"
-mount "$L" "$T/mnt" || { fail record_layers "mount failed"; exit 1; }
-at_exit "umount '$T/mnt'"
+rec_ext4 record_layers "$L" "$T/mnt"
 # lay the file out first, so the recorded run only reads
 fio --name=lay --filename="$T/mnt/f" --size=8M --rw=write --bs=1M --output=/dev/null ||
 	{ fail record_layers "fio layout failed"; exit 1; }
@@ -31,6 +28,13 @@ if [ "$enter $exits $begin $done_ $reqs" = "$IOS $IOS $IOS $IOS $IOS" ]; then
 	pass record_layers_dio_chain
 else
 	fail record_layers_dio_chain "pread64 $enter/$exits, iomap $begin/$done_, read requests $reqs; want $IOS each"
+fi
+
+# the file fio opened is named in the metadata (openat seen while recording)
+if st-format info "$T/d.sttrace" | grep -qE "^ *fd\.[0-9]+\.[0-9]+ = $T/mnt/f\$"; then
+	pass record_layers_fd_names
+else
+	fail record_layers_fd_names "no fd.PID.FD = $T/mnt/f in the metadata"
 fi
 
 check record_layers_uring_run st-record -o "$T/u.sttrace" -e uring -- \

@@ -7,11 +7,13 @@
 
 st_tmpdir T
 
-# expect_usage NAME PATTERN ARGS...: exit 2 and one stderr line matching PATTERN
+# expect_exit NAME STATUS PATTERN ARGS...: st-record ARGS (run by "${AS[@]}")
+# exits with STATUS after one stderr line matching PATTERN
+AS=()
 expect_exit() {
 	local name=$1 want=$2 pattern=$3 rc lines
 	shift 3
-	st-record "$@" >"$T/out" 2>"$T/err"
+	"${AS[@]}" st-record "$@" >"$T/out" 2>"$T/err"
 	rc=$?
 	lines=$(wc -l <"$T/err")
 	if [ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -q -- "$pattern" "$T/err"; then
@@ -33,6 +35,7 @@ expect_exit record_usage_bad_qd 2 "qd: bad value" -o "$T/x" --qd 0
 expect_exit record_usage_unknown_tracepoint 2 "unknown preset or tracepoint 'block_rq_frob'" \
 	-o "$T/x" -e block,block_rq_frob
 expect_exit record_usage_unknown_device 2 "/dev/null: not a block device" -o "$T/x" -d /dev/null
+expect_exit record_usage_no_such_pid 2 "-p 999999999: no such process" -o "$T/x" -p 999999999
 expect_exit record_usage_pid_and_command 2 "give one" -o "$T/x" -p 1 -- true
 echo '{"event_type": "block", "colour": "blue"}' >"$T/bad.json"
 expect_exit record_config_unknown_key 2 "unknown key 'colour'" --config "$T/bad.json"
@@ -45,6 +48,9 @@ if [ -n "$why" ]; then
 	skip record_config_applied "$why"
 	exit 0
 fi
+AS=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+expect_exit record_not_root 1 "must run as root" -o "$T/x" -e block -t 1
+AS=()
 expect_exit record_output_unwritable 1 "$T/no/such/dir/x.sttrace: No such file or directory" \
 	-o "$T/no/such/dir/x.sttrace" -e block -t 1
 
@@ -71,10 +77,13 @@ opts=$(st-format info "$out" 2>/dev/null | awk '$1 == "options" { $1 = $2 = ""; 
 types=$(st-format info "$out" | awk '/^events per type/ { on = 1; next } on && NF == 2 { print $1 }' |
 	grep -v '^sched_' | sort -u | tr '\n' ' ')
 got=$(rec_rows "$out" block_rq_issue dev | sort | uniq -c | awk '{ print $2, $1 }')
+# select_target.files: the named paths' inodes
+ino=$(stat -c '%d %i' "$L" | awk '{ printf "inode.%d:%d.%s", int($1 / 256), $1 % 256, $2 }')
+named=$(st-format info "$out" | awk -v k="$ino" '$1 == k { print $3 }')
 if [[ $opts == *'"events":"block"'* && $opts == *'"qd":3'* && $opts == *'"zstd_level":5'* &&
 	$opts == *'"comm":"ddcfg"'* && $types == "block_bio_queue block_getrq block_rq_complete block_rq_issue " &&
-	$got == "$DEV 20" ]]; then
+	$got == "$DEV 20" && $named == "$L" ]]; then
 	pass record_config_applied
 else
-	fail record_config_applied "options $opts; types $types; requests $got (want $DEV 20): $(cat "$T/clog")"
+	fail record_config_applied "options $opts; types $types; requests $got (want $DEV 20); $ino = '$named': $(cat "$T/clog")"
 fi

@@ -38,6 +38,5 @@ else
 	fail record_requests_lifecycle "queued $queued, issued $issued, completed $completed; want 300 each"
 fi
 
-lost=$(rec_lost "$T/r.sttrace")
-if [ "$lost" = 0 ]; then pass record_requests_no_loss; else fail record_requests_no_loss "lost=$lost"; fi
+rec_check_no_loss record_requests_no_loss "$T/r.sttrace"
 check record_requests_verify st-format verify "$T/r.sttrace"

@@ -9,10 +9,7 @@ rec_require_bpf record_self
 st_tmpdir T
 st_loopdev L 128
 DEV=$(rec_devno "$L")
-mkfs.ext4 -q -F "$L" || { fail record_self "mkfs.ext4 failed"; exit 1; }
-mkdir "$T/mnt"
-mount "$L" "$T/mnt" || { fail record_self "mount failed"; exit 1; }
-at_exit "umount '$T/mnt'"
+rec_ext4 record_self "$L" "$T/mnt"
 
 rec_start "$T/mnt/self.sttrace" "$T/log" -e block -d "$L" --chunk-size 64K ||
 	{ fail record_self_start "$(cat "$T/log")"; exit 1; }
