@@ -29,6 +29,9 @@ struct an_opts {
 	double threshold;	/* diff: percent */
 };
 
+/* getopt_long value of --threshold, an option of diff only. */
+#define AN_OPT_THRESHOLD 1000
+
 void an_opts_init(struct an_opts *o);
 const struct option *an_long_opts(void);
 /* Apply one getopt_long result; 0 or 2 after printing a one-line error. */

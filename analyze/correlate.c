@@ -479,6 +479,18 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 	io_maybe_finish(c, i);
 }
 
+/* Take a bio out of its request's chain (its request will never complete it). */
+static void rq_unlink_bio(struct an_corr *c, uint32_t b)
+{
+	uint32_t *link = &RQ(c, BIO(c, b)->rq)->head;
+
+	while (*link != AN_NONE && *link != b)
+		link = &BIO(c, *link)->rq_next;
+	if (*link == b)
+		*link = BIO(c, b)->rq_next;
+	BIO(c, b)->rq = AN_NONE;
+}
+
 static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 {
 	uint32_t owner = io_of_thread(c, e->h.tid);
@@ -490,7 +502,10 @@ static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 		if (BIO(c, b)->rq == AN_NONE && io_of_bio(c, b) != AN_NONE &&
 		    (owner == AN_NONE || io_of_bio(c, b) == owner))
 			return;
-		bio_release(c, b, 0, 0);	/* address reused: its completion was lost */
+		/* Address reused: the old bio's completion was lost. */
+		if (BIO(c, b)->rq != AN_NONE)
+			rq_unlink_bio(c, b);
+		bio_release(c, b, 0, 0);
 	}
 	if (owner == AN_NONE) {
 		owner = io_new(c, &e->h, 0);
@@ -881,7 +896,7 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 /* ---- names and stage definitions --------------------------------------- */
 
 static const char *const stage_names[AN_ST_COUNT] = {
-	"total", "sys2fs", "fs2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "Q2Q",
+	"total", "sys2fs", "fs", "fs2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "Q2Q",
 };
 
 static const char *const op_names[AN_OP_COUNT] = {
@@ -906,47 +921,4 @@ int an_stage_by_name(const char *name)
 const char *an_op_name(enum an_op op)
 {
 	return op_names[op];
-}
-
-int an_op_by_name(const char *name)
-{
-	int o;
-
-	for (o = 0; o < AN_OP_COUNT; o++)
-		if (!strcmp(name, op_names[o]))
-			return o;
-	return -1;
-}
-
-static int span(const struct an_io *io, enum an_ts from, enum an_ts to, uint64_t *ns)
-{
-	if (!io->ts[from] || !io->ts[to] || io->ts[to] < io->ts[from])
-		return 0;
-	*ns = io->ts[to] - io->ts[from];
-	return 1;
-}
-
-int an_io_stage(const struct an_io *io, enum an_stage s, uint64_t *ns)
-{
-	switch (s) {
-	case AN_ST_TOTAL:
-		if (io->ts[AN_TS_SYS_ENTER])
-			return span(io, AN_TS_SYS_ENTER, AN_TS_SYS_EXIT, ns);
-		if (io->ts[AN_TS_QUEUE])
-			return span(io, AN_TS_QUEUE, AN_TS_COMPLETE, ns);
-		return span(io, io->ts[AN_TS_INSERT] ? AN_TS_INSERT : AN_TS_ISSUE, AN_TS_COMPLETE, ns);
-	case AN_ST_SYS2FS: return span(io, AN_TS_SYS_ENTER, AN_TS_FS_BEGIN, ns);
-	case AN_ST_FS2Q:   return span(io, AN_TS_FS_BEGIN, AN_TS_QUEUE, ns);
-	case AN_ST_Q2G:    return span(io, AN_TS_QUEUE, AN_TS_GETRQ, ns);
-	case AN_ST_G2I:    return span(io, AN_TS_GETRQ, AN_TS_INSERT, ns);
-	case AN_ST_I2D:    return span(io, AN_TS_INSERT, AN_TS_ISSUE, ns);
-	case AN_ST_D2C:    return span(io, AN_TS_ISSUE, AN_TS_COMPLETE, ns);
-	case AN_ST_Q2C:    return span(io, AN_TS_QUEUE, AN_TS_COMPLETE, ns);
-	case AN_ST_C2RET:  return span(io, AN_TS_COMPLETE, AN_TS_SYS_EXIT, ns);
-	case AN_ST_Q2Q:
-		*ns = io->q2q;
-		return io->q2q != UINT64_MAX;
-	default:
-		return 0;
-	}
 }

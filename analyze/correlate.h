@@ -41,7 +41,7 @@ enum an_ts {
 
 /* Reported latencies; an_io_stage() gives their exact definitions. */
 enum an_stage {
-	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS2Q, AN_ST_Q2G, AN_ST_G2I, AN_ST_I2D,
+	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_Q2G, AN_ST_G2I, AN_ST_I2D,
 	AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_Q2Q, AN_ST_COUNT
 };
 
@@ -107,8 +107,41 @@ void an_corr_free(struct an_corr *c);
 const char *an_stage_name(enum an_stage s);
 int an_stage_by_name(const char *name);	/* -1 unknown */
 const char *an_op_name(enum an_op op);
-int an_op_by_name(const char *name);
-/* Latency of stage s for io in *ns: 1 when defined, 0 when a stage end is missing. */
-int an_io_stage(const struct an_io *io, enum an_stage s, uint64_t *ns);
+/* Latency between two stage timestamps; 0 when one is missing or out of order. */
+static inline int an_io_span(const struct an_io *io, enum an_ts from, enum an_ts to, uint64_t *ns)
+{
+	if (!io->ts[from] || !io->ts[to] || io->ts[to] < io->ts[from])
+		return 0;
+	*ns = io->ts[to] - io->ts[from];
+	return 1;
+}
+
+/* Latency of stage s for io in *ns: 1 when defined, 0 when a stage end is missing.
+ * Inline: the summary computes every stage of every I/O. */
+static inline int an_io_stage(const struct an_io *io, enum an_stage s, uint64_t *ns)
+{
+	switch (s) {
+	case AN_ST_TOTAL:
+		if (io->ts[AN_TS_SYS_ENTER])
+			return an_io_span(io, AN_TS_SYS_ENTER, AN_TS_SYS_EXIT, ns);
+		if (io->ts[AN_TS_QUEUE])
+			return an_io_span(io, AN_TS_QUEUE, AN_TS_COMPLETE, ns);
+		return an_io_span(io, io->ts[AN_TS_INSERT] ? AN_TS_INSERT : AN_TS_ISSUE, AN_TS_COMPLETE, ns);
+	case AN_ST_SYS2FS: return an_io_span(io, AN_TS_SYS_ENTER, AN_TS_FS_BEGIN, ns);
+	case AN_ST_FS:     return an_io_span(io, AN_TS_FS_BEGIN, AN_TS_FS_DONE, ns);
+	case AN_ST_FS2Q:   return an_io_span(io, AN_TS_FS_BEGIN, AN_TS_QUEUE, ns);
+	case AN_ST_Q2G:    return an_io_span(io, AN_TS_QUEUE, AN_TS_GETRQ, ns);
+	case AN_ST_G2I:    return an_io_span(io, AN_TS_GETRQ, AN_TS_INSERT, ns);
+	case AN_ST_I2D:    return an_io_span(io, AN_TS_INSERT, AN_TS_ISSUE, ns);
+	case AN_ST_D2C:    return an_io_span(io, AN_TS_ISSUE, AN_TS_COMPLETE, ns);
+	case AN_ST_Q2C:    return an_io_span(io, AN_TS_QUEUE, AN_TS_COMPLETE, ns);
+	case AN_ST_C2RET:  return an_io_span(io, AN_TS_COMPLETE, AN_TS_SYS_EXIT, ns);
+	case AN_ST_Q2Q:
+		*ns = io->q2q;
+		return io->q2q != UINT64_MAX;
+	default:
+		return 0;
+	}
+}
 
 #endif /* AN_CORRELATE_H */

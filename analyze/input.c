@@ -72,8 +72,10 @@ static int plan_copy(struct adapter *a, const struct st_type *b, const struct st
 		struct copy_op *op = &a->ops[a->nops];
 		unsigned n;
 
-		/* A field the file lacks (or stores out of bounds) stays 0. */
-		if (!tf || !tf->elem_size || (unsigned)tf->offset + tf->size > t->size)
+		/* A field the file lacks (or stores oddly or out of bounds) stays 0. */
+		if (!tf || (tf->elem_size != 1 && tf->elem_size != 2 && tf->elem_size != 4 &&
+			    tf->elem_size != 8) || tf->size % tf->elem_size ||
+		    (unsigned)tf->offset + tf->size > t->size)
 			continue;
 		n = tf->size / tf->elem_size;
 		if (n > bf->size / bf->elem_size)

@@ -6,11 +6,8 @@
  *
  * Exit status: 0 ok, 1 (diff only) regression, 2 usage error or unreadable input.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/analyze.h"
@@ -26,7 +23,7 @@ static const char usage_text[] =
 "into one record per I/O and reports stage latencies. Needs no root or BPF.\n"
 "\n"
 "Reports (default: summary per device x op):\n"
-"  --quantile Q       list the I/Os at or above the Q-th percentile (0-100) of\n"
+"  --quantile Q       list the I/Os at or above the Q-th percentile (0 < Q <= 100) of\n"
 "                     --stage, slowest first, with full breakdown, process, file\n"
 "  --stage S          stage for --quantile, --interval and heatmaps (default total)\n"
 "  --top N            at most N I/Os in the --quantile list (default 20)\n"
@@ -61,6 +58,7 @@ static const char usage_text[] =
 "  total   syscall entry -> exit (io_uring: submit -> complete); without a\n"
 "          syscall Q2C, or insert/issue -> complete for a request without bios\n"
 "  sys2fs  syscall entry -> fs begin (iomap_dio_rw_begin, ext4_sync_file_enter)\n"
+"  fs      fs begin -> fs end (iomap_dio_complete, ext4_sync_file_exit)\n"
 "  fs2q    fs begin -> first block_bio_queue\n"
 "  Q2G     bio queued -> request allocated (block_getrq); none for merged bios\n"
 "  G2I     request allocated -> inserted into the scheduler (block_rq_insert)\n"
@@ -75,188 +73,6 @@ static const char usage_text[] =
 "are counted, never mixed into latencies; events of I/Os begun before the trace\n"
 "are counted separately. Lost events (kernel side) are shown in every report.\n"
 "Exit: 0 ok, 2 usage error or unreadable input.\n";
-
-enum {
-	OPT_QUANTILE = 256, OPT_STAGE, OPT_TOP, OPT_BY, OPT_INTERVAL, OPT_HEATMAP, OPT_CSV,
-	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE,
-	OPT_THRESHOLD,
-};
-
-static const struct option long_opts[] = {
-	{ "quantile", required_argument, NULL, OPT_QUANTILE },
-	{ "stage", required_argument, NULL, OPT_STAGE },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "by", required_argument, NULL, OPT_BY },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "heatmap", required_argument, NULL, OPT_HEATMAP },
-	{ "csv", no_argument, NULL, OPT_CSV },
-	{ "gnuplot", required_argument, NULL, OPT_GNUPLOT },
-	{ "dev", required_argument, NULL, OPT_DEV },
-	{ "pid", required_argument, NULL, OPT_PID },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "from", required_argument, NULL, OPT_FROM },
-	{ "to", required_argument, NULL, OPT_TO },
-	{ "exact-limit", required_argument, NULL, OPT_EXACT },
-	{ "stale", required_argument, NULL, OPT_STALE },
-	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-int an_usage_error(const char *prog, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (try --help)\n");
-	return 2;
-}
-
-static int parse_number(const char *s, double lo, double hi, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	return end == s || *end || errno || *v < lo || *v > hi ? -1 : 0;
-}
-
-int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog)
-{
-	static const char *const by_names[] = { "devop", "op", "dev", "comm", "pid", "file" };
-	double v;
-	size_t i;
-
-	switch (opt) {
-	case OPT_QUANTILE:
-		if (parse_number(arg, 0, 100, &v))
-			return an_usage_error(prog, "--quantile %s: not a percentile in [0, 100]", arg);
-		o->quantile = v;
-		return 0;
-	case OPT_STAGE:
-		if (an_stage_by_name(arg) < 0)
-			return an_usage_error(prog, "--stage %s: unknown stage", arg);
-		o->stage = an_stage_by_name(arg);
-		return 0;
-	case OPT_TOP:
-		if (parse_number(arg, 1, 1e7, &v))
-			return an_usage_error(prog, "--top %s: not a count in [1, 10^7]", arg);
-		o->top = (size_t)v;
-		return 0;
-	case OPT_BY:
-		for (i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
-			if (!strcmp(arg, by_names[i])) {
-				o->by = (enum an_by)i;
-				return 0;
-			}
-		return an_usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file", arg);
-	case OPT_INTERVAL:
-		if (an_parse_duration(arg, &o->interval) || !o->interval)
-			return an_usage_error(prog, "--interval %s: not a positive duration", arg);
-		return 0;
-	case OPT_HEATMAP:
-		if (strcmp(arg, "lat") && strcmp(arg, "pos"))
-			return an_usage_error(prog, "--heatmap %s: not lat or pos", arg);
-		o->heatmap = arg[0];
-		return 0;
-	case OPT_CSV:
-		o->csv = 1;
-		return 0;
-	case OPT_GNUPLOT:
-		o->gnuplot_dir = arg;
-		return 0;
-	case OPT_DEV:
-		o->dev = arg;
-		return 0;
-	case OPT_PID:
-		if (parse_number(arg, 0, 4294967295.0, &v))
-			return an_usage_error(prog, "--pid %s: not a pid", arg);
-		o->pid = (int64_t)v;
-		return 0;
-	case OPT_COMM:
-		o->comm = arg;
-		return 0;
-	case OPT_FROM:
-	case OPT_TO:
-		if (an_parse_duration(arg, opt == OPT_FROM ? &o->from : &o->to))
-			return an_usage_error(prog, "--from/--to %s: not a duration", arg);
-		o->window |= opt == OPT_FROM ? 1 : 2;
-		return 0;
-	case OPT_EXACT:
-		if (parse_number(arg, 1, 1e9, &v))
-			return an_usage_error(prog, "--exact-limit %s: not a count in [1, 10^9]", arg);
-		o->exact_limit = (size_t)v;
-		return 0;
-	case OPT_STALE:
-		if (an_parse_duration(arg, &o->stale) || !o->stale)
-			return an_usage_error(prog, "--stale %s: not a positive duration", arg);
-		return 0;
-	case OPT_THRESHOLD:
-		if (parse_number(arg, 0, 1e6, &v))
-			return an_usage_error(prog, "--threshold %s: not a percentage", arg);
-		o->threshold = v;
-		return 0;
-	default:
-		return 2;
-	}
-}
-
-void an_opts_init(struct an_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->stage = AN_ST_TOTAL;
-	o->top = 20;
-	o->pid = -1;
-	o->exact_limit = 10000;
-	o->threshold = 10;
-	o->stale = 60000000000ull;
-}
-
-const struct option *an_long_opts(void)
-{
-	return long_opts;
-}
-
-int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int nfiles, const char *prog)
-{
-	const struct an_input_info *info;
-	char err[512];
-
-	if (an_run_open(r, files, nfiles, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", prog, err);
-		an_run_close(r);
-		return 2;
-	}
-	info = an_input_info(r->in);
-	r->stale_ns = o->stale;
-	r->stage = o->stage;
-	r->filter.pid = o->pid;
-	r->filter.comm = o->comm;
-	if (o->window & 1)
-		r->filter.from = info->first_ts + o->from;
-	if (o->window & 2)
-		r->filter.to = info->first_ts + o->to;
-	if (o->dev && !(r->filter.dev = an_names_dev_by_name(r->names, o->dev))) {
-		fprintf(stderr, "%s: --dev %s: no such device in the trace's metadata\n", prog, o->dev);
-		an_run_close(r);
-		return 2;
-	}
-	return 0;
-}
-
-int an_pass(struct an_run *r, unsigned want, const char *prog)
-{
-	char err[512];
-
-	if (an_run_pass(r, want, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", prog, err);
-		return 2;
-	}
-	if (r->stats.failed || r->series.failed) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return 2;
-	}
-	return 0;
-}
 
 static void print_quantile_note(struct an_stats *s, size_t limit, FILE *out)
 {
@@ -293,12 +109,6 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 	}
 	an_qest_free(&r->stage_samples);
 	return ret;
-}
-
-uint64_t an_auto_interval(const struct an_run *r, uint64_t interval)
-{
-	/* 100 intervals, the last one ending exactly with the trace. */
-	return interval ? interval : an_run_duration(r) / 100 + 1;
 }
 
 static int report_main(struct an_run *r, const struct an_opts *o)
@@ -356,12 +166,12 @@ int main(int argc, char **argv)
 		return an_diff_main(argc - 1, argv + 1);
 	an_opts_init(&o);
 	opterr = 0;	/* one message of ours instead of getopt's */
-	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(usage_text, stdout);
 			return 0;
 		}
-		if (opt == '?' || opt == OPT_THRESHOLD)
+		if (opt == '?' || opt == AN_OPT_THRESHOLD)
 			return an_usage_error(PROG, "%s: unknown option or missing argument",
 					      argv[optind - 1]);
 		if ((ret = an_parse_option(&o, opt, optarg, PROG)))

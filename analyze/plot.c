@@ -184,8 +184,11 @@ static int render(const char *dir, const char *script)
 
 		if (chdir(dir))
 			_exit(126);
-		if (null >= 0)
+		/* Quiet: warnings about empty plots are not the user's business. */
+		if (null >= 0) {
 			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
 		execlp("gnuplot", "gnuplot", script, (char *)NULL);
 		_exit(errno == ENOENT ? 127 : 126);
 	}
@@ -217,7 +220,8 @@ int an_plot(struct an_run *r, const struct an_opts *o, FILE *info)
 			return 0;
 		}
 		if (ret) {
-			fprintf(stderr, "%s: %s/%s: gnuplot failed\n", PROG, dir, scripts[i]);
+			fprintf(stderr, "%s: %s/%s: gnuplot failed (cd %s && gnuplot %s shows why)\n",
+				PROG, dir, scripts[i], dir, scripts[i]);
 			return 2;
 		}
 	}

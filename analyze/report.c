@@ -105,12 +105,19 @@ static void group_label(const struct an_stats *s, const struct an_io *io, char *
 static struct an_group *group_of(struct an_stats *s, const struct an_io *io)
 {
 	uint64_t key = group_key(s, io);
-	uint32_t g = an_idmap_get(&s->index, key);
+	uint32_t g;
 	struct an_group *gr;
 	int k;
 
-	if (g != AN_NONE)
+	/* I/Os of one group tend to come in runs. */
+	if (key == s->last_key)
+		return &s->groups[s->last_group];
+	g = an_idmap_get(&s->index, key);
+	if (g != AN_NONE) {
+		s->last_key = key;
+		s->last_group = g;
 		return &s->groups[g];
+	}
 	if (s->ngroups == s->cap) {
 		uint32_t cap = s->cap ? s->cap * 2 : 16;
 		struct an_group *p = realloc(s->groups, cap * sizeof(*p));
@@ -322,8 +329,8 @@ static int cmp_slowest(const void *a, const void *b, void *stage)
 }
 
 static const enum an_stage breakdown[] = {
-	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS2Q, AN_ST_Q2G, AN_ST_G2I, AN_ST_I2D, AN_ST_D2C,
-	AN_ST_Q2C, AN_ST_C2RET,
+	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_Q2G, AN_ST_G2I,
+	AN_ST_I2D, AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET,
 };
 #define NBREAK (sizeof(breakdown) / sizeof(breakdown[0]))
 

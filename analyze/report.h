@@ -39,6 +39,8 @@ struct an_stats {
 	struct an_idmap index;	/* group key -> groups[] */
 	struct an_group *groups;
 	uint32_t ngroups, cap;
+	uint64_t last_key;	/* key of groups[last_group]; 0 none */
+	uint32_t last_group;
 	int failed;		/* out of memory: some samples were dropped */
 };
 

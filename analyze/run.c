@@ -95,7 +95,7 @@ void an_run_print_header(const struct an_run *r, FILE *out)
 		i->files, i->files == 1 ? "" : "s", i->recovered ? " (recovered: footer missing)" : "",
 		i->events, an_run_duration(r) / 1e9, i->lost_events,
 		i->lost_events ? " (I/Os may be missing or incomplete)" : "");
-	fprintf(out, "I/Os: %" PRIu64 " correlated, %" PRIu64 " incomplete (open at the end or "
+	fprintf(out, "I/Os in the trace: %" PRIu64 " correlated, %" PRIu64 " incomplete (open at the end or "
 		"stale: %" PRIu64 "), begun before the trace: %" PRIu64 " exits, %" PRIu64
 		" requests, %" PRIu64 " completions; out-of-order events %" PRIu64 "\n",
 		c->ios - c->incomplete, c->incomplete, c->stale, c->orphan_exits, c->orphan_requests,

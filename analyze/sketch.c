@@ -27,12 +27,6 @@ void an_sketch_free(struct an_sketch *s)
 	s->n = 0;
 }
 
-void an_sketch_reset(struct an_sketch *s)
-{
-	memset(s->counts, 0, s->nbuckets * sizeof(*s->counts));
-	s->n = 0;
-}
-
 uint64_t an_sketch_value(unsigned bits, uint32_t idx)
 {
 	uint32_t octave, sub;

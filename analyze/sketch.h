@@ -34,7 +34,6 @@ struct an_sketch {
 
 int an_sketch_init(struct an_sketch *s, unsigned bits);
 void an_sketch_free(struct an_sketch *s);
-void an_sketch_reset(struct an_sketch *s);
 static inline uint32_t an_sketch_index(unsigned bits, uint64_t v)
 {
 	unsigned e;

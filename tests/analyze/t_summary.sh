@@ -77,7 +77,7 @@ inc=$(sum_total 5 <"$dir/m.csv")
 	fail analyze.files.merged "$got I/Os, $inc incomplete from two slices, want $IOS and 0"
 
 # Alone, the first slice ends with I/Os open, the second starts with their ends.
-st-analyze "$dir/1.sttrace" | grep -Eq 'I/Os: [0-9]+ correlated, [1-9][0-9]* incomplete' &&
+st-analyze "$dir/1.sttrace" | grep -Eq 'I/Os in the trace: [0-9]+ correlated, [1-9][0-9]* incomplete' &&
 	pass analyze.incomplete.end || fail analyze.incomplete.end "no incomplete I/Os at the cut"
 st-analyze "$dir/2.sttrace" | grep -Eq 'begun before the trace: [1-9][0-9]* exits' &&
 	pass analyze.incomplete.start || fail analyze.incomplete.start "no I/Os begun before the cut"
@@ -97,3 +97,11 @@ for kind in lat pos; do
 	[ "$got" = "100 $IOS" ] && pass analyze.heatmap.$kind ||
 		fail analyze.heatmap.$kind "rows and counts: $got, want 100 $IOS"
 done
+
+# Quantiles are exact up to --exact-limit samples per group and stage, and the
+# report says when the sketch answered instead.
+st-analyze "$t" --exact-limit 1000000 | grep -q '^quantiles: exact' &&
+	st-analyze --csv "$t" --exact-limit 1000000 2>/dev/null | awk -F, 'NR > 1 && $17 != "exact" { bad = 1 } END { exit bad }' &&
+	st-analyze "$t" --exact-limit 100 | grep -q '^quantiles: log-linear sketch' &&
+	st-analyze --csv "$t" --exact-limit 100 2>/dev/null | grep -q ',total,.*,sketch$' &&
+	pass analyze.exact_limit || fail analyze.exact_limit "exact/sketch not reported as configured"

@@ -114,6 +114,7 @@ static void test_simple_read(void)
 	sys(c, ST_EV_sys_exit_pread64, 5700, 9, 4096);
 	check(nout == 1, "correlate.simple_read.count", "%d I/Os", nout);
 	check(stage(0, AN_ST_TOTAL) == 4700 && stage(0, AN_ST_SYS2FS) == 100 &&
+	      stage(0, AN_ST_FS) == 4500 &&
 	      stage(0, AN_ST_FS2Q) == 100 && stage(0, AN_ST_Q2G) == 100 &&
 	      stage(0, AN_ST_G2I) == 100 && stage(0, AN_ST_I2D) == 100 &&
 	      stage(0, AN_ST_D2C) == 4000 && stage(0, AN_ST_Q2C) == 4300 &&
