@@ -2,7 +2,7 @@
 /*
  * reader.c - opens a .sttrace file: header, then the index footer found from
  * the trailer, or (footer missing or bad, or ST_READ_SCAN) a scan of every
- * chunk up to the first damaged one. Also metadata, schema and lost counts.
+ * chunk that skips damaged bytes. Also metadata, schema and lost counts.
  *
  * Everything read from the file is checked before use: offsets and sizes
  * against the file size and the format's limits, checksums before
@@ -52,8 +52,15 @@ struct st_reader {
 	} *lost;
 	size_t nlost;
 
+	struct st_damage *damage;	/* ranges a scan skipped */
+	size_t ndamage;
+
 	struct st_chunk_buf scratch;	/* used while opening */
+	uint8_t *window;	/* a scan's search for the next chunk header in a file */
 };
+
+/* Bytes a scan reads at once while searching a damaged file for the next chunk. */
+#define SCAN_WINDOW	(64u << 10)
 
 #define fail st_reader_fail
 
@@ -544,33 +551,146 @@ static int scan_use_chunk(struct st_reader *r, const struct st_chunk_hdr *h, con
 	}
 }
 
-/* One chunk at `off` during a scan: 0 and its info when intact. */
-static int scan_chunk(struct st_reader *r, uint64_t off, struct st_chunk_info *ci,
-		      const char **why)
+/* ---- Scan: every chunk in file order, damaged bytes skipped -------------- */
+
+/* Where a scan stands. */
+struct scan_state {
+	uint64_t off;		/* where the next chunk should start */
+	uint64_t valid_end;	/* end of the last intact chunk */
+	uint64_t next_seq;	/* sequence number the next chunk should have */
+	int after_skip;		/* bytes were skipped since the last intact chunk */
+};
+
+/*
+ * One chunk at s->off: 0 and its info when intact. Otherwise *extent is its
+ * stored size when its header is intact (the header's checksum vouches for
+ * where the next chunk starts), 0 when the header itself is bad.
+ */
+static int scan_chunk(struct st_reader *r, const struct scan_state *s, struct st_chunk_info *ci,
+		      uint64_t *extent, const char **why)
 {
 	struct st_chunk_hdr h;
-	int err = read_chunk_header(r, off, &h, why);
+	int err = read_chunk_header(r, s->off, &h, why);
 
+	*extent = 0;
 	if (err)
 		return err;
-	if (h.seq != r->nchunks)
+	*extent = ST_CHUNK_HEADER_SIZE + (uint64_t)h.payload_size;
+	if (h.seq < s->next_seq || (h.seq != s->next_seq && !s->after_skip))
 		return *why = "chunk sequence number out of order", ST_EFORMAT;
 	if (h.kind == ST_CHUNK_EVENTS && !r->types)
 		return *why = "events chunk before the schema", ST_EFORMAT;
-	err = load_payload(r, off, &h, &r->scratch, why);
+	err = load_payload(r, s->off, &h, &r->scratch, why);
 	if (!err)
 		err = scan_use_chunk(r, &h, why);
 	if (err)
 		return err;
 	*ci = (struct st_chunk_info){
-		.offset = off, .kind = h.kind, .seq = h.seq,
+		.offset = s->off, .kind = h.kind, .seq = h.seq,
 		.stored_size = ST_CHUNK_HEADER_SIZE + h.payload_size, .raw_size = h.raw_size,
 		.events = h.events, .first_ts = h.first_ts, .last_ts = h.last_ts,
 	};
 	return 0;
 }
 
-/* The 32 bytes at `off` are the file's last: a trailer pointing at the last chunk? */
+/* Takes an intact chunk; after skipped bytes, its sequence number says how many chunks they held. */
+static int scan_accept(struct st_reader *r, struct scan_state *s, const struct st_chunk_info *ci)
+{
+	if (chunk_add(r, ci))
+		return ST_ENOMEM;
+	info_add_chunk(&r->info, ci);
+	if (s->after_skip) {
+		r->damage[r->ndamage - 1].chunks = (uint32_t)(ci->seq - s->next_seq);
+		r->info.missing_chunks += ci->seq - s->next_seq;
+	}
+	s->off += ci->stored_size;
+	s->valid_end = s->off;
+	s->next_seq = (uint64_t)ci->seq + 1;
+	s->after_skip = 0;
+	return 0;
+}
+
+static int damage_add(struct st_reader *r, struct scan_state *s, uint64_t end, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * Skips [s->off, end) for the reason given; a range that starts where the
+ * previous one ends extends it. The first reason is also info.damage.
+ */
+static int damage_add(struct st_reader *r, struct scan_state *s, uint64_t end, const char *fmt, ...)
+{
+	struct st_damage *d = r->ndamage ? &r->damage[r->ndamage - 1] : NULL;
+	va_list ap;
+
+	if (!d || d->offset + d->size != s->off) {
+		if (!(r->ndamage & (r->ndamage - 1))) {
+			d = realloc(r->damage, (r->ndamage ? r->ndamage * 2 : 4) * sizeof(*d));
+			if (!d)
+				return ST_ENOMEM;
+			r->damage = d;
+		}
+		d = &r->damage[r->ndamage++];
+		*d = (struct st_damage){ .offset = s->off, .first_seq = (uint32_t)s->next_seq };
+		va_start(ap, fmt);
+		vsnprintf(d->why, sizeof(d->why), fmt, ap);
+		va_end(ap);
+		if (!r->info.damage[0])
+			memcpy(r->info.damage, d->why, sizeof(r->info.damage));
+	}
+	d->size += end - s->off;
+	r->info.skipped_bytes += end - s->off;
+	s->off = end;
+	s->after_skip = 1;
+	return 0;
+}
+
+/* A chunk header that decodes (magic, checksum, limits) and may come next. */
+static int header_candidate(const uint8_t *p, uint64_t min_seq)
+{
+	struct st_chunk_hdr h;
+	const char *why;
+
+	return !st_chunk_hdr_decode(p, &h, &why) && h.seq >= min_seq;
+}
+
+/*
+ * First offset >= from holding a chunk header that may come next (seq at
+ * least min_seq); r->size when there is none (or the rest cannot be read).
+ * The file is read in windows and a header checked only where the magic
+ * matches, so the work stays linear in the bytes searched, whatever they hold.
+ */
+static int find_chunk_header(struct st_reader *r, uint64_t from, uint64_t min_seq, uint64_t *found)
+{
+	uint8_t magic[4];
+	const uint8_t *p;
+
+	st_st32(magic, ST_CHUNK_MAGIC);
+	*found = r->size;
+	if (!r->mem && !r->window && !(r->window = malloc(SCAN_WINDOW)))
+		return ST_ENOMEM;
+	while (from < r->size && r->size - from >= ST_CHUNK_HEADER_SIZE) {
+		size_t len = r->size - from < SCAN_WINDOW ? (size_t)(r->size - from) : SCAN_WINDOW;
+		size_t last = len - ST_CHUNK_HEADER_SIZE;	/* last position a whole header fits */
+
+		if (read_at(r, from, len, r->window, &p))
+			return 0;
+		for (size_t i = 0; i <= last; i++) {
+			const uint8_t *q = memmem(p + i, last + sizeof(magic) - i, magic, sizeof(magic));
+
+			if (!q)
+				break;
+			i = (size_t)(q - p);
+			if (header_candidate(q, min_seq)) {
+				*found = from + i;
+				return 0;
+			}
+		}
+		from += last + 1;
+	}
+	return 0;
+}
+
+/* The 32 bytes at `off` are the file's last: a trailer pointing at the chunk just before? */
 static int scan_trailer(struct st_reader *r, uint64_t off)
 {
 	uint8_t raw[ST_TRAILER_SIZE];
@@ -578,7 +698,8 @@ static int scan_trailer(struct st_reader *r, uint64_t off)
 	uint64_t index_off, index_size;
 	const uint8_t *p;
 
-	if (!last || last->kind != ST_CHUNK_INDEX || read_at(r, off, sizeof(raw), raw, &p))
+	if (!last || last->kind != ST_CHUNK_INDEX || last->offset + last->stored_size != off ||
+	    read_at(r, off, sizeof(raw), raw, &p))
 		return ST_ETRUNCATED;
 	if (st_trailer_check(p, &index_off, &index_size) || index_off != last->offset ||
 	    index_size != last->stored_size)
@@ -586,60 +707,68 @@ static int scan_trailer(struct st_reader *r, uint64_t off)
 	return 0;
 }
 
-static void scan_damage(struct st_reader *r, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* Ends the scan at `off`: the intact part ends there; say what stopped it. */
-static void scan_damage(struct st_reader *r, uint64_t off, const char *fmt, ...)
+/*
+ * One step of the scan at s->off: the trailer, an intact chunk, or a skipped
+ * range. A chunk that is not intact is skipped up to where its intact header
+ * says it ends, or, when the header is bad, up to the next offset holding a
+ * plausible chunk header; the step after checks that chunk in full.
+ */
+static int scan_step(struct st_reader *r, struct scan_state *s)
 {
-	va_list ap;
+	struct st_chunk_info ci;
+	uint64_t extent, next;
+	const char *why;
+	int err;
 
-	r->info.valid_size = off;
-	va_start(ap, fmt);
-	vsnprintf(r->info.damage, sizeof(r->info.damage), fmt, ap);
-	va_end(ap);
+	if (r->size - s->off == ST_TRAILER_SIZE) {
+		err = scan_trailer(r, s->off);
+		if (!err) {
+			r->info.footer_present = 1;
+			s->valid_end = s->off = r->size;
+			return 0;
+		}
+		if (err == ST_EFORMAT)
+			return damage_add(r, s, r->size,
+					  "trailer at offset %llu: bad magic, checksum or index location",
+					  (unsigned long long)s->off);
+	}
+	err = scan_chunk(r, s, &ci, &extent, &why);
+	if (!err)
+		return scan_accept(r, s, &ci);
+	if (err == ST_ENOMEM)
+		return err;
+	if (extent)
+		next = extent < r->size - s->off ? s->off + extent : r->size;
+	else if (find_chunk_header(r, s->off + 1, s->next_seq, &next))
+		return ST_ENOMEM;
+	return damage_add(r, s, next, "chunk %llu at offset %llu: %s",
+			  (unsigned long long)s->next_seq, (unsigned long long)s->off, why);
 }
 
 static int scan(struct st_reader *r)
 {
-	uint64_t off = ST_FILE_HEADER_SIZE;
-	struct st_chunk_info ci;
-	const char *why;
-	int err;
+	struct scan_state s = { .off = ST_FILE_HEADER_SIZE, .valid_end = ST_FILE_HEADER_SIZE };
 
-	while (off < r->size) {
-		if (r->size - off == ST_TRAILER_SIZE) {
-			err = scan_trailer(r, off);
-			if (!err) {
-				r->info.footer_present = 1;
-				off = r->size;
-				break;
-			}
-			if (err == ST_EFORMAT) {
-				scan_damage(r, off, "trailer at offset %llu: bad magic, checksum or index location",
-					    (unsigned long long)off);
-				return 0;
-			}
-		}
-		err = scan_chunk(r, off, &ci, &why);
-		if (err == ST_ENOMEM)
-			return fail(r, err, "out of memory");
-		if (err) {
-			scan_damage(r, off, "chunk %zu at offset %llu: %s", r->nchunks,
-				    (unsigned long long)off, why);
-			return 0;
-		}
-		if (chunk_add(r, &ci))
+	while (s.off < r->size)
+		if (scan_step(r, &s))
 			return fail(r, ST_ENOMEM, "out of memory");
-		info_add_chunk(&r->info, &ci);
-		off += ci.stored_size;
-	}
-	r->info.valid_size = off;
-	if (!r->info.footer_present)
+	r->info.valid_size = s.valid_end;
+	r->info.damaged_ranges = r->ndamage;
+	if (!r->info.footer_present && !r->info.damage[0])
 		snprintf(r->info.damage, sizeof(r->info.damage),
-			 "no trailer: the file ends after chunk %zu (cut, or never closed)",
-			 r->nchunks ? r->nchunks - 1 : 0);
+			 "no trailer: the file ends after chunk %u (cut, or never closed)",
+			 r->nchunks ? r->chunks[r->nchunks - 1].seq : 0);
 	return 0;
+}
+
+size_t st_damage_count(const struct st_reader *r)
+{
+	return r->ndamage;
+}
+
+const struct st_damage *st_damage_at(const struct st_reader *r, size_t i)
+{
+	return i < r->ndamage ? &r->damage[i] : NULL;
 }
 
 /* ---- Footer ----------------------------------------------------------- */
@@ -809,7 +938,7 @@ static void reset_contents(struct st_reader *r)
 	free(r->type_events);
 	r->types = NULL;
 	r->type_events = NULL;
-	r->ntypes = r->nmeta = r->nlost = r->nchunks = 0;
+	r->ntypes = r->nmeta = r->nlost = r->nchunks = r->ndamage = 0;
 	r->info = (struct st_file_info){ .major = r->info.major, .minor = r->info.minor };
 }
 
@@ -915,5 +1044,7 @@ void st_reader_close(struct st_reader *r)
 	free(r->chunks);
 	free(r->meta);
 	free(r->lost);
+	free(r->damage);
+	free(r->window);
 	free(r);
 }

@@ -68,15 +68,37 @@ static double ratio(uint64_t a, uint64_t b)
 	return b ? (double)a / (double)b : 0.0;
 }
 
-static void print_footer(const struct st_file_info *in)
+/* Byte ranges the scan skipped, with the chunks missing there and why. */
+static void print_damaged_ranges(const struct st_reader *r, const struct st_file_info *in)
 {
-	if (in->footer_present && !in->lost_tail_bytes) {
+	printf("skipped       %" PRIu64 " bytes in %" PRIu64 " damaged range%s, %" PRIu64
+	       " chunk%s missing\n", in->skipped_bytes, in->damaged_ranges,
+	       in->damaged_ranges == 1 ? "" : "s", in->missing_chunks,
+	       in->missing_chunks == 1 ? "" : "s");
+	for (size_t i = 0; i < st_damage_count(r); i++) {
+		const struct st_damage *d = st_damage_at(r, i);
+
+		printf("  bytes %" PRIu64 "..%" PRIu64 " (%" PRIu64 ")", d->offset, d->offset + d->size,
+		       d->size);
+		if (d->chunks == 1)
+			printf(", chunk %u missing", d->first_seq);
+		else if (d->chunks)
+			printf(", chunks %u..%u missing", d->first_seq, d->first_seq + d->chunks - 1);
+		printf(": %s\n", d->why);
+	}
+}
+
+static void print_footer(const struct st_reader *r, const struct st_file_info *in)
+{
+	if (in->footer_present && !in->lost_tail_bytes && !in->damaged_ranges) {
 		puts("footer        present");
 		return;
 	}
 	printf("footer        %s: read by scanning the chunks\n",
 	       in->footer_present ? "present but damaged" : "missing");
 	printf("damage        %s\n", in->damage[0] ? in->damage : "none");
+	if (in->damaged_ranges)
+		print_damaged_ranges(r, in);
 	if (in->lost_tail_bytes)
 		printf("lost tail     %" PRIu64 " bytes after offset %" PRIu64 " unreadable\n",
 		       in->lost_tail_bytes, in->valid_size);
@@ -139,7 +161,7 @@ static void print_text(const char *path, const struct st_reader *r)
 	printf("file          %s\n", path);
 	printf("format        %u.%u\n", in->major, in->minor);
 	printf("size          %" PRIu64 " bytes\n", in->file_size);
-	print_footer(in);
+	print_footer(r, in);
 	printf("chunks        %" PRIu64 " (", in->chunks);
 	for (int i = 1; i <= ST_CHUNK_INDEX; i++)
 		printf("%" PRIu64 " %s, ", k.n[i], kind_names[i]);
@@ -245,6 +267,24 @@ static struct json_object *json_chunk_list(const struct st_reader *r)
 	return a;
 }
 
+static struct json_object *json_damaged_ranges(const struct st_reader *r)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < st_damage_count(r); i++) {
+		const struct st_damage *d = st_damage_at(r, i);
+		struct json_object *o = json_object_new_object();
+
+		add_u64(o, "offset", d->offset);
+		add_u64(o, "size", d->size);
+		add_u64(o, "first_seq", d->first_seq);
+		add_u64(o, "missing_chunks", d->chunks);
+		json_object_object_add(o, "why", json_object_new_string(d->why));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static void json_span(struct json_object *o, const struct st_reader *r,
 		      const struct st_file_info *in)
 {
@@ -277,6 +317,9 @@ static void print_json(const char *path, const struct st_reader *r, int chunk_li
 	json_object_object_add(o, "damage", json_object_new_string(in->damage));
 	add_u64(o, "valid_size", in->valid_size);
 	add_u64(o, "lost_tail_bytes", in->lost_tail_bytes);
+	add_u64(o, "skipped_bytes", in->skipped_bytes);
+	add_u64(o, "missing_chunks", in->missing_chunks);
+	json_object_object_add(o, "damaged_ranges", json_damaged_ranges(r));
 	add_u64(o, "chunk_count", in->chunks);
 	json_object_object_add(o, "chunks", json_chunks(r));
 	add_u64(o, "events", in->events);
@@ -345,7 +388,8 @@ const struct sf_cmd sf_cmd_info = {
 	"Usage: st-format info [--json] [--chunks] FILE\n"
 	"Describe a trace: format version, file size, whether the footer (index)\n"
 	"was present or the file was read by scanning its chunks (and what was\n"
-	"lost then), chunks per kind, events, time span on the event clock and on\n"
+	"lost then: every damaged byte range skipped, the chunks missing there\n"
+	"and why), chunks per kind, events, time span on the event clock and on\n"
 	"the wall clock (through clock.realtime_offset_ns), raw and stored bytes,\n"
 	"compression ratio, stored bytes per event, events lost by the kernel side\n"
 	"(per CPU), events per type and every metadata key.\n\n"

@@ -189,6 +189,7 @@ const struct sf_cmd sf_cmd_slice = {
 
 struct recovery {
 	uint64_t chunks, kept_chunks, events, dropped_bytes;
+	uint64_t missing_chunks;	/* skipped by the scan, or listed but not decodable */
 	char why[256];
 };
 
@@ -205,6 +206,7 @@ static void recover_chunks(struct st_reader *r, struct st_writer *w, struct reco
 		rec->chunks++;
 		if (st_chunk_decode(r, i, &buf)) {
 			rec->dropped_bytes += ci->stored_size;
+			rec->missing_chunks++;
 			if (!rec->why[0])
 				snprintf(rec->why, sizeof(rec->why), "%s", st_reader_errmsg(r));
 			continue;
@@ -213,6 +215,16 @@ static void recover_chunks(struct st_reader *r, struct st_writer *w, struct reco
 		rec->events += copy_records(w, &buf, 0, UINT64_MAX);
 	}
 	st_chunk_buf_free(&buf);
+}
+
+static void print_recovery(const char *out, const struct recovery *rec)
+{
+	printf("%s: kept %" PRIu64 " of %" PRIu64 " event chunks, %" PRIu64 " events; dropped %" PRIu64
+	       " bytes", out, rec->kept_chunks, rec->chunks, rec->events, rec->dropped_bytes);
+	if (rec->missing_chunks)
+		printf(", %" PRIu64 " chunk%s missing", rec->missing_chunks,
+		       rec->missing_chunks == 1 ? "" : "s");
+	printf(" (damage: %s)\n", rec->why);
 }
 
 static int recover_run(int argc, char **argv)
@@ -232,7 +244,8 @@ static int recover_run(int argc, char **argv)
 	rc = copy_open(a.in, r, a.out, a.level, &w);
 	if (!rc) {
 		recover_chunks(r, w, &rec);
-		rec.dropped_bytes += in->lost_tail_bytes;
+		rec.dropped_bytes += in->skipped_bytes;
+		rec.missing_chunks += in->missing_chunks;
 		if (!rec.why[0])
 			snprintf(rec.why, sizeof(rec.why), "%s", in->damage[0] ? in->damage : "none");
 		set_meta_u64(w, "recover.dropped_bytes", rec.dropped_bytes);
@@ -240,9 +253,7 @@ static int recover_run(int argc, char **argv)
 		rc = copy_close(w, a.out);
 	}
 	if (!rc)
-		printf("%s: kept %" PRIu64 " of %" PRIu64 " event chunks, %" PRIu64
-		       " events; dropped %" PRIu64 " bytes (damage: %s)\n",
-		       a.out, rec.kept_chunks, rec.chunks, rec.events, rec.dropped_bytes, rec.why);
+		print_recovery(a.out, &rec);
 	st_reader_close(r);
 	return rc;
 }
@@ -256,9 +267,13 @@ const struct sf_cmd sf_cmd_recover = {
 	"a crash or a full disk, or corrupted): the schema, the metadata, the lost\n"
 	"counts and every events chunk that still decodes and checks out. With an\n"
 	"intact index every listed chunk is tried; without one the file is scanned\n"
-	"up to the first damaged chunk. Prints the chunks and events kept and the\n"
-	"bytes dropped; the new file's metadata records them too\n"
-	"(recover.dropped_bytes, recover.damage).\n\n"
+	"chunk by chunk, and damaged bytes are skipped up to the next intact chunk,\n"
+	"so every intact chunk before and after the damage is kept. Prints the\n"
+	"event chunks and events kept, the bytes dropped, the chunks missing (their\n"
+	"sequence numbers, when chunks after them survived) and the first damage;\n"
+	"the new file's metadata records the bytes and the damage too\n"
+	"(recover.dropped_bytes, recover.damage). The new file's chunks are\n"
+	"numbered afresh, so it has no gaps and `st-format verify` accepts it.\n\n"
 	"  -o, --output OUT   the new file (not the input)\n"
 	"  -z, --level LEVEL  zstd level of the new file (default: the library's)\n"
 	"  -h, --help         this text\n\n"

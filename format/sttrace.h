@@ -207,8 +207,9 @@ enum st_chunk_kind {
 
 /*
  * Open a file. A file whose footer is missing or bad is scanned chunk by
- * chunk up to the first damaged or cut chunk; that is not an error: the
- * reader opens and st_reader_info() says what was recovered and lost.
+ * chunk; damaged bytes are skipped up to the next intact chunk (a cut ends
+ * the scan). That is not an error: the reader opens, st_reader_info() says
+ * what was recovered and lost, st_damage_at() where.
  * Fails only when not even the file header and schema can be read; then *r
  * is still set (NULL only when out of memory) for st_reader_errmsg(), and
  * st_reader_close() frees it.
@@ -226,7 +227,7 @@ struct st_file_info {
 	uint64_t file_size;
 	uint64_t valid_size;	/* bytes up to the end of the last intact chunk */
 	uint64_t lost_tail_bytes;	/* file_size - valid_size when damaged or cut */
-	char damage[160];	/* "" or what stopped the scan: "chunk 12 at offset 1234: checksum mismatch" */
+	char damage[160];	/* "" or the first problem a scan met: "chunk 12 at offset 1234: ..." */
 	uint64_t chunks;	/* intact chunks of any kind */
 	uint64_t event_chunks;
 	uint64_t events;
@@ -234,8 +235,27 @@ struct st_file_info {
 	uint64_t stored_bytes;	/* compressed event chunk bytes, headers included */
 	uint64_t first_ts, last_ts;	/* event clock, ns; 0 when no events */
 	uint64_t lost_events;	/* sum over CPUs */
+	/* A scan skips damaged bytes up to the next intact chunk: st_damage_at(). */
+	uint64_t damaged_ranges;	/* byte ranges skipped */
+	uint64_t skipped_bytes;	/* bytes in them, lost_tail_bytes included */
+	uint64_t missing_chunks;	/* sequence numbers absent between intact chunks */
 };
 const struct st_file_info *st_reader_info(const struct st_reader *r);
+
+/*
+ * Byte ranges a scan skipped, in file order (none when the footer was read).
+ * A range starts at a chunk that is not intact and ends where the next
+ * intact chunk starts, or at the end of the file.
+ */
+struct st_damage {
+	uint64_t offset;	/* first byte skipped */
+	uint64_t size;		/* bytes skipped */
+	uint32_t first_seq;	/* sequence number the first skipped chunk should have had */
+	uint32_t chunks;	/* sequence numbers missing there; 0 at the end of the file (unknown) */
+	char why[160];		/* what was wrong at offset: "chunk 12 at offset 1234: ..." */
+};
+size_t st_damage_count(const struct st_reader *r);
+const struct st_damage *st_damage_at(const struct st_reader *r, size_t i);
 
 /* Metadata (all metadata chunks merged, later ones override). */
 const char *st_meta_get(const struct st_reader *r, const char *key);
@@ -254,11 +274,11 @@ uint64_t st_type_events(const struct st_reader *r, uint16_t id);
 size_t st_lost_count(const struct st_reader *r);
 int st_lost_at(const struct st_reader *r, size_t i, uint32_t *cpu, uint64_t *lost);
 
-/* Chunks, in file order. */
+/* Chunks, in file order, the index chunk included; unknown kinds are listed too. */
 struct st_chunk_info {
 	uint64_t offset;	/* of the chunk header in the file */
 	uint32_t kind;		/* enum st_chunk_kind, or a kind this library does not know */
-	uint32_t seq;		/* chunk sequence number, 0, 1, 2, ... */
+	uint32_t seq;		/* chunk sequence number, 0, 1, 2, ...; gaps where a scan skipped damage */
 	uint32_t stored_size;	/* header + compressed payload */
 	uint32_t raw_size;	/* payload after decompression */
 	uint32_t events;	/* events chunks: records */

@@ -16,7 +16,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SF=$ROOT/build/st-format
 EVENTS=${1:-10000000}
-LEVEL=3		# the library's default zstd level (format/writer.c)
+# synth writes at the library's default zstd level; read it from the source
+# so the reference `zstd -d` input is compressed at the same level.
+LEVEL=$(awk '$1 == "#define" && $2 == "ST_DEFAULT_ZSTD_LEVEL" { print $3 }' "$ROOT/format/writer.c")
+[[ $LEVEL =~ ^[0-9]+$ ]] || { echo "format.sh: no ST_DEFAULT_ZSTD_LEVEL in format/writer.c" >&2; exit 1; }
 
 make -s -C "$ROOT" build/st-format
 command -v zstd >/dev/null || { echo "format.sh: zstd not installed (make deps)" >&2; exit 1; }

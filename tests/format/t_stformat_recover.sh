@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# st-format recover: from a file cut at random offsets or with a corrupted
-# chunk, a file that verify accepts, keeping every complete, intact chunk.
+# st-format recover: from a file cut at random offsets, with a corrupted
+# chunk, or without footer and damaged in the middle, a file that verify
+# accepts, keeping every complete, intact chunk.
 . "$(dirname "$0")/../lib.sh"
 st_tmpdir T
 
@@ -69,3 +70,33 @@ check recover_reports_corrupt_chunk grep -q "events; dropped $stored bytes" "$T/
 st-format recover "$T/a.st" -o "$T/rec3.st" >"$T/msg"
 check recover_intact_whole diff -q "$T/all" <(st-format cat "$T/rec3.st" | sort)
 check recover_intact_drops_nothing grep -q "dropped 0 bytes (damage: none)" "$T/msg"
+
+# A file without footer (a killed recording: cut before the index chunk)
+# with one bit flipped in a middle chunk's header and one in another's
+# payload: the scan skips both and goes on, so recover keeps every other
+# chunk, verify accepts what it wrote and info lists both damaged ranges.
+flip_bit() { # FILE OFFSET: xor one bit of the byte at OFFSET
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1")
+	printf "\\$(printf %03o $((b ^ 16)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+index_off=$(jq '.chunk_list[] | select(.kind == "index") | .offset' "$T/a.json")
+read -r seq1 off1 stored1 ev1 < <(jq -r '[.chunk_list[] | select(.kind == "events")][3] | "\(.seq) \(.offset) \(.stored_size) \(.events)"' "$T/a.json")
+read -r seq2 off2 stored2 ev2 < <(jq -r '[.chunk_list[] | select(.kind == "events")][9] | "\(.seq) \(.offset) \(.stored_size) \(.events)"' "$T/a.json")
+head -c "$index_off" "$T/a.st" >"$T/nofooter.st"
+flip_bit "$T/nofooter.st" $((off1 + 8))
+flip_bit "$T/nofooter.st" $((off2 + stored2 / 2))
+st-format verify "$T/nofooter.st" 2>"$T/err"
+check verify_rejects_footerless_damage test $? = 1
+check verify_names_first_damage grep -q "nofooter.st: chunk $seq1 at offset $off1: chunk header checksum mismatch" "$T/err"
+st-format info --json "$T/nofooter.st" >"$T/nf.json"
+check info_lists_damaged_ranges test "$(jq -c '[.damaged_ranges[] | [.offset, .size, .first_seq, .missing_chunks]]' "$T/nf.json")" = "[[$off1,$stored1,$seq1,1],[$off2,$stored2,$seq2,1]]"
+check info_counts_skipped test "$(jq -c '[.skipped_bytes, .missing_chunks]' "$T/nf.json")" = "[$((stored1 + stored2)),2]"
+check info_text_shows_ranges grep -q "^  bytes $off2..$((off2 + stored2)) ($stored2), chunk $seq2 missing: chunk $seq2 at offset $off2: payload checksum mismatch" <(st-format info "$T/nofooter.st")
+st-format recover "$T/nofooter.st" -o "$T/rec4.st" >"$T/msg"
+check recover_footerless_damage_exit test $? = 0
+check recover_footerless_damage_verifies st-format verify -q "$T/rec4.st"
+st-format cat "$T/rec4.st" | sort >"$T/got"
+check recover_keeps_chunks_after_damage test "$(wc -l <"$T/got")" = $((total - ev1 - ev2))
+check recover_footerless_no_foreign_events test -z "$(comm -13 "$T/all" "$T/got")"
+check recover_reports_footerless_damage grep -q "events; dropped $((stored1 + stored2)) bytes, 2 chunks missing (damage: chunk $seq1 at offset $off1:" "$T/msg"

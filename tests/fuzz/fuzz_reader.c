@@ -10,6 +10,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "format/sttrace.h"
 
@@ -85,6 +86,30 @@ static uint64_t walk_descriptors(const struct st_reader *r)
 	return sum;
 }
 
+/*
+ * The damaged ranges a scan reports lie in the file, in order, apart, and add
+ * up to the skipped bytes; a broken promise stops the fuzzer.
+ */
+static uint64_t walk_damage(const struct st_reader *r, size_t size)
+{
+	const struct st_file_info *info = st_reader_info(r);
+	uint64_t end = 0, bytes = 0, sum = 0;
+
+	for (size_t i = 0; i < st_damage_count(r); i++) {
+		const struct st_damage *d = st_damage_at(r, i);
+
+		if (d->offset < end || !d->size || d->size > size - d->offset)
+			__builtin_trap();
+		end = d->offset + d->size;
+		bytes += d->size;
+		sum += d->first_seq + d->chunks + strlen(d->why);
+	}
+	if (st_damage_count(r) != info->damaged_ranges || bytes != info->skipped_bytes ||
+	    info->valid_size + info->lost_tail_bytes != size)
+		__builtin_trap();
+	return sum;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static volatile uint64_t sink;
@@ -98,7 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		}
 		info = st_reader_info(r);
-		sink += walk_descriptors(r) + walk_chunks(r) + walk_cursor(r, 0, UINT64_MAX) +
+		sink += walk_damage(r, size) + walk_descriptors(r) + walk_chunks(r) +
+			walk_cursor(r, 0, UINT64_MAX) +
 			walk_cursor(r, info->first_ts + (info->last_ts - info->first_ts) / 2,
 				    info->last_ts - (info->last_ts - info->first_ts) / 4);
 		st_reader_close(r);

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gen_corpus.c - writes the fuzz seed corpus (`make fuzz-corpus`): small
- * files covering each chunk kind, a custom event type, several chunks with
- * overlapping times, and a file cut inside a chunk.
+ * files covering each chunk kind, a custom event type, chunks stored without
+ * compression (random bytes), several chunks with overlapping times, and a
+ * file cut inside a chunk.
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "tests/format/unit_util.h"
+
+/* custom: 0 built-in types only, FUTURE adds future_type, RANDOM_FUTURE with random bytes. */
+enum { FUTURE = 1, RANDOM_FUTURE = 2 };
 
 static void append_events(struct st_writer *w, unsigned n, int custom)
 {
@@ -18,6 +22,8 @@ static void append_events(struct st_writer *w, unsigned n, int custom)
 		if (custom && i % 3 == 0) {
 			struct future_rec f = { { FUTURE_TYPE, 48, i % 2, ts, 1, 2 }, -1, "abc", { 0 } };
 
+			if (custom == RANDOM_FUTURE)
+				memcpy(&f.delta, &(uint64_t[3]){ rnd(), rnd(), rnd() }, 24);
 			st_writer_append(w, &f, sizeof(f));
 		} else if (i % 2) {
 			struct st_ev_block_rq_issue e = { .h = { ST_EV_block_rq_issue, sizeof(e), i % 2, ts, 5, 6 } };
@@ -69,6 +75,7 @@ int main(int argc, char **argv)
 	return write_seed(dir, "seed-empty", 0, 0, 0, 0) |
 	       write_seed(dir, "seed-one", 1, 0, 0, 0) |
 	       write_seed(dir, "seed-chunks", 60, 512, 0, 0) |
-	       write_seed(dir, "seed-custom-type", 30, 400, 1, 0) |
+	       write_seed(dir, "seed-custom-type", 30, 400, FUTURE, 0) |
+	       write_seed(dir, "seed-stored-chunks", 24, 150, RANDOM_FUTURE, 0) |
 	       write_seed(dir, "seed-cut", 60, 512, 0, 1500);
 }
