@@ -46,7 +46,9 @@ struct recorder {
 	int epfd, sigfd, timerfd;
 	const char *stop_reason;	/* set when the loop must end */
 	bool write_failed;
-	uint64_t start_ns, last_tick_ns, tick_events, tick_chunks, tick_appended;
+	uint64_t start_ns, last_tick_ns;
+	double start_cpu;		/* CPU seconds spent before recording (BPF load, scans) */
+	uint64_t tick_events, tick_chunks;	/* writer counts at the last tick */
 	bool status_line;
 };
 
@@ -236,6 +238,15 @@ static int open_writer(struct recorder *r, int argc, char **argv)
 	return r->tracker ? 0 : fail("memory", strerror(ENOMEM));
 }
 
+/* The signals the event loop handles. */
+static void loop_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGCHLD);
+}
+
 static int add_fd(int epfd, int fd, uint32_t events)
 {
 	struct epoll_event ev = { .events = events, .data.fd = fd };
@@ -251,10 +262,7 @@ static int open_loop(struct recorder *r)
 	};
 	sigset_t mask;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGCHLD);
+	loop_signals(&mask);
 	r->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	r->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -303,7 +311,7 @@ static void tick(struct recorder *r, uint64_t now)
 
 	st_writer_stats(r->w, &st);
 	/* no chunk sealed for a second: seal the partial one */
-	if (st.chunks == r->tick_chunks && st.events != r->tick_appended) {
+	if (st.chunks == r->tick_chunks && st.events != r->tick_events) {
 		if (st_writer_flush(r->w)) {
 			r->write_failed = true;
 			r->stop_reason = "write error";
@@ -315,7 +323,6 @@ static void tick(struct recorder *r, uint64_t now)
 		print_status(r, &st, now);
 	r->tick_events = st.events;
 	r->tick_chunks = st.chunks;
-	r->tick_appended = st.events;
 	r->last_tick_ns = now;
 }
 
@@ -364,15 +371,23 @@ static void run_loop(struct recorder *r)
 
 /* ---- the end ---------------------------------------------------------- */
 
+/* CPU time of this process so far (user + system), s. */
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 static void summary(struct recorder *r, const struct st_writer_stats *st, uint64_t end_ns,
 		    uint64_t lost)
 {
 	struct stat fs;
-	struct rusage ru;
 	double file_mb = fstat(r->out_fd, &fs) ? 0 : (double)fs.st_size / 1e6;
-	double cpu = getrusage(RUSAGE_SELF, &ru) ? 0 :
-		     (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	double cpu = cpu_seconds() - r->start_cpu;
 	double avg_ms = r->sink.writes ? (double)r->sink.lat_sum_ns / (double)r->sink.writes / 1e6 : 0;
 
 	if (r->status_line)
@@ -436,6 +451,7 @@ static int record(struct recorder *r)
 	if (r->child)
 		release_command(r);
 	r->status_line = isatty(STDERR_FILENO);
+	r->start_cpu = cpu_seconds();
 	run_loop(r);
 	return finish(r);
 }
@@ -452,10 +468,8 @@ static int setup(struct recorder *r, int argc, char **argv)
 		return usage_error(err);
 	if (probes_check(&r->sel, err, sizeof(err)))
 		return fail("probes", err);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGCHLD);
+	/* blocked before the fork, so no SIGCHLD is missed; the loop reads them from a signalfd */
+	loop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (r->opts.cmd) {
@@ -466,6 +480,15 @@ static int setup(struct recorder *r, int argc, char **argv)
 	}
 	ret = open_output(r);
 	return ret ? ret : open_writer(r, argc, argv);
+}
+
+static void close_fds(struct recorder *r)
+{
+	int fds[] = { r->epfd, r->sigfd, r->timerfd, r->out_fd };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 int main(int argc, char **argv)
@@ -484,6 +507,7 @@ int main(int argc, char **argv)
 		st_writer_close(r.w, NULL, 0);
 	probes_stop(&r.probes);
 	sink_exit(&r.sink);
+	close_fds(&r);
 	meta_tracker_free(r.tracker);
 	end_command(&r);
 	if (r.child && r.child_done && ret != REC_EXIT_USAGE)

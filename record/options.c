@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <json-c/json.h>
 
@@ -313,9 +314,21 @@ static int config_key(struct rec_opts *o, const char *key, json_object *val, cha
 static int load_config(struct rec_opts *o, const char *path)
 {
 	char err[256];
-	json_object *root = json_object_from_file(path);
-	const char *why = json_util_get_last_err();
+	struct stat st;
+	json_object *root;
+	const char *why;
 
+	/* a device or a pipe could feed the parser forever */
+	if (stat(path, &st)) {
+		fprintf(stderr, "%s: %s: %s\n", REC_NAME, path, strerror(errno));
+		return REC_EXIT_USAGE;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: %s: not a regular file\n", REC_NAME, path);
+		return REC_EXIT_USAGE;
+	}
+	root = json_object_from_file(path);
+	why = json_util_get_last_err();
 	if (!root) {
 		/* json-c's message ends with a newline of its own */
 		fprintf(stderr, "%s: %s: cannot read JSON: %.*s\n", REC_NAME, path,

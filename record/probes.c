@@ -148,6 +148,10 @@ int events_select(const char *spec, struct rec_selection *sel, char *err, size_t
 	free(copy);
 	if (ret)
 		return ret;
+	if (!memchr(sel->on, true, sizeof(sel->on))) {
+		snprintf(err, cap, "--events: no event named in '%s'", spec);
+		return -1;
+	}
 	/* Process events give pid -> command names and drive -p's child tracking. */
 	for (size_t i = 0; i < NR_EVENTS; i++)
 		if (has_prefix(event_names[i].name, "sched_process_"))

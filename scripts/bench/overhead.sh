@@ -31,6 +31,7 @@ LOOP=""
 TRACER=""
 cleanup() {
 	[ -n "$TRACER" ] && kill -KILL "$TRACER" 2>/dev/null
+	sysctl -q kernel.bpf_stats_enabled=0
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
 	rm -rf "$WORK" "$IMG"
 }
@@ -96,6 +97,7 @@ summary_field() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 CONFIGS=(block dio all block-qd1 block-qd32 bpftrace)
+: >"$WORK/bases"
 declare -A BUDGET=([block]=0.95 [dio]=0.90 [all]=0.90)
 echo "overhead.sh: fio randread 4k io_uring QD32 direct on $LOOP (1 GiB in /dev/shm), $SECS s runs," \
 	"$ROUNDS rounds, recordings in $OUT_DIR, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -111,6 +113,7 @@ for config in "${CONFIGS[@]}"; do
 			with=$(traced "$config")
 		fi
 		awk -v a="$with" -v b="$base" 'BEGIN { printf "%.4f\n", a / b }' >>"$WORK/$config.ratios"
+		echo "$base" >>"$WORK/bases"
 		if [ "$config" != bpftrace ]; then
 			events=$(summary_field '^events,$')
 			secs=$(summary_field '^s,$')	# the first "N s," is the duration
@@ -145,6 +148,39 @@ for config in "${CONFIGS[@]}"; do
 	printf '%-11s %7.3f %15s %9s %9s %6s %8s %12s %18s %s\n' "$config" "$ratio" "$range" "$iops" \
 		"$eps" "$lost_all" "$bpe" "$cpu" "$wavg/$wmax" "$verdict"
 done
+# Probe cost, independent of how busy the machine is: one more run per preset
+# with the kernel's BPF run-time statistics on (they add a little to each run).
+probe_cost() {
+	local preset=$1 out first
+	# program ids only grow: the ones above today's highest are st-record's
+	first=$(bpftool prog show | awk -F: '/^[0-9]+:/ { id = $1 } END { print id + 1 }')
+	sysctl -q kernel.bpf_stats_enabled=1
+	"$BUILD/st-record" -o "$WORK/c.sttrace" -e "$preset" -d "$LOOP" 2>"$WORK/log" &
+	TRACER=$!
+	wait_for "$WORK/log" "recording .* probes" || die "st-record did not start: $(cat "$WORK/log")"
+	fio_iops >/dev/null
+	# "ID: type name NAME ... run_time_ns T run_cnt N"
+	out=$(bpftool prog show | awk -v first="$first" '
+		/^[0-9]+:/ && $1 + 0 >= first { name = ""; t = n = 0
+			for (i = 1; i < NF; i++) { if ($i == "name") name = $(i + 1)
+				if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") n = $(i + 1) }
+			tt += t; nn += n; if (n > 1000) per = per sprintf(" %s %.0f", name, t / n) }
+		END { printf "%.0f ns/event over %d events;%s", nn ? tt / nn : 0, nn, per }')
+	kill -INT "$TRACER"
+	wait "$TRACER"
+	TRACER=""
+	sysctl -q kernel.bpf_stats_enabled=0
+	echo "  probe cost, $preset: $out"
+}
+echo
+echo "BPF probe run time (kernel.bpf_stats_enabled, per program with > 1000 runs, ns/run):"
+for preset in block dio all; do probe_cost "$preset"; done
+
+# Other work on the machine moves the baseline; say so when the ratios cannot be trusted.
+sort -g "$WORK/bases" | sed -n '1p;$p' | paste -sd' ' | awk '{
+	printf "baseline (no tracer) IOPS over all runs: %d..%d", $1, $2
+	if ($2 > 1.2 * $1) printf " -- NOISY: other load on this machine moved the baseline by %.0f%%, the ratios are not reliable", ($2 / $1 - 1) * 100
+	printf "\n" }'
 echo "(ratio: IOPS with the tracer / without, median of $ROUNDS side-by-side pairs; events/s, bytes/event,"
 echo " CPU s per million events and write latency from st-record's summary of the median run;"
-echo " CPU includes start-up (BPF load, /proc and sysfs scans); lost is summed over all runs)"
+echo " CPU counts from attach to exit, not the BPF load; lost is summed over all runs)"

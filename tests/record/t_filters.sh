@@ -22,10 +22,12 @@ gated() {
 	GATED_PID=$!
 }
 
-# run_filter NAME WANT_DEV WANT_COUNT FILTER...: both workloads under the filter
+# run_filter NAME WANT_DEV WANT_COUNT OTHER_DEV FILTER...: both workloads under
+# the filter; WANT_COUNT requests on WANT_DEV, none on OTHER_DEV. (Other disks
+# are not looked at: starting a process may read its binary from the root disk.)
 run_filter() {
-	local name=$1 want_dev=$2 want=$3 out="$T/$1.sttrace" pid1
-	shift 3
+	local name=$1 want_dev=$2 want=$3 other_dev=$4 out="$T/$1.sttrace" pid1 got other
+	shift 4
 	rm -f "$T/go"
 	gated ddone "$L1" 50
 	pid1=$GATED_PID
@@ -38,17 +40,25 @@ run_filter() {
 	touch "$T/go"
 	wait "$pid1" "$GATED_PID"
 	rec_stop
-	rec_rows "$out" block_rq_issue dev | sort | uniq -c | awk '{ print $2, $1 }' >"$T/$name.got"
-	if [ "$(cat "$T/$name.got")" = "$want_dev $want" ]; then
+	got=$(rec_rows "$out" block_rq_issue dev | grep -cx "$want_dev")
+	other=$(rec_rows "$out" block_rq_issue dev | grep -cx "$other_dev")
+	if [ "$got" -eq "$want" ] && [ "$other" -eq 0 ]; then
 		pass "$name"
 	else
-		fail "$name" "requests per device: $(tr '\n' ' ' <"$T/$name.got"); want $want_dev $want"
+		fail "$name" "$got requests on $want_dev (want $want), $other on $other_dev (want 0)"
 	fi
 }
 
-run_filter record_filter_device "$DEV1" 50 -d "$L1"
-run_filter record_filter_comm "$DEV2" 70 -c ddtwo
-run_filter record_filter_pid "$DEV1" 50 -p PID
+run_filter record_filter_device "$DEV1" 50 "$DEV2" -d "$L1"
+# -d keeps no other disk at all, the root disk included
+elsewhere=$(rec_rows "$T/record_filter_device.sttrace" block_rq_issue dev | grep -cvx "$DEV1")
+if [ "$elsewhere" -eq 0 ]; then
+	pass record_filter_device_only
+else
+	fail record_filter_device_only "$elsewhere requests on other devices"
+fi
+run_filter record_filter_comm "$DEV2" 70 "$DEV1" -c ddtwo
+run_filter record_filter_pid "$DEV1" 50 "$DEV2" -p PID
 
 # --cgroup: the second workload runs in a cgroup v2 group of its own
 CG_ROOT=$(findmnt -n -t cgroup2 -o TARGET | head -1)
@@ -58,7 +68,7 @@ fi
 CG="$CG_ROOT/sttrace-test.$$"
 if [ -n "$CG_ROOT" ] && mkdir "$CG"; then
 	at_exit "rmdir '$CG'"
-	MOVE_TWO_TO=$CG run_filter record_filter_cgroup "$DEV2" 70 --cgroup "$CG"
+	MOVE_TWO_TO=$CG run_filter record_filter_cgroup "$DEV2" 70 "$DEV1" --cgroup "$CG"
 else
 	fail record_filter_cgroup "cannot create a cgroup v2 group"
 fi
