@@ -20,6 +20,12 @@ TESTS    :=
 LIBST      := $(B)/libsttrace.a
 LIBST_LIBS := -lzstd -lxxhash
 
+# Unit tests run a second time under ASan+UBSan, built in build-asan/ with
+# their own objects so flags never mix (format/module.mk: rule, libsttrace).
+ASAN_B     := build-asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LIBST_ASAN := $(ASAN_B)/libsttrace.a
+
 # BPF needs clang, bpftool and kernel BTF; without them record/ and replay/ are
 # skipped and format/ and analyze/ still build.
 HAVE_BPF := $(shell command -v clang >/dev/null 2>&1 && command -v bpftool >/dev/null 2>&1 && \

@@ -56,6 +56,20 @@ struct an_corr {
 
 #define AT(p, type, i) ((type *)((p)->base + (size_t)(i) * (p)->esz))
 
+/* Twice the entries; -1 when out of memory. Cold: pools reach their size early. */
+static __attribute__((cold)) int pool_grow(struct pool *p)
+{
+	uint32_t cap = p->cap ? p->cap * 2 : 256;
+	char *nb = realloc(p->base, (size_t)cap * p->esz);
+
+	if (!nb)
+		return -1;
+	memset(nb + (size_t)p->cap * p->esz, 0, (size_t)(cap - p->cap) * p->esz);
+	p->base = nb;
+	p->cap = cap;
+	return 0;
+}
+
 static uint32_t pool_get(struct pool *p)
 {
 	uint32_t i;
@@ -63,20 +77,11 @@ static uint32_t pool_get(struct pool *p)
 	if (p->free_head != AN_NONE) {
 		i = p->free_head;
 		p->free_head = *AT(p, uint32_t, i);
-	} else {
-		if (p->used == p->cap) {
-			uint32_t cap = p->cap ? p->cap * 2 : 256;
-			char *nb = realloc(p->base, (size_t)cap * p->esz);
-
-			if (!nb)
-				return AN_NONE;
-			memset(nb + (size_t)p->cap * p->esz, 0, (size_t)(cap - p->cap) * p->esz);
-			p->base = nb;
-			p->cap = cap;
-		}
-		i = p->used++;
+		return i;
 	}
-	return i;
+	if (p->used == p->cap && pool_grow(p))
+		return AN_NONE;
+	return p->used++;
 }
 
 static void pool_put(struct pool *p, uint32_t i)

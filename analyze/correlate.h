@@ -116,32 +116,78 @@ static inline int an_io_span(const struct an_io *io, enum an_ts from, enum an_ts
 	return 1;
 }
 
-/* Latency of stage s for io in *ns: 1 when defined, 0 when a stage end is missing.
- * Inline: the summary computes every stage of every I/O. */
+/* Stage timestamps each stage spans (from, to); total depends on the I/O, Q2Q is none. */
+static const uint8_t an_stage_ends[AN_ST_COUNT][2] = {
+	[AN_ST_SYS2FS] = { AN_TS_SYS_ENTER, AN_TS_FS_BEGIN },
+	[AN_ST_FS]     = { AN_TS_FS_BEGIN, AN_TS_FS_DONE },
+	[AN_ST_FS2Q]   = { AN_TS_FS_BEGIN, AN_TS_QUEUE },
+	[AN_ST_Q2G]    = { AN_TS_QUEUE, AN_TS_GETRQ },
+	[AN_ST_G2I]    = { AN_TS_GETRQ, AN_TS_INSERT },
+	[AN_ST_I2D]    = { AN_TS_INSERT, AN_TS_ISSUE },
+	[AN_ST_D2C]    = { AN_TS_ISSUE, AN_TS_COMPLETE },
+	[AN_ST_Q2C]    = { AN_TS_QUEUE, AN_TS_COMPLETE },
+	[AN_ST_C2RET]  = { AN_TS_COMPLETE, AN_TS_SYS_EXIT },
+};
+
+/* Ends of stage s (not Q2Q) for io: total runs from the earliest stage it has. */
+static inline void an_io_stage_ends(const struct an_io *io, enum an_stage s, enum an_ts *from,
+				    enum an_ts *to)
+{
+	if (s != AN_ST_TOTAL) {
+		*from = an_stage_ends[s][0];
+		*to = an_stage_ends[s][1];
+	} else if (io->ts[AN_TS_SYS_ENTER]) {
+		*from = AN_TS_SYS_ENTER;
+		*to = AN_TS_SYS_EXIT;
+	} else {
+		*from = io->ts[AN_TS_QUEUE] ? AN_TS_QUEUE :
+			io->ts[AN_TS_INSERT] ? AN_TS_INSERT : AN_TS_ISSUE;
+		*to = AN_TS_COMPLETE;
+	}
+}
+
+/* Latency of stage s for io in *ns: 1 when defined, 0 when a stage end is missing. */
 static inline int an_io_stage(const struct an_io *io, enum an_stage s, uint64_t *ns)
 {
-	switch (s) {
-	case AN_ST_TOTAL:
-		if (io->ts[AN_TS_SYS_ENTER])
-			return an_io_span(io, AN_TS_SYS_ENTER, AN_TS_SYS_EXIT, ns);
-		if (io->ts[AN_TS_QUEUE])
-			return an_io_span(io, AN_TS_QUEUE, AN_TS_COMPLETE, ns);
-		return an_io_span(io, io->ts[AN_TS_INSERT] ? AN_TS_INSERT : AN_TS_ISSUE, AN_TS_COMPLETE, ns);
-	case AN_ST_SYS2FS: return an_io_span(io, AN_TS_SYS_ENTER, AN_TS_FS_BEGIN, ns);
-	case AN_ST_FS:     return an_io_span(io, AN_TS_FS_BEGIN, AN_TS_FS_DONE, ns);
-	case AN_ST_FS2Q:   return an_io_span(io, AN_TS_FS_BEGIN, AN_TS_QUEUE, ns);
-	case AN_ST_Q2G:    return an_io_span(io, AN_TS_QUEUE, AN_TS_GETRQ, ns);
-	case AN_ST_G2I:    return an_io_span(io, AN_TS_GETRQ, AN_TS_INSERT, ns);
-	case AN_ST_I2D:    return an_io_span(io, AN_TS_INSERT, AN_TS_ISSUE, ns);
-	case AN_ST_D2C:    return an_io_span(io, AN_TS_ISSUE, AN_TS_COMPLETE, ns);
-	case AN_ST_Q2C:    return an_io_span(io, AN_TS_QUEUE, AN_TS_COMPLETE, ns);
-	case AN_ST_C2RET:  return an_io_span(io, AN_TS_COMPLETE, AN_TS_SYS_EXIT, ns);
-	case AN_ST_Q2Q:
+	enum an_ts from, to;
+
+	if (s == AN_ST_Q2Q) {
 		*ns = io->q2q;
 		return io->q2q != UINT64_MAX;
-	default:
-		return 0;
 	}
+	if ((unsigned)s >= AN_ST_COUNT)
+		return 0;
+	an_io_stage_ends(io, s, &from, &to);
+	return an_io_span(io, from, to, ns);
+}
+
+/*
+ * Every stage of io at once, without a branch per stage (the summary does
+ * this for every I/O): ns[s] is stage s's latency when bit s of the result
+ * is set, the same definitions as an_io_stage().
+ */
+static inline unsigned an_io_stages(const struct an_io *io, uint64_t ns[AN_ST_COUNT])
+{
+	unsigned defined = 0;
+	enum an_ts from, to;
+
+	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
+#pragma GCC unroll 16
+	for (unsigned s = AN_ST_TOTAL; s < AN_ST_Q2Q; s++) {
+		uint64_t a, b;
+
+		if (s != AN_ST_TOTAL) {
+			from = an_stage_ends[s][0];
+			to = an_stage_ends[s][1];
+		}
+		a = io->ts[from];
+		b = io->ts[to];
+		ns[s] = b - a;
+		/* an_io_span(): both ends seen and in order (then b is not 0 either). */
+		defined |= (unsigned)(a && b >= a) << s;
+	}
+	ns[AN_ST_Q2Q] = io->q2q;
+	return defined | (unsigned)(io->q2q != UINT64_MAX) << AN_ST_Q2Q;
 }
 
 #endif /* AN_CORRELATE_H */

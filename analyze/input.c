@@ -30,6 +30,12 @@ struct file_in {
 	const char *path;
 	struct st_reader *r;
 	struct st_cursor *c;
+	/*
+	 * Stored type id -> the size from which its records pass through as
+	 * they are (the built-in layout); UINT16_MAX, which no record size
+	 * reaches (they are multiples of 8), when the type is adapted or unknown.
+	 */
+	uint16_t pass_min[65536];
 	uint8_t slot[65536];	/* stored type id -> adapters[] index, NO_ADAPTER */
 	struct adapter adapters[NO_ADAPTER];
 	unsigned nadapters;
@@ -108,8 +114,9 @@ static void store(uint8_t *p, unsigned size, uint64_t v)
 	}
 }
 
-static const struct st_event_header *adapt(struct file_in *f, const struct adapter *a,
-					   const struct st_event_header *h)
+/* Cold: the pass-through path around it stays short. */
+static __attribute__((cold)) const struct st_event_header *
+adapt(struct file_in *f, const struct adapter *a, const struct st_event_header *h)
 {
 	uint8_t *dst = (uint8_t *)f->scratch;
 	const uint8_t *src = (const uint8_t *)h;
@@ -134,6 +141,7 @@ static int plan_file(struct file_in *f)
 	size_t i, n = st_type_count(f->r), nb;
 	const struct st_type *builtin = st_builtin_types(&nb);
 
+	memset(f->pass_min, 0xff, sizeof(f->pass_min));
 	memset(f->slot, NO_ADAPTER, sizeof(f->slot));
 	for (i = 0; i < n && f->nadapters < NO_ADAPTER; i++) {
 		const struct st_type *t = st_type_at(f->r, i), *b = NULL;
@@ -152,6 +160,8 @@ static int plan_file(struct file_in *f)
 		a->identity = b->id == t->id && same_layout(b, t);
 		if (!a->identity && plan_copy(a, b, t))
 			return -1;
+		if (a->identity)
+			f->pass_min[t->id] = t->size;
 		f->slot[t->id] = (uint8_t)f->nadapters++;
 	}
 	return 0;
@@ -199,29 +209,41 @@ int an_input_open(struct an_input **inp, char *const *paths, int npaths, struct 
 	return 0;
 }
 
-/* Move file f to its next event this build knows. */
-static int file_advance(struct file_in *f, char *err, size_t cap)
+/* The next event of file f this build knows, in the built-in layout. */
+static inline int file_next(struct file_in *f, const struct st_event_header **ev, char *err,
+			    size_t cap)
 {
-	const struct st_event_header *h;
 	const struct adapter *a;
 	int ret;
 
-	for (;;) {
-		ret = st_cursor_next(f->c, &h);
-		if (ret <= 0) {
-			f->cur = NULL;
-			if (ret < 0)
-				snprintf(err, cap, "%s: %s", f->path, st_reader_errmsg(f->r));
-			return ret;
-		}
+	while ((ret = st_cursor_next(f->c, ev)) > 0) {
+		const struct st_event_header *h = *ev;
+
+		if (h->size >= f->pass_min[h->type])
+			return 1;
 		if (f->slot[h->type] == NO_ADAPTER)
 			continue;
 		a = &f->adapters[f->slot[h->type]];
-		if (h->size < a->file_size)
-			continue;	/* shorter than its type says: unusable */
-		f->cur = a->identity ? h : adapt(f, a, h);
+		/* Here a record of an identity type is shorter than its type says,
+		 * as is one of an adapted type below its stored size: unusable. */
+		if (a->identity || h->size < a->file_size)
+			continue;
+		*ev = adapt(f, a, h);
 		return 1;
 	}
+	if (ret < 0)
+		snprintf(err, cap, "%s: %s", f->path, st_reader_errmsg(f->r));
+	return ret;
+}
+
+/* Move file f to its next event (f->cur, NULL at the end). */
+static int file_advance(struct file_in *f, char *err, size_t cap)
+{
+	int ret = file_next(f, &f->cur, err, cap);
+
+	if (ret <= 0)
+		f->cur = NULL;
+	return ret;
 }
 
 int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, size_t cap)
@@ -237,24 +259,22 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 			snprintf(err, cap, "%s: %s", f->path, st_reader_errmsg(f->r));
 			return -1;
 		}
-		if (file_advance(f, err, cap) < 0)
+		/* A single file is read straight through: no current event to keep. */
+		if (in->nfiles > 1 && file_advance(f, err, cap) < 0)
 			return -1;
 	}
 	in->advance = -1;
 	return 0;
 }
 
-int an_input_next(struct an_input *in, const struct st_event_header **ev, char *err, size_t cap)
+/* Several files: the earliest of their current events. */
+static int next_of_files(struct an_input *in, const struct st_event_header **ev, char *err,
+			 size_t cap)
 {
 	int i, best = -1;
 
 	if (in->advance >= 0 && file_advance(&in->files[in->advance], err, cap) < 0)
 		return -1;
-	if (in->nfiles == 1) {
-		in->advance = 0;
-		*ev = in->files[0].cur;
-		return *ev != NULL;
-	}
 	for (i = 0; i < in->nfiles; i++) {
 		const struct st_event_header *h = in->files[i].cur;
 
@@ -266,6 +286,16 @@ int an_input_next(struct an_input *in, const struct st_event_header **ev, char *
 		return 0;
 	*ev = in->files[best].cur;
 	return 1;
+}
+
+int an_input_next(struct an_input *in, const struct st_event_header **ev, char *err, size_t cap)
+{
+	int ret;
+
+	if (in->nfiles > 1)
+		return next_of_files(in, ev, err, cap);
+	ret = file_next(&in->files[0], ev, err, cap);
+	return ret < 0 ? -1 : ret;
 }
 
 const struct an_input_info *an_input_info(const struct an_input *in)

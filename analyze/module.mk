@@ -12,10 +12,20 @@ $(ANALYZE_LIB): $(filter-out $(B)/analyze/main.o,$(ANALYZE_OBJS))
 $(B)/st-analyze: $(B)/analyze/main.o $(ANALYZE_LIB) $(LIBST)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -lm
 
-# C unit tests: tests/analyze/test_*.c, one program each.
+# C unit tests: tests/analyze/test_*.c, one program each, plain and under
+# ASan+UBSan (ASAN_* in the top Makefile).
 ANALYZE_TESTS := $(patsubst tests/analyze/%.c,$(B)/tests/analyze/%,$(wildcard tests/analyze/test_*.c))
-TESTS += $(ANALYZE_TESTS)
+ANALYZE_ASAN_TESTS := $(ANALYZE_TESTS:$(B)/%=$(ASAN_B)/%)
+ANALYZE_ASAN_LIB := $(ASAN_B)/analyze/libanalyze.a
+TESTS += $(ANALYZE_TESTS) $(ANALYZE_ASAN_TESTS)
 
-$(B)/tests/analyze/%: $(B)/tests/analyze/%.o $(ANALYZE_LIB) $(LIBST)
+$(ANALYZE_TESTS): $(B)/tests/analyze/%: $(B)/tests/analyze/%.o $(ANALYZE_LIB) $(LIBST)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -lm
+
+$(ANALYZE_ASAN_LIB): $(patsubst $(B)/%,$(ASAN_B)/%,$(filter-out $(B)/analyze/main.o,$(ANALYZE_OBJS)))
+	$(Q)$(AR) rcs $@ $^
+
+$(ANALYZE_ASAN_TESTS): $(ASAN_B)/tests/analyze/%: $(ASAN_B)/tests/analyze/%.o $(ANALYZE_ASAN_LIB) $(LIBST_ASAN)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LIBST_LIBS) -lm

@@ -128,12 +128,6 @@ int an_names_load_meta(struct an_names *n, const struct st_reader *r)
 	return 0;
 }
 
-int an_names_wants(unsigned type)
-{
-	return type == ST_EV_sched_process_exec || type == ST_EV_sched_process_fork ||
-	       type == ST_EV_sys_enter_openat || type == ST_EV_sys_exit_openat;
-}
-
 void an_names_event(struct an_names *n, const struct st_event_header *h)
 {
 	const struct st_ev_task *t = (const void *)h;

@@ -21,8 +21,12 @@ void an_names_free(struct an_names *n);
 int an_names_load_meta(struct an_names *n, const struct st_reader *r);
 /* Learn from one event (built-in layout); other event types are ignored. */
 void an_names_event(struct an_names *n, const struct st_event_header *h);
-/* 1 if events of this type carry names. */
-int an_names_wants(unsigned type);
+/* 1 if events of this type carry names. Inline: it runs for every event. */
+static inline int an_names_wants(unsigned type)
+{
+	return type == ST_EV_sched_process_exec || type == ST_EV_sched_process_fork ||
+	       type == ST_EV_sys_enter_openat || type == ST_EV_sys_exit_openat;
+}
 
 /* Command name of pid, "?" when unknown. */
 const char *an_names_comm(const struct an_names *n, uint32_t pid);

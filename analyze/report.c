@@ -140,8 +140,8 @@ static struct an_group *group_of(struct an_stats *s, const struct an_io *io)
 void an_stats_add(struct an_stats *s, const struct an_io *io)
 {
 	struct an_group *g = group_of(s, io);
-	uint64_t ns;
-	int k;
+	uint64_t ns[AN_ST_COUNT];
+	unsigned defined;
 
 	if (!g) {
 		s->failed = 1;
@@ -157,9 +157,12 @@ void an_stats_add(struct an_stats *s, const struct an_io *io)
 	g->merged += !!(io->flags & AN_IO_MERGED);
 	g->split += !!(io->flags & AN_IO_SPLIT);
 	g->requeues += io->requeues;
-	for (k = 0; k < AN_ST_COUNT; k++)
-		if (an_io_stage(io, k, &ns) && an_qest_add(&g->st[k], ns))
+	for (defined = an_io_stages(io, ns); defined; defined &= defined - 1) {
+		unsigned k = (unsigned)__builtin_ctz(defined);
+
+		if (an_qest_add(&g->st[k], ns[k]))
 			s->failed = 1;
+	}
 }
 
 static int cmp_group(const void *a, const void *b)

@@ -3,12 +3,19 @@
  * cursor.c - events of a file in timestamp order.
  *
  * Events chunks are taken in order of their first timestamp. Each one in use
- * is a stream: its decoded records plus their offsets sorted by timestamp
- * (records of a chunk are nearly sorted already, so an insertion sort does
- * it in about one pass). Streams sit in a binary min-heap keyed by their next
- * record; a chunk is decoded only once the smallest pending timestamp
- * reaches its first timestamp, so memory holds just the chunks that overlap
- * in time, and chunks wholly before `from` are never decompressed.
+ * is a stream over its decoded records. One pass while decoding tells whether
+ * the records are already in timestamp order (the common case): such a
+ * stream is walked in place; otherwise it gets its record offsets sorted by
+ * timestamp (records of a chunk are nearly sorted already, so an insertion
+ * sort does it in about one pass). Streams sit in a binary min-heap keyed by
+ * their next record; a chunk is decoded only once the smallest pending
+ * timestamp reaches its first timestamp, so memory holds just the chunks that
+ * overlap in time, and chunks wholly before `from` are never decompressed.
+ *
+ * Fast path: while the heap holds a single stream, nothing can come between
+ * its records that precede the next chunk's first timestamp, so they are
+ * handed out as a run, without the heap: straight from the decoded buffer
+ * when it is in order, else through its sorted keys.
  */
 #include <stdlib.h>
 
@@ -21,6 +28,7 @@
  */
 #define ST_CURSOR_MAX_BYTES	(1ull << 30)
 
+/* A key of the qsort fallback for badly shuffled chunks. */
 struct sort_key {
 	uint64_t ts;
 	uint32_t off;	/* of the record in the chunk; ties keep file order */
@@ -29,9 +37,15 @@ struct sort_key {
 
 struct stream {
 	struct st_chunk_buf buf;
-	struct sort_key *keys;
-	size_t nkeys, cap, pos;
-	size_t chunk;	/* index in the file, breaks timestamp ties between chunks */
+	int in_order;		/* records in timestamp order: walked in place, no keys */
+	size_t pos, end;	/* next record and its end: byte offsets if in_order, else keys */
+	/* Else timestamps and offsets of its records sorted by timestamp (two
+	 * arrays: the insertion sort moves words it stored whole, no struct). */
+	uint64_t *key_ts;
+	uint32_t *key_off;
+	size_t cap;
+	size_t chunk;		/* index in the file, breaks timestamp ties between chunks */
+	uint64_t last_ts;	/* of the chunk */
 };
 
 struct st_cursor {
@@ -46,6 +60,10 @@ struct st_cursor {
 	size_t nstreams;	/* allocated, for the capacity of heap and spare */
 	uint64_t active_bytes;	/* raw bytes of the chunks on the heap */
 	int advance;		/* the heap top's record was returned: move past it first */
+	/* The fast path's run: in-order records, or keys of records in kbase. */
+	const uint8_t *run, *run_end;
+	const uint32_t *krun, *krun_end;
+	const uint8_t *kbase;
 };
 
 static int key_cmp(const void *a, const void *b)
@@ -58,37 +76,37 @@ static int key_cmp(const void *a, const void *b)
 }
 
 /*
- * Stable sort by timestamp. Insertion sort while the records are nearly in
- * order; a hostile or badly shuffled chunk falls back to qsort, whose
- * offset tie-break keeps it stable, so the work stays O(n log n).
+ * Record at byte offset `off` of a decoded events chunk. st_chunk_decode()
+ * checked every record's size, so the cursor walks them without checks.
  */
-static void sort_keys(struct sort_key *k, size_t n)
+static const struct st_event_header *rec_at(const struct st_chunk_buf *b, size_t off)
 {
-	size_t budget = 8 * n + 64;
+	return (const void *)((const uint8_t *)b->data + off);
+}
 
-	for (size_t i = 1; i < n; i++) {
-		struct sort_key v = k[i];
-		size_t j = i;
+static const struct st_event_header *stream_rec(const struct stream *s)
+{
+	return rec_at(&s->buf, s->in_order ? s->pos : s->key_off[s->pos]);
+}
 
-		while (j > 0 && k[j - 1].ts > v.ts) {
-			k[j] = k[j - 1];
-			j--;
-			if (!--budget) {
-				k[j] = v;
-				qsort(k, n, sizeof(*k), key_cmp);
-				return;
-			}
-		}
-		k[j] = v;
-	}
+static uint64_t stream_ts(const struct stream *s)
+{
+	return s->in_order ? stream_rec(s)->ts : s->key_ts[s->pos];
+}
+
+/* Moves past the current record; 0 when the stream is exhausted. */
+static int stream_step(struct stream *s)
+{
+	s->pos += s->in_order ? stream_rec(s)->size : 1;
+	return s->pos < s->end;
 }
 
 static int stream_less(const struct stream *a, const struct stream *b)
 {
-	const struct sort_key *x = &a->keys[a->pos], *y = &b->keys[b->pos];
+	uint64_t x = stream_ts(a), y = stream_ts(b);
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts;
+	if (x != y)
+		return x < y;
 	return a->chunk < b->chunk;
 }
 
@@ -139,49 +157,124 @@ static struct stream *stream_get(struct st_cursor *c)
 static void stream_free(struct stream *s)
 {
 	st_chunk_buf_free(&s->buf);
-	free(s->keys);
+	free(s->key_ts);
+	free(s->key_off);
 	free(s);
 }
 
-/* Sort keys of a decoded chunk's records, skipping those before `from`. */
-static int build_keys(struct stream *s, uint64_t from)
+/*
+ * One pass over a decoded chunk: 1 when its records are in timestamp order,
+ * with pos..end the byte range of those in [from, to]; 0 when they are not.
+ */
+static int scan_in_order(struct stream *s, uint64_t from, uint64_t to)
 {
-	const struct st_event_header *e;
-	size_t pos = 0, at = 0;
-	int ret;
+	uint64_t prev = 0;
 
-	s->nkeys = 0;
-	s->pos = 0;
-	while ((ret = st_chunk_next(&s->buf, &at, &e)) > 0) {
-		if (s->nkeys == s->cap) {
-			size_t cap = s->cap ? s->cap * 2 : 1024;
-			struct sort_key *k = realloc(s->keys, cap * sizeof(*k));
+	s->pos = s->end = s->buf.len;
+	for (size_t off = 0; off < s->buf.len; off += rec_at(&s->buf, off)->size) {
+		uint64_t ts = rec_at(&s->buf, off)->ts;
 
-			if (!k)
-				return ST_ENOMEM;
-			s->keys = k;
-			s->cap = cap;
-		}
-		s->keys[s->nkeys++] = (struct sort_key){ e->ts, (uint32_t)pos, 0 };
-		pos = at;
+		if (ts < prev)
+			return 0;
+		prev = ts;
+		if (s->pos == s->buf.len && ts >= from)
+			s->pos = off;
+		if (s->end == s->buf.len && ts > to)
+			s->end = off;
 	}
-	if (ret < 0)
-		return ret;
-	sort_keys(s->keys, s->nkeys);
-	while (s->pos < s->nkeys && s->keys[s->pos].ts < from)
-		s->pos++;
+	return 1;
+}
+
+/* Room for `count` keys. */
+static int keys_reserve(struct stream *s, size_t count)
+{
+	uint64_t *ts = realloc(s->key_ts, count * sizeof(*ts));
+	uint32_t *off;
+
+	if (!ts)
+		return ST_ENOMEM;
+	s->key_ts = ts;
+	off = realloc(s->key_off, count * sizeof(*off));
+	if (!off)
+		return ST_ENOMEM;
+	s->key_off = off;
+	s->cap = count;
 	return 0;
+}
+
+/* The first n keys sorted by qsort, stable through the offset tie-break. */
+static int qsort_keys(struct stream *s, size_t n)
+{
+	struct sort_key *k = malloc(n * sizeof(*k));
+
+	if (!k)
+		return ST_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct sort_key){ s->key_ts[i], s->key_off[i], 0 };
+	qsort(k, n, sizeof(*k), key_cmp);
+	for (size_t i = 0; i < n; i++) {
+		s->key_ts[i] = k[i].ts;
+		s->key_off[i] = k[i].off;
+	}
+	free(k);
+	return 0;
+}
+
+/*
+ * Keys of the `count` records of a decoded chunk sorted by timestamp (stable),
+ * those in [from, to] kept. Each key is inserted as the walk makes it: the
+ * records are nearly in order, so that is about one pass. A hostile or badly
+ * shuffled chunk exhausts the budget of moves and is sorted by qsort instead,
+ * so the work stays O(n log n).
+ */
+static int build_keys(struct stream *s, size_t count, uint64_t from, uint64_t to)
+{
+	size_t n = 0, budget = 8 * count + 64;
+	uint64_t *ts;
+	uint32_t *off;
+
+	if (count > s->cap && keys_reserve(s, count))
+		return ST_ENOMEM;
+	ts = s->key_ts;
+	off = s->key_off;
+	for (size_t at = 0; at < s->buf.len && n < count; at += rec_at(&s->buf, at)->size) {
+		uint64_t t = rec_at(&s->buf, at)->ts;
+		size_t j = n++;
+
+		for (; budget && j > 0 && ts[j - 1] > t; j--, budget--) {
+			ts[j] = ts[j - 1];
+			off[j] = off[j - 1];
+		}
+		ts[j] = t;
+		off[j] = (uint32_t)at;
+	}
+	if (!budget && qsort_keys(s, n))
+		return ST_ENOMEM;
+	s->pos = 0;
+	s->end = n;
+	while (s->pos < n && ts[s->pos] < from)
+		s->pos++;
+	while (s->end > s->pos && ts[s->end - 1] > to)
+		s->end--;
+	return 0;
+}
+
+/* Where the `count` records of a decoded chunk in [from, to] are, in timestamp order. */
+static int index_records(struct stream *s, size_t count, uint64_t from, uint64_t to)
+{
+	s->in_order = scan_in_order(s, from, to);
+	return s->in_order ? 0 : build_keys(s, count, from, to);
 }
 
 /* Decodes the next pending chunk into a stream on the heap. */
 static int activate(struct st_cursor *c)
 {
 	size_t chunk = c->pending[c->next++];
-	uint32_t raw = st_chunk_at(c->r, chunk)->raw_size;
+	const struct st_chunk_info *ci = st_chunk_at(c->r, chunk);
 	struct stream *s;
 	int err;
 
-	if (c->active_bytes + raw > ST_CURSOR_MAX_BYTES)
+	if (c->active_bytes + ci->raw_size > ST_CURSOR_MAX_BYTES)
 		return st_reader_fail(c->r, ST_EFORMAT,
 				      "chunk %zu: more than %llu MiB of chunks overlap in time", chunk,
 				      ST_CURSOR_MAX_BYTES >> 20);
@@ -189,10 +282,11 @@ static int activate(struct st_cursor *c)
 	if (!s)
 		return ST_ENOMEM;
 	s->chunk = chunk;
+	s->last_ts = ci->last_ts;
 	err = st_chunk_decode(c->r, chunk, &s->buf);
 	if (!err)
-		err = build_keys(s, c->from);
-	if (err || s->pos == s->nkeys) {
+		err = index_records(s, ci->events, c->from, c->to);
+	if (err || s->pos >= s->end) {
 		c->spare[c->nspare++] = s;
 		return err;
 	}
@@ -202,20 +296,25 @@ static int activate(struct st_cursor *c)
 	return 0;
 }
 
-/* Moves past the record returned last; retires its stream when exhausted. */
-static void advance_top(struct st_cursor *c)
+/* Takes the heap top off the heap; its buffer stays valid until the next activate(). */
+static void retire_top(struct st_cursor *c)
 {
 	struct stream *top = c->heap[0];
 
-	c->advance = 0;
-	if (++top->pos < top->nkeys) {
-		sift_down(c, 0);
-		return;
-	}
 	c->spare[c->nspare++] = top;
 	c->active_bytes -= top->buf.len;
 	c->heap[0] = c->heap[--c->nheap];
 	sift_down(c, 0);
+}
+
+/* Moves past the record returned last; retires its stream when exhausted. */
+static void advance_top(struct st_cursor *c)
+{
+	c->advance = 0;
+	if (stream_step(c->heap[0]))
+		sift_down(c, 0);
+	else
+		retire_top(c);
 }
 
 static uint64_t pending_first_ts(const struct st_cursor *c)
@@ -223,27 +322,88 @@ static uint64_t pending_first_ts(const struct st_cursor *c)
 	return st_chunk_at(c->r, c->pending[c->next])->first_ts;
 }
 
-int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev)
+/* Position in s of its first record at or after `limit`, s->end if none. */
+static size_t stream_until(const struct stream *s, uint64_t limit)
+{
+	size_t p = s->pos;
+
+	if (!s->in_order) {
+		while (p < s->end && s->key_ts[p] < limit)
+			p++;
+		return p;
+	}
+	while (p < s->end && rec_at(&s->buf, p)->ts < limit)
+		p += rec_at(&s->buf, p)->size;
+	return p;
+}
+
+/*
+ * Fast path, for a single stream on the heap: its records before the next
+ * chunk's first timestamp need no merging, so they become the run, and the
+ * stream moves past them (off the heap when that was all of them).
+ */
+static void start_run(struct st_cursor *c)
+{
+	struct stream *top = c->heap[0];
+	const uint8_t *data = top->buf.data;
+	size_t end = top->end;
+
+	if (c->next < c->npending && pending_first_ts(c) <= top->last_ts)
+		end = stream_until(top, pending_first_ts(c));
+	if (top->in_order) {
+		c->run = data + top->pos;
+		c->run_end = data + end;
+	} else {
+		c->kbase = data;
+		c->krun = top->key_off + top->pos;
+		c->krun_end = top->key_off + end;
+	}
+	top->pos = end;
+	if (end == top->end)
+		retire_top(c);
+}
+
+/* The next event by merging the streams, or from a run the fast path starts. */
+static int next_merged(struct st_cursor *c, const struct st_event_header **ev)
 {
 	const struct stream *top;
 	int err;
 
 	if (c->advance)
 		advance_top(c);
-	while (c->next < c->npending &&
-	       (!c->nheap || pending_first_ts(c) <= c->heap[0]->keys[c->heap[0]->pos].ts)) {
+	while (c->next < c->npending && (!c->nheap || pending_first_ts(c) <= stream_ts(c->heap[0]))) {
 		err = activate(c);
 		if (err)
 			return err;
 	}
+	/* Streams end before `to` (index_records()), so the heap's end is the end. */
 	if (!c->nheap)
 		return 0;
 	top = c->heap[0];
-	if (top->keys[top->pos].ts > c->to)
-		return 0;
-	*ev = (const void *)((const uint8_t *)top->buf.data + top->keys[top->pos].off);
+	if (c->nheap == 1) {
+		/* Not empty: the loop above left the next chunk after the top record. */
+		start_run(c);
+		return st_cursor_next(c, ev);
+	}
+	*ev = stream_rec(top);
 	c->advance = 1;
 	return 1;
+}
+
+int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev)
+{
+	if (c->run < c->run_end) {
+		const struct st_event_header *e = (const void *)c->run;
+
+		c->run += e->size;
+		*ev = e;
+		return 1;
+	}
+	if (c->krun < c->krun_end) {
+		*ev = (const void *)(c->kbase + *c->krun++);
+		return 1;
+	}
+	return next_merged(c, ev);
 }
 
 static int pending_cmp(const void *a, const void *b, void *r)

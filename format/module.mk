@@ -9,13 +9,10 @@ $(LIBST): $(LIBST_OBJS)
 all: $(LIBST)
 
 # Unit tests: tests/format/unit_*.c, one program each, plain and under
-# ASan+UBSan (build-asan/, its own objects so flags never mix).
-ASAN_B       := build-asan
-ASAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# ASan+UBSan (ASAN_* in the top Makefile).
 FORMAT_UNITS := $(patsubst tests/format/%.c,%,$(wildcard tests/format/unit_*.c))
 FORMAT_TESTS := $(FORMAT_UNITS:%=$(B)/tests/%)
 FORMAT_ASAN_TESTS := $(FORMAT_UNITS:%=$(ASAN_B)/tests/%)
-LIBST_ASAN   := $(ASAN_B)/libsttrace.a
 LIBST_ASAN_OBJS := $(LIBST_SRCS:%.c=$(ASAN_B)/%.o)
 
 TESTS += $(FORMAT_TESTS) $(FORMAT_ASAN_TESTS)

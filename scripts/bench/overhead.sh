@@ -96,7 +96,7 @@ summary_field() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-CONFIGS=(block dio all block-qd1 block-qd32 bpftrace)
+CONFIGS=(${BENCH_CONFIGS:-block dio all block-qd1 block-qd32 bpftrace})
 : >"$WORK/bases"
 declare -A BUDGET=([block]=0.95 [dio]=0.90 [all]=0.90)
 echo "overhead.sh: fio randread 4k io_uring QD32 direct on $LOOP (1 GiB in /dev/shm), $SECS s runs," \

@@ -320,6 +320,21 @@ static void test_stale_and_bio_based(void)
 	an_corr_free(c);
 }
 
+/* an_io_stages() (all stages at once) says what an_io_stage() says, stage by stage. */
+static int stages_disagree(const struct an_io *io)
+{
+	uint64_t all[AN_ST_COUNT], ns;
+	unsigned defined = an_io_stages(io, all);
+	int s, bad = 0;
+
+	for (s = 0; s < AN_ST_COUNT; s++) {
+		int one = an_io_stage(io, s, &ns);
+
+		bad |= one != (int)(defined >> s & 1) || (one && ns != all[s]);
+	}
+	return bad;
+}
+
 static uint64_t rng = 88172645463325252ull;
 
 static uint32_t pick(uint32_t n)
@@ -333,7 +348,8 @@ static uint32_t pick(uint32_t n)
 /*
  * Random events over few identities (so they collide, repeat and arrive in
  * every order a lossy trace could show): the correlator must not crash, must
- * emit every I/O it counted, and must end with nothing in flight.
+ * emit every I/O it counted, and must end with nothing in flight. Their
+ * stages, present, missing or out of order, check an_io_stages().
  */
 static void test_random_events(void)
 {
@@ -348,7 +364,7 @@ static void test_random_events(void)
 	struct an_corr *c = start(20000);
 	const struct an_corr_stats *st;
 	uint64_t ts = 1000;
-	int i, bad = 0, emitted;
+	int i, bad = 0, disagree = 0, emitted;
 
 	for (i = 0; i < 300000; i++) {
 		uint16_t t = types[pick(sizeof(types) / sizeof(types[0]))];
@@ -370,14 +386,18 @@ static void test_random_events(void)
 		else
 			sys(c, t, ts, tid, 4096);
 		emitted = nout < MAX_OUT ? nout : MAX_OUT;
-		while (emitted-- > 0)	/* every emitted I/O is finished or says why not */
+		while (emitted-- > 0) {	/* every emitted I/O is finished or says why not */
 			bad += out[emitted].pending && !(out[emitted].flags & AN_IO_INCOMPLETE);
+			disagree += stages_disagree(&out[emitted]);
+		}
 		nout = 0;
 	}
 	an_corr_finish(c);
 	st = an_corr_stats(c);
 	check(!bad && !an_corr_failed(c), "correlate.random.emitted_consistent",
 	      "%d I/Os emitted with bios pending but not incomplete", bad);
+	check(!disagree, "correlate.random.all_stages_at_once",
+	      "%d I/Os whose an_io_stages() differs from an_io_stage()", disagree);
 	check(st->open_ios == 0 && st->open_bios == 0 && st->open_requests == 0 && st->ios > 0,
 	      "correlate.random.nothing_left", "%" PRIu64 " I/Os, %" PRIu64 " bios, %" PRIu64
 	      " requests still open of %" PRIu64, st->open_ios, st->open_bios, st->open_requests, st->ios);

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * unit_format_cursor.c - the cursor returns events in timestamp order
- * (stable for equal timestamps) when records are out of order within a
- * chunk and across chunks whose time ranges overlap; [from, to] windows
- * return exactly the events inside; seeking never decompresses chunks
- * wholly before `from` (proved by corrupting one and seeking past it);
- * st_chunk_decode from several threads at once gives what one thread gets.
+ * (stable for equal timestamps) when records are in order, nearly in order
+ * or not in order at all within a chunk, and across chunks whose time
+ * ranges overlap or not, all in one file; [from, to] windows return exactly
+ * the events inside; seeking never decompresses chunks wholly before
+ * `from` (proved by corrupting one and seeking past it); st_chunk_decode
+ * from several threads at once gives what one thread gets.
  */
 #include <pthread.h>
 #include <unistd.h>
@@ -125,9 +126,60 @@ static int test_overlapping_chunks(void)
 	return cursor_case(__func__, ts_per_cpu_batches, 4000, 1600);
 }
 
+/* No order at all, many equal timestamps: past the insertion sort's budget. */
+static uint64_t ts_shuffled(size_t i)
+{
+	return 1000 + i % 7 + rnd_below(800);
+}
+
+static int test_shuffled_chunks(void)
+{
+	return cursor_case(__func__, ts_shuffled, 5000, 8192);
+}
+
 static uint64_t ts_linear(size_t i)
 {
 	return 100 + i * 10;
+}
+
+/*
+ * Batches of 50 in order, each starting 200 before the previous one: chunks
+ * written later begin earlier and share timestamps with earlier ones.
+ */
+static uint64_t ts_descending_batches(size_t i)
+{
+	return 10000 - (i / 50) * 200 + (i % 50) * 10;
+}
+
+/*
+ * One file for both ways the cursor reads chunks: in-order chunks that do not
+ * overlap (returned straight from the buffer), then in-order chunks that
+ * overlap (the first starting at the last timestamp before it), then
+ * shuffled ones (merged through sorted keys), then in order again from inside
+ * the shuffled ones' range, then in-order chunks that begin
+ * earlier than the ones written before them.
+ */
+static uint64_t ts_mixed(size_t i)
+{
+	const size_t part = 1200;
+
+	switch (i / part) {
+	case 0:
+		return ts_linear(i);
+	case 1:
+		return ts_linear(part - 1) + ts_per_cpu_batches(i - part);
+	case 2:
+		return ts_linear(part - 1) + 2000 + ts_jittered(i - 2 * part);
+	case 3:
+		return ts_linear(part - 1) + 5900 + ts_linear(i - 3 * part);
+	default:
+		return ts_linear(part - 1) + 20000 + ts_descending_batches(i - 4 * part);
+	}
+}
+
+static int test_in_order_then_overlapping_chunks(void)
+{
+	return cursor_case(__func__, ts_mixed, 6000, 1600);
 }
 
 /*
@@ -266,6 +318,8 @@ int main(void)
 {
 	RUN(test_out_of_order_within_chunks);
 	RUN(test_overlapping_chunks);
+	RUN(test_shuffled_chunks);
+	RUN(test_in_order_then_overlapping_chunks);
 	RUN(test_seek_skips_earlier_chunks);
 	RUN(test_independent_cursors);
 	RUN(test_parallel_decode);
