@@ -128,6 +128,13 @@ struct st_sink {
 	void *ctx;
 };
 
+/*
+ * Write all `len` bytes of buf at `offset` of fd, retrying short writes and
+ * EINTR: 0, or a negative errno (-ENOSPC when the device accepts no more).
+ * The default sink is built on it; a sink of a program's own may use it too.
+ */
+int st_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset);
+
 struct st_writer_opts {
 	size_t chunk_size;	/* raw bytes per events chunk; 0 = 1 MiB */
 	int zstd_level;		/* 0 = 1 (as good as 3 on traces, faster); up to 19; negative = faster */

@@ -99,9 +99,8 @@ static int fail(struct st_writer *w, int err, const char *fmt, ...)
 	return err;
 }
 
-static int file_sink_write(void *ctx, const void *buf, size_t len, uint64_t offset)
+int st_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset)
 {
-	int fd = *(int *)ctx;
 	const uint8_t *p = buf;
 
 	while (len) {
@@ -118,6 +117,11 @@ static int file_sink_write(void *ctx, const void *buf, size_t len, uint64_t offs
 		offset += (uint64_t)n;
 	}
 	return 0;
+}
+
+static int file_sink_write(void *ctx, const void *buf, size_t len, uint64_t offset)
+{
+	return st_pwrite_all(*(int *)ctx, buf, len, offset);
 }
 
 /* A file that cannot be synced (a pipe, /dev/null: EINVAL) has nothing to make durable. */

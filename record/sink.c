@@ -31,25 +31,6 @@ static char *buffer_at(struct rec_sink *s, unsigned i)
 	return s->pool + (size_t)i * s->buf_size;
 }
 
-/* pwrite all of buf, or a negative errno (-ENOSPC when the device filled up). */
-static int pwrite_all(int fd, const char *buf, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t n = pwrite(fd, buf, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ENOSPC;
-		buf += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
 static void complete(struct rec_sink *s, struct io_uring_cqe *cqe)
 {
 	unsigned b = (unsigned)io_uring_cqe_get_data64(cqe);
@@ -65,7 +46,7 @@ static void complete(struct rec_sink *s, struct io_uring_cqe *cqe)
 		s->err = res;
 	else if (res >= 0 && (size_t)res < s->lens[b] && !s->err)
 		/* the rest once more, synchronously: usually it reports why (ENOSPC) */
-		s->err = pwrite_all(s->fd, buffer_at(s, b) + res, s->lens[b] - (size_t)res,
+		s->err = st_pwrite_all(s->fd, buffer_at(s, b) + res, s->lens[b] - (size_t)res,
 				    s->offsets[b] + (uint64_t)res);
 	s->free_bufs[s->nfree++] = b;
 	s->inflight--;
@@ -112,7 +93,7 @@ static int sink_write(void *ctx, const void *buf, size_t len, uint64_t off)
 		/* the footer of a long recording: rare and final, written in place */
 		wait_inflight(s, 0);
 		if (!s->err)
-			s->err = pwrite_all(s->fd, buf, len, off);
+			s->err = st_pwrite_all(s->fd, buf, len, off);
 		return s->err;
 	}
 	wait_inflight(s, s->qd - 1);
