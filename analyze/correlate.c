@@ -898,6 +898,15 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 	}
 }
 
+int an_corr_begins_io(uint16_t type)
+{
+	/* The events io_new() is called for, once per event at most. */
+	return type == ST_EV_block_bio_queue || type == ST_EV_block_rq_issue ||
+	       type == ST_EV_io_uring_submit_req ||
+	       (type >= ST_EV_sys_enter_read && type <= ST_EV_sys_exit_sync_file_range &&
+		(type - ST_EV_sys_enter_read) % 2 == 0);
+}
+
 /* ---- names and stage definitions --------------------------------------- */
 
 static const char *const stage_names[AN_ST_COUNT] = {

@@ -103,6 +103,12 @@ const struct an_corr_stats *an_corr_stats(struct an_corr *c);
 /* 1 after an allocation failed (events were dropped); the caller reports it. */
 int an_corr_failed(const struct an_corr *c);
 void an_corr_free(struct an_corr *c);
+/*
+ * 1 for the event types of which each begins at most one I/O (data syscall
+ * entries, io_uring submissions, queued bios, issued requests): every I/O
+ * emitted begins with one, so their count bounds the I/Os of a trace.
+ */
+int an_corr_begins_io(uint16_t type);
 
 const char *an_stage_name(enum an_stage s);
 int an_stage_by_name(const char *name);	/* -1 unknown */

@@ -303,6 +303,25 @@ const struct an_input_info *an_input_info(const struct an_input *in)
 	return &in->info;
 }
 
+uint64_t an_input_type_events(const struct an_input *in, uint16_t id)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < in->nfiles; i++) {
+		const struct file_in *f = &in->files[i];
+		size_t k, ntypes = st_type_count(f->r);
+
+		for (k = 0; k < ntypes; k++) {
+			uint16_t stored = st_type_at(f->r, k)->id;
+
+			if (f->slot[stored] != NO_ADAPTER && f->adapters[f->slot[stored]].id == id)
+				n += st_type_events(f->r, stored);
+		}
+	}
+	return n;
+}
+
 void an_input_close(struct an_input *in)
 {
 	int i;

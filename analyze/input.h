@@ -39,6 +39,8 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 /* 1 and *ev, 0 at the end, -1 on a read error (message in err). */
 int an_input_next(struct an_input *in, const struct st_event_header **ev, char *err, size_t cap);
 const struct an_input_info *an_input_info(const struct an_input *in);
+/* Events of built-in type id in the files (their footer counts, or scan counts). */
+uint64_t an_input_type_events(const struct an_input *in, uint16_t id);
 void an_input_close(struct an_input *in);
 
 #endif /* AN_INPUT_H */

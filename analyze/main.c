@@ -83,30 +83,27 @@ static void print_quantile_note(struct an_stats *s, size_t limit, FILE *out)
 			"(relative error <= 0.39%%), exact elsewhere (CSV column 'quantiles')\n", limit);
 }
 
-/* --quantile: pass 1 finds the threshold, pass 2 keeps the slowest I/Os above it. */
+/* --quantile: one pass when the slowest I/Os fit a bounded heap, else two. */
 static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info)
 {
 	const struct an_input_info *in = an_input_info(r->in);
-	uint64_t threshold;
-	int exact, ret;
+	char err[512];
+	int ret = 0;
 
-	an_qest_init(&r->stage_samples, o->exact_limit);
-	ret = an_pass(r, AN_WANT_STAGE, PROG);
-	threshold = an_qest_quantile(&r->stage_samples, o->quantile / 100);
-	exact = an_qest_is_exact(&r->stage_samples);
-	if (!ret && an_top_init(&r->top, o->stage, threshold, o->top))
+	if (an_run_quantile(r, o->quantile / 100, o->exact_limit, o->top, AN_ONE_PASS_MAX, err,
+			    sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
 		ret = 2;
-	if (!ret)
-		ret = an_pass(r, AN_WANT_TOP, PROG);
-	if (!ret) {
+	} else {
 		an_run_print_header(r, info);
 		fprintf(info, "%s p%g: %.3f us (%s over %" PRIu64 " I/Os); %" PRIu64
 			" I/Os at or above it, %zu shown, slowest first\n", an_stage_name(o->stage),
-			o->quantile, an_us(threshold), exact ? "exact" : "sketch, <= 0.39% error",
+			o->quantile, an_us(r->top.threshold),
+			an_qest_is_exact(&r->stage_samples) ? "exact" : "sketch, <= 0.39% error",
 			r->stage_samples.n, r->top.above, r->top.n);
 		an_top_print(&r->top, r->names, stdout, o->csv, in->first_ts);
-		an_top_free(&r->top);
 	}
+	an_top_free(&r->top);
 	an_qest_free(&r->stage_samples);
 	return ret;
 }

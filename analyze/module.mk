@@ -19,13 +19,18 @@ ANALYZE_ASAN_TESTS := $(ANALYZE_TESTS:$(B)/%=$(ASAN_B)/%)
 ANALYZE_ASAN_LIB := $(ASAN_B)/analyze/libanalyze.a
 TESTS += $(ANALYZE_TESTS) $(ANALYZE_ASAN_TESTS)
 
+# test_quantile writes its traces with st-format's synthetic generator.
+$(B)/tests/analyze/test_quantile: $(B)/format/synth.o
+$(ASAN_B)/tests/analyze/test_quantile: $(ASAN_B)/format/synth.o
+
+# Objects first: an extra object (synth.o) needs the archives after it.
 $(ANALYZE_TESTS): $(B)/tests/analyze/%: $(B)/tests/analyze/%.o $(ANALYZE_LIB) $(LIBST)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -lm
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -ljson-c -lm
 
 $(ANALYZE_ASAN_LIB): $(patsubst $(B)/%,$(ASAN_B)/%,$(filter-out $(B)/analyze/main.o,$(ANALYZE_OBJS)))
 	$(Q)$(AR) rcs $@ $^
 
 $(ANALYZE_ASAN_TESTS): $(ASAN_B)/tests/analyze/%: $(ASAN_B)/tests/analyze/%.o $(ANALYZE_ASAN_LIB) $(LIBST_ASAN)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LIBST_LIBS) -lm
+	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -ljson-c -lm

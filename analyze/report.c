@@ -387,3 +387,100 @@ void an_top_print(struct an_top *t, const struct an_names *names, FILE *out, int
 	for (i = 0; i < t->n; i++)
 		print_top_row(&t->heap[i], i + 1, names, out, csv, t0);
 }
+
+/* ---- slowest I/Os in one pass -------------------------------------------- */
+
+int an_slowest_init(struct an_slowest *s, size_t cap)
+{
+	memset(s, 0, sizeof(*s));
+	s->cap = cap ? cap : 1;
+	/* Untouched pages cost nothing: only as many as I/Os arrive are used. */
+	s->heap = calloc(s->cap, sizeof(*s->heap));
+	return s->heap ? 0 : -1;
+}
+
+void an_slowest_free(struct an_slowest *s)
+{
+	free(s->heap);
+	s->heap = NULL;
+}
+
+static void slow_swap(struct an_slow *a, struct an_slow *b)
+{
+	struct an_slow tmp = *a;
+
+	*a = *b;
+	*b = tmp;
+}
+
+static void slow_sift_down(struct an_slowest *s)
+{
+	size_t i = 0;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < s->n && s->heap[l].ns < s->heap[m].ns)
+			m = l;
+		if (l + 1 < s->n && s->heap[l + 1].ns < s->heap[m].ns)
+			m = l + 1;
+		if (m == i)
+			return;
+		slow_swap(&s->heap[i], &s->heap[m]);
+		i = m;
+	}
+}
+
+static void slow_drop(struct an_slowest *s, uint64_t ns)
+{
+	s->dropped++;
+	s->dropped_max = ns > s->dropped_max ? ns : s->dropped_max;
+}
+
+void an_slowest_add(struct an_slowest *s, const struct an_io *io, uint64_t ns)
+{
+	struct an_slow *e;
+	size_t i;
+
+	if (s->n < s->cap) {
+		i = s->n++;
+		e = &s->heap[i];
+		e->ns = ns;
+		e->seq = s->seen++;
+		e->io = *io;
+		for (; i && s->heap[(i - 1) / 2].ns > ns; i = (i - 1) / 2)
+			slow_swap(&s->heap[i], &s->heap[(i - 1) / 2]);
+		return;
+	}
+	if (ns <= s->heap[0].ns) {
+		s->seen++;
+		slow_drop(s, ns);
+		return;
+	}
+	slow_drop(s, s->heap[0].ns);
+	e = &s->heap[0];
+	e->ns = ns;
+	e->seq = s->seen++;
+	e->io = *io;
+	slow_sift_down(s);
+}
+
+static int cmp_arrival(const void *a, const void *b)
+{
+	uint64_t x = ((const struct an_slow *)a)->seq, y = ((const struct an_slow *)b)->seq;
+
+	return (x > y) - (x < y);
+}
+
+int an_slowest_replay(struct an_slowest *s, struct an_top *t)
+{
+	size_t i;
+
+	/* Everything dropped was at most dropped_max: none of it is missed below it. */
+	if (s->dropped && s->dropped_max >= t->threshold)
+		return -1;
+	qsort(s->heap, s->n, sizeof(*s->heap), cmp_arrival);
+	for (i = 0; i < s->n; i++)
+		an_top_add(t, &s->heap[i].io);
+	return 0;
+}

@@ -73,6 +73,38 @@ void an_top_add(struct an_top *t, const struct an_io *io);
 void an_top_print(struct an_top *t, const struct an_names *names, FILE *out, int csv,
 		  uint64_t t0);
 
+/*
+ * --quantile in one pass: the `cap` slowest I/Os of a stage, kept while
+ * the quantile itself is still being computed. Once it is known,
+ * an_slowest_replay() feeds the kept I/Os at or above it to an an_top in the
+ * order they arrived, the same calls a second pass would make, so the list
+ * comes out identical.
+ */
+struct an_slow {
+	uint64_t ns;		/* the stage's latency */
+	uint64_t seq;		/* arrival order */
+	struct an_io io;
+};
+
+struct an_slowest {
+	size_t cap, n;
+	uint64_t seen;		/* I/Os offered */
+	uint64_t dropped;	/* of them not kept (rejected or evicted) */
+	uint64_t dropped_max;	/* the slowest of those */
+	struct an_slow *heap;	/* min-heap on ns */
+};
+
+int an_slowest_init(struct an_slowest *s, size_t cap);
+void an_slowest_free(struct an_slowest *s);
+/* One complete I/O whose stage latency is ns. */
+void an_slowest_add(struct an_slowest *s, const struct an_io *io, uint64_t ns);
+/*
+ * Feed the kept I/Os to t (set up with its threshold) in arrival order: 0,
+ * or -1 without touching t when an I/O at or above t->threshold may have
+ * been dropped (ties or a bound that was too small: a second pass must do).
+ */
+int an_slowest_replay(struct an_slowest *s, struct an_top *t);
+
 /* Microseconds with three decimals, for tables. */
 double an_us(uint64_t ns);
 

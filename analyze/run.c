@@ -46,8 +46,11 @@ static void on_io(void *ctx, const struct an_io *io)
 	if (r->want & AN_WANT_TOP)
 		an_top_add(&r->top, io);
 	if ((r->want & AN_WANT_STAGE) && !(io->flags & AN_IO_INCOMPLETE) &&
-	    an_io_stage(io, r->stage, &ns))
+	    an_io_stage(io, r->stage, &ns)) {
 		an_qest_add(&r->stage_samples, ns);
+		if (r->want & AN_WANT_SLOWEST)
+			an_slowest_add(&r->slowest, io, ns);
+	}
 }
 
 int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap)
@@ -83,6 +86,60 @@ int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap)
 		ret = -1;
 	}
 	an_corr_free(c);
+	return ret;
+}
+
+uint64_t an_run_io_bound(const struct an_run *r)
+{
+	size_t i, ntypes;
+	const struct st_type *types = st_builtin_types(&ntypes);
+	uint64_t n = 0;
+
+	for (i = 0; i < ntypes; i++)
+		if (an_corr_begins_io(types[i].id))
+			n += an_input_type_events(r->in, types[i].id);
+	return n;
+}
+
+size_t an_quantile_heap_size(uint64_t n_max, double q, size_t max)
+{
+	/*
+	 * With n <= n_max samples, the quantile is the sample of rank
+	 * ceil(q * n): at most n - q * n + 1 samples rank at or above it.
+	 */
+	double k = ceil((1 - q) * (double)n_max) + 1;
+
+	return k <= (double)max ? (size_t)k : 0;
+}
+
+int an_run_quantile(struct an_run *r, double q, size_t exact_limit, size_t top,
+		    size_t one_pass_max, char *err, size_t cap)
+{
+	size_t k = an_quantile_heap_size(an_run_io_bound(r), q, one_pass_max);
+	unsigned want = AN_WANT_STAGE;
+	int ret = -1;
+
+	memset(&r->top, 0, sizeof(r->top));
+	memset(&r->slowest, 0, sizeof(r->slowest));
+	an_qest_init(&r->stage_samples, exact_limit);
+	/* Without memory for the heap, two passes give the same answer. */
+	if (k && !an_slowest_init(&r->slowest, k))
+		want |= AN_WANT_SLOWEST;
+	r->quantile_passes = 1;
+	if (an_run_pass(r, want, err, cap))
+		goto out;
+	if (an_top_init(&r->top, r->stage, an_qest_quantile(&r->stage_samples, q), top)) {
+		snprintf(err, cap, "out of memory");
+		goto out;
+	}
+	if (!(want & AN_WANT_SLOWEST) || an_slowest_replay(&r->slowest, &r->top)) {
+		r->quantile_passes = 2;
+		if (an_run_pass(r, AN_WANT_TOP, err, cap))
+			goto out;
+	}
+	ret = 0;
+out:
+	an_slowest_free(&r->slowest);
 	return ret;
 }
 
