@@ -7,9 +7,11 @@
  * emits (bpf/sttrace_events.h), so st-record enables a program by its event
  * name and leaves the others unloaded.
  *
- * Hot path rules: reserve a fixed-size record in the ring buffer, fill it with
- * plain loads, submit without waking the reader unless the buffer passed its
- * fill threshold. A failed reservation is counted in a per-CPU array.
+ * Hot path rules: reserve a fixed-size record, fill it with plain loads,
+ * submit. Records are staged per CPU and reach the ring buffer in batches
+ * (see "records" below), submitted without waking the reader unless the
+ * buffer passed its fill threshold. Records that find no room are counted in
+ * a per-CPU array.
  *
  * Filters are read-only globals set before load: the verifier prunes the
  * branches of the filters that are off, so they cost nothing.
@@ -174,24 +176,122 @@ static __always_inline bool bio_selected(const struct bio *bio)
 
 /* ---- records ---------------------------------------------------------- */
 
-static __always_inline void count_lost(void)
+/*
+ * Each CPU stages its records and hands them to the ring buffer as one batch
+ * of ST_STAGE_BYTES or more: a ring buffer reservation takes a spinlock with
+ * interrupts off, which costs more than the rest of a probe (in a
+ * paravirtualised guest far more), so one per batch instead of one per event.
+ * A batch is one CPU's records in time order, which is how st-record writes
+ * them (one open chunk per CPU). st-record runs flush_stage on every CPU at
+ * each drain, so a quiet CPU's records wait one drain period at most.
+ *
+ * Programs run with preemption off, but one may interrupt another on the
+ * same CPU (a completion in interrupt context during a submission). Nesting
+ * is strictly last in, first out, so a depth counter without atomics
+ * suffices: the outermost program (depth 0) writes into the stage; nested
+ * ones write into a slot of their own and go to the ring buffer directly,
+ * and never touch the stage that the program they interrupted is filling.
+ */
+struct stage {
+	__u32 depth;			/* programs on this CPU between reserve and submit */
+	__u32 len;			/* bytes staged, < ST_STAGE_BYTES between programs */
+	__u64 count;			/* records staged */
+	__u8 buf[2 * ST_STAGE_BYTES];	/* len < ST_STAGE_BYTES + one record */
+	__u8 nested[ST_MAX_NESTING][ST_MAX_RECORD_BYTES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stage);
+} stages SEC(".maps");
+
+/* When each CPU staged its oldest waiting record (sttrace_bpf.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);			/* one per possible CPU, set by st-record */
+	__type(key, __u32);
+	__type(value, struct st_stage_age);
+} stage_ages SEC(".maps");
+
+_Static_assert(sizeof(struct st_ev_sys_enter_openat) <= ST_MAX_RECORD_BYTES &&
+	       ST_MAX_RECORD_BYTES <= ST_STAGE_BYTES, "the largest record must fit a slot and the stage");
+
+/* Keeps the compiler from moving stage accesses across a depth change. */
+#define barrier() asm volatile("" ::: "memory")
+
+static __always_inline struct stage *this_stage(void)
 {
 	__u32 zero = 0;
-	__u64 *n = bpf_map_lookup_elem(&lost, &zero);
 
-	if (n)
-		(*n)++;
+	return bpf_map_lookup_elem(&stages, &zero);
+}
+
+static __always_inline void count_lost(__u64 n)
+{
+	__u32 zero = 0;
+	__u64 *lost_here = bpf_map_lookup_elem(&lost, &zero);
+
+	if (lost_here)
+		*lost_here += n;
+}
+
+/* Into the ring buffer, waking the reader only past the fill threshold. */
+static __always_inline void output(void *data, __u64 size, __u64 records)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + size >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, data, size, flags))
+		count_lost(records);
+}
+
+static __always_inline void set_stage_age(__u64 since)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct st_stage_age *age = bpf_map_lookup_elem(&stage_ages, &cpu);
+
+	if (age)
+		age->since = since;
+}
+
+/* The stage's batch into the ring buffer; the caller holds depth 0 -> 1. */
+static __always_inline void flush(struct stage *s)
+{
+	/* the mask changes nothing (len < sizeof(buf)): it shows the verifier the bound */
+	__u32 len = s->len & (sizeof(s->buf) - 1);
+
+	if (len)
+		output(s->buf, len, s->count);
+	s->len = 0;
+	s->count = 0;
+	set_stage_age(0);
 }
 
 static __always_inline void *reserve(__u32 size, __u16 type)
 {
-	struct st_event_header *h = bpf_ringbuf_reserve(&events, size, 0);
+	struct stage *s = this_stage();
+	struct st_event_header *h;
 	__u64 id;
+	__u32 depth;
 
-	if (!h) {
-		count_lost();
+	if (!s)
+		return NULL;
+	depth = s->depth;
+	if (depth > ST_MAX_NESTING) {
+		count_lost(1);
 		return NULL;
 	}
+	s->depth = depth + 1;
+	barrier();
+	/* the mask changes nothing (len < ST_STAGE_BYTES here): it shows the verifier the bound */
+	if (depth == 0)
+		h = (void *)(s->buf + (s->len & (ST_STAGE_BYTES - 1)));
+	else
+		h = (void *)s->nested[depth - 1];
 	id = bpf_get_current_pid_tgid();
 	h->type = type;
 	h->size = size;
@@ -202,13 +302,43 @@ static __always_inline void *reserve(__u32 size, __u16 type)
 	return h;
 }
 
-static __always_inline void submit(void *rec)
+/* Every reserve() that returned a record is followed by exactly one submit(). */
+static __always_inline void submit(void *rec, __u32 size)
 {
-	__u64 flags = BPF_RB_NO_WAKEUP;
+	struct stage *s = this_stage();
+	__u32 depth;
 
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
-	bpf_ringbuf_submit(rec, flags);
+	if (!s)
+		return;
+	depth = s->depth - 1;
+	if (depth == 0) {
+		if (!s->count++)
+			set_stage_age(((struct st_event_header *)rec)->ts);
+		s->len += size;
+		if (s->len >= ST_STAGE_BYTES)
+			flush(s);
+	} else {
+		output(rec, size, 1);
+	}
+	barrier();
+	s->depth = depth;
+}
+
+/* Run by st-record on each CPU (BPF_PROG_TEST_RUN) at every drain and at the end. */
+SEC("raw_tp")
+int flush_stage(void *ctx)
+{
+	struct stage *s = this_stage();
+
+	/* interrupted a probe on this CPU: the next drain flushes */
+	if (!s || s->depth)
+		return 0;
+	s->depth = 1;
+	barrier();
+	flush(s);
+	barrier();
+	s->depth = 0;
+	return 0;
 }
 
 #define RESERVE(payload, name) \
@@ -278,7 +408,7 @@ static __always_inline int emit_bio(const struct bio *bio, __u16 type, __s32 err
 	e->p.nr_sector = bio->bi_iter.bi_size >> 9;
 	e->p.opf = normalize_opf(bio->bi_opf);
 	e->p.error = error;
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -350,7 +480,7 @@ int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 	e->p.nr_sector = bio->bi_iter.bi_size >> 9;
 	e->p.opf = normalize_opf(bio->bi_opf);
 	e->p.pad = 0;
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -395,7 +525,7 @@ static __always_inline int emit_rq(const struct request *rq, __u16 type, __s32 e
 		e->p.bytes = bytes;
 		e->p.nr_sector = bytes >> 9;
 	}
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -465,7 +595,7 @@ int BPF_PROG(block_rq_issue, struct request *rq)
 		n++;
 	}
 	e->p.nr_bios = n;
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -486,7 +616,7 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 	e->p.count = count;
 	e->p.offset = offset;
 	e->p.flags = flags;
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -500,7 +630,7 @@ static __always_inline int emit_sys_exit(const struct trace_event_raw_sys_exit *
 	if (!e)
 		return 0;
 	e->p.ret = ctx->ret;
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -553,7 +683,7 @@ int sys_enter_openat(struct trace_event_raw_sys_enter *ctx)
 	/* zero first: the string copy leaves the bytes past its NUL untouched */
 	__builtin_memset(e->p.filename, 0, sizeof(e->p.filename));
 	bpf_probe_read_user_str(e->p.filename, sizeof(e->p.filename), (const void *)ctx->args[1]);
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -591,7 +721,7 @@ int iomap_dio_rw_begin(struct trace_event_raw_iomap_dio_rw_begin *ctx)
 	if (!e)
 		return 0;
 	fill_fs(&e->p, ctx->dev, ctx->ino, ctx->pos, ctx->count, 0, ctx->ki_flags);
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -604,7 +734,7 @@ int iomap_dio_complete(struct trace_event_raw_iomap_dio_complete *ctx)
 		return 0;
 	fill_fs(&e->p, ctx->dev, ctx->ino, ctx->pos, 0, ctx->error ? ctx->error : ctx->ret,
 		ctx->ki_flags);
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -616,7 +746,7 @@ int ext4_sync_file_enter(struct trace_event_raw_ext4_sync_file_enter *ctx)
 	if (!e)
 		return 0;
 	fill_fs(&e->p, ctx->dev, ctx->ino, 0, 0, 0, ctx->datasync != 0);
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -628,7 +758,7 @@ int ext4_sync_file_exit(struct trace_event_raw_ext4_sync_file_exit *ctx)
 	if (!e)
 		return 0;
 	fill_fs(&e->p, ctx->dev, ctx->ino, 0, 0, ctx->ret, 0);
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -647,7 +777,7 @@ int xfs_file_fsync(struct xfs_file_fsync_args *ctx)
 	if (!e)
 		return 0;
 	fill_fs(&e->p, ctx->dev, ctx->ino, 0, 0, 0, 0);
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -670,7 +800,7 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 	e->p.opcode = req->opcode;
 	e->p.flags = (__u32)req->flags;
 	e->p.fd = req->cqe.fd;
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -691,7 +821,7 @@ int io_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 	e->p.opcode = 0;
 	e->p.flags = ctx->cflags;
 	e->p.fd = -1;
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 
@@ -709,7 +839,7 @@ static __always_inline int emit_task(const struct task_struct *task, __u16 type,
 	e->p.other_pid = other_pid;
 	e->p.pad = 0;
 	bpf_probe_read_kernel(e->p.comm, sizeof(e->p.comm), task->comm);
-	submit(e);
+	submit(e, sizeof(*e));
 	return 0;
 }
 

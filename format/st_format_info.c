@@ -113,7 +113,11 @@ static void print_lost(const struct st_reader *r, const struct st_file_info *in)
 		uint32_t cpu;
 		uint64_t lost;
 
-		if (!st_lost_at(r, i, &cpu, &lost) && lost)
+		if (st_lost_at(r, i, &cpu, &lost) || !lost)
+			continue;
+		if (cpu == ST_LOST_ANY_CPU)
+			printf("%sskipped probe runs: %" PRIu64, shown++ ? ", " : " (", lost);
+		else
 			printf("%scpu %u: %" PRIu64, shown++ ? ", " : " (", cpu, lost);
 	}
 	puts(shown ? ")" : "");
@@ -218,7 +222,10 @@ static struct json_object *json_lost(const struct st_reader *r)
 
 		if (st_lost_at(r, i, &cpu, &lost) || !lost)
 			continue;
-		snprintf(cpu_key, sizeof(cpu_key), "%u", cpu);
+		if (cpu == ST_LOST_ANY_CPU)
+			snprintf(cpu_key, sizeof(cpu_key), "any");
+		else
+			snprintf(cpu_key, sizeof(cpu_key), "%u", cpu);
 		add_u64(o, cpu_key, lost);
 	}
 	return o;

@@ -11,16 +11,25 @@
  *   st_writer_add_type(w, &type)              declare the schema (before events)
  *   st_writer_set_meta(w, "kernel.release", v) metadata, any time
  *   st_writer_append(w, rec, rec->size)       one raw record, copied as is
- *   st_writer_flush(w)                        seal the open chunk now
+ *   st_writer_flush(w)                        seal the open chunks now
  *   st_writer_set_lost(w, cpu, n)             kernel-side losses, any time
  *   st_writer_close(w)                        metadata, lost, index, trailer, fsync
  *
- * A writer fills one events chunk in memory; when the next record does not fit
+ * A writer fills an events chunk in memory; when the next record does not fit
  * it compresses the chunk (one zstd frame, checksummed) and hands the bytes to
  * its sink. The default sink pwrite()s to the file; a program with its own I/O
  * path (st-record and io_uring) passes a struct st_sink instead. Files grow by
  * whole chunks only, so a file cut at any byte still reads up to its last
  * complete chunk.
+ *
+ * Lanes: a writer may keep several events chunks open, one per lane, and puts
+ * each record in lane rec->cpu % lanes. A recorder that receives per-CPU
+ * batches (each CPU's records in time order, CPUs interleaved) then writes
+ * every chunk in time order, which readers walk without sorting; one shared
+ * chunk would hold the CPUs' records shuffled. A full lane is sealed alone, so
+ * chunks of different lanes overlap in time; readers merge them (the cursor).
+ * Memory: a buffer of chunk_size raw bytes (at least 64 KiB) for each lane
+ * that received a record, so up to lanes x chunk_size.
  *
  * Reading
  *   st_reader_open(&r, path, 0)               header, footer (or a scan)
@@ -135,10 +144,15 @@ struct st_sink {
  */
 int st_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset);
 
+/* Far above any CPU count a recorder sees; each lane may hold a chunk_size buffer. */
+#define ST_MAX_LANES	4096u
+
 struct st_writer_opts {
 	size_t chunk_size;	/* raw bytes per events chunk; 0 = 1 MiB */
 	int zstd_level;		/* 0 = 1 (as good as 3 on traces, faster); up to 19; negative = faster */
 	const struct st_sink *sink;	/* NULL = write to the path given to open */
+	unsigned lanes;		/* open events chunks, up to ST_MAX_LANES; a record goes to lane
+				   rec->cpu % lanes; 0 = 1 (see "Lanes" above) */
 };
 
 /*
@@ -165,15 +179,22 @@ int st_writer_set_meta(struct st_writer *w, const char *key, const char *value);
 /*
  * Append one record: `len` bytes starting with a struct st_event_header whose
  * size equals len and whose type was declared. Copied as is (memcpy), no
- * re-encoding. Seals the open chunk first when the record does not fit.
+ * re-encoding, into the open chunk of lane rec->cpu % lanes, which is sealed
+ * first when the record does not fit.
  */
 int st_writer_append(struct st_writer *w, const void *rec, size_t len);
 
-/* Seal the open events chunk (if not empty) and pending metadata now. */
+/* Seal every open events chunk that is not empty, and pending metadata, now. */
 int st_writer_flush(struct st_writer *w);
 
 /* Set the count of events lost on `cpu` so far (absolute, not a delta). */
 int st_writer_set_lost(struct st_writer *w, uint32_t cpu, uint64_t lost);
+/*
+ * The `cpu` of events lost on no known CPU: probe runs the kernel skipped
+ * because the same probe was already running on that CPU (an interrupt came
+ * in while it ran); the kernel counts them per probe, not per CPU.
+ */
+#define ST_LOST_ANY_CPU	0xffffffffu
 
 /* Totals so far: events appended, raw bytes, bytes handed to the sink. */
 struct st_writer_stats {

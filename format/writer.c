@@ -2,12 +2,15 @@
 /*
  * writer.c - builds a .sttrace file chunk by chunk.
  *
- * Records are copied into one in-memory events chunk; sealing it compresses
- * it into one zstd frame (a single reused context), puts the chunk header in
- * front and hands header and payload to the sink in one write, so the file
- * only ever grows by whole chunks. The schema goes out just before the first
- * events chunk; metadata and lost counts that changed go out after each
- * sealed chunk; close adds the index chunk and the trailer.
+ * Records are copied into an in-memory events chunk, the open chunk of their
+ * lane (cpu % lanes: the recorder hands over per-CPU batches, and one chunk
+ * per CPU keeps each chunk in time order, which the cursor walks in place
+ * instead of sorting). Sealing a chunk compresses it into one zstd frame (a
+ * single reused context), puts the chunk header in front and hands header
+ * and payload to the sink in one write, so the file only ever grows by whole
+ * chunks. The schema goes out just before the first events chunk; metadata
+ * and lost counts that changed go out after each sealed chunk; close adds
+ * the index chunk and the trailer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +43,15 @@ struct lost_entry {
 	uint64_t lost;
 };
 
+/* An open events chunk. */
+struct lane {
+	uint8_t *buf;		/* NULL until the lane's first record: an idle CPU costs nothing */
+	size_t len;
+	size_t room;		/* seal when the next record would pass this; 0 while buf is NULL */
+	uint32_t events;
+	uint64_t first_ts, last_ts;
+};
+
 struct st_writer {
 	struct st_sink sink;
 	int fd;			/* default sink's file, -1 with a caller's sink */
@@ -55,12 +67,10 @@ struct st_writer {
 	uint64_t *type_events;	/* per slot */
 	int schema_written;
 
-	/* The open events chunk. */
-	uint8_t *chunk;
-	size_t chunk_len;
-	size_t chunk_size;	/* seal when the next record would pass this */
-	uint32_t chunk_events;
-	uint64_t chunk_first_ts, chunk_last_ts;
+	/* The open events chunks: record h goes to lanes[h->cpu % nlanes]. */
+	struct lane *lanes;
+	unsigned nlanes;
+	size_t chunk_size;	/* raw bytes per events chunk */
 
 	/* Compression: one context, one output buffer holding header + frame. */
 	ZSTD_CCtx *cctx;
@@ -320,36 +330,36 @@ static int write_preamble(struct st_writer *w)
 	return 0;
 }
 
-static void count_types(struct st_writer *w)
+static void count_types(struct st_writer *w, const struct lane *l)
 {
-	for (size_t pos = 0; pos < w->chunk_len;) {
-		const struct st_event_header *h = (const void *)(w->chunk + pos);
+	for (size_t pos = 0; pos < l->len;) {
+		const struct st_event_header *h = (const void *)(l->buf + pos);
 
 		w->type_events[w->type_slot[h->type] - 1]++;
 		pos += h->size;
 	}
 }
 
-static int seal_events(struct st_writer *w)
+static int seal_events(struct st_writer *w, struct lane *l)
 {
 	struct st_chunk_hdr h = {
 		.kind = ST_CHUNK_EVENTS,
-		.events = w->chunk_events,
-		.first_ts = w->chunk_first_ts,
-		.last_ts = w->chunk_last_ts,
+		.events = l->events,
+		.first_ts = l->first_ts,
+		.last_ts = l->last_ts,
 	};
 
 	if (write_preamble(w))
 		return w->err;
-	if (!w->chunk_len)
+	if (!l->len)
 		return 0;
-	count_types(w);
-	if (write_chunk(w, &h, w->chunk, w->chunk_len))
+	count_types(w, l);
+	if (write_chunk(w, &h, l->buf, l->len))
 		return w->err;
-	w->chunk_len = 0;
-	w->chunk_events = 0;
-	w->chunk_first_ts = UINT64_MAX;
-	w->chunk_last_ts = 0;
+	l->len = 0;
+	l->events = 0;
+	l->first_ts = UINT64_MAX;
+	l->last_ts = 0;
 	if (w->meta_pending && write_meta(w))
 		return w->err;
 	if (w->lost_pending && write_lost(w))
@@ -357,11 +367,39 @@ static int seal_events(struct st_writer *w)
 	return 0;
 }
 
+/* Every lane, in lane order; the preamble goes out even when all are empty. */
+static int seal_all(struct st_writer *w)
+{
+	for (unsigned i = 0; i < w->nlanes; i++)
+		if (seal_events(w, &w->lanes[i]))
+			return w->err;
+	return 0;
+}
+
 int st_writer_flush(struct st_writer *w)
 {
 	if (w->err)
 		return w->err;
-	return seal_events(w);
+	return seal_all(w);
+}
+
+/*
+ * The slow path of an append: a lane's first record allocates its buffer
+ * (a record may be larger than chunk_size: it then fills a chunk alone);
+ * a lane that is full is sealed alone, the others stay open. Out of line:
+ * inlined, it made every append save more registers.
+ */
+static __attribute__((noinline, cold)) int lane_make_room(struct st_writer *w, struct lane *l)
+{
+	size_t cap = w->chunk_size > ST_MAX_RECORD ? w->chunk_size : ST_MAX_RECORD;
+
+	if (l->buf)
+		return l->len ? seal_events(w, l) : 0;
+	l->buf = malloc(cap);
+	if (!l->buf)
+		return fail(w, ST_ENOMEM, "out of memory for a %zu-byte events chunk", cap);
+	l->room = w->chunk_size;
+	return 0;
 }
 
 /* A record the writer refuses: say which rule it broke. */
@@ -378,22 +416,25 @@ static int bad_record(struct st_writer *w, const struct st_event_header *h, size
 int st_writer_append(struct st_writer *w, const void *rec, size_t len)
 {
 	const struct st_event_header *h = rec;
+	struct lane *l;
 
 	if (__builtin_expect(w->err != 0, 0))
 		return w->err;
 	if (__builtin_expect(len < ST_EVENT_HEADER_SIZE || len != h->size ||
 			     len != w->type_size[h->type], 0))
 		return bad_record(w, h, len);
-	if (__builtin_expect(w->chunk_len + len > w->chunk_size, 0) && w->chunk_len &&
-	    seal_events(w))
+	l = w->lanes;
+	if (w->nlanes > 1)	/* spares lanes == 1 the division */
+		l += h->cpu % w->nlanes;
+	if (__builtin_expect(l->len + len > l->room, 0) && lane_make_room(w, l))
 		return w->err;
-	memcpy(w->chunk + w->chunk_len, rec, len);
-	w->chunk_len += len;
-	w->chunk_events++;
-	if (h->ts < w->chunk_first_ts)
-		w->chunk_first_ts = h->ts;
-	if (h->ts > w->chunk_last_ts)
-		w->chunk_last_ts = h->ts;
+	memcpy(l->buf + l->len, rec, len);
+	l->len += len;
+	l->events++;
+	if (h->ts < l->first_ts)
+		l->first_ts = h->ts;
+	if (h->ts > l->last_ts)
+		l->last_ts = h->ts;
 	w->stats.events++;
 	w->stats.raw_bytes += len;
 	return 0;
@@ -569,7 +610,7 @@ static int finish(struct st_writer *w)
 	uint64_t index_offset = 0;
 	int ret;
 
-	if (seal_events(w))
+	if (seal_all(w))
 		return w->err;
 	if (w->lost_pending && write_lost(w))
 		return w->err;
@@ -600,7 +641,9 @@ static void writer_free(struct st_writer *w)
 	free(w->type_size);
 	free(w->type_slot);
 	free(w->type_events);
-	free(w->chunk);
+	for (unsigned i = 0; w->lanes && i < w->nlanes; i++)
+		free(w->lanes[i].buf);
+	free(w->lanes);
 	free(w->out);
 	free(w->meta);
 	free(w->lost);
@@ -624,28 +667,35 @@ int st_writer_close(struct st_writer *w, char *errmsg, size_t cap)
 	return err;
 }
 
-static int check_opts(const struct st_writer_opts *o, size_t *chunk_size, int *level)
+/* Takes the options, defaults filled in, or fails naming the first bad one. */
+static int check_opts(struct st_writer *w, const struct st_writer_opts *o)
 {
-	*chunk_size = o && o->chunk_size ? o->chunk_size : ST_DEFAULT_CHUNK_SIZE;
-	*level = o && o->zstd_level ? o->zstd_level : ST_DEFAULT_ZSTD_LEVEL;
-	if (*chunk_size < ST_MIN_CHUNK_SIZE || *chunk_size > ST_MAX_CHUNK_RAW)
-		return ST_EINVAL;
-	if (*level < ZSTD_minCLevel() || *level > ZSTD_maxCLevel())
-		return ST_EINVAL;
+	w->chunk_size = o && o->chunk_size ? o->chunk_size : ST_DEFAULT_CHUNK_SIZE;
+	w->level = o && o->zstd_level ? o->zstd_level : ST_DEFAULT_ZSTD_LEVEL;
+	w->nlanes = o && o->lanes ? o->lanes : 1;
+	if (w->chunk_size < ST_MIN_CHUNK_SIZE || w->chunk_size > ST_MAX_CHUNK_RAW)
+		return fail(w, ST_EINVAL, "chunk size %zu: must be %u..%u bytes", w->chunk_size,
+			    ST_MIN_CHUNK_SIZE, ST_MAX_CHUNK_RAW);
+	if (w->level < ZSTD_minCLevel() || w->level > ZSTD_maxCLevel())
+		return fail(w, ST_EINVAL, "zstd level %d: must be %d..%d", w->level,
+			    ZSTD_minCLevel(), ZSTD_maxCLevel());
+	if (w->nlanes > ST_MAX_LANES)
+		return fail(w, ST_EINVAL, "%u lanes: must be 0..%u (0 = 1)", w->nlanes, ST_MAX_LANES);
 	return 0;
 }
 
+/* Lanes get their chunk buffer on their first record (lane_make_room). */
 static int alloc_buffers(struct st_writer *w)
 {
-	size_t chunk_cap = w->chunk_size > ST_MAX_RECORD ? w->chunk_size : ST_MAX_RECORD;
-
 	w->type_size = calloc(ST_NUM_TYPE_IDS, sizeof(*w->type_size));
 	w->type_slot = calloc(ST_NUM_TYPE_IDS, sizeof(*w->type_slot));
 	w->type_events = calloc(ST_NUM_TYPE_IDS, sizeof(*w->type_events));
-	w->chunk = malloc(chunk_cap);
+	w->lanes = calloc(w->nlanes, sizeof(*w->lanes));
 	w->cctx = ZSTD_createCCtx();
-	if (!w->type_size || !w->type_slot || !w->type_events || !w->chunk || !w->cctx)
+	if (!w->type_size || !w->type_slot || !w->type_events || !w->lanes || !w->cctx)
 		return ST_ENOMEM;
+	for (unsigned i = 0; i < w->nlanes; i++)
+		w->lanes[i].first_ts = UINT64_MAX;
 	return 0;
 }
 
@@ -669,10 +719,8 @@ int st_writer_open(struct st_writer **wp, const char *path, const struct st_writ
 	if (!w)
 		return ST_ENOMEM;
 	w->fd = -1;
-	w->chunk_first_ts = UINT64_MAX;
-	if (check_opts(opts, &w->chunk_size, &w->level))
-		return fail(w, ST_EINVAL, "chunk size must be %u..%u bytes, zstd level %d..%d",
-			    ST_MIN_CHUNK_SIZE, ST_MAX_CHUNK_RAW, ZSTD_minCLevel(), ZSTD_maxCLevel());
+	if (check_opts(w, opts))
+		return w->err;
 	if (alloc_buffers(w))
 		return fail(w, ST_ENOMEM, "out of memory");
 	if (opts && opts->sink)

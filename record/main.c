@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
+
 #include "record/record.h"
 
 #define DRAIN_INTERVAL_NS	10000000ull	/* 10 ms */
@@ -145,29 +147,44 @@ static void end_command(struct recorder *r)
 
 /* ---- records ---------------------------------------------------------- */
 
-static int on_event(void *ctx, void *data, size_t size)
+/* A ring buffer record: one CPU's batch of event records (bpf/sttrace.bpf.c, "records"). */
+static int on_batch(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
-	const struct st_event_header *h = data;
-	int ret = st_writer_append(r->w, data, size);
 
-	if (ret) {
-		r->write_failed = true;
-		r->stop_reason = "write error";
-		return ret;
+	for (size_t off = 0; off < size;) {
+		const struct st_event_header *h = (const void *)((char *)data + off);
+		int ret;
+
+		if (size - off < sizeof(*h) || h->size < sizeof(*h) || h->size > size - off) {
+			r->stop_reason = "malformed batch from the probes";
+			return ST_EINVAL;
+		}
+		ret = st_writer_append(r->w, h, h->size);
+		if (ret) {
+			r->write_failed = true;
+			r->stop_reason = "write error";
+			return ret;
+		}
+		if (h->type == ST_EV_sys_enter_openat || h->type == ST_EV_sys_exit_openat ||
+		    h->type >= ST_EV_sched_process_fork)
+			meta_track(r->tracker, r->w, h);
+		off += h->size;
 	}
-	if (h->type == ST_EV_sys_enter_openat || h->type == ST_EV_sys_exit_openat ||
-	    h->type >= ST_EV_sched_process_fork)
-		meta_track(r->tracker, r->w, h);
 	return 0;
 }
 
-static void store_lost(struct recorder *r)
+/* Stores the lost counts; returns their total. */
+static uint64_t store_lost(struct recorder *r)
 {
-	probes_read_lost(&r->probes);
+	uint64_t total = probes_read_lost(&r->probes), skipped = probes_read_skipped(&r->probes);
+
 	for (int cpu = 0; cpu < r->probes.ncpus; cpu++)
 		if (r->probes.lost[cpu])
 			st_writer_set_lost(r->w, (uint32_t)cpu, r->probes.lost[cpu]);
+	if (skipped)
+		st_writer_set_lost(r->w, ST_LOST_ANY_CPU, skipped);
+	return total + skipped;
 }
 
 /* ---- setup ------------------------------------------------------------ */
@@ -215,10 +232,13 @@ static int open_output(struct recorder *r)
 
 static int open_writer(struct recorder *r, int argc, char **argv)
 {
+	int cpus = libbpf_num_possible_cpus();
+	/* a chunk per CPU: the probes hand over each CPU's records in time order */
 	struct st_writer_opts wo = {
 		.chunk_size = r->opts.chunk_size,
 		.zstd_level = r->opts.zstd_level,
 		.sink = &r->sink.sink,
+		.lanes = cpus > 0 && (unsigned)cpus <= ST_MAX_LANES ? (unsigned)cpus : ST_MAX_LANES,
 	};
 	/* a compressed chunk is at most slightly larger than its raw bytes */
 	size_t buf_size = r->opts.chunk_size + r->opts.chunk_size / 16 + (64u << 10);
@@ -294,20 +314,22 @@ static void on_signal(struct recorder *r)
 	}
 }
 
-static void print_status(struct recorder *r, const struct st_writer_stats *st, uint64_t now)
+static void print_status(struct recorder *r, const struct st_writer_stats *st, uint64_t now,
+			 uint64_t lost)
 {
 	double secs = (double)(now - r->last_tick_ns) / 1e9;
 
 	fprintf(stderr, "\r%s: %.0f events/s, %.1f MB written (%.1fx compressed), %llu lost   ",
 		REC_NAME, (double)(st->events - r->tick_events) / secs, (double)st->file_bytes / 1e6,
 		st->file_bytes ? (double)st->raw_bytes / (double)st->file_bytes : 0.0,
-		(unsigned long long)probes_read_lost(&r->probes));
+		(unsigned long long)lost);
 }
 
 /* Once a second: keep the file readable, the counts current, the limits enforced. */
 static void tick(struct recorder *r, uint64_t now)
 {
 	struct st_writer_stats st;
+	uint64_t lost;
 
 	st_writer_stats(r->w, &st);
 	/* no chunk sealed for a second: seal the partial one */
@@ -318,9 +340,9 @@ static void tick(struct recorder *r, uint64_t now)
 		}
 		st_writer_stats(r->w, &st);
 	}
-	store_lost(r);
+	lost = store_lost(r);
 	if (r->status_line)
-		print_status(r, &st, now);
+		print_status(r, &st, now, lost);
 	r->tick_events = st.events;
 	r->tick_chunks = st.chunks;
 	r->last_tick_ns = now;
@@ -355,9 +377,11 @@ static void run_loop(struct recorder *r)
 		for (int i = 0; i < n; i++) {
 			if (evs[i].data.fd == r->sigfd)
 				on_signal(r);
-			else if (evs[i].data.fd == r->timerfd &&
-				 read(r->timerfd, &expirations, sizeof(expirations)) < 0)
-				r->stop_reason = "timer failed";
+			else if (evs[i].data.fd == r->timerfd) {
+				if (read(r->timerfd, &expirations, sizeof(expirations)) < 0)
+					r->stop_reason = "timer failed";
+				probes_flush(&r->probes, now_ns() - DRAIN_INTERVAL_NS);
+			}
 		}
 		ring_drain(&r->probes.ring);
 		sink_reap(&r->sink);
@@ -410,14 +434,14 @@ static int finish(struct recorder *r)
 	int ret;
 
 	probes_detach(&r->probes);
+	probes_flush(&r->probes, UINT64_MAX);
 	if (!r->write_failed)
 		ring_drain(&r->probes.ring);
 	end_ns = now_ns();
 	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)end_ns);
 	st_writer_set_meta(r->w, "record.end_ts", ts);
 	meta_procs(r->w);
-	store_lost(r);
-	lost = probes_read_lost(&r->probes);
+	lost = store_lost(r);
 	st_writer_stats(r->w, &st);
 	ret = st_writer_close(r->w, errmsg, sizeof(errmsg));
 	r->w = NULL;
@@ -436,7 +460,7 @@ static int record(struct recorder *r)
 	char err[512], ts[32];
 	int ret;
 
-	if (probes_start(&r->probes, &r->sel, &r->filters, r->opts.ringbuf_size, on_event, r,
+	if (probes_start(&r->probes, &r->sel, &r->filters, r->opts.ringbuf_size, on_batch, r,
 			 err, sizeof(err)))
 		return fail("probes", err);
 	ret = open_loop(r);

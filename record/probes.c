@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -401,7 +402,7 @@ static int select_programs(struct sttrace_bpf *skel, const struct rec_selection 
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, skel->obj) {
-		bool on = false;
+		bool on = prog == skel->progs.flush_stage;
 
 		for (size_t i = 0; i < NR_EVENTS; i++)
 			if (!strcmp(bpf_program__name(prog), event_names[i].name))
@@ -445,7 +446,7 @@ static int attach_all(struct rec_probes *p, char *err, size_t cap)
 	bpf_object__for_each_program(prog, p->skel->obj) {
 		struct bpf_link *link;
 
-		if (!bpf_program__autoload(prog))
+		if (!bpf_program__autoload(prog) || prog == p->skel->progs.flush_stage)
 			continue;
 		link = bpf_program__attach(prog);
 		if (!link)
@@ -453,6 +454,19 @@ static int attach_all(struct rec_probes *p, char *err, size_t cap)
 					 strerror(errno));
 		p->links[p->nlinks++] = link;
 	}
+	return 0;
+}
+
+static int map_stage_ages(struct rec_probes *p)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *ages;
+
+	p->ages_size = ((size_t)p->ncpus * sizeof(*p->ages) + page - 1) / page * page;
+	ages = mmap(NULL, p->ages_size, PROT_READ, MAP_SHARED, bpf_map__fd(p->skel->maps.stage_ages), 0);
+	if (ages == MAP_FAILED)
+		return -errno;
+	p->ages = ages;
 	return 0;
 }
 
@@ -470,6 +484,7 @@ int probes_start(struct rec_probes *p, const struct rec_selection *sel, const st
 		return env_error(err, cap, "cannot open the BPF object: %s", strerror(errno));
 	set_rodata(p->skel, f, ringbuf_size);
 	if (bpf_map__set_max_entries(p->skel->maps.events, (uint32_t)ringbuf_size) ||
+	    bpf_map__set_max_entries(p->skel->maps.stage_ages, (uint32_t)p->ncpus) ||
 	    select_programs(p->skel, sel))
 		return env_error(err, cap, "cannot configure the BPF object: %s", strerror(errno));
 	ret = sttrace_bpf__load(p->skel);
@@ -478,6 +493,10 @@ int probes_start(struct rec_probes *p, const struct rec_selection *sel, const st
 				 "the verifier's log)", strerror(-ret));
 	if (f->pid)
 		track_descendants(bpf_map__fd(p->skel->maps.tracked_tgids), f->pid);
+	p->flush_fd = bpf_program__fd(p->skel->progs.flush_stage);
+	ret = map_stage_ages(p);
+	if (ret)
+		return env_error(err, cap, "cannot map the stage ages: %s", strerror(-ret));
 	ret = ring_open(&p->ring, bpf_map__fd(p->skel->maps.events), fn, ctx);
 	if (ret)
 		return env_error(err, cap, "cannot map the ring buffer: %s", strerror(-ret));
@@ -487,6 +506,18 @@ int probes_start(struct rec_probes *p, const struct rec_selection *sel, const st
 void probes_set_verbose(bool on)
 {
 	verbose_libbpf = on;
+}
+
+void probes_flush(struct rec_probes *p, uint64_t staged_before)
+{
+	for (int cpu = 0; p->ages && cpu < p->ncpus; cpu++) {
+		LIBBPF_OPTS(bpf_test_run_opts, run, .cpu = (uint32_t)cpu, .flags = BPF_F_TEST_RUN_ON_CPU);
+		uint64_t since = __atomic_load_n(&p->ages[cpu].since, __ATOMIC_RELAXED);
+
+		/* fails for an offline CPU: its records wait until it is back */
+		if (since && since < staged_before)
+			bpf_prog_test_run_opts(p->flush_fd, &run);
+	}
 }
 
 void probes_detach(struct rec_probes *p)
@@ -509,10 +540,30 @@ uint64_t probes_read_lost(struct rec_probes *p)
 	return sum;
 }
 
+uint64_t probes_read_skipped(struct rec_probes *p)
+{
+	struct bpf_program *prog;
+	uint64_t sum = 0;
+
+	if (!p->skel)
+		return 0;
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		uint32_t len = sizeof(info);
+
+		if (bpf_program__autoload(prog) &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum;
+}
+
 void probes_stop(struct rec_probes *p)
 {
 	probes_detach(p);
 	ring_close(&p->ring);
+	if (p->ages)
+		munmap((void *)p->ages, p->ages_size);
 	sttrace_bpf__destroy(p->skel);
 	free(p->lost);
 	memset(p, 0, sizeof(*p));

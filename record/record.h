@@ -116,6 +116,9 @@ struct rec_probes {
 	size_t nlinks;
 	struct rec_ring ring;
 	int ncpus;			/* possible CPUs: entries of the lost counter */
+	int flush_fd;			/* flush_stage, run on a CPU by probes_flush() */
+	const struct st_stage_age *ages;	/* per possible CPU, mapped */
+	size_t ages_size;
 	uint64_t *lost;			/* per CPU, last read */
 };
 /*
@@ -132,10 +135,24 @@ int probes_start(struct rec_probes *p, const struct rec_selection *sel, const st
 		 uint64_t ringbuf_size, rec_event_fn fn, void *ctx, char *err, size_t cap);
 /* Show libbpf's messages (verifier logs) on stderr. */
 void probes_set_verbose(bool on);
+/*
+ * The probes stage records per CPU and hand them to the ring buffer in
+ * batches (bpf/sttrace.bpf.c). Move the staged records of every CPU whose
+ * oldest one was taken before `staged_before` (event clock, ns) into the
+ * ring buffer: at each drain, so a quiet CPU's records wait about one drain
+ * period, and with UINT64_MAX after probes_detach().
+ */
+void probes_flush(struct rec_probes *p, uint64_t staged_before);
 /* Detach every probe: no new events after this returns. */
 void probes_detach(struct rec_probes *p);
 /* Read the per-CPU lost counters into p->lost; returns their sum. */
 uint64_t probes_read_lost(struct rec_probes *p);
+/*
+ * Probe runs the kernel skipped: a probe is not run while the same probe is
+ * running on that CPU (say an interrupt completes requests while the probe
+ * of a completion in process context runs). No CPU is known for them.
+ */
+uint64_t probes_read_skipped(struct rec_probes *p);
 void probes_stop(struct rec_probes *p);
 
 /* The output: chunk bytes written through io_uring, up to qd in flight. */

@@ -2,22 +2,29 @@
 # overhead.sh - what st-record costs the I/O it traces, measured side by side.
 #
 # fio 4k random reads, io_uring, iodepth 32, O_DIRECT, on a loop device over a
-# file in /dev/shm. Each configuration runs right next to a run without any
-# tracer (alternating the order every round, so drift cancels), and its figure
-# is IOPS with / IOPS without of that pair; the table shows the median over
-# the rounds. Configurations: st-record with the block, dio and all presets,
-# block at --qd 1 and 32 (default 4), and a bpftrace one-liner printing one
-# line per block event, as the peer.
+# file in /dev/shm. The machines this runs on are shared: their speed drifts
+# by tens of percent within a minute, so separate runs with and without the
+# tracer compare drift as much as overhead. Instead, one long fio run per
+# configuration logs its IOPS every 250 ms while the tracer is started and
+# stopped in turn (PHASE seconds on, PHASE seconds off). Each "on" window is
+# compared with the "off" windows on either side of it; the table
+# shows the median of those ratios and their spread. Windows leave out the
+# tracer's start (BPF load) and stop (drain, fsync): only steady state counts.
+#
+# Configurations: `none` (the tracer is `sleep`: the A/A control, whose
+# spread is the noise floor of this machine right now), st-record with the
+# block, dio and all presets, block at --qd 1 and 32 (default 4), and a
+# bpftrace one-liner printing one line per block event, as the peer.
 #
 # Usage: scripts/bench/overhead.sh     (as root, after `make`)
-#   BENCH_SECONDS=10  seconds per fio run      BENCH_ROUNDS=3  pairs per configuration
-#   BENCH_OUT_DIR=/var/tmp  where the recordings go (a real disk: the write
-#   latency column is that device's)
+#   BENCH_CONFIGS="none block ..."  configurations    BENCH_CYCLES=10  on/off cycles each
+#   BENCH_PHASE=2  seconds per window                 BENCH_OUT_DIR=/var/tmp  recordings
+#   (a real disk: the write latency column is that device's)
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${ST_BUILD:-$PWD/build}
-SECS=${BENCH_SECONDS:-10}
-ROUNDS=${BENCH_ROUNDS:-3}
+PHASE=${BENCH_PHASE:-2}
+CYCLES=${BENCH_CYCLES:-10}
 OUT_DIR=${BENCH_OUT_DIR:-/var/tmp}
 
 die() { echo "overhead.sh: $*" >&2; exit 1; }
@@ -29,8 +36,10 @@ WORK=$(mktemp -d "$OUT_DIR/sttrace-bench.XXXXXX") || die "cannot create a direct
 IMG=$(mktemp /dev/shm/sttrace-bench.XXXXXX)
 LOOP=""
 TRACER=""
+FIO=""
 cleanup() {
 	[ -n "$TRACER" ] && kill -KILL "$TRACER" 2>/dev/null
+	[ -n "$FIO" ] && kill -KILL "$FIO" 2>/dev/null && wait "$FIO" 2>/dev/null
 	sysctl -q kernel.bpf_stats_enabled=0
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
 	rm -rf "$WORK" "$IMG"
@@ -40,11 +49,14 @@ trap 'exit 130' INT TERM
 truncate -s 1G "$IMG"
 LOOP=$(losetup --find --show "$IMG") || die "losetup failed"
 
-# fio's read IOPS (terse v3 field 8)
-fio_iops() {
+now_ms() { date +%s%3N; }
+
+# fio_run SECONDS [ARGS...]: the benchmark job; extra ARGS for its logs
+fio_run() {
+	local secs=$1
+	shift
 	fio --name=bench --filename="$LOOP" --direct=1 --ioengine=io_uring --iodepth=32 \
-		--rw=randread --bs=4k --time_based --runtime="$SECS" --randrepeat=0 \
-		--output-format=terse --terse-version=3 | cut -d';' -f8
+		--rw=randread --bs=4k --time_based --runtime="$secs" --randrepeat=0 "$@"
 }
 
 # wait_for FILE PATTERN: until the tracer says it is attached (or 60 s)
@@ -57,12 +69,17 @@ wait_for() {
 	return 1
 }
 
-# traced CONFIG: one fio run under CONFIG's tracer; prints IOPS, leaves the
-# recorder's summary line in $WORK/summary
-traced() {
-	local config=$1 iops
+# start_tracer CONFIG: runs it in the background ($TRACER), returns once attached
+start_tracer() {
+	local config=$1
 	: >"$WORK/log"
+	STOP_SIGNAL=INT
 	case $config in
+	none)
+		STOP_SIGNAL=TERM	# a background job of a script ignores SIGINT
+		sleep 3600 &
+		TRACER=$!
+		;;
 	bpftrace)
 		bpftrace --unsafe -e 'BEGIN { system("echo attached >> '"$WORK/log"'"); }
 			tracepoint:block:block_rq_issue, tracepoint:block:block_rq_complete {
@@ -79,75 +96,112 @@ traced() {
 		wait_for "$WORK/log" "recording .* probes" || die "st-record did not start: $(cat "$WORK/log")"
 		;;
 	esac
-	iops=$(fio_iops)
-	kill -INT "$TRACER"
-	wait "$TRACER"
+}
+
+# stop_tracer: SIGINT and wait; st-record's summary line goes to $WORK/summaries
+stop_tracer() {
+	kill -"$STOP_SIGNAL" "$TRACER"
+	wait "$TRACER" 2>/dev/null
 	TRACER=""
-	grep "events," "$WORK/log" | tail -1 >"$WORK/summary"
-	echo "$iops"
+	grep "events," "$WORK/log" | tail -1 >>"$WORK/summaries"
+	rm -f "$WORK/r.sttrace"
 }
 
-# summary_field REGEX [BACK]: the number BACK (1) words before the first word
-# matching REGEX in st-record's summary line ("1234 events," "0.52 s CPU,")
-summary_field() {
-	awk -v re="$1" -v back="${2:-1}" '{ for (i = 2; i <= NF; i++) if ($i ~ re) { print $(i - back); exit } }' \
-		"$WORK/summary" | tr -d '(,'
-}
-
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-CONFIGS=(${BENCH_CONFIGS:-block dio all block-qd1 block-qd32 bpftrace})
-: >"$WORK/bases"
-declare -A BUDGET=([block]=0.95 [dio]=0.90 [all]=0.90)
-echo "overhead.sh: fio randread 4k io_uring QD32 direct on $LOOP (1 GiB in /dev/shm), $SECS s runs," \
-	"$ROUNDS rounds, recordings in $OUT_DIR, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-for config in "${CONFIGS[@]}"; do
-	: >"$WORK/$config.ratios"
-	: >"$WORK/$config.rows"
-	for ((round = 0; round < ROUNDS; round++)); do
-		if ((round % 2)); then
-			with=$(traced "$config")
-			base=$(fio_iops)
-		else
-			base=$(fio_iops)
-			with=$(traced "$config")
-		fi
-		awk -v a="$with" -v b="$base" 'BEGIN { printf "%.4f\n", a / b }' >>"$WORK/$config.ratios"
-		echo "$base" >>"$WORK/bases"
-		if [ "$config" != bpftrace ]; then
-			events=$(summary_field '^events,$')
-			secs=$(summary_field '^s,$')	# the first "N s," is the duration
-			echo "$with $events $(summary_field '^lost,$') $(summary_field '^bytes/event,$')" \
-				"$(awk -v c="$(summary_field '^CPU,$' 2)" -v e="$events" 'BEGIN { printf "%.3f", e ? c / e * 1e6 : 0 }')" \
-				"$(awk -v e="$events" -v s="$secs" 'BEGIN { printf "%.0f", s ? e / s : 0 }')" \
-				"$(sed -n 's/.*(avg \([0-9.]*\) ms, max \([0-9.]*\) ms).*/\1 \2/p' "$WORK/summary")" \
-				>>"$WORK/$config.rows"
-		else
-			echo "$with - - - - - - -" >>"$WORK/$config.rows"
-		fi
-		echo "  $config round $((round + 1)): $with / $base IOPS = $(tail -1 "$WORK/$config.ratios")" >&2
+# measure CONFIG: one fio run with the tracer toggled; writes the windows
+# ("on|off START_MS END_MS") to $WORK/windows and fio's IOPS log to $WORK/fio_iops.1.log
+measure() {
+	local config=$1 t
+	: >"$WORK/windows"
+	: >"$WORK/summaries"
+	rm -f "$WORK"/fio_iops.*.log
+	fio_run $((2 * CYCLES * PHASE + 2 * PHASE + 30)) --output=/dev/null \
+		--write_iops_log="$WORK/fio" --log_avg_msec=250 --log_unix_epoch=1 &
+	FIO=$!
+	sleep 2	# fio's start-up
+	for ((c = 0; c <= CYCLES; c++)); do
+		t=$(now_ms)
+		sleep "$PHASE"
+		echo "off $t $(now_ms)" >>"$WORK/windows"
+		((c == CYCLES)) && break
+		start_tracer "$config"
+		t=$(now_ms)
+		sleep "$PHASE"
+		echo "on $t $(now_ms)" >>"$WORK/windows"
+		stop_tracer
 	done
-done
+	kill -INT "$FIO"
+	wait "$FIO"
+	FIO=""
+}
 
+# window_ratios: one line per "on" window: its IOPS over the mean of the two
+# "off" windows around it, then those IOPS. A window's IOPS is the median of
+# its 250 ms samples (a sample at time T covers T - 250 ms .. T): other load
+# on the machine comes in bursts of a few seconds that a mean would follow.
+window_ratios() {
+	awk -F', *' '
+		FNR == NR { split($0, w, " "); from[NR] = w[2]; to[NR] = w[3]; n = NR; next }
+		{ for (i = 1; i <= n; i++) if ($1 - 250 >= from[i] && $1 <= to[i]) v[i, ++cnt[i]] = $2 }
+		function median(i,   j, k, t) {
+			for (j = 2; j <= cnt[i]; j++)
+				for (k = j; k > 1 && v[i, k - 1] > v[i, k]; k--) { t = v[i, k]; v[i, k] = v[i, k - 1]; v[i, k - 1] = t }
+			return cnt[i] % 2 ? v[i, (cnt[i] + 1) / 2] : (v[i, cnt[i] / 2] + v[i, cnt[i] / 2 + 1]) / 2
+		}
+		END {
+			for (i = 1; i <= n; i++) m[i] = cnt[i] ? median(i) : 0
+			for (i = 2; i < n; i += 2)
+				if (m[i - 1] > 0 && m[i + 1] > 0 && m[i] > 0)
+					printf "%.4f %.0f %.0f\n", m[i] / ((m[i - 1] + m[i + 1]) / 2), m[i], (m[i - 1] + m[i + 1]) / 2
+		}' "$WORK/windows" "$WORK"/fio_iops.1.log
+}
+
+# quantile Q: of the numbers on stdin (nearest rank)
+quantile() { sort -g | awk -v q="$1" '{ v[NR] = $1 } END { i = int(q * (NR - 1) + 0.5) + 1; print v[i] }'; }
+
+# summary_sum REGEX [BACK]: the sum over the on-windows of the number BACK (1)
+# words before the first word matching REGEX in st-record's summary lines
+# ("1234 events," "0.52 s CPU,")
+summary_sum() {
+	awk -v re="$1" -v back="${2:-1}" '{ for (i = 2; i <= NF; i++) if ($i ~ re) { gsub(/[(,]/, "", $(i - back)); s += $(i - back); break } }
+		END { print s + 0 }' "$WORK/summaries"
+}
+
+CONFIGS=(${BENCH_CONFIGS:-none block dio all block-qd1 block-qd32 bpftrace})
+declare -A BUDGET=([block]=0.95 [dio]=0.90 [all]=0.90)
+echo "overhead.sh: fio randread 4k io_uring QD32 direct on $LOOP (1 GiB in /dev/shm); per configuration" \
+	"$CYCLES cycles of ${PHASE} s with / ${PHASE} s without the tracer in one fio run; recordings in $OUT_DIR;" \
+	"$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-printf '%-11s %7s %15s %9s %9s %6s %8s %12s %18s %s\n' config ratio "ratio min..max" IOPS events/s lost bytes/ev "CPU s/Mev" "write ms avg/max" budget
+printf '%-11s %7s %13s %9s %9s %6s %8s %10s %14s %s\n' config ratio "p25..p75" "IOPS off" events/s lost bytes/ev "CPU s/Mev" "write ms avg/max" budget
 for config in "${CONFIGS[@]}"; do
-	ratio=$(median <"$WORK/$config.ratios")
-	range=$(sort -g "$WORK/$config.ratios" | sed -n '1p;$p' | paste -sd' ' | awk '{ printf "%.3f..%.3f", $1, $2 }')
-	# per-run figures of the median run (the recorder's own counters)
-	row=$(sort -g -k1 "$WORK/$config.rows" | sed -n "$(( (ROUNDS + 1) / 2 ))p")
-	read -r iops events lost bpe cpu eps wavg wmax <<<"$row"
-	lost_all=$(awk '$3 != "-" { s += $3 } END { print s + 0 }' "$WORK/$config.rows")
-	budget=${BUDGET[$config]:-}
+	measure "$config"
+	window_ratios >"$WORK/ratios"
+	[ -s "$WORK/ratios" ] || die "$config: no complete window in fio's IOPS log"
+	ratio=$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.5)
+	spread=$(awk -v a="$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.25)" -v b="$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.75)" \
+		'BEGIN { printf "%.3f..%.3f", a, b }')
+	base=$(cut -d' ' -f3 "$WORK/ratios" | quantile 0.5)
+	eps="-" lost="-" bpe="-" cpu="-" wlat="-"
+	if [ -s "$WORK/summaries" ]; then
+		events=$(summary_sum '^events,$')
+		secs=$(summary_sum '^s,$')	# the first "N s," is the duration
+		lost=$(summary_sum '^lost,$')
+		eps=$(awk -v e="$events" -v s="$secs" 'BEGIN { printf "%.0fk", s ? e / s / 1000 : 0 }')
+		bpe=$(awk -v b="$(summary_sum '^bytes/event,$')" -v n="$(wc -l <"$WORK/summaries")" \
+			'BEGIN { printf "%.1f", b / n }')
+		cpu=$(awk -v c="$(summary_sum '^CPU,$' 2)" -v e="$events" 'BEGIN { printf "%.3f", e ? c / e * 1e6 : 0 }')
+		wlat=$(sed -n 's/.*(avg \([0-9.]*\) ms, max \([0-9.]*\) ms).*/\1 \2/p' "$WORK/summaries" |
+			awk '{ a += $1; if ($2 > m) m = $2 } END { printf "%.1f/%.0f", NR ? a / NR : 0, m }')
+	fi
 	verdict=""
-	if [ -n "$budget" ]; then
-		verdict=$(awk -v r="$ratio" -v b="$budget" -v l="$lost_all" \
+	if [ -n "${BUDGET[$config]:-}" ]; then
+		verdict=$(awk -v r="$ratio" -v b="${BUDGET[$config]}" -v l="$lost" \
 			'BEGIN { print (r >= b && l == 0) ? ">= " b ", lost 0: met" : ">= " b ", lost 0: MISSED" }')
 	fi
-	[ "$config" = bpftrace ] && lost_all="-"
-	printf '%-11s %7.3f %15s %9s %9s %6s %8s %12s %18s %s\n' "$config" "$ratio" "$range" "$iops" \
-		"$eps" "$lost_all" "$bpe" "$cpu" "$wavg/$wmax" "$verdict"
+	printf '%-11s %7.3f %13s %9s %9s %6s %8s %10s %14s %s\n' "$config" "$ratio" "$spread" "$base" "$eps" \
+		"$lost" "$bpe" "$cpu" "$wlat" "$verdict"
 done
+
 # Probe cost, independent of how busy the machine is: one more run per preset
 # with the kernel's BPF run-time statistics on (they add a little to each run).
 probe_cost() {
@@ -155,10 +209,8 @@ probe_cost() {
 	# program ids only grow: the ones above today's highest are st-record's
 	first=$(bpftool prog show | awk -F: '/^[0-9]+:/ { id = $1 } END { print id + 1 }')
 	sysctl -q kernel.bpf_stats_enabled=1
-	"$BUILD/st-record" -o "$WORK/c.sttrace" -e "$preset" -d "$LOOP" 2>"$WORK/log" &
-	TRACER=$!
-	wait_for "$WORK/log" "recording .* probes" || die "st-record did not start: $(cat "$WORK/log")"
-	fio_iops >/dev/null
+	start_tracer "$preset"
+	fio_run "$PHASE" --output=/dev/null
 	# "ID: type name NAME ... run_time_ns T run_cnt N"
 	out=$(bpftool prog show | awk -v first="$first" '
 		/^[0-9]+:/ && $1 + 0 >= first { name = ""; t = n = 0
@@ -166,21 +218,15 @@ probe_cost() {
 				if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") n = $(i + 1) }
 			tt += t; nn += n; if (n > 1000) per = per sprintf(" %s %.0f", name, t / n) }
 		END { printf "%.0f ns/event over %d events;%s", nn ? tt / nn : 0, nn, per }')
-	kill -INT "$TRACER"
-	wait "$TRACER"
-	TRACER=""
+	stop_tracer
 	sysctl -q kernel.bpf_stats_enabled=0
 	echo "  probe cost, $preset: $out"
 }
 echo
 echo "BPF probe run time (kernel.bpf_stats_enabled, per program with > 1000 runs, ns/run):"
 for preset in block dio all; do probe_cost "$preset"; done
-
-# Other work on the machine moves the baseline; say so when the ratios cannot be trusted.
-sort -g "$WORK/bases" | sed -n '1p;$p' | paste -sd' ' | awk '{
-	printf "baseline (no tracer) IOPS over all runs: %d..%d", $1, $2
-	if ($2 > 1.2 * $1) printf " -- NOISY: other load on this machine moved the baseline by %.0f%%, the ratios are not reliable", ($2 / $1 - 1) * 100
-	printf "\n" }'
-echo "(ratio: IOPS with the tracer / without, median of $ROUNDS side-by-side pairs; events/s, bytes/event,"
-echo " CPU s per million events and write latency from st-record's summary of the median run;"
-echo " CPU counts from attach to exit, not the BPF load; lost is summed over all runs)"
+echo
+echo "(ratio: IOPS with the tracer / without, median over the on-windows, each against the off-windows"
+echo " around it, and the 25th..75th percentile of those ratios; IOPS off: median of the off-window means;"
+echo " events/s, lost, bytes/event, CPU s per million events and write latency from st-record's summaries,"
+echo " summed or averaged over the on-windows; CPU counts from attach to exit, not the BPF load)"

@@ -4,7 +4,8 @@
  * device (sink returning -ENOSPC) ends with ST_ENOSPC and a file readable up
  * to its last complete chunk; I/O errors; records and types it refuses;
  * flushed data is readable before close; bad files and versions a reader
- * refuses with a message.
+ * refuses with a message; lanes (one open events chunk per cpu % lanes) keep
+ * per-CPU batches apart, each chunk in time order.
  */
 #include <sys/stat.h>
 #include <unistd.h>
@@ -124,8 +125,9 @@ static int test_refusals(void)
 	struct st_ev_sys_exit e = exit_event(1, 0, 0);
 	struct st_ev_sys_exit undeclared = e, short_size = e;
 	struct st_writer_opts tiny = { .chunk_size = 10 }, level = { .zstd_level = 99 };
+	struct st_writer_opts lanes = { .lanes = 5000 };
 	struct st_writer *w;
-	int bad;
+	int err, bad;
 
 	undeclared.h.type = 9999;
 	short_size.h.size = 24;
@@ -144,6 +146,10 @@ static int test_refusals(void)
 	st_writer_close(w, NULL, 0);
 	bad = bad || expectf(st_writer_open(&w, "/nonexistent/dir/x", NULL) == ST_EIO &&
 			     strstr(st_writer_errmsg(w), "cannot create"), __func__, "missing dir");
+	st_writer_close(w, NULL, 0);
+	err = st_writer_open(&w, "/nonexistent/dir/x", &lanes);
+	bad = bad || expectf(err == ST_EINVAL && strstr(st_writer_errmsg(w), "5000 lanes"), __func__,
+			     "5000 lanes: %d \"%s\"", err, st_writer_errmsg(w));
 	st_writer_close(w, NULL, 0);
 	return bad;
 }
@@ -232,6 +238,236 @@ static int test_reader_refusals(void)
 	return bad;
 }
 
+/* A writer into `m` with `lanes` open events chunks and the built-in types. */
+static struct st_writer *lanes_writer(const char *test, struct mem_sink *m, size_t chunk_size,
+				      unsigned lanes)
+{
+	return mem_writer_opts(test, m, (struct st_writer_opts){ .chunk_size = chunk_size,
+								 .lanes = lanes });
+}
+
+static int cmp_ts(const void *a, const void *b)
+{
+	const struct st_ev_sys_exit *x = a, *y = b;
+
+	return x->h.ts < y->h.ts ? -1 : x->h.ts > y->h.ts;
+}
+
+/*
+ * What a multi-CPU recorder hands over: batches of 1 to 20 records of one
+ * CPU, the CPU picked at random; CPU c's k-th record has ts 7k + c, so each
+ * CPU is in time order, all timestamps differ and the CPUs' ranges overlap.
+ * Fills ev[0..n) in append order; 0, or the first append error.
+ */
+static int append_cpu_batches(struct st_writer *w, struct st_ev_sys_exit *ev, size_t n)
+{
+	uint64_t next[2] = { 0, 0 };
+	int err = 0;
+
+	rnd_seed(42);
+	for (size_t i = 0; i < n && !err;) {
+		uint32_t cpu = (uint32_t)rnd_below(2);
+
+		for (size_t b = 1 + rnd_below(20); b && i < n && !err; b--, i++) {
+			ev[i] = exit_event(7 * next[cpu]++ + cpu, cpu, (int64_t)i);
+			err = st_writer_append(w, &ev[i], sizeof(ev[i]));
+		}
+	}
+	return err;
+}
+
+/* Events chunk i holds records of one CPU in time order, its header's range and count exact. */
+static int check_one_cpu_chunk(const char *test, struct st_reader *r, size_t i,
+			       struct st_chunk_buf *buf)
+{
+	const struct st_chunk_info *ci = st_chunk_at(r, i);
+	const struct st_event_header *e, *first, *prev;
+	size_t pos = 0;
+	uint32_t n = 1;
+	int ret;
+
+	if (expectf(!st_chunk_decode(r, i, buf) && st_chunk_next(buf, &pos, &first) > 0, test,
+		    "chunk %zu: %s", i, st_reader_errmsg(r)))
+		return 1;
+	for (prev = first; (ret = st_chunk_next(buf, &pos, &e)) > 0; prev = e, n++)
+		if (expectf(e->cpu == first->cpu, test, "chunk %zu mixes cpu %u and %u", i,
+			    first->cpu, e->cpu) ||
+		    expectf(prev->ts <= e->ts, test, "chunk %zu: ts %llu after %llu", i,
+			    (unsigned long long)e->ts, (unsigned long long)prev->ts))
+			return 1;
+	return expectf(ret == 0 && n == ci->events && ci->first_ts == first->ts &&
+		       ci->last_ts == prev->ts, test,
+		       "chunk %zu: %u records, header says %u in [%llu, %llu]", i, n, ci->events,
+		       (unsigned long long)ci->first_ts, (unsigned long long)ci->last_ts);
+}
+
+/*
+ * Two CPUs' batches interleaved, lanes = 2: every events chunk holds one
+ * CPU in time order (with one shared chunk they would be shuffled), and the
+ * cursor still returns every record in global time order.
+ */
+static int test_lanes_per_cpu(void)
+{
+	enum { N = 3000 };
+	struct st_ev_sys_exit *ev = calloc(N, sizeof(*ev));
+	struct mem_sink m = { 0 };
+	struct st_writer *w = lanes_writer(__func__, &m, 1024, 2);
+	struct st_chunk_buf buf = { 0 };
+	struct st_reader *r = NULL;
+	uint64_t events = 0, chunks = 0;
+	int bad;
+
+	if (!w || !ev) {
+		if (w)
+			st_writer_close(w, NULL, 0);
+		free(ev);
+		return !w || expectf(0, __func__, "out of memory");
+	}
+	bad = expectf(!append_cpu_batches(w, ev, N) && !st_writer_close(w, NULL, 0), __func__,
+		      "write") ||
+	      open_mem(__func__, &r, m.data, m.len, 0);
+	for (size_t i = 0; !bad && i < st_chunk_count(r); i++) {
+		if (st_chunk_at(r, i)->kind != ST_CHUNK_EVENTS)
+			continue;
+		bad = check_one_cpu_chunk(__func__, r, i, &buf);
+		events += st_chunk_at(r, i)->events;
+		chunks++;
+	}
+	/* 32 records per chunk: about 47 chunks per CPU. */
+	bad = bad || expectf(events == N && chunks >= N / 32, __func__, "%llu events in %llu chunks",
+			     (unsigned long long)events, (unsigned long long)chunks);
+	qsort(ev, N, sizeof(*ev), cmp_ts);
+	bad = bad || cursor_matches(__func__, r, (const unsigned char *)ev, N * sizeof(*ev));
+	st_chunk_buf_free(&buf);
+	st_reader_close(r);
+	free(m.data);
+	free(ev);
+	return bad;
+}
+
+/* The file of lanes_writer(lanes) for the two-CPU batches; 1 on error. */
+static int write_batches(const char *test, struct mem_sink *m, unsigned lanes)
+{
+	struct st_ev_sys_exit ev[500];
+	struct st_writer *w = lanes_writer(test, m, 1024, lanes);
+
+	return !w || expectf(!append_cpu_batches(w, ev, 500) && !st_writer_close(w, NULL, 0), test,
+			     "write, %u lanes", lanes);
+}
+
+/* Whether some events chunk of r holds records of both CPU 0 and CPU 1. */
+static int chunk_mixes_cpus(struct st_reader *r)
+{
+	struct st_chunk_buf buf = { 0 };
+	const struct st_event_header *e;
+	int mixed = 0;
+
+	for (size_t i = 0; !mixed && i < st_chunk_count(r); i++) {
+		size_t pos = 0;
+		unsigned cpus = 0;
+
+		if (st_chunk_at(r, i)->kind != ST_CHUNK_EVENTS || st_chunk_decode(r, i, &buf))
+			continue;
+		while (st_chunk_next(&buf, &pos, &e) > 0)
+			cpus |= 1u << e->cpu;
+		mixed = cpus == 3;
+	}
+	st_chunk_buf_free(&buf);
+	return mixed;
+}
+
+/* lanes = 0 is one lane: the very same file, whose chunks mix both CPUs. */
+static int test_lanes_zero_is_one(void)
+{
+	struct mem_sink zero = { 0 }, one = { 0 };
+	struct st_reader *r = NULL;
+	int bad = write_batches(__func__, &zero, 0) || write_batches(__func__, &one, 1) ||
+		  expectf(zero.len == one.len && !memcmp(zero.data, one.data, one.len), __func__,
+			  "lanes 0 and 1 wrote different files") ||
+		  open_mem(__func__, &r, zero.data, zero.len, 0) ||
+		  expectf(chunk_mixes_cpus(r), __func__, "no chunk holds both CPUs: not one lane");
+
+	st_reader_close(r);
+	free(zero.data);
+	free(one.data);
+	return bad;
+}
+
+/* What the sink holds so far (a reader scans the file, open or closed). */
+static int sink_info(const char *test, const struct mem_sink *m, struct st_file_info *info)
+{
+	struct st_reader *r = NULL;
+	int bad = open_mem(test, &r, m->data, m->len, 0);
+
+	if (!bad)
+		*info = *st_reader_info(r);
+	st_reader_close(r);
+	return bad;
+}
+
+static int append_on(struct st_writer *w, uint32_t cpu, uint64_t ts, int n)
+{
+	int err = 0;
+
+	for (int i = 0; i < n && !err; i++) {
+		struct st_ev_sys_exit e = exit_event(ts + (uint64_t)i, cpu, i);
+
+		err = st_writer_append(w, &e, sizeof(e));
+	}
+	return err;
+}
+
+/* Chunks of 4 records: a lane that fills is sealed alone, the other stays open. */
+static int test_lane_fills_alone(void)
+{
+	struct mem_sink m = { 0 };
+	struct st_writer *w = lanes_writer(__func__, &m, 4 * sizeof(struct st_ev_sys_exit), 2);
+	struct st_file_info info;
+	int bad;
+
+	if (!w)
+		return 1;
+	bad = expectf(!append_on(w, 1, 100, 1) && !append_on(w, 0, 10, 5), __func__, "append") ||
+	      sink_info(__func__, &m, &info) ||
+	      expectf(info.events == 4 && info.event_chunks == 1 && info.first_ts == 10 &&
+		      info.last_ts == 13, __func__, "after lane 0 filled: %llu events in %llu chunks,"
+		      " ts %llu..%llu; expected lane 0's first 4 alone", (unsigned long long)info.events,
+		      (unsigned long long)info.event_chunks, (unsigned long long)info.first_ts,
+		      (unsigned long long)info.last_ts);
+	bad |= expectf(!st_writer_close(w, NULL, 0), __func__, "close");
+	bad = bad || sink_info(__func__, &m, &info) ||
+	      expectf(info.events == 6 && info.event_chunks == 3, __func__,
+		      "after close: %llu events in %llu chunks", (unsigned long long)info.events,
+		      (unsigned long long)info.event_chunks);
+	free(m.data);
+	return bad;
+}
+
+/* Flush seals every lane that holds records: cpu 5 shares lane 1 with cpu 1, lane 3 is idle. */
+static int test_flush_seals_all_lanes(void)
+{
+	struct mem_sink m = { 0 };
+	struct st_writer *w = lanes_writer(__func__, &m, 0, 4);
+	struct st_file_info info;
+	int bad;
+
+	if (!w)
+		return 1;
+	bad = expectf(!append_on(w, 0, 10, 3) && !append_on(w, 1, 20, 2) && !append_on(w, 2, 5, 4) &&
+		      !append_on(w, 5, 1, 1) && !st_writer_flush(w), __func__, "append, flush") ||
+	      sink_info(__func__, &m, &info) ||
+	      expectf(info.events == 10 && info.event_chunks == 3, __func__,
+		      "after flush: %llu events in %llu chunks", (unsigned long long)info.events,
+		      (unsigned long long)info.event_chunks);
+	bad |= expectf(!st_writer_close(w, NULL, 0), __func__, "close");
+	bad = bad || sink_info(__func__, &m, &info) ||
+	      expectf(info.events == 10 && info.event_chunks == 3, __func__,
+		      "after close: %llu events in %llu chunks", (unsigned long long)info.events,
+		      (unsigned long long)info.event_chunks);
+	free(m.data);
+	return bad;
+}
+
 int main(void)
 {
 	RUN(test_enospc);
@@ -240,5 +476,9 @@ int main(void)
 	RUN(test_type_after_schema);
 	RUN(test_flush_is_readable);
 	RUN(test_reader_refusals);
+	RUN(test_lanes_per_cpu);
+	RUN(test_lanes_zero_is_one);
+	RUN(test_lane_fills_alone);
+	RUN(test_flush_seals_all_lanes);
 	return unit_failed;
 }

@@ -101,15 +101,16 @@ static inline __attribute__((unused)) struct st_sink mem_sink_of(struct mem_sink
 	return (struct st_sink){ mem_sink_write, mem_sink_sync, m };
 }
 
-/* A writer into `m` with the built-in types declared; NULL (and FAIL) on error. */
+/* A writer with options `o` into `m`, the built-in types declared; NULL (and FAIL) on error. */
 static inline __attribute__((unused)) struct st_writer *
-mem_writer(const char *test, struct mem_sink *m, size_t chunk_size, int level)
+mem_writer_opts(const char *test, struct mem_sink *m, struct st_writer_opts o)
 {
 	struct st_sink sink = mem_sink_of(m);
-	struct st_writer_opts o = { .chunk_size = chunk_size, .zstd_level = level, .sink = &sink };
 	struct st_writer *w;
-	int err = st_writer_open(&w, NULL, &o);
+	int err;
 
+	o.sink = &sink;
+	err = st_writer_open(&w, NULL, &o);
 	if (!err)
 		err = st_writer_add_builtin_types(w);
 	if (expectf(!err, test, "writer open: %s", w ? st_writer_errmsg(w) : "no memory")) {
@@ -118,6 +119,14 @@ mem_writer(const char *test, struct mem_sink *m, size_t chunk_size, int level)
 		return NULL;
 	}
 	return w;
+}
+
+/* The same with a chunk size and a zstd level, the options most tests vary. */
+static inline __attribute__((unused)) struct st_writer *
+mem_writer(const char *test, struct mem_sink *m, size_t chunk_size, int level)
+{
+	return mem_writer_opts(test, m, (struct st_writer_opts){ .chunk_size = chunk_size,
+								 .zstd_level = level });
 }
 
 /* Opens a reader over memory; 1 (and FAIL naming the error) when it fails. */
