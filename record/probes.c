@@ -453,6 +453,8 @@ static int attach_all(struct rec_probes *p, char *err, size_t cap)
 			return env_error(err, cap, "cannot attach %s: %s", bpf_program__name(prog),
 					 strerror(errno));
 		p->links[p->nlinks++] = link;
+		/* attaching takes milliseconds a probe: the first ones' events flow already */
+		ring_drain(&p->ring);
 	}
 	return 0;
 }
@@ -522,8 +524,12 @@ void probes_flush(struct rec_probes *p, uint64_t staged_before)
 
 void probes_detach(struct rec_probes *p)
 {
-	for (size_t i = 0; i < p->nlinks; i++)
+	/* detaching waits for the kernel (tens of ms a probe under load) while the
+	 * others still fire: drain in between, or a busy ring overflows */
+	for (size_t i = 0; i < p->nlinks; i++) {
 		bpf_link__destroy(p->links[i]);
+		ring_drain(&p->ring);
+	}
 	p->nlinks = 0;
 }
 
