@@ -12,7 +12,7 @@
 #include "format/synth.h"
 
 enum { OPT_IOS = 256, OPT_SEED, OPT_DEVICES, OPT_PROCS, OPT_CPUS, OPT_CHUNK, OPT_SLOW,
-       OPT_LOST };
+       OPT_LOST, OPT_SKIPPED };
 
 static int parse_unsigned(const char *arg, const char *opt, uint64_t max, uint64_t *v)
 {
@@ -34,6 +34,8 @@ static int parse_option(int c, const char *arg, struct synth_opts *o)
 		return parse_unsigned(arg, "--seed", UINT64_MAX, &o->seed);
 	case OPT_LOST:
 		return parse_unsigned(arg, "--lost", UINT64_MAX, &o->lost);
+	case OPT_SKIPPED:
+		return parse_unsigned(arg, "--skipped", UINT64_MAX, &o->skipped);
 	case OPT_DEVICES:
 		rc = parse_unsigned(arg, "--devices", 16, &v);
 		o->devices = (unsigned)v;
@@ -74,6 +76,7 @@ static int synth_run(int argc, char **argv)
 		{ "level", required_argument, NULL, 'z' },
 		{ "slow-factor", required_argument, NULL, OPT_SLOW },
 		{ "lost", required_argument, NULL, OPT_LOST },
+		{ "skipped", required_argument, NULL, OPT_SKIPPED },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -145,6 +148,8 @@ const struct sf_cmd sf_cmd_synth = {
 	"                       testing `st-analyze diff` (default 1)\n"
 	"  --lost N             report N events lost by the kernel side, spread over\n"
 	"                       the CPUs (default 0)\n"
+	"  --skipped N          report N probe runs the kernel skipped, lost on no\n"
+	"                       known CPU (default 0)\n"
 	"  -h, --help           this text\n\n"
 	"Exit status: 0 written, 1 failed write (FILE removed), 2 bad arguments.\n",
 	.run = synth_run,

@@ -991,6 +991,8 @@ static void options_json(struct synth *s)
 	json_object_object_add(j, "zstd_level", json_object_new_int(o->zstd_level));
 	json_object_object_add(j, "slow_factor", json_object_new_double(o->slow_factor));
 	json_object_object_add(j, "lost", json_object_new_uint64(o->lost));
+	if (o->skipped)	/* only when set: older files keep their bytes */
+		json_object_object_add(j, "skipped", json_object_new_uint64(o->skipped));
 	set_meta(s, "options", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
 	json_object_put(j);
 }
@@ -1000,12 +1002,14 @@ static void command_line(struct synth *s)
 {
 	const struct synth_opts *o = s->o;
 	char buf[256];
+	int n = snprintf(buf, sizeof(buf),
+			 "st-format synth --ios %" PRIu64 " --seed %" PRIu64 " --devices %u --procs %u"
+			 " --cpus %u --chunk-size %zu -z %d --slow-factor %g --lost %" PRIu64,
+			 o->ios, o->seed, o->devices, o->procs, o->cpus, o->chunk_size, o->zstd_level,
+			 o->slow_factor, o->lost);
 
-	snprintf(buf, sizeof(buf),
-		 "st-format synth --ios %" PRIu64 " --seed %" PRIu64 " --devices %u --procs %u"
-		 " --cpus %u --chunk-size %zu -z %d --slow-factor %g --lost %" PRIu64,
-		 o->ios, o->seed, o->devices, o->procs, o->cpus, o->chunk_size, o->zstd_level,
-		 o->slow_factor, o->lost);
+	if (o->skipped && n > 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n, " --skipped %" PRIu64, o->skipped);
 	set_meta(s, "command_line", buf);
 }
 
@@ -1140,6 +1144,8 @@ static void finish(struct synth *s)
 		if (n)
 			s->err = st_writer_set_lost(s->w, cpu, n);
 	}
+	if (s->o->skipped && !s->err)
+		s->err = st_writer_set_lost(s->w, ST_LOST_ANY_CPU, s->o->skipped);
 	set_meta_u64(s, "record.end_ts", s->last_ts + 1000);
 }
 

@@ -27,6 +27,7 @@ struct synth_opts {
 	int zstd_level;		/* 0 = library default */
 	double slow_factor;	/* multiplies every device (D2C) latency; 1 = none */
 	uint64_t lost;		/* events to report as lost by the kernel side */
+	uint64_t skipped;	/* probe runs to report as skipped by the kernel (no CPU) */
 };
 
 /* Defaults of every option; ios must still be set. */

@@ -38,6 +38,11 @@ check info_wall_clock_is_2026 test "${wall:0:10}" = 2026-01-01
 # 10 lost events over 4 CPUs: 3, 3, 2, 2.
 check info_lost_per_cpu test "$(field 'lost events')" = "10 (cpu 0: 3, cpu 1: 3, cpu 2: 2, cpu 3: 2)"
 check info_json_lost test "$(jqv '[.lost_per_cpu[]] | add')" = 10
+# Probe runs the kernel skipped are lost on no known CPU, and part of the total.
+st-format synth -o "$T/k.st" --ios 50 --cpus 2 --lost 4 --skipped 7 >/dev/null || fail synth_skipped "synth failed"
+check info_lost_skipped test "$(st-format info "$T/k.st" | sed -n 's/^lost events   *//p')" = \
+	"11 (cpu 0: 2, cpu 1: 2, skipped probe runs: 7)"
+check info_json_lost_skipped test "$(st-format info --json "$T/k.st" | jq -c .lost_per_cpu)" = '{"0":2,"1":2,"any":7}'
 # Sizes: raw bytes are the records' sizes; bytes/event is stored/events.
 raw=$(st-format cat --json "$T/a.st" | jq -s 'map(.size) | add')
 check info_raw_bytes test "$(jqv .raw_bytes)" = "$raw"
