@@ -182,8 +182,9 @@ static __always_inline bool bio_selected(const struct bio *bio)
  * interrupts off, which costs more than the rest of a probe (in a
  * paravirtualised guest far more), so one per batch instead of one per event.
  * A batch is one CPU's records in time order, which is how st-record writes
- * them (one open chunk per CPU). st-record runs flush_stage on every CPU at
- * each drain, so a quiet CPU's records wait one drain period at most.
+ * them (one open chunk per CPU). At each drain st-record runs flush_stage on
+ * the CPUs whose oldest staged record has waited a drain period
+ * (stage_ages), so a quiet CPU's records wait about one drain period.
  *
  * Programs run with preemption off, but one may interrupt another on the
  * same CPU (a completion in interrupt context during a submission). Nesting
@@ -324,7 +325,7 @@ static __always_inline void submit(void *rec, __u32 size)
 	s->depth = depth;
 }
 
-/* Run by st-record on each CPU (BPF_PROG_TEST_RUN) at every drain and at the end. */
+/* Run by st-record on one CPU (BPF_PROG_TEST_RUN): a quiet one at a drain, each at the end. */
 SEC("raw_tp")
 int flush_stage(void *ctx)
 {
