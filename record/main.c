@@ -30,6 +30,8 @@
 
 #define DRAIN_INTERVAL_NS	10000000ull	/* 10 ms */
 #define TICK_NS			1000000000ull	/* the once-a-second duties */
+/* metadata records wait this long for older ones staged on other CPUs (a drain period or two) */
+#define META_HOLD_NS		100000000ull
 #define COMMAND_GRACE_MS	5000		/* for the command to exit after SIGTERM */
 
 struct recorder {
@@ -386,6 +388,7 @@ static void run_loop(struct recorder *r)
 		ring_drain(&r->probes.ring);
 		sink_reap(&r->sink);
 		now = now_ns();
+		meta_release(r->tracker, r->w, now - META_HOLD_NS);
 		if (now - r->last_tick_ns >= TICK_NS && !r->stop_reason)
 			tick(r, now);
 		if (!r->stop_reason)
@@ -437,6 +440,7 @@ static int finish(struct recorder *r)
 	probes_flush(&r->probes, UINT64_MAX);
 	if (!r->write_failed)
 		ring_drain(&r->probes.ring);
+	meta_release(r->tracker, r->w, UINT64_MAX);
 	end_ns = now_ns();
 	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)end_ns);
 	st_writer_set_meta(r->w, "record.end_ts", ts);

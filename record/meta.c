@@ -234,18 +234,40 @@ struct pending_open {
 	char filename[ST_PATH_LEN];
 };
 
+/*
+ * The probes hand records over per CPU (bpf/sttrace.bpf.c), so a fork and
+ * the exec after it, or an openat's enter and exit, may arrive out of time
+ * order when they ran on different CPUs. Records are held until they are
+ * older than what any CPU may still have staged (meta_release), in a
+ * min-heap by timestamp, and taken in time order.
+ */
+#define HELD_MAX 16384		/* past this the oldest goes at once: bounded memory */
+
 struct meta_tracker {
 	struct pending_open opens[TRACK_SLOTS];
 	struct { uint32_t pid; char comm[ST_COMM_LEN]; } names[TRACK_SLOTS];
+	struct st_event_header **held;	/* heap of copies, oldest first */
+	size_t nheld;
 };
 
 struct meta_tracker *meta_tracker_new(void)
 {
-	return calloc(1, sizeof(struct meta_tracker));
+	struct meta_tracker *t = calloc(1, sizeof(*t));
+
+	if (t && !(t->held = malloc(HELD_MAX * sizeof(*t->held)))) {
+		free(t);
+		return NULL;
+	}
+	return t;
 }
 
 void meta_tracker_free(struct meta_tracker *t)
 {
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nheld; i++)
+		free(t->held[i]);
+	free(t->held);
 	free(t);
 }
 
@@ -278,7 +300,7 @@ static void track_open_exit(struct meta_tracker *t, struct st_writer *w,
 	meta_setf(w, key, "%.*s", ST_PATH_LEN, p->filename);
 }
 
-void meta_track(struct meta_tracker *t, struct st_writer *w, const struct st_event_header *h)
+static void learn(struct meta_tracker *t, struct st_writer *w, const struct st_event_header *h)
 {
 	switch (h->type) {
 	case ST_EV_sched_process_fork:
@@ -297,4 +319,60 @@ void meta_track(struct meta_tracker *t, struct st_writer *w, const struct st_eve
 		track_open_exit(t, w, (const void *)h);
 		break;
 	}
+}
+
+static void held_swap(struct meta_tracker *t, size_t a, size_t b)
+{
+	struct st_event_header *x = t->held[a];
+
+	t->held[a] = t->held[b];
+	t->held[b] = x;
+}
+
+/* The oldest held record, removed from the heap. */
+static struct st_event_header *held_pop(struct meta_tracker *t)
+{
+	struct st_event_header *top = t->held[0];
+	size_t i = 0;
+
+	t->held[0] = t->held[--t->nheld];
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < t->nheld && t->held[l]->ts < t->held[m]->ts)
+			m = l;
+		if (l + 1 < t->nheld && t->held[l + 1]->ts < t->held[m]->ts)
+			m = l + 1;
+		if (m == i)
+			return top;
+		held_swap(t, i, m);
+		i = m;
+	}
+}
+
+void meta_release(struct meta_tracker *t, struct st_writer *w, uint64_t before)
+{
+	while (t->nheld && t->held[0]->ts < before) {
+		struct st_event_header *h = held_pop(t);
+
+		learn(t, w, h);
+		free(h);
+	}
+}
+
+void meta_track(struct meta_tracker *t, struct st_writer *w, const struct st_event_header *h)
+{
+	struct st_event_header *copy;
+
+	if (t->nheld == HELD_MAX)
+		meta_release(t, w, t->held[0]->ts + 1);
+	copy = malloc(h->size);
+	if (!copy) {	/* no memory to wait: learn it now, in arrival order */
+		learn(t, w, h);
+		return;
+	}
+	memcpy(copy, h, h->size);
+	t->held[t->nheld] = copy;
+	for (size_t i = t->nheld++; i && t->held[(i - 1) / 2]->ts > copy->ts; i = (i - 1) / 2)
+		held_swap(t, i, (i - 1) / 2);
 }

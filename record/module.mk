@@ -34,4 +34,14 @@ $(B)/st-record: $(REC_OBJS) $(LIBST)
 
 PROGRAMS += $(B)/st-record
 
+# Unit tests of the recorder's user-space parts: tests/record/unit_*.c.
+REC_UNITS := $(patsubst tests/record/%.c,%,$(wildcard tests/record/unit_*.c))
+REC_TESTS := $(REC_UNITS:%=$(B)/tests/%)
+TESTS += $(REC_TESTS)
+
+$(B)/tests/record/%.o: $(B)/sttrace.skel.h
+$(REC_TESTS): $(B)/tests/%: $(B)/tests/record/%.o $(B)/record/meta.o $(B)/record/options.o $(LIBST)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ -ljson-c $(LIBST_LIBS)
+
 endif

@@ -25,6 +25,9 @@
 #define REC_EXIT_FAIL	1
 #define REC_EXIT_USAGE	2
 
+/* Threads that detach the probes at the end (probes_detach). */
+#define REC_DETACH_THREADS	8
+
 /* Event type ids go up to 255 (one byte of room in every table indexed by them). */
 #define REC_MAX_TYPE	256
 
@@ -188,10 +191,16 @@ void meta_procs(struct st_writer *w);
 void meta_open_files(struct st_writer *w, pid_t pid);
 /* inode.* of the given paths. */
 void meta_paths(struct st_writer *w, const char **paths, size_t n);
-/* pid.* and fd.* learned from records as they are drained. */
+/*
+ * pid.* and fd.* learned from fork/exec/openat records as they are drained.
+ * Records of different CPUs arrive out of time order, so meta_track holds
+ * them and meta_release learns, in time order, those taken before `before`
+ * (event clock, ns; UINT64_MAX at the end).
+ */
 struct meta_tracker;
 struct meta_tracker *meta_tracker_new(void);
 void meta_track(struct meta_tracker *t, struct st_writer *w, const struct st_event_header *h);
+void meta_release(struct meta_tracker *t, struct st_writer *w, uint64_t before);
 void meta_tracker_free(struct meta_tracker *t);
 
 /* Monotonic (event clock) now, ns. */
