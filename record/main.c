@@ -169,7 +169,7 @@ static int on_batch(void *ctx, void *data, size_t size)
 			return ret;
 		}
 		if (h->type == ST_EV_sys_enter_openat || h->type == ST_EV_sys_exit_openat ||
-		    h->type >= ST_EV_sched_process_fork)
+		    h->type == ST_EV_sched_process_fork || h->type == ST_EV_sched_process_exec)
 			meta_track(r->tracker, r->w, h);
 		off += h->size;
 	}
@@ -240,7 +240,7 @@ static int open_writer(struct recorder *r, int argc, char **argv)
 		.chunk_size = r->opts.chunk_size,
 		.zstd_level = r->opts.zstd_level,
 		.sink = &r->sink.sink,
-		.lanes = cpus > 0 && (unsigned)cpus <= ST_MAX_LANES ? (unsigned)cpus : ST_MAX_LANES,
+		.lanes = cpus <= 0 ? 1 : (unsigned)cpus < ST_MAX_LANES ? (unsigned)cpus : ST_MAX_LANES,
 	};
 	/* a compressed chunk is at most slightly larger than its raw bytes */
 	size_t buf_size = r->opts.chunk_size + r->opts.chunk_size / 16 + (64u << 10);

@@ -239,35 +239,39 @@ struct pending_open {
  * the exec after it, or an openat's enter and exit, may arrive out of time
  * order when they ran on different CPUs. Records are held until they are
  * older than what any CPU may still have staged (meta_release), in a
- * min-heap by timestamp, and taken in time order.
+ * min-heap by timestamp, and taken in time order. Copies live in a fixed
+ * pool: no allocation per record.
  */
-#define HELD_MAX 16384		/* past this the oldest goes at once: bounded memory */
+#define HELD_MAX 4096		/* past this the oldest goes at once: bounded memory */
+
+/* Room for any record meta_track holds; an openat enter is the largest. */
+union held_rec {
+	struct st_event_header h;
+	struct st_ev_task task;
+	struct st_ev_sys_enter_openat open_enter;
+	struct st_ev_sys_exit open_exit;
+};
 
 struct meta_tracker {
 	struct pending_open opens[TRACK_SLOTS];
 	struct { uint32_t pid; char comm[ST_COMM_LEN]; } names[TRACK_SLOTS];
-	struct st_event_header **held;	/* heap of copies, oldest first */
-	size_t nheld;
+	union held_rec pool[HELD_MAX];
+	union held_rec *spare[HELD_MAX];	/* free pool entries */
+	union held_rec *held[HELD_MAX];		/* heap of the others, oldest first */
+	size_t nspare, nheld;
 };
 
 struct meta_tracker *meta_tracker_new(void)
 {
 	struct meta_tracker *t = calloc(1, sizeof(*t));
 
-	if (t && !(t->held = malloc(HELD_MAX * sizeof(*t->held)))) {
-		free(t);
-		return NULL;
-	}
+	for (size_t i = 0; t && i < HELD_MAX; i++)
+		t->spare[t->nspare++] = &t->pool[i];
 	return t;
 }
 
 void meta_tracker_free(struct meta_tracker *t)
 {
-	if (!t)
-		return;
-	for (size_t i = 0; i < t->nheld; i++)
-		free(t->held[i]);
-	free(t->held);
 	free(t);
 }
 
@@ -323,25 +327,25 @@ static void learn(struct meta_tracker *t, struct st_writer *w, const struct st_e
 
 static void held_swap(struct meta_tracker *t, size_t a, size_t b)
 {
-	struct st_event_header *x = t->held[a];
+	union held_rec *x = t->held[a];
 
 	t->held[a] = t->held[b];
 	t->held[b] = x;
 }
 
-/* The oldest held record, removed from the heap. */
-static struct st_event_header *held_pop(struct meta_tracker *t)
+/* The oldest held record, removed from the heap (its pool entry stays in use). */
+static union held_rec *held_pop(struct meta_tracker *t)
 {
-	struct st_event_header *top = t->held[0];
+	union held_rec *top = t->held[0];
 	size_t i = 0;
 
 	t->held[0] = t->held[--t->nheld];
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;
 
-		if (l < t->nheld && t->held[l]->ts < t->held[m]->ts)
+		if (l < t->nheld && t->held[l]->h.ts < t->held[m]->h.ts)
 			m = l;
-		if (l + 1 < t->nheld && t->held[l + 1]->ts < t->held[m]->ts)
+		if (l + 1 < t->nheld && t->held[l + 1]->h.ts < t->held[m]->h.ts)
 			m = l + 1;
 		if (m == i)
 			return top;
@@ -352,27 +356,25 @@ static struct st_event_header *held_pop(struct meta_tracker *t)
 
 void meta_release(struct meta_tracker *t, struct st_writer *w, uint64_t before)
 {
-	while (t->nheld && t->held[0]->ts < before) {
-		struct st_event_header *h = held_pop(t);
+	while (t->nheld && t->held[0]->h.ts < before) {
+		union held_rec *rec = held_pop(t);
 
-		learn(t, w, h);
-		free(h);
+		learn(t, w, &rec->h);
+		t->spare[t->nspare++] = rec;
 	}
 }
 
 void meta_track(struct meta_tracker *t, struct st_writer *w, const struct st_event_header *h)
 {
-	struct st_event_header *copy;
+	union held_rec *rec;
 
-	if (t->nheld == HELD_MAX)
-		meta_release(t, w, t->held[0]->ts + 1);
-	copy = malloc(h->size);
-	if (!copy) {	/* no memory to wait: learn it now, in arrival order */
-		learn(t, w, h);
-		return;
-	}
-	memcpy(copy, h, h->size);
-	t->held[t->nheld] = copy;
-	for (size_t i = t->nheld++; i && t->held[(i - 1) / 2]->ts > copy->ts; i = (i - 1) / 2)
+	if (h->size > sizeof(*rec))
+		return;		/* not a record this tracker learns from */
+	if (!t->nspare)
+		meta_release(t, w, t->held[0]->h.ts + 1);
+	rec = t->spare[--t->nspare];
+	memcpy(rec, h, h->size);
+	t->held[t->nheld] = rec;
+	for (size_t i = t->nheld++; i && t->held[(i - 1) / 2]->h.ts > rec->h.ts; i = (i - 1) / 2)
 		held_swap(t, i, (i - 1) / 2);
 }

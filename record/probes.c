@@ -523,6 +523,8 @@ void probes_flush(struct rec_probes *p, uint64_t staged_before)
 	}
 }
 
+#define DETACH_THREADS	8	/* destroying links at the end (probes_detach) */
+
 /* Links to destroy, shared by the detaching threads. */
 struct detach_work {
 	struct bpf_link **links;
@@ -559,12 +561,12 @@ static void *detach_thread(void *arg)
 void probes_detach(struct rec_probes *p)
 {
 	struct detach_work d = { .links = p->links, .n = p->nlinks };
-	pthread_t threads[REC_DETACH_THREADS];
+	pthread_t threads[DETACH_THREADS];
 	unsigned started = 0;
 
 	if (!p->nlinks)
 		return;
-	for (; started < REC_DETACH_THREADS && started < p->nlinks; started++) {
+	for (; started < DETACH_THREADS && started < p->nlinks; started++) {
 		__atomic_fetch_add(&d.running, 1, __ATOMIC_RELAXED);
 		if (pthread_create(&threads[started], NULL, detach_thread, &d)) {
 			__atomic_fetch_sub(&d.running, 1, __ATOMIC_RELAXED);

@@ -25,9 +25,6 @@
 #define REC_EXIT_FAIL	1
 #define REC_EXIT_USAGE	2
 
-/* Threads that detach the probes at the end (probes_detach). */
-#define REC_DETACH_THREADS	8
-
 /* Event type ids go up to 255 (one byte of room in every table indexed by them). */
 #define REC_MAX_TYPE	256
 
