@@ -39,7 +39,8 @@ TRACER=""
 FIO=""
 cleanup() {
 	[ -n "$TRACER" ] && kill -KILL "$TRACER" 2>/dev/null
-	[ -n "$FIO" ] && kill -KILL "$FIO" 2>/dev/null && wait "$FIO" 2>/dev/null
+	# fio forks its job: TERM makes the parent stop it, KILL would leave it running
+	[ -n "$FIO" ] && kill -TERM "$FIO" 2>/dev/null && wait "$FIO" 2>/dev/null
 	sysctl -q kernel.bpf_stats_enabled=0
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
 	rm -rf "$WORK" "$IMG"
@@ -51,12 +52,12 @@ LOOP=$(losetup --find --show "$IMG") || die "losetup failed"
 
 now_ms() { date +%s%3N; }
 
-# fio_run SECONDS [ARGS...]: the benchmark job; extra ARGS for its logs
-fio_run() {
-	local secs=$1
-	shift
-	fio --name=bench --filename="$LOOP" --direct=1 --ioengine=io_uring --iodepth=32 \
-		--rw=randread --bs=4k --time_based --runtime="$secs" --randrepeat=0 "$@"
+# fio_job SECONDS: the benchmark job's command line, in FIO_JOB (an array,
+# not a function: a function in the background is a subshell, and signals
+# for fio would reach that subshell instead)
+fio_job() {
+	FIO_JOB=(fio --name=bench --filename="$LOOP" --direct=1 --ioengine=io_uring --iodepth=32
+		--rw=randread --bs=4k --time_based --runtime="$1" --randrepeat=0)
 }
 
 # wait_for FILE PATTERN: until the tracer says it is attached (or 60 s)
@@ -114,8 +115,8 @@ measure() {
 	: >"$WORK/windows"
 	: >"$WORK/summaries"
 	rm -f "$WORK"/fio_iops.*.log
-	fio_run $((2 * CYCLES * PHASE + 2 * PHASE + 30)) --output=/dev/null \
-		--write_iops_log="$WORK/fio" --log_avg_msec=250 --log_unix_epoch=1 &
+	fio_job $((2 * CYCLES * PHASE + 2 * PHASE + 30))
+	"${FIO_JOB[@]}" --output=/dev/null --write_iops_log="$WORK/fio" --log_avg_msec=250 --log_unix_epoch=1 &
 	FIO=$!
 	sleep 2	# fio's start-up
 	for ((c = 0; c <= CYCLES; c++)); do
@@ -210,7 +211,8 @@ probe_cost() {
 	first=$(bpftool prog show | awk -F: '/^[0-9]+:/ { id = $1 } END { print id + 1 }')
 	sysctl -q kernel.bpf_stats_enabled=1
 	start_tracer "$preset"
-	fio_run "$PHASE" --output=/dev/null
+	fio_job "$PHASE"
+	"${FIO_JOB[@]}" --output=/dev/null
 	# "ID: type name NAME ... run_time_ns T run_cnt N"
 	out=$(bpftool prog show | awk -v first="$first" '
 		/^[0-9]+:/ && $1 + 0 >= first { name = ""; t = n = 0
