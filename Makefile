@@ -34,7 +34,7 @@ HAVE_BPF := $(shell command -v clang >/dev/null 2>&1 && command -v bpftool >/dev
 .PHONY: all test check deps demo clean
 all:
 
-include $(sort $(wildcard */*.mk))
+include $(sort $(wildcard */*.mk scripts/bench/module.mk))
 
 all: $(PROGRAMS)
 

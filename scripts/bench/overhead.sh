@@ -12,9 +12,11 @@
 # tracer's start (BPF load) and stop (drain, fsync): only steady state counts.
 #
 # Configurations: `none` (the tracer is `sleep`: the A/A control, whose
-# spread is the noise floor of this machine right now), st-record with the
-# block, dio and all presets, block at --qd 1 and 32 (default 4), and a
-# bpftrace one-liner printing one line per block event, as the peer.
+# spread is the noise floor of this machine right now), `bare` (bare-ring, the
+# least a ring-buffer tracer of the block preset's tracepoints does: the floor
+# under st-record's block figure here), st-record with the block, dio and all
+# presets, block at --qd 1 and 32 (default 4), and a bpftrace one-liner
+# printing one line per block event, as the peer.
 #
 # Usage: scripts/bench/overhead.sh     (as root, after `make`)
 #   BENCH_CONFIGS="none block ..."  configurations    BENCH_CYCLES=10  on/off cycles each
@@ -30,6 +32,7 @@ OUT_DIR=${BENCH_OUT_DIR:-/var/tmp}
 die() { echo "overhead.sh: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || die "run as root (BPF and loop devices)"
 [ -x "$BUILD/st-record" ] || die "$BUILD/st-record not built (make)"
+[ -x "$BUILD/bench/bare-ring" ] || die "$BUILD/bench/bare-ring not built (make)"
 command -v fio >/dev/null || die "fio not installed (make deps)"
 
 WORK=$(mktemp -d "$OUT_DIR/sttrace-bench.XXXXXX") || die "cannot create a directory in $OUT_DIR"
@@ -80,6 +83,11 @@ start_tracer() {
 		STOP_SIGNAL=TERM	# a background job of a script ignores SIGINT
 		sleep 3600 &
 		TRACER=$!
+		;;
+	bare)
+		"$BUILD/bench/bare-ring" 2>"$WORK/log" &
+		TRACER=$!
+		wait_for "$WORK/log" attached || die "bare-ring did not start: $(cat "$WORK/log")"
 		;;
 	bpftrace)
 		bpftrace --unsafe -e 'BEGIN { system("echo attached >> '"$WORK/log"'"); }
@@ -167,7 +175,7 @@ summary_sum() {
 		END { print s + 0 }' "$WORK/summaries"
 }
 
-CONFIGS=(${BENCH_CONFIGS:-none block dio all block-qd1 block-qd32 bpftrace})
+CONFIGS=(${BENCH_CONFIGS:-none bare block dio all block-qd1 block-qd32 bpftrace})
 declare -A BUDGET=([block]=0.95 [dio]=0.90 [all]=0.90)
 echo "overhead.sh: fio randread 4k io_uring QD32 direct on $LOOP (1 GiB in /dev/shm); per configuration" \
 	"$CYCLES cycles of ${PHASE} s with / ${PHASE} s without the tracer in one fio run; recordings in $OUT_DIR;" \
@@ -188,9 +196,11 @@ for config in "${CONFIGS[@]}"; do
 		secs=$(summary_sum '^s,$')	# the first "N s," is the duration
 		lost=$(summary_sum '^lost,$')
 		eps=$(awk -v e="$events" -v s="$secs" 'BEGIN { printf "%.0fk", s ? e / s / 1000 : 0 }')
+		cpu=$(awk -v c="$(summary_sum '^CPU,?$' 2)" -v e="$events" 'BEGIN { printf "%.3f", e ? c / e * 1e6 : 0 }')
+	fi
+	if grep -q "bytes/event" "$WORK/summaries"; then	# bare-ring writes no file
 		bpe=$(awk -v b="$(summary_sum '^bytes/event,$')" -v n="$(wc -l <"$WORK/summaries")" \
 			'BEGIN { printf "%.1f", b / n }')
-		cpu=$(awk -v c="$(summary_sum '^CPU,$' 2)" -v e="$events" 'BEGIN { printf "%.3f", e ? c / e * 1e6 : 0 }')
 		wlat=$(sed -n 's/.*(avg \([0-9.]*\) ms, max \([0-9.]*\) ms).*/\1 \2/p' "$WORK/summaries" |
 			awk '{ a += $1; if ($2 > m) m = $2 } END { printf "%.1f/%.0f", NR ? a / NR : 0, m }')
 	fi

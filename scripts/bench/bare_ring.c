@@ -1,0 +1,89 @@
+/*
+ * bare-ring - the reference tracer of scripts/bench/overhead.sh (see
+ * bare_ring.bpf.c): attaches, says so, drains the ring buffer every 10 ms
+ * (st-record's drain period) and drops what it reads, until SIGINT or
+ * SIGTERM. Then one line in st-record's summary words: events read, events
+ * dropped, seconds and CPU seconds since attaching.
+ */
+#include <bpf/libbpf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "bare_ring.skel.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int count_record(void *ctx, void *data, size_t size)
+{
+	(void)data;
+	(void)size;
+	++*(unsigned long long *)ctx;
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+int main(int argc, char **argv)
+{
+	const struct timespec period = { .tv_nsec = 10 * 1000 * 1000 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	unsigned long long events = 0;
+	struct bare_ring_bpf *skel;
+	struct ring_buffer *rb;
+	double start, cpu_start;
+
+	if (argc > 1) {
+		fprintf(stderr, "usage: %s   (until SIGINT/SIGTERM; the reference tracer of "
+			"scripts/bench/overhead.sh)\n", argv[0]);
+		return 2;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	skel = bare_ring_bpf__open_and_load();
+	if (!skel || bare_ring_bpf__attach(skel)) {
+		fprintf(stderr, "bare-ring: cannot load or attach the probes (root and kernel BTF needed)\n");
+		bare_ring_bpf__destroy(skel);
+		return 1;
+	}
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.records), count_record, &events, NULL);
+	if (!rb) {
+		fprintf(stderr, "bare-ring: cannot map the ring buffer\n");
+		bare_ring_bpf__destroy(skel);
+		return 1;
+	}
+	fprintf(stderr, "bare-ring: attached\n");
+	start = now();
+	cpu_start = cpu_seconds();
+	while (!stop) {
+		nanosleep(&period, NULL);
+		ring_buffer__consume(rb);
+	}
+	ring_buffer__consume(rb);
+	fprintf(stderr, "bare-ring: %llu events, %llu lost, %.1f s, %.2f s CPU\n", events,
+		(unsigned long long)skel->bss->dropped, now() - start, cpu_seconds() - cpu_start);
+	ring_buffer__free(rb);
+	bare_ring_bpf__destroy(skel);
+	return 0;
+}
