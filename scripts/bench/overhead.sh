@@ -10,6 +10,8 @@
 # compared with the "off" windows on either side of it; the table
 # shows the median of those ratios and their spread. Windows leave out the
 # tracer's start (BPF load) and stop (drain, fsync): only steady state counts.
+# A budget's verdict is "inconclusive" when the A/A control's p25..p75 spans
+# more than 0.05: on such a run a median on either side of it means nothing.
 #
 # Configurations: `none` (the tracer is `sleep`: the A/A control, whose
 # spread is the noise floor of this machine right now), `bare` (bare-ring, the
@@ -187,8 +189,6 @@ for config in "${CONFIGS[@]}"; do
 	window_ratios >"$WORK/ratios"
 	[ -s "$WORK/ratios" ] || die "$config: no complete window in fio's IOPS log"
 	ratio=$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.5)
-	spread=$(awk -v a="$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.25)" -v b="$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.75)" \
-		'BEGIN { printf "%.3f..%.3f", a, b }')
 	base=$(cut -d' ' -f3 "$WORK/ratios" | quantile 0.5)
 	eps="-" lost="-" bpe="-" cpu="-" wlat="-"
 	if [ -s "$WORK/summaries" ]; then
@@ -204,10 +204,19 @@ for config in "${CONFIGS[@]}"; do
 		wlat=$(sed -n 's/.*(avg \([0-9.]*\) ms, max \([0-9.]*\) ms).*/\1 \2/p' "$WORK/summaries" |
 			awk '{ a += $1; if ($2 > m) m = $2 } END { printf "%.1f/%.0f", NR ? a / NR : 0, m }')
 	fi
+	p25=$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.25)
+	p75=$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.75)
+	spread=$(awk -v a="$p25" -v b="$p75" 'BEGIN { printf "%.3f..%.3f", a, b }')
+	[ "$config" = none ] && NOISE=$(awk -v a="$p25" -v b="$p75" 'BEGIN { printf "%.3f", b - a }')
 	verdict=""
 	if [ -n "${BUDGET[$config]:-}" ]; then
-		verdict=$(awk -v r="$ratio" -v b="${BUDGET[$config]}" -v l="$lost" \
-			'BEGIN { print (r >= b && l == 0) ? ">= " b ", lost 0: met" : ">= " b ", lost 0: MISSED" }')
+		# with an A/A spread wider than a budget's margin, a median above or
+		# below it is the noise talking
+		verdict=$(awk -v r="$ratio" -v b="${BUDGET[$config]}" -v l="$lost" -v n="${NOISE:-}" -v max=0.05 '
+			BEGIN { v = ">= " b ", lost 0: "
+				if (l != 0) print v "MISSED (lost)"
+				else if (n != "" && n > max) print v "inconclusive (A/A p25..p75 spans " n ")"
+				else print v (r >= b ? "met" : "MISSED") }')
 	fi
 	printf '%-11s %7.3f %13s %9s %9s %6s %8s %10s %14s %s\n' "$config" "$ratio" "$spread" "$base" "$eps" \
 		"$lost" "$bpe" "$cpu" "$wlat" "$verdict"
