@@ -10,8 +10,10 @@
 # compared with the "off" windows on either side of it; the table
 # shows the median of those ratios and their spread. Windows leave out the
 # tracer's start (BPF load) and stop (drain, fsync): only steady state counts.
-# A budget's verdict is "inconclusive" when the A/A control's p25..p75 spans
-# more than 0.05: on such a run a median on either side of it means nothing.
+# A budget is met when the 25th percentile of the ratios is at or above it,
+# missed when the 75th is below it, and the verdict is "inconclusive" when they
+# straddle it or the A/A control's p25..p75 spans more than 0.05 (on such a
+# run a median on either side of a budget means nothing).
 #
 # Configurations: `none` (the tracer is `sleep`: the A/A control, whose
 # spread is the noise floor of this machine right now), `bare` (bare-ring, the
@@ -210,13 +212,13 @@ for config in "${CONFIGS[@]}"; do
 	[ "$config" = none ] && NOISE=$(awk -v a="$p25" -v b="$p75" 'BEGIN { printf "%.3f", b - a }')
 	verdict=""
 	if [ -n "${BUDGET[$config]:-}" ]; then
-		# with an A/A spread wider than a budget's margin, a median above or
-		# below it is the noise talking
-		verdict=$(awk -v r="$ratio" -v b="${BUDGET[$config]}" -v l="$lost" -v n="${NOISE:-}" -v max=0.05 '
+		verdict=$(awk -v lo="$p25" -v hi="$p75" -v b="${BUDGET[$config]}" -v l="$lost" -v n="${NOISE:-}" -v max=0.05 '
 			BEGIN { v = ">= " b ", lost 0: "
 				if (l != 0) print v "MISSED (lost)"
 				else if (n != "" && n > max) print v "inconclusive (A/A p25..p75 spans " n ")"
-				else print v (r >= b ? "met" : "MISSED") }')
+				else if (lo >= b) print v "met"
+				else if (hi < b) print v "MISSED"
+				else print v "inconclusive (p25..p75 straddles it)" }')
 	fi
 	printf '%-11s %7.3f %13s %9s %9s %6s %8s %10s %14s %s\n' "$config" "$ratio" "$spread" "$base" "$eps" \
 		"$lost" "$bpe" "$cpu" "$wlat" "$verdict"
