@@ -12,9 +12,10 @@ ST_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS)
 Q        := $(if $(V),,@)
 
 # Programs built by `make` (modules append), test programs run by `make test`
-# (besides every tests/*/t_*.sh).
-PROGRAMS :=
-TESTS    :=
+# (besides every tests/*/t_*.sh), and programs those scripts use.
+PROGRAMS   :=
+TESTS      :=
+TEST_TOOLS :=
 
 # libsttrace (format/module.mk builds it); every program links it this way.
 LIBST      := $(B)/libsttrace.a
@@ -50,7 +51,7 @@ deps:
 test: deps
 	$(Q)$(MAKE) --no-print-directory check
 
-check: all $(TESTS)
+check: all $(TESTS) $(TEST_TOOLS)
 	$(Q)tests/run.sh $(TESTS) $(sort $(wildcard tests/*/t_*.sh))
 
 demo: deps

@@ -44,4 +44,11 @@ $(REC_TESTS): $(B)/tests/%: $(B)/tests/record/%.o $(B)/record/meta.o $(B)/record
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ -ljson-c $(LIBST_LIBS)
 
+# without-bpf: runs a command where the bpf system call fails (t_environment.sh).
+TEST_TOOLS += $(B)/tests/record/without-bpf
+
+$(B)/tests/record/without-bpf: tests/record/without_bpf.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $<
+
 endif

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # What st-record needs from the machine, and what it shows on a terminal:
-# without kernel BTF it stops with one line saying so; without tracefs mounted
+# without kernel BTF or BPF it stops with one line saying so (and no output
+# file); without tracefs mounted
 # it mounts it and records; on a terminal it prints a status line each
 # second, and none into a file. BTF and tracefs are taken away in a mount
-# namespace of the test's own, so the machine is left as it was.
+# namespace of the test's own and BPF by a seccomp filter (without-bpf), so
+# the machine is left as it was.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 rec_require_bpf record_environment
@@ -20,11 +22,24 @@ in_namespace() {
 in_namespace 'mount -t tmpfs -o ro none /sys/kernel/btf' \
 	st-record -o "$T/b.sttrace" -e block -t 1 2>"$T/blog"
 rc=$?
-if [ $rc -eq 1 ] && [ "$(wc -l <"$T/blog")" -eq 1 ] && grep -q "no kernel BTF at /sys/kernel/btf/vmlinux" "$T/blog"; then
+if [ $rc -eq 1 ] && [ "$(wc -l <"$T/blog")" -eq 1 ] && grep -q "no kernel BTF at /sys/kernel/btf/vmlinux" "$T/blog" &&
+   [ ! -e "$T/b.sttrace" ]; then
 	pass record_no_btf
 else
 	fail record_no_btf "exit $rc, want 1 and one line naming BTF: $(tr '\n' ' ' <"$T/blog")"
 fi
+
+# without the bpf system call, and with BPF forbidden (a seccomp filter says so)
+for case in "ENOSYS no bpf system call" "EPERM the kernel refused a BPF map (Operation not permitted"; do
+	errno=${case%% *}
+	"$ST_BUILD/tests/record/without-bpf" "$errno" st-record -o "$T/e.sttrace" -e block -t 1 2>"$T/elog"
+	rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l <"$T/elog")" -eq 1 ] && grep -qF "${case#* }" "$T/elog" && [ ! -e "$T/e.sttrace" ]; then
+		pass "record_no_bpf_$errno"
+	else
+		fail "record_no_bpf_$errno" "exit $rc, want 1 and one line saying why: $(tr '\n' ' ' <"$T/elog")"
+	fi
+done
 
 # fsync has classic tracepoints, whose ids libbpf reads from tracefs
 # shellcheck disable=SC2016 # $1 belongs to the inner shell
