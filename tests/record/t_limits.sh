@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# -t and --max-size end a recording by themselves: exit 0, a whole file
-# (footer, verify passes), the size limit kept to within a chunk.
+# -t, --max-size and SIGTERM end a recording: exit 0, a whole file (footer,
+# verify passes), the size limit kept to within a chunk.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 rec_require_bpf record_limits
@@ -36,3 +36,18 @@ else
 	fail record_limit_size "exit $rc, $size bytes: $(tail -1 "$T/slog")"
 fi
 check record_limit_size_verifies st-format verify "$T/s.sttrace"
+
+# SIGTERM (what service managers send) ends it like SIGINT: everything
+# drained, a whole file, exit 0
+rec_start "$T/k.sttrace" "$T/klog" -e block -d "$L" || { fail record_sigterm "$(cat "$T/klog")"; exit 1; }
+dd if="$L" of=/dev/null bs=4k count=100 iflag=direct status=none
+kill -TERM "$REC_PID"
+wait "$REC_PID"
+rc=$?
+n=$(rec_count "$T/k.sttrace" block_rq_issue)
+if [ $rc -eq 0 ] && grep -q "^st-record: terminated: " "$T/klog" && [ "$n" = 100 ]; then
+	pass record_sigterm
+else
+	fail record_sigterm "exit $rc, $n requests (want 0, 100): $(tail -1 "$T/klog")"
+fi
+check record_sigterm_verifies st-format verify "$T/k.sttrace"
