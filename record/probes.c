@@ -319,21 +319,19 @@ static int env_error(char *err, size_t cap, const char *fmt, ...)
 }
 
 /* Root can still be denied BPF (no bpf system call, or a seccomp, LSM or lockdown policy). */
-static bool bpf_works(char *err, size_t cap)
+static int check_bpf(char *err, size_t cap)
 {
 	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, sizeof(int), sizeof(int), 1, NULL);
 
 	if (fd >= 0) {
 		close(fd);
-		return true;
+		return 0;
 	}
 	if (errno == ENOSYS)
-		env_error(err, cap, "this kernel has no BPF (no bpf system call: it needs "
-			  "CONFIG_BPF_SYSCALL=y)");
-	else
-		env_error(err, cap, "BPF is not available: the kernel refused a BPF map (%s; a "
-			  "seccomp, LSM or lockdown policy may forbid BPF)", strerror(errno));
-	return false;
+		return env_error(err, cap, "this kernel has no BPF (no bpf system call: it needs "
+				 "CONFIG_BPF_SYSCALL=y)");
+	return env_error(err, cap, "BPF is not available: the kernel refused a BPF map (%s; a "
+			 "seccomp, LSM or lockdown policy may forbid BPF)", strerror(errno));
 }
 
 static int check_environment(char *err, size_t cap)
@@ -344,7 +342,7 @@ static int check_environment(char *err, size_t cap)
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
 		return env_error(err, cap, "no kernel BTF at /sys/kernel/btf/vmlinux (the kernel "
 				 "needs CONFIG_DEBUG_INFO_BTF=y)");
-	if (!bpf_works(err, cap))
+	if (check_bpf(err, cap))
 		return -1;
 	if (access(TRACEFS "/events", F_OK) &&
 	    mount("nodev", TRACEFS, "tracefs", 0, NULL) && access(TRACEFS "/events", F_OK))
