@@ -43,7 +43,7 @@ done
 
 # fsync has classic tracepoints, whose ids libbpf reads from tracefs
 # shellcheck disable=SC2016 # $1 belongs to the inner shell
-in_namespace 'umount /sys/kernel/tracing && [ ! -e /sys/kernel/tracing/events ]' \
+in_namespace 'while umount /sys/kernel/tracing 2>/dev/null; do :; done; [ ! -e /sys/kernel/tracing/events ]' \
 	sh -c 'st-record -o "$1" -e fsync -- dd if=/dev/zero of="$2" bs=4k count=1 conv=fsync status=none
 	       rc=$?; [ -d /sys/kernel/tracing/events ] && echo "tracefs mounted"; exit $rc' \
 	sh "$T/t.sttrace" "$T/data" >"$T/tout" 2>"$T/tlog"
