@@ -6,8 +6,9 @@
  * drains the ring buffer (plus a wakeup when the buffer passes a quarter
  * full), each record is appended to the writer as is, and sealed chunks go to
  * the file through the io_uring sink. Once a second: seal a partial chunk (so
- * a killed recorder leaves a readable file), store the lost counts, check the
- * limits, print the status line on a terminal.
+ * a killed recorder leaves a readable file), start a datasync of the file (so
+ * a crashed host does too, and a failing disk is noticed), store the lost
+ * counts, check the limits, print the status line on a terminal.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -341,6 +342,12 @@ static void tick(struct recorder *r, uint64_t now)
 			r->stop_reason = "write error";
 		}
 		st_writer_stats(r->w, &st);
+	}
+	/* what is written reaches the disk: a host crash loses at most a second
+	 * or two, and a failing disk stops the recording now, not at the end */
+	if (sink_datasync(&r->sink)) {
+		r->write_failed = true;
+		r->stop_reason = "write error";
 	}
 	lost = store_lost(r);
 	if (r->status_line)

@@ -169,13 +169,20 @@ struct rec_sink {
 	uint64_t *submit_ns;		/* per buffer, for write latency */
 	size_t *lens;			/* per buffer, bytes asked */
 	uint64_t *offsets;		/* per buffer, file offset */
+	bool syncing;			/* a datasync in flight */
 	int err;			/* first error (negative errno), sticky */
 	uint64_t writes, lat_sum_ns, lat_max_ns;
 	struct st_sink sink;
 };
 int sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size);
-/* Collect finished writes without waiting. */
+/* Collect finished writes (and datasync) without waiting. */
 void sink_reap(struct rec_sink *s);
+/*
+ * Start an fdatasync of what is written so far, unless one is in flight; it
+ * does not wait. A failure shows in the sink's first error. Returns that
+ * error (0 when none yet).
+ */
+int sink_datasync(struct rec_sink *s);
 void sink_exit(struct rec_sink *s);
 
 /* Metadata known at start (and refreshed at end). */

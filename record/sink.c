@@ -6,9 +6,12 @@
  * copied into a pool buffer, so it may reuse its own at once; the event loop
  * never waits for the disk unless every pool buffer is in flight.
  *
- * The first failure (an error, or a short write whose remainder also fails)
- * is kept and returned by every later call, so the writer stops at the first
- * bad write and the file keeps every chunk written before it.
+ * The first failure (an error, or a short write whose remainder also fails,
+ * or a failed datasync) is kept and returned by every later call, so the
+ * writer stops at the first bad write and the file keeps every chunk written
+ * before it. Writes land in the page cache, where a failing disk reports
+ * nothing: st-record asks for a datasync each second (sink_datasync), which
+ * both bounds what a host crash loses and surfaces the disk's errors.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,13 +34,24 @@ static char *buffer_at(struct rec_sink *s, unsigned i)
 	return s->pool + (size_t)i * s->buf_size;
 }
 
+/* The datasync's completion tag; a write's is its pool buffer's index. */
+#define DATASYNC_TAG UINT64_MAX
+
 static void complete(struct rec_sink *s, struct io_uring_cqe *cqe)
 {
-	unsigned b = (unsigned)io_uring_cqe_get_data64(cqe);
-	uint64_t lat = now_ns() - s->submit_ns[b];
+	uint64_t tag = io_uring_cqe_get_data64(cqe);
+	unsigned b = (unsigned)tag;
+	uint64_t lat;
 	int res = cqe->res;
 
 	io_uring_cqe_seen(&s->ring, cqe);
+	if (tag == DATASYNC_TAG) {
+		s->syncing = false;
+		if (res < 0 && !s->err)
+			s->err = res;
+		return;
+	}
+	lat = now_ns() - s->submit_ns[b];
 	s->writes++;
 	s->lat_sum_ns += lat;
 	if (lat > s->lat_max_ns)
@@ -56,17 +70,17 @@ void sink_reap(struct rec_sink *s)
 {
 	struct io_uring_cqe *cqe;
 
-	while (s->inflight && io_uring_peek_cqe(&s->ring, &cqe) == 0)
+	while ((s->inflight || s->syncing) && io_uring_peek_cqe(&s->ring, &cqe) == 0)
 		complete(s, cqe);
 }
 
-/* Wait until no more than `max_inflight` writes are in flight. */
-static void wait_inflight(struct rec_sink *s, unsigned max_inflight)
+/* Wait until no more than `max_inflight` writes are in flight (and, with `idle`, no datasync). */
+static void wait_inflight(struct rec_sink *s, unsigned max_inflight, bool idle)
 {
 	struct io_uring_cqe *cqe;
 
 	sink_reap(s);
-	while (s->inflight > max_inflight) {
+	while (s->inflight > max_inflight || (idle && s->syncing)) {
 		int ret = io_uring_wait_cqe(&s->ring, &cqe);
 
 		if (ret == -EINTR)
@@ -91,12 +105,12 @@ static int sink_write(void *ctx, const void *buf, size_t len, uint64_t off)
 		return s->err;
 	if (len > s->buf_size) {
 		/* the footer of a long recording: rare and final, written in place */
-		wait_inflight(s, 0);
+		wait_inflight(s, 0, false);
 		if (!s->err)
 			s->err = st_pwrite_all(s->fd, buf, len, off);
 		return s->err;
 	}
-	wait_inflight(s, s->qd - 1);
+	wait_inflight(s, s->qd - 1, false);
 	if (s->err)
 		return s->err;
 	b = s->free_bufs[--s->nfree];
@@ -121,11 +135,32 @@ static int sink_write(void *ctx, const void *buf, size_t len, uint64_t off)
 	return s->err;
 }
 
+int sink_datasync(struct rec_sink *s)
+{
+	struct io_uring_sqe *sqe;
+	int ret;
+
+	sink_reap(s);
+	if (s->err || s->syncing)
+		return s->err;
+	sqe = io_uring_get_sqe(&s->ring);
+	if (!sqe)
+		return 0;	/* every entry taken by writes: the next second's turn */
+	io_uring_prep_fsync(sqe, s->fd, IORING_FSYNC_DATASYNC);
+	io_uring_sqe_set_data64(sqe, DATASYNC_TAG);
+	ret = io_uring_submit(&s->ring);
+	if (ret < 0)
+		s->err = ret;
+	else
+		s->syncing = true;
+	return s->err;
+}
+
 static int sink_sync(void *ctx)
 {
 	struct rec_sink *s = ctx;
 
-	wait_inflight(s, 0);
+	wait_inflight(s, 0, true);
 	if (!s->err && fsync(s->fd))
 		s->err = -errno;
 	return s->err;
@@ -177,8 +212,8 @@ int sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size)
 void sink_exit(struct rec_sink *s)
 {
 	if (s->ring.ring_fd > 0) {
-		if (s->inflight)
-			wait_inflight(s, 0);
+		if (s->inflight || s->syncing)
+			wait_inflight(s, 0, true);
 		io_uring_queue_exit(&s->ring);
 	}
 	free(s->pool);

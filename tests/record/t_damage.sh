@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The file survives what ends a recording badly: kill -9 leaves every complete
-# chunk readable (verify reports the damage, recover makes it whole), and a
-# full output file system stops the recording cleanly with a clear message,
-# a readable file and exit status 1.
+# chunk readable (verify reports the damage, recover makes it whole), a full
+# output file system stops the recording cleanly with a clear message, a
+# readable file and exit status 1, and so does a failing output disk (EIO).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 rec_require_bpf record_damage
@@ -58,3 +58,28 @@ else
 fi
 check record_enospc_recover st-format recover "$T/small/s.sttrace" -o "$T/sr.sttrace"
 check record_enospc_recovered_verifies st-format verify "$T/sr.sttrace"
+
+# ---- the output disk fails: its device shrinks under the file system, so
+# the file's pages can no longer be written back (EIO). Writes into the page
+# cache still succeed; the recorder's datasync each second notices.
+st_loopdev O 64
+rec_ext4 record_eio "$O" "$T/failing"
+rec_start "$T/failing/e.sttrace" "$T/elog" -e block -d "$L" -t 60 ||
+	{ fail record_eio_stops "$(cat "$T/elog")"; exit 1; }
+dd if="$L" of=/dev/null bs=4k count=200000 iflag=direct status=none &
+dd_pid=$!
+at_exit "kill $dd_pid"
+sleep 1
+truncate -s 1M "$(losetup -n -O BACK-FILE "$O")"
+losetup -c "$O"
+start=$(date +%s)
+for ((i = 0; i < 300; i++)); do kill -0 "$REC_PID" 2>/dev/null || break; sleep 0.05; done
+wait "$REC_PID"
+rc=$?
+secs=$(($(date +%s) - start))
+kill "$dd_pid" 2>/dev/null
+if [ $rc -eq 1 ] && [ $secs -lt 15 ] && grep -q "Input/output error; recording stopped" "$T/elog"; then
+	pass record_eio_stops
+else
+	fail record_eio_stops "exit $rc after $secs s (want 1 within 15 s, not the 60 s limit): $(tail -2 "$T/elog" | tr '\n' ' ')"
+fi
