@@ -33,6 +33,7 @@ struct rq_ent {
 	uint32_t io, io_gen;	/* I/O of a request without bios */
 	uint32_t dev, nr_sector, remaining, opf;
 	uint16_t requeues;
+	uint8_t requeued;	/* requeued since its last issue: it will be issued again */
 	uint64_t rq, insert_ts, first_issue_ts, issue_ts;
 };
 
@@ -615,9 +616,27 @@ static uint32_t rq_find_or_new(struct an_corr *c, const struct st_ev_block_rq *e
 	return r;
 }
 
+static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int32_t error);
+
+/*
+ * The entry of a request being inserted or issued. One issued before and
+ * neither completed nor requeued since is the kernel reusing the request for
+ * another I/O: the earlier completion event never came (this kernel skips
+ * one now and then), so the I/Os it carried are incomplete, not completed
+ * by the next one's completion.
+ */
+static uint32_t rq_for_dispatch(struct an_corr *c, const struct st_ev_block_rq *e)
+{
+	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
+
+	if (r != AN_NONE && RQ(c, r)->issue_ts && !RQ(c, r)->requeued)
+		rq_release(c, r, 0, 0);
+	return rq_find_or_new(c, e);
+}
+
 static void rq_insert(struct an_corr *c, const struct st_ev_block_rq *e)
 {
-	uint32_t r = rq_find_or_new(c, e);
+	uint32_t r = rq_for_dispatch(c, e);
 
 	if (r != AN_NONE)
 		set_min(&RQ(c, r)->insert_ts, e->h.ts);
@@ -678,12 +697,13 @@ static void rq_adopt_bioless(struct an_corr *c, uint32_t r, const struct st_ev_b
 
 static void rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
 {
-	uint32_t r = rq_find_or_new(c, (const struct st_ev_block_rq *)e), n, i, known = 0;
+	uint32_t r = rq_for_dispatch(c, (const struct st_ev_block_rq *)e), n, i, known = 0;
 	struct rq_ent *re;
 
 	if (r == AN_NONE)
 		return;
 	re = RQ(c, r);
+	re->requeued = 0;
 	if (!re->first_issue_ts)
 		re->first_issue_ts = e->h.ts;
 	re->issue_ts = e->h.ts;
@@ -715,6 +735,7 @@ static void rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
 	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
 
 	if (r != AN_NONE) {
+		RQ(c, r)->requeued = 1;
 		RQ(c, r)->requeues++;
 		c->st.requeues++;
 	}

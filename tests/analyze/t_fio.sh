@@ -49,10 +49,19 @@ st-analyze --csv --dev "$dev" "$dir/fio.sttrace" >"$dir/summary.csv" 2>"$dir/sum
 row=$(awk -F, '$1 ~ / read"$/ && $7 == "total" { print $8, $11, $13 }' "$dir/summary.csv")
 read -r n p50 p99 <<<"$row"
 
-if [ "$fio_ios" = "$IOS" ] && [ "$n" = "$fio_ios" ]; then
+# This kernel now and then emits no block_rq_complete for a request (about 1
+# in 200,000 here; a bpftrace count of the same tracepoint misses the same
+# one), and the analyzer then counts that I/O as incomplete. So: the
+# analyzer's count plus the device's requests that the trace shows issued
+# and never completed is fio's count, and those are rare.
+devno=$(printf '%d:%d' "0x$(stat -c %t "$dev")" "0x$(stat -c %T "$dev")")
+count_on_dev() { st-format cat --csv -t "$1" "$dir/fio.sttrace" | awk -F, -v d="$devno" '
+	NR == 1 { for (i = 1; i <= NF; i++) if ($i == "dev") c = i; next } $c == d { n++ } END { print n + 0 }'; }
+uncompleted=$(($(count_on_dev block_rq_issue) - $(count_on_dev block_rq_complete)))
+if [ "$fio_ios" = "$IOS" ] && [ -n "$n" ] && [ $((n + uncompleted)) = "$fio_ios" ] && [ "$uncompleted" -le 2 ]; then
 	pass analyze.fio.count
 else
-	fail analyze.fio.count "fio did $fio_ios I/Os (asked $IOS), the analyzer counted ${n:-none}"
+	fail analyze.fio.count "fio did $fio_ios I/Os (asked $IOS), the analyzer counted ${n:-none}, $uncompleted requests never completed"
 fi
 
 within() { # ours fio low: fio*low-5 <= ours <= fio*1.02

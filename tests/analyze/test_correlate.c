@@ -280,6 +280,36 @@ static void test_incomplete(void)
 	an_corr_free(c);
 }
 
+/*
+ * The kernel now and then emits no completion for a request, then reuses the
+ * request for the next I/O: the first I/O is incomplete, and the second's
+ * completion is the second's alone.
+ */
+static void test_lost_completion(void)
+{
+	struct an_corr *c = start(0);
+	const struct an_corr_stats *st = an_corr_stats(c);
+
+	sys(c, ST_EV_sys_enter_pread64, 100, 9, 0);
+	bio(c, ST_EV_block_bio_queue, 110, 9, 0xa, 0, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 120, 9, 0x800, ST_OP_READ, 1, 0xa, 0);
+	sys(c, ST_EV_sys_exit_pread64, 200, 9, 4096);
+	sys(c, ST_EV_sys_enter_pread64, 300, 9, 0);
+	bio(c, ST_EV_block_bio_queue, 310, 9, 0xb, 64, ST_OP_READ);
+	rq(c, ST_EV_block_rq_insert, 315, 9, 0x800, ST_OP_READ, 0, 0, 0);
+	rq(c, ST_EV_block_rq_issue, 320, 9, 0x800, ST_OP_READ, 1, 0xb, 0);
+	rq(c, ST_EV_block_rq_complete, 400, 0, 0x800, ST_OP_READ, 1, 0, 0);
+	sys(c, ST_EV_sys_exit_pread64, 410, 9, 4096);
+	check(nout == 2 && (out[0].flags & AN_IO_INCOMPLETE) && out[0].ts[AN_TS_COMPLETE] == 0 &&
+	      st->incomplete == 1, "correlate.lost_completion.first_incomplete",
+	      "%d I/Os, first: flags %#x, completed at %" PRIu64, nout, nout ? out[0].flags : 0,
+	      nout ? out[0].ts[AN_TS_COMPLETE] : 0);
+	check(nout == 2 && !(out[1].flags & AN_IO_INCOMPLETE) && stage(1, AN_ST_D2C) == 80 &&
+	      out[1].ts[AN_TS_INSERT] == 315, "correlate.lost_completion.second_alone",
+	      "D2C %" PRIu64, nout == 2 ? stage(1, AN_ST_D2C) : 0);
+	an_corr_free(c);
+}
+
 /* Two io_uring reads of one thread in flight together, completed in reverse. */
 static void test_uring(void)
 {
@@ -414,6 +444,7 @@ int main(void)
 	test_fsync();
 	test_out_of_order();
 	test_incomplete();
+	test_lost_completion();
 	test_uring();
 	test_stale_and_bio_based();
 	test_random_events();
