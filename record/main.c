@@ -150,6 +150,13 @@ static void end_command(struct recorder *r)
 
 /* ---- records ---------------------------------------------------------- */
 
+/* The output failed: stop, and skip the final drain, which would only write more. */
+static void stop_for_write_error(struct recorder *r)
+{
+	r->write_failed = true;
+	r->stop_reason = "write error";
+}
+
 /* A ring buffer record: one CPU's batch of event records (bpf/sttrace.bpf.c, "records"). */
 static int on_batch(void *ctx, void *data, size_t size)
 {
@@ -165,8 +172,7 @@ static int on_batch(void *ctx, void *data, size_t size)
 		}
 		ret = st_writer_append(r->w, h, h->size);
 		if (ret) {
-			r->write_failed = true;
-			r->stop_reason = "write error";
+			stop_for_write_error(r);
 			return ret;
 		}
 		if (h->type == ST_EV_sys_enter_openat || h->type == ST_EV_sys_exit_openat ||
@@ -337,18 +343,14 @@ static void tick(struct recorder *r, uint64_t now)
 	st_writer_stats(r->w, &st);
 	/* no chunk sealed for a second: seal the partial one */
 	if (st.chunks == r->tick_chunks && st.events != r->tick_events) {
-		if (st_writer_flush(r->w)) {
-			r->write_failed = true;
-			r->stop_reason = "write error";
-		}
+		if (st_writer_flush(r->w))
+			stop_for_write_error(r);
 		st_writer_stats(r->w, &st);
 	}
 	/* what is written reaches the disk: a host crash loses at most a second
 	 * or two, and a failing disk stops the recording now, not at the end */
-	if (sink_datasync(&r->sink)) {
-		r->write_failed = true;
-		r->stop_reason = "write error";
-	}
+	if (sink_datasync(&r->sink))
+		stop_for_write_error(r);
 	lost = store_lost(r);
 	if (r->status_line)
 		print_status(r, &st, now, lost);

@@ -18,6 +18,7 @@
 # The upper bound is the sharp one: the analyzer can only exceed fio by
 # mis-joining events or mis-measuring.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../record/common.sh"	# a recording: rec_devno, rec_rows
 
 why=$(bpf_unavailable)
 if [ -n "$why" ]; then
@@ -54,9 +55,8 @@ read -r n p50 p99 <<<"$row"
 # one), and the analyzer then counts that I/O as incomplete. So: the
 # analyzer's count plus the device's requests that the trace shows issued
 # and never completed is fio's count, and those are rare.
-devno=$(printf '%d:%d' "0x$(stat -c %t "$dev")" "0x$(stat -c %T "$dev")")
-count_on_dev() { st-format cat --csv -t "$1" "$dir/fio.sttrace" | awk -F, -v d="$devno" '
-	NR == 1 { for (i = 1; i <= NF; i++) if ($i == "dev") c = i; next } $c == d { n++ } END { print n + 0 }'; }
+devno=$(rec_devno "$dev")
+count_on_dev() { rec_rows "$dir/fio.sttrace" "$1" dev | grep -cx "$devno"; }
 uncompleted=$(($(count_on_dev block_rq_issue) - $(count_on_dev block_rq_complete)))
 if [ "$fio_ios" = "$IOS" ] && [ -n "$n" ] && [ $((n + uncompleted)) = "$fio_ios" ] && [ "$uncompleted" -le 2 ]; then
 	pass analyze.fio.count

@@ -71,6 +71,15 @@ rec_ext4() {
 	at_exit "umount '$3'"
 }
 
+# rec_in_namespace SETUP CMD ARGS...: CMD in a private mount namespace, after
+# the shell code SETUP (mounts that hide what the test takes away; the
+# machine's own mounts stay as they were). Exit 99 when SETUP fails.
+rec_in_namespace() {
+	local setup=$1
+	shift
+	unshare -m --propagation private sh -c "$setup"' || exit 99; exec "$@"' sh "$@"
+}
+
 # rec_devno DEV: a block device's major:minor as st-format prints devices.
 rec_devno() {
 	printf '%d:%d' "0x$(stat -c %t "$1")" "0x$(stat -c %T "$1")"

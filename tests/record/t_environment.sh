@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # What st-record needs from the machine, and what it shows on a terminal:
 # without kernel BTF or BPF it stops with one line saying so (and no output
-# file); without tracefs mounted
-# it mounts it and records; on a terminal it prints a status line each
-# second, and none into a file. BTF and tracefs are taken away in a mount
+# file); without tracefs mounted it mounts it and records; on a terminal it
+# prints a status line each second, and none into a file. BTF and tracefs are taken away in a mount
 # namespace of the test's own and BPF by a seccomp filter (without-bpf), so
 # the machine is left as it was.
 . "$(dirname "$0")/../lib.sh"
@@ -12,14 +11,7 @@ rec_require_bpf record_environment
 
 st_tmpdir T
 
-# in_namespace SETUP CMD ARGS...: CMD in a private mount namespace after the shell code SETUP
-in_namespace() {
-	local setup=$1
-	shift
-	unshare -m --propagation private sh -c "$setup"' || exit 99; exec "$@"' sh "$@"
-}
-
-in_namespace 'mount -t tmpfs -o ro none /sys/kernel/btf' \
+rec_in_namespace 'mount -t tmpfs -o ro none /sys/kernel/btf' \
 	st-record -o "$T/b.sttrace" -e block -t 1 2>"$T/blog"
 rc=$?
 if [ $rc -eq 1 ] && [ "$(wc -l <"$T/blog")" -eq 1 ] && grep -q "no kernel BTF at /sys/kernel/btf/vmlinux" "$T/blog" &&
@@ -43,7 +35,7 @@ done
 
 # fsync has classic tracepoints, whose ids libbpf reads from tracefs
 # shellcheck disable=SC2016 # $1 belongs to the inner shell
-in_namespace 'while umount /sys/kernel/tracing 2>/dev/null; do :; done; [ ! -e /sys/kernel/tracing/events ]' \
+rec_in_namespace 'while umount /sys/kernel/tracing 2>/dev/null; do :; done; [ ! -e /sys/kernel/tracing/events ]' \
 	sh -c 'st-record -o "$1" -e fsync -- dd if=/dev/zero of="$2" bs=4k count=1 conv=fsync status=none
 	       rc=$?; [ -d /sys/kernel/tracing/events ] && echo "tracefs mounted"; exit $rc' \
 	sh "$T/t.sttrace" "$T/data" >"$T/tout" 2>"$T/tlog"

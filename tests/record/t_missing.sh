@@ -13,9 +13,7 @@ XFS_EVENTS=/sys/kernel/tracing/events/xfs
 
 # without_xfs CMD ARGS...: runs CMD where the xfs tracepoints do not exist
 without_xfs() {
-	# shellcheck disable=SC2016 # $0 and $@ belong to the inner shell
-	unshare -m --propagation private sh -c \
-		'[ ! -d "$0" ] || mount -t tmpfs -o ro none "$0" || exit 99; exec "$@"' "$XFS_EVENTS" "$@"
+	rec_in_namespace "[ ! -d $XFS_EVENTS ] || mount -t tmpfs -o ro none $XFS_EVENTS" "$@"
 }
 
 without_xfs st-record -o "$T/p.sttrace" -e fsync -- \
