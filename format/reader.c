@@ -576,7 +576,7 @@ static int scan_chunk(struct st_reader *r, const struct scan_state *s, struct st
 	if (err)
 		return err;
 	*extent = ST_CHUNK_HEADER_SIZE + (uint64_t)h.payload_size;
-	if (h.seq < s->next_seq || (h.seq != s->next_seq && !s->after_skip))
+	if (h.seq < s->next_seq)
 		return *why = "chunk sequence number out of order", ST_EFORMAT;
 	if (h.kind == ST_CHUNK_EVENTS && !r->types)
 		return *why = "events chunk before the schema", ST_EFORMAT;
@@ -593,9 +593,21 @@ static int scan_chunk(struct st_reader *r, const struct scan_state *s, struct st
 	return 0;
 }
 
-/* Takes an intact chunk; after skipped bytes, its sequence number says how many chunks they held. */
+static int damage_add(struct st_reader *r, struct scan_state *s, uint64_t end, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * Takes an intact chunk. Its sequence number says how many chunks are
+ * missing before it: in the bytes skipped since the last intact chunk, or,
+ * when it follows that chunk directly, in an empty range where whole chunks
+ * were cut out of the file.
+ */
 static int scan_accept(struct st_reader *r, struct scan_state *s, const struct st_chunk_info *ci)
 {
+	if (ci->seq > s->next_seq && !s->after_skip &&
+	    damage_add(r, s, s->off, "chunk %llu at offset %llu: absent, chunk %u comes next",
+		       (unsigned long long)s->next_seq, (unsigned long long)s->off, ci->seq))
+		return ST_ENOMEM;
 	if (chunk_add(r, ci))
 		return ST_ENOMEM;
 	info_add_chunk(&r->info, ci);
@@ -609,9 +621,6 @@ static int scan_accept(struct st_reader *r, struct scan_state *s, const struct s
 	s->after_skip = 0;
 	return 0;
 }
-
-static int damage_add(struct st_reader *r, struct scan_state *s, uint64_t end, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 /*
  * Skips [s->off, end) for the reason given; a range that starts where the

@@ -273,7 +273,9 @@ const struct st_file_info *st_reader_info(const struct st_reader *r);
 /*
  * Byte ranges a scan skipped, in file order (none when the footer was read).
  * A range starts at a chunk that is not intact and ends where the next
- * intact chunk starts, or at the end of the file.
+ * intact chunk starts, or at the end of the file. An empty range (size 0)
+ * is where whole chunks were cut out: an intact chunk follows an intact one
+ * with a sequence gap.
  */
 struct st_damage {
 	uint64_t offset;	/* first byte skipped */
