@@ -528,6 +528,46 @@ static void count_types(struct st_reader *r, const struct st_chunk_buf *buf)
 		r->type_events[r->type_slot[e->type] - 1]++;
 }
 
+/* The head of an index payload, checked against the payload's size (section 5.5). */
+struct index_head {
+	uint32_t nchunks, ntypes, nlost;
+};
+
+static int index_head(const uint8_t *p, size_t len, struct index_head *ih)
+{
+	if (len < ST_INDEX_HEAD_SIZE)
+		return ST_EFORMAT;
+	ih->nchunks = st_ld32(p);
+	ih->ntypes = st_ld32(p + 4);
+	ih->nlost = st_ld32(p + 8);
+	if (len != ST_INDEX_HEAD_SIZE + (uint64_t)ih->nchunks * ST_INDEX_CHUNK_SIZE +
+		   ((uint64_t)ih->ntypes + ih->nlost) * ST_INDEX_COUNT_SIZE)
+		return ST_EFORMAT;
+	return 0;
+}
+
+/*
+ * An index chunk met by a scan must be well formed, and its lost section
+ * is the latest lost counts. The chunk list and type counts are the scan's
+ * own, so its other entries are not used.
+ */
+static int scan_index(struct st_reader *r, const uint8_t *p, size_t len, const char **why)
+{
+	struct index_head ih;
+
+	if (index_head(p, len, &ih))
+		return *why = "index size differs from its counts", ST_EFORMAT;
+	return parse_lost(r, p + len - (size_t)ih.nlost * ST_LOST_ENTRY_SIZE, ih.nlost, why);
+}
+
+/* A lost chunk's payload: entries over earlier counts of the same CPUs. */
+static int use_lost_chunk(struct st_reader *r, const uint8_t *p, size_t len, const char **why)
+{
+	if (len % ST_LOST_ENTRY_SIZE)
+		return *why = "lost chunk size is not a multiple of 16", ST_EFORMAT;
+	return parse_lost(r, p, len / ST_LOST_ENTRY_SIZE, why);
+}
+
 /* What a scan does with the payload of an intact chunk. */
 static int scan_use_chunk(struct st_reader *r, const struct st_chunk_hdr *h, const char **why)
 {
@@ -540,14 +580,14 @@ static int scan_use_chunk(struct st_reader *r, const struct st_chunk_hdr *h, con
 	case ST_CHUNK_SCHEMA:
 		return set_schema(r, p, len, why);
 	case ST_CHUNK_LOST:
-		if (len % ST_LOST_ENTRY_SIZE)
-			return *why = "lost chunk size is not a multiple of 16", ST_EFORMAT;
-		return parse_lost(r, p, len / ST_LOST_ENTRY_SIZE, why);
+		return use_lost_chunk(r, p, len, why);
 	case ST_CHUNK_EVENTS:
 		count_types(r, &r->scratch);
 		return 0;
+	case ST_CHUNK_INDEX:
+		return scan_index(r, p, len, why);
 	default:
-		return 0;	/* the index (rebuilt by the scan) and unknown kinds */
+		return 0;	/* unknown kinds */
 	}
 }
 
@@ -827,36 +867,28 @@ static int footer_counts(struct st_reader *r, const uint8_t *p, uint32_t n)
 }
 
 /*
- * Index payload (in r->scratch) into the chunk list and lost counts; the
- * per-type counts are copied to *counts, since they need the schema, which
- * is read after the index.
+ * Index payload (in r->scratch) into the chunk list; its per-type counts and
+ * lost entries are copied to *tail, used once the chunks it lists are read:
+ * the counts need the schema, and the lost entries come after every lost
+ * chunk.
  */
-static int parse_index(struct st_reader *r, uint64_t index_off, struct st_bytes *counts)
+static int parse_index(struct st_reader *r, uint64_t index_off, struct st_bytes *tail,
+		       struct index_head *ih)
 {
 	const uint8_t *p = r->scratch.data;
-	uint32_t nchunks, ntypes, nlost;
-	const char *why;
+	size_t tail_len;
 	uint8_t *dst;
 
-	if (r->scratch.len < ST_INDEX_HEAD_SIZE)
+	if (index_head(p, r->scratch.len, ih) ||
+	    footer_chunks(r, p + ST_INDEX_HEAD_SIZE, ih->nchunks, index_off))
 		return ST_EFORMAT;
-	nchunks = st_ld32(p);
-	ntypes = st_ld32(p + 4);
-	nlost = st_ld32(p + 8);
-	if (r->scratch.len != ST_INDEX_HEAD_SIZE + (uint64_t)nchunks * ST_INDEX_CHUNK_SIZE +
-			      ((uint64_t)ntypes + nlost) * ST_INDEX_COUNT_SIZE)
-		return ST_EFORMAT;
-	p += ST_INDEX_HEAD_SIZE;
-	if (footer_chunks(r, p, nchunks, index_off))
-		return ST_EFORMAT;
-	p += (size_t)nchunks * ST_INDEX_CHUNK_SIZE;
-	dst = st_bytes_put(counts, (size_t)ntypes * ST_INDEX_COUNT_SIZE);
-	if (!dst && ntypes)
+	tail_len = ((size_t)ih->ntypes + ih->nlost) * ST_INDEX_COUNT_SIZE;
+	dst = st_bytes_put(tail, tail_len);
+	if (!dst && tail_len)
 		return ST_ENOMEM;
-	if (ntypes)
-		memcpy(dst, p, (size_t)ntypes * ST_INDEX_COUNT_SIZE);
-	p += (size_t)ntypes * ST_INDEX_COUNT_SIZE;
-	return parse_lost(r, p, nlost, &why);
+	if (tail_len)
+		memcpy(dst, p + r->scratch.len - tail_len, tail_len);
+	return 0;
 }
 
 /* Reads the index chunk the trailer points at into r->scratch. */
@@ -885,21 +917,28 @@ static int load_index(struct st_reader *r, struct st_chunk_info *ci)
 	return 0;
 }
 
-/* Metadata and schema chunks listed by the index. */
+/* Metadata, schema and lost chunks listed by the index, in file order. */
 static int footer_descriptors(struct st_reader *r)
 {
 	const char *why;
 
 	for (size_t i = 0; i < r->nchunks; i++) {
 		uint32_t kind = r->chunks[i].kind;
+		const uint8_t *p;
+		int err;
 
-		if (kind != ST_CHUNK_META && kind != ST_CHUNK_SCHEMA)
+		if (kind != ST_CHUNK_META && kind != ST_CHUNK_SCHEMA && kind != ST_CHUNK_LOST)
 			continue;
 		if (st_chunk_decode(r, i, &r->scratch))
 			return ST_EFORMAT;
-		if (kind == ST_CHUNK_META && parse_meta(r, r->scratch.data, r->scratch.len, &why))
-			return ST_EFORMAT;
-		if (kind == ST_CHUNK_SCHEMA && set_schema(r, r->scratch.data, r->scratch.len, &why))
+		p = r->scratch.data;
+		if (kind == ST_CHUNK_META)
+			err = parse_meta(r, p, r->scratch.len, &why);
+		else if (kind == ST_CHUNK_SCHEMA)
+			err = set_schema(r, p, r->scratch.len, &why);
+		else
+			err = use_lost_chunk(r, p, r->scratch.len, &why);
+		if (err)
 			return ST_EFORMAT;
 	}
 	return r->types ? 0 : ST_EFORMAT;
@@ -907,21 +946,25 @@ static int footer_descriptors(struct st_reader *r)
 
 static int read_footer(struct st_reader *r)
 {
-	struct st_bytes counts = { 0 };
+	struct st_bytes tail = { 0 };
 	struct st_chunk_info index_ci;
+	struct index_head ih;
+	const char *why;
 	int err = load_index(r, &index_ci);
 
 	if (!err)
-		err = parse_index(r, index_ci.offset, &counts);
+		err = parse_index(r, index_ci.offset, &tail, &ih);
 	if (!err)
 		err = footer_descriptors(r);
 	if (!err)
-		err = footer_counts(r, counts.data, (uint32_t)(counts.len / ST_INDEX_COUNT_SIZE));
+		err = footer_counts(r, tail.data, ih.ntypes);
+	if (!err && ih.nlost)
+		err = parse_lost(r, tail.data + (size_t)ih.ntypes * ST_INDEX_COUNT_SIZE, ih.nlost, &why);
 	if (!err && index_ci.seq != r->nchunks)
 		err = ST_EFORMAT;
 	if (!err)
 		err = chunk_add(r, &index_ci);
-	st_bytes_free(&counts);
+	st_bytes_free(&tail);
 	if (err)
 		return err;
 	for (size_t i = 0; i < r->nchunks; i++)
@@ -951,10 +994,19 @@ static void reset_contents(struct st_reader *r)
 	r->info = (struct st_file_info){ .major = r->info.major, .minor = r->info.minor };
 }
 
+static int lost_cmp(const void *a, const void *b)
+{
+	const struct st_lost_kv *x = a, *y = b;
+
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/* Totals, and the lost counts in CPU order whatever order the file lists them in. */
 static void info_finish(struct st_reader *r)
 {
 	r->info.file_size = r->size;
 	r->info.lost_tail_bytes = r->size - r->info.valid_size;
+	qsort(r->lost, r->nlost, sizeof(*r->lost), lost_cmp);
 	for (size_t i = 0; i < r->nlost; i++)
 		r->info.lost_events += r->lost[i].lost;
 }

@@ -187,7 +187,13 @@ int st_writer_append(struct st_writer *w, const void *rec, size_t len);
 /* Seal every open events chunk that is not empty, and pending metadata, now. */
 int st_writer_flush(struct st_writer *w);
 
-/* Set the count of events lost on `cpu` so far (absolute, not a delta). */
+/*
+ * Set the count of events lost on `cpu` so far (cumulative, not a delta).
+ * When counts changed, a lost chunk with every CPU's count goes out after
+ * the next sealed events chunk, so call it as the counts grow (a recorder:
+ * each second), not only before close: a file cut before close reports the
+ * losses of its last lost chunk (spec section 5.4).
+ */
 int st_writer_set_lost(struct st_writer *w, uint32_t cpu, uint64_t lost);
 /*
  * The `cpu` of events lost on no known CPU: probe runs the kernel skipped
@@ -300,7 +306,11 @@ const struct st_type *st_type_by_name(const struct st_reader *r, const char *nam
 /* Events of a type in the file (footer counts, or counted while scanning). */
 uint64_t st_type_events(const struct st_reader *r, uint16_t id);
 
-/* Lost events per CPU: count of CPUs with an entry, then entry i. */
+/*
+ * Lost events per CPU: count of CPUs with an entry, then entry i, in CPU
+ * order (ST_LOST_ANY_CPU last). Each CPU's count is its last entry in file
+ * order over the lost chunks and the index.
+ */
 size_t st_lost_count(const struct st_reader *r);
 int st_lost_at(const struct st_reader *r, size_t i, uint32_t *cpu, uint64_t *lost);
 

@@ -1120,6 +1120,36 @@ static void drain_until(struct synth *s, uint64_t limit)
 	}
 }
 
+/*
+ * The kernel side's losses so far, as a recorder reads them while it runs:
+ * each CPU's share of --lost (and --skipped) grows with the I/Os done, so
+ * LOST chunks go out during the file, and a file cut anywhere reports the
+ * losses up to its last one.
+ */
+static uint64_t share_so_far(const struct synth *s, uint64_t total)
+{
+	uint64_t done = s->ios_done < s->o->ios ? s->ios_done : s->o->ios;
+
+	if (!s->o->ios)
+		return total;
+	return (uint64_t)((unsigned __int128)total * done / s->o->ios);
+}
+
+static void set_lost_so_far(struct synth *s)
+{
+	uint64_t per_cpu = s->o->lost / s->o->cpus, extra = s->o->lost % s->o->cpus;
+	uint64_t skipped = share_so_far(s, s->o->skipped);
+
+	for (uint32_t cpu = 0; cpu < s->o->cpus && !s->err; cpu++) {
+		uint64_t n = share_so_far(s, per_cpu + (cpu < extra));
+
+		if (n)
+			s->err = st_writer_set_lost(s->w, cpu, n);
+	}
+	if (skipped && !s->err)
+		s->err = st_writer_set_lost(s->w, ST_LOST_ANY_CPU, skipped);
+}
+
 static void run(struct synth *s)
 {
 	while (s->ios_done < s->o->ios && !s->err) {
@@ -1128,6 +1158,7 @@ static void run(struct synth *s)
 
 		drain_until(s, th->next_start);
 		th->next_start = thread_op(s, th) + think_time(s);
+		set_lost_so_far(s);
 		if (!s->err)
 			s->err = heap_push(&s->runq, th->next_start, it.idx);
 	}
@@ -1136,16 +1167,7 @@ static void run(struct synth *s)
 
 static void finish(struct synth *s)
 {
-	uint64_t per_cpu = s->o->lost / s->o->cpus, extra = s->o->lost % s->o->cpus;
-
-	for (uint32_t cpu = 0; cpu < s->o->cpus && !s->err; cpu++) {
-		uint64_t n = per_cpu + (cpu < extra);
-
-		if (n)
-			s->err = st_writer_set_lost(s->w, cpu, n);
-	}
-	if (s->o->skipped && !s->err)
-		s->err = st_writer_set_lost(s->w, ST_LOST_ANY_CPU, s->o->skipped);
+	set_lost_so_far(s);
 	set_meta_u64(s, "record.end_ts", s->last_ts + 1000);
 }
 

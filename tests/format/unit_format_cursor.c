@@ -10,7 +10,6 @@
  */
 #include <pthread.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "unit_util.h"
 

@@ -8,7 +8,6 @@
  * cut out of the file cost only themselves.
  */
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "unit_util.h"
 

@@ -9,7 +9,6 @@
  */
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "unit_util.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * unit_util.h - helpers shared by the libsttrace unit tests: result lines
- * for tests/run.sh, a seeded random generator, an in-memory sink, and
- * writers and readers over memory.
+ * for tests/run.sh, a seeded random generator, an in-memory sink, writers
+ * and readers over memory, and chunks and trailers encoded from the spec.
  */
 #ifndef STTRACE_UNIT_UTIL_H
 #define STTRACE_UNIT_UTIL_H
@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <xxhash.h>
 
 #include "format/sttrace.h"
 
@@ -203,6 +205,47 @@ exit_event(uint64_t ts, uint32_t cpu, int64_t ret)
 	e.h.tid = 200 + cpu;
 	e.p.ret = ret;
 	return e;
+}
+
+/*
+ * Bytes encoded by hand from the spec, not with the library's encoder, so a
+ * test built on them also checks that the spec and the code agree.
+ */
+static inline __attribute__((unused)) void put32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static inline __attribute__((unused)) void put64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/* A chunk stored raw (flags 0): header + payload; returns its size. */
+static inline __attribute__((unused)) size_t
+spec_chunk(unsigned char *out, uint32_t kind, uint32_t seq, const void *payload, uint32_t len)
+{
+	memset(out, 0, 64);
+	put32(out, 0x4b435453);	/* "STCK" */
+	put32(out + 4, kind);
+	put32(out + 8, seq);
+	put32(out + 16, len);
+	put32(out + 20, len);
+	put64(out + 48, XXH64(payload, len, 0));
+	put64(out + 56, XXH64(out, 56, 0));
+	memcpy(out + 64, payload, len);
+	return 64 + (size_t)len;
+}
+
+/* Trailer: index offset, index size, checksum of those 16 bytes, magic. */
+static inline __attribute__((unused)) size_t
+spec_trailer(unsigned char *out, uint64_t index_off, uint64_t index_size)
+{
+	put64(out, index_off);
+	put64(out + 8, index_size);
+	put64(out + 16, XXH64(out, 16, 0));
+	memcpy(out + 24, "STTRAILR", 8);
+	return 32;
 }
 
 #endif /* STTRACE_UNIT_UTIL_H */
