@@ -1006,7 +1006,8 @@ static void info_finish(struct st_reader *r)
 {
 	r->info.file_size = r->size;
 	r->info.lost_tail_bytes = r->size - r->info.valid_size;
-	qsort(r->lost, r->nlost, sizeof(*r->lost), lost_cmp);
+	if (r->nlost)
+		qsort(r->lost, r->nlost, sizeof(*r->lost), lost_cmp);
 	for (size_t i = 0; i < r->nlost; i++)
 		r->info.lost_events += r->lost[i].lost;
 }

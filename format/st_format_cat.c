@@ -272,17 +272,31 @@ static int select_types(struct cat *cat, char *list)
 	return SF_OK;
 }
 
+/*
+ * Every event in [from, to]. An events chunk that turns out damaged is
+ * reported and skipped, and the others still print (a damaged chunk costs
+ * only its own events, as in a scan); the exit status then says the output
+ * is incomplete.
+ */
 static int print_events(struct cat *cat, uint64_t from, uint64_t to)
 {
 	const struct st_event_header *ev;
 	struct st_cursor *c;
-	int rc = st_cursor_open(cat->r, from, to, &c);
+	int rc = st_cursor_open(cat->r, from, to, &c), damaged = 0;
 
 	if (rc)
 		return sf_error(cat->path, "%s", st_reader_errmsg(cat->r));
-	while ((rc = st_cursor_next(c, &ev)) > 0) {
-		const struct st_type *t = st_type_by_id(cat->r, ev->type);
+	while ((rc = st_cursor_next(c, &ev)) != 0) {
+		const struct st_type *t;
 
+		if (rc == ST_ENOMEM)
+			break;
+		if (rc < 0) {
+			sf_error(cat->path, "%s; its events are skipped", st_reader_errmsg(cat->r));
+			damaged = 1;
+			continue;
+		}
+		t = st_type_by_id(cat->r, ev->type);
 		if (!t || (cat->wanted && !cat->wanted[ev->type]))
 			continue;
 		if (cat->style == CAT_TEXT)
@@ -293,11 +307,11 @@ static int print_events(struct cat *cat, uint64_t from, uint64_t to)
 			print_csv(cat, t, ev);
 	}
 	st_cursor_close(c);
-	if (rc < 0)
-		return sf_error(cat->path, "%s", st_reader_errmsg(cat->r));
 	if (fflush(stdout) || ferror(stdout))
 		return sf_error("stdout", "write failed");
-	return SF_OK;
+	if (rc == ST_ENOMEM)
+		return sf_error(cat->path, "out of memory");
+	return damaged ? SF_BAD : SF_OK;
 }
 
 static int cat_file(struct cat *cat, char *types, const struct sf_range *range)
@@ -388,6 +402,8 @@ const struct sf_cmd sf_cmd_cat = {
 	"as 0x...; devices as major:minor; strings quoted with C escapes (CSV:\n"
 	"quoted when needed); arrays as [a,b] (CSV: a;b, JSON: arrays). JSON\n"
 	"prints hex fields and devices as strings.\n\n"
+	"A damaged events chunk is named on stderr and its events are skipped; the\n"
+	"events of every other chunk still print, and the exit status is 1.\n\n"
 	"Exit status: 0 printed, 1 unreadable file or damaged chunk, 2 bad arguments.\n",
 	.run = cat_run,
 };

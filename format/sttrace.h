@@ -360,7 +360,14 @@ int st_chunk_next(const struct st_chunk_buf *buf, size_t *pos, const struct st_e
  */
 struct st_cursor;
 int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, struct st_cursor **c);
-/* 1 and *ev (valid until the next call) for an event; 0 at the end; <0 error. */
+/*
+ * 1 and *ev (valid until the next call) for an event; 0 at the end; <0 for
+ * an error. An events chunk that turns out damaged when the cursor decodes
+ * it (the index listed it) gives its error once, st_reader_errmsg() naming
+ * the chunk and its offset; the cursor has then skipped that chunk, and
+ * calling again goes on with the events of the others, as a scan would
+ * (spec section 7.1). After ST_ENOMEM, stop.
+ */
 int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev);
 void st_cursor_close(struct st_cursor *c);
 
