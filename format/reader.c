@@ -188,15 +188,32 @@ static int decompress(struct st_chunk_buf *buf, const struct st_chunk_hdr *h, co
 	return 0;
 }
 
-/* A zstd payload must claim the raw size the header gives, when it states one. */
-static int frame_size_ok(const struct st_chunk_hdr *h, const uint8_t *src)
+/*
+ * A zstd payload is one regular frame (not a skippable one) that fills it
+ * exactly, needs no dictionary, and claims the raw size the header gives
+ * when it states one (spec section 1): zstd itself would also decode a
+ * run of frames, or a frame after a skippable one.
+ */
+static const char *frame_problem(const struct st_chunk_hdr *h, const uint8_t *src)
 {
 	unsigned long long n;
+	size_t len;
 
 	if (!(h->flags & ST_CHUNK_F_ZSTD))
-		return 1;
+		return NULL;
+	if (h->payload_size >= 4 && (st_ld32(src) & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START)
+		return "skippable zstd frame";
+	len = ZSTD_findFrameCompressedSize(src, h->payload_size);
+	if (ZSTD_isError(len))
+		return ZSTD_getErrorName(len);
+	if (len != h->payload_size)
+		return "bytes after the zstd frame";
+	if (ZSTD_getDictID_fromFrame(src, h->payload_size))
+		return "zstd frame needs a dictionary";
 	n = ZSTD_getFrameContentSize(src, h->payload_size);
-	return n == ZSTD_CONTENTSIZE_UNKNOWN || n == h->raw_size;
+	if (n != ZSTD_CONTENTSIZE_UNKNOWN && n != h->raw_size)
+		return "zstd frame size differs from the chunk header";
+	return NULL;
 }
 
 /*
@@ -211,6 +228,7 @@ static int load_payload(const struct st_reader *r, uint64_t off, const struct st
 {
 	size_t raw_room = ((size_t)h->raw_size + 15) & ~(size_t)15;
 	uint64_t start = off + ST_CHUNK_HEADER_SIZE;
+	const char *problem;
 	const uint8_t *src;
 	int err;
 
@@ -223,8 +241,8 @@ static int load_payload(const struct st_reader *r, uint64_t off, const struct st
 		return *why = err == ST_EIO ? strerror(errno) : "file ends inside the chunk", err;
 	if (!st_xxh_ok(h->payload_xxh, src, h->payload_size))
 		return *why = "payload checksum mismatch", ST_ECHECKSUM;
-	if (!frame_size_ok(h, src))
-		return *why = "zstd frame size differs from the chunk header", ST_EFORMAT;
+	if ((problem = frame_problem(h, src)))
+		return *why = problem, ST_EFORMAT;
 	if (buf_reserve(buf, raw_room + 16))
 		return *why = "out of memory", ST_ENOMEM;
 	err = decompress(buf, h, src, why);
@@ -509,9 +527,10 @@ static void info_add_chunk(struct st_file_info *info, const struct st_chunk_info
 	info->chunks++;
 	if (ci->kind != ST_CHUNK_EVENTS)
 		return;
-	if (!info->event_chunks || ci->first_ts < info->first_ts)
+	/* the timestamps of a chunk without records bound nothing (spec 5.3) */
+	if (ci->events && (!info->events || ci->first_ts < info->first_ts))
 		info->first_ts = ci->first_ts;
-	if (ci->last_ts > info->last_ts)
+	if (ci->events && ci->last_ts > info->last_ts)
 		info->last_ts = ci->last_ts;
 	info->event_chunks++;
 	info->events += ci->events;
