@@ -88,3 +88,15 @@ spec-table: $(SPEC_TABLE)
 
 # Header dependencies of the sanitized objects (the top Makefile reads build/'s).
 -include $(shell find $(ASAN_B) -name '*.d' 2>/dev/null)
+
+# write-strings: a trace with the string bytes it is given (t_stformat_strings.sh).
+TEST_TOOLS += $(B)/tests/format/write-strings
+
+$(B)/tests/format/write-strings: $(B)/tests/format/write_strings.o $(LIBST)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)
+
+# drop-type-count: a trace whose index leaves out one type's count (t_stformat_cat.sh).
+TEST_TOOLS += $(B)/tests/format/drop-type-count
+
+$(B)/tests/format/drop-type-count: $(B)/tests/format/drop_type_count.o $(LIBST)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)

@@ -226,7 +226,7 @@ static struct json_object *json_types(const struct st_reader *r)
 		uint64_t n = st_type_events(r, t->id);
 
 		if (n)
-			add_u64(o, t->name, n);
+			sf_json_add(o, t->name, json_object_new_uint64(n));
 	}
 	return o;
 }
@@ -257,7 +257,7 @@ static struct json_object *json_meta(const struct st_reader *r)
 	const char *key, *value;
 
 	for (size_t i = 0; st_meta_at(r, i, &key, &value) == 0; i++)
-		json_object_object_add(o, key, json_object_new_string(value));
+		sf_json_add(o, key, sf_json_string(value));
 	return o;
 }
 
@@ -340,7 +340,7 @@ static void print_json(const char *path, const struct st_reader *r, int chunk_li
 	char version[16];
 
 	snprintf(version, sizeof(version), "%u.%u", in->major, in->minor);
-	json_object_object_add(o, "file", json_object_new_string(path));
+	json_object_object_add(o, "file", sf_json_string(path));
 	json_object_object_add(o, "format", json_object_new_string(version));
 	add_u64(o, "file_size", in->file_size);
 	json_object_object_add(o, "footer_present", json_object_new_boolean(in->footer_present));

@@ -85,3 +85,17 @@ check cat_damaged_chunk_named test "$(cat "$T/err")" = \
 check cat_damaged_chunk_others_print test "$(wc -l <"$T/badcat")" = $((events - ev))
 check cat_damaged_chunk_no_foreign_events test -z "$(comm -13 <(sort "$T/cat") <(sort "$T/badcat"))"
 check cat_damaged_chunk_sorted sort -n -c -s -k1,1 "$T/badcat"
+
+# An index whose per-type counts leave out block_rq_complete (which has
+# records): the CSV has no columns for it, so its records are reported once
+# and not printed, every other row prints, and the exit status is 1.
+"$ST_BUILD/tests/format/drop-type-count" "$T/a.st" "$T/uncounted.st" block_rq_complete ||
+	fail drop_type_count "exit $?"
+st-format cat --csv "$T/uncounted.st" >"$T/ucsv" 2>"$T/err"
+check csv_unlisted_type_exit test $? = 1
+check csv_unlisted_type_reported test "$(cat "$T/err")" = \
+	"st-format: $T/uncounted.st: block_rq_complete records, which the file's per-type counts leave out: not printed (no CSV columns)"
+check csv_unlisted_type_other_rows test "$(($(wc -l <"$T/ucsv") - 1))" = \
+	$((events - $(jq .events_per_type.block_rq_complete "$T/info.json")))
+st-format verify "$T/uncounted.st" 2>"$T/err"
+check verify_rejects_unlisted_type test $? = 1
