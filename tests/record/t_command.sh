@@ -27,6 +27,18 @@ dd_pid=$(rec_rows "$T/c.sttrace" block_rq_issue dev pid | awk -v d="$DEV" '$1 ==
 name=$(st-format info "$T/c.sttrace" | awk -v k="pid.$dd_pid" '$1 == k { print $3 }')
 if [ "$name" = dd ]; then pass record_command_pid_names; else fail record_command_pid_names "pid.$dd_pid = '$name', want dd"; fi
 
+# The clock offset sampled at the start and again at the end: over a
+# recording of about a second, with no wall-clock step, they agree to within
+# NTP's slewing (500 ppm, 0.5 ms a second; 50 ms allowed for a loaded host
+# whose two clock_gettime calls may be interrupted between them).
+read -r off0 off1 < <(st-format info --json "$T/c.sttrace" |
+	jq -r '.metadata | "\(.["clock.realtime_offset_ns"]) \(.["clock.realtime_offset_end_ns"])"')
+if [ "$off1" != null ] && [ $(( off1 > off0 ? off1 - off0 : off0 - off1 )) -lt 50000000 ]; then
+	pass record_clock_offset_at_end
+else
+	fail record_clock_offset_at_end "offsets $off0 at the start, $off1 at the end"
+fi
+
 st-record -o "$T/k.sttrace" -e block -- sh -c 'kill -TERM $$' 2>/dev/null
 rc=$?
 if [ $rc -eq 143 ]; then pass record_command_signal_status; else fail record_command_signal_status "exit $rc, want 143"; fi
