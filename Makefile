@@ -19,7 +19,7 @@ TEST_TOOLS :=
 
 # libsttrace (format/module.mk builds it); every program links it this way.
 LIBST      := $(B)/libsttrace.a
-LIBST_LIBS := -lzstd -lxxhash
+LIBST_LIBS := -lzstd -lxxhash -lm
 
 # Unit tests run a second time under ASan+UBSan, built in build-asan/ with
 # their own objects so flags never mix (format/module.mk: rule, libsttrace).

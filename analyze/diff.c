@@ -31,7 +31,7 @@ static const char diff_usage[] =
 "  --threshold PCT    regression threshold in percent (default 10)\n"
 "  --csv              CSV output\n"
 "  --dev, --pid, --comm, --from, --to, --exact-limit, --stale   as st-analyze\n"
-"  -h, --help\n"
+"  -h, --help, --version\n"
 "\n"
 "Exit: 0 no regression, 1 the chosen quantile regressed past the threshold,\n"
 "2 usage error or unreadable input.\n";
@@ -180,20 +180,27 @@ int an_diff_main(int argc, char **argv)
 	struct side sides[2] = { { .open = 0 }, { .open = 0 } };
 	struct an_opts o;
 	FILE *info;
-	int opt, ret = 0, i, regressions;
+	int opt, ret = 0, i, regressions, idx = 0;
 
 	an_opts_init(&o);
 	o.quantile = 99;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), &idx)) != -1) {
 		if (opt == 'h') {
 			fputs(diff_usage, stdout);
+			return 0;
+		}
+		if (opt == 'V') {
+			printf("st-analyze " ST_VERSION " (format %d.%d)\n", ST_FORMAT_MAJOR,
+			       ST_FORMAT_MINOR);
 			return 0;
 		}
 		if (opt == '?')
 			return an_usage_error(PROG, "%s: unknown option or missing argument",
 					      argv[optind - 1]);
+		if (!an_diff_accepts(opt))
+			return an_usage_error(PROG, "--%s: not an option of diff", an_long_opts()[idx].name);
 		if ((ret = an_parse_option(&o, opt, optarg, PROG)))
 			return ret;
 	}

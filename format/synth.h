@@ -15,8 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SYNTH_VERSION "0.1.0"
-
 struct synth_opts {
 	uint64_t ios;		/* operations: reads, writes, io_uring requests, fsyncs */
 	uint64_t seed;

@@ -198,12 +198,6 @@ static uint64_t store_lost(struct recorder *r)
 
 /* ---- setup ------------------------------------------------------------ */
 
-static int usage_error(const char *msg)
-{
-	fprintf(stderr, "%s: %s\n", REC_NAME, msg);
-	return REC_EXIT_USAGE;
-}
-
 static int resolve_filters(struct recorder *r)
 {
 	struct rec_filters *f = &r->filters;
@@ -213,13 +207,13 @@ static int resolve_filters(struct recorder *r)
 	f->pid = r->opts.pid;
 	if (f->pid && kill(f->pid, 0) && errno == ESRCH) {
 		snprintf(err, sizeof(err), "-p %d: no such process", f->pid);
-		return usage_error(err);
+		return opts_usage_error(err);
 	}
 	f->comm = r->opts.comm;
 	if (r->opts.cgroup && filters_set_cgroup(f, r->opts.cgroup, err, sizeof(err)))
-		return usage_error(err);
+		return opts_usage_error(err);
 	if (r->opts.device && filters_set_device(f, r->opts.device, err, sizeof(err)))
-		return usage_error(err);
+		return opts_usage_error(err);
 	return 0;
 }
 
@@ -228,8 +222,13 @@ static int open_output(struct recorder *r)
 	struct rec_filters *f = &r->filters;
 	struct stat st;
 
-	r->out_fd = open(r->opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (r->out_fd < 0 || fstat(r->out_fd, &st))
+	char why[160];
+
+	r->out_fd = st_output_open(r->opts.output, r->opts.force ? ST_OUTPUT_FORCE : 0, why,
+				   sizeof(why));
+	if (r->out_fd < 0)
+		return fail(r->opts.output, why);
+	if (fstat(r->out_fd, &st))
 		return fail(r->opts.output, strerror(errno));
 	/* Our own writes reach a traced disk: mark them so their block events are dropped. */
 	f->mark_self_bios = !f->pid && !f->comm && !f->cgroup_id &&
@@ -502,7 +501,7 @@ static int setup(struct recorder *r, int argc, char **argv)
 	if (ret)
 		return ret;
 	if (events_select(r->opts.events, &r->sel, err, sizeof(err)))
-		return usage_error(err);
+		return opts_usage_error(err);
 	if (probes_check(&r->sel, err, sizeof(err)))
 		return fail("probes", err);
 	/* blocked before the fork, so no SIGCHLD is missed; the loop reads them from a signalfd */

@@ -51,19 +51,22 @@ check type_filter diff "$T/typed" <(awk '$2 == "block_rq_complete" || $2 == "sys
 check type_filter_count test "$(wc -l <"$T/typed")" = \
 	"$(jq '.events_per_type.block_rq_complete + .events_per_type.sys_exit_fsync' "$T/info.json")"
 
-# --from/--to with absolute ns: inclusive at both ends.
+# --from/--to with absolute ns (@NS): inclusive at both ends.
 t1=$(sed -n 100p "$T/cat" | cut -d' ' -f1)
 t2=$(sed -n 900p "$T/cat" | cut -d' ' -f1)
-st-format cat --from "$t1" --to "$t2" "$T/a.st" >"$T/range"
+st-format cat --from "@$t1" --to "@$t2" "$T/a.st" >"$T/range"
 check range_absolute diff "$T/range" <(awk -v a="$t1" -v b="$t2" '$1 >= a && $1 <= b' "$T/cat")
 check range_inclusive test "$(head -1 "$T/range" | cut -d' ' -f1) $(tail -1 "$T/range" | cut -d' ' -f1)" = "$t1 $t2"
-st-format cat --from "$t1" --to "$t1" "$T/a.st" >"$T/point"
+st-format cat --from "@$t1" --to "@$t1" "$T/a.st" >"$T/point"
 check range_single_ts diff "$T/point" <(awk -v a="$t1" '$1 == a' "$T/cat")
 # Relative times count from record.start_ts.
 start=$(jq -r '.metadata["record.start_ts"]' "$T/info.json")
 st-format cat --from 300us --to 0.5ms "$T/a.st" >"$T/rel"
 check range_relative diff "$T/rel" <(awk -v a=$((start + 300000)) -v b=$((start + 500000)) '$1 >= a && $1 <= b' "$T/cat")
 check range_relative_nonempty test -s "$T/rel"
+# A bare number is seconds after the start in every tool, never nanoseconds.
+st-format cat --from 0 --to 0.0005 "$T/a.st" >"$T/bare"
+check range_bare_number_is_seconds diff "$T/bare" <(awk -v b=$((start + 500000)) '$1 <= b' "$T/cat")
 st-format cat --from 1s "$T/a.st" >"$T/late"
 check range_past_end test ! -s "$T/late"
 st-format cat --to 600000ns --type block_rq_issue --csv "$T/a.st" >"$T/combo"
