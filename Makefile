@@ -20,12 +20,15 @@ TEST_TOOLS :=
 # libsttrace (format/module.mk builds it); every program links it this way.
 LIBST      := $(B)/libsttrace.a
 LIBST_LIBS := -lzstd -lxxhash -lm
+# What the programs share on the command line and in outputs (common/module.mk).
+LIBCOMMON  := $(B)/libcommon.a
 
 # Unit tests run a second time under ASan+UBSan, built in build-asan/ with
 # their own objects so flags never mix (format/module.mk: rule, libsttrace).
 ASAN_B     := build-asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LIBST_ASAN := $(ASAN_B)/libsttrace.a
+LIBCOMMON_ASAN := $(ASAN_B)/libcommon.a
 
 # BPF needs clang, bpftool and kernel BTF; without them record/ and replay/ are
 # skipped and format/ and analyze/ still build.

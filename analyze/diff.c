@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "common/csv.h"
 
 #define PROG "st-analyze diff"
 
@@ -105,13 +106,16 @@ static int compare_stage(const char *op, int stage, struct an_qest *b, struct an
 	unsigned i;
 
 	if (o->csv) {
-		for (i = 0; i < sizeof(shown_q) / sizeof(shown_q[0]); i++)
-			fprintf(out, "%s,%s,%g,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.2f,,,,,\n", op,
+		for (i = 0; i < sizeof(shown_q) / sizeof(shown_q[0]); i++) {
+			csv_field(out, op);
+			fprintf(out, ",%s,%g,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.2f,,,,,\n",
 				an_stage_name(stage), shown_q[i] * 100, b->n, n->n,
 				an_us(an_qest_quantile(b, shown_q[i])), an_us(an_qest_quantile(n, shown_q[i])),
 				change_pct(an_qest_quantile(b, shown_q[i]), an_qest_quantile(n, shown_q[i])));
-		fprintf(out, "%s,%s,%g,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,%s%s\n",
-			op, an_stage_name(stage), o->quantile, b->n, n->n, an_us(cb.value),
+		}
+		csv_field(out, op);
+		fprintf(out, ",%s,%g,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,%s%s\n",
+			an_stage_name(stage), o->quantile, b->n, n->n, an_us(cb.value),
 			an_us(cn.value), change_pct(cb.value, cn.value), an_us(cb.lo), an_us(cb.hi),
 			an_us(cn.lo), an_us(cn.hi), v, gate ? " (gate)" : "");
 		return gate && regressed;
