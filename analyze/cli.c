@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "common/input.h"
 
 enum {
 	OPT_QUANTILE = 256, OPT_STAGE, OPT_TOP, OPT_BY, OPT_INTERVAL, OPT_HEATMAP, OPT_CSV,
@@ -166,6 +167,23 @@ void an_opts_init(struct an_opts *o)
 const struct option *an_long_opts(void)
 {
 	return long_opts;
+}
+
+int an_stdin_files(char **files, int nfiles, const char *prog)
+{
+	static char path[32];	/* standard input is one per process (input.h) */
+	char err[256];
+
+	for (int i = 0; i < nfiles; i++) {
+		if (strcmp(files[i], "-"))
+			continue;
+		if (input_path("-", path, sizeof(path), err, sizeof(err))) {
+			fprintf(stderr, "%s: -: %s\n", prog, err);
+			return 2;
+		}
+		files[i] = path;
+	}
+	return 0;
 }
 
 int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int nfiles, const char *prog)

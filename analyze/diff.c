@@ -212,6 +212,8 @@ int an_diff_main(int argc, char **argv)
 		return an_usage_error(PROG, "%s", "needs exactly two files, BASE and NEW");
 	if (o.quantile <= 0 || o.quantile >= 100)
 		return an_usage_error(PROG, "%s", "--quantile must be above 0 and below 100");
+	if ((ret = an_stdin_files(argv + optind, 2, PROG)))
+		return ret;
 	info = o.csv ? stderr : stdout;
 	for (i = 0; i < 2 && !ret; i++)
 		ret = analyze_side(&sides[i], &o, argv[optind + i], info, i ? "new" : "base");

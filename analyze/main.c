@@ -16,7 +16,7 @@
 #define PROG "st-analyze"
 
 static const char usage_text[] =
-"usage: st-analyze [options] FILE...\n"
+"usage: st-analyze [options] FILE...     (FILE - is standard input)\n"
 "       st-analyze diff BASE NEW [options]   (st-analyze diff --help)\n"
 "\n"
 "Correlates the events of one or more .sttrace files (merged in time order)\n"
@@ -182,7 +182,8 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return an_usage_error(PROG, "%s", "no input file");
-	if ((ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
+	if ((ret = an_stdin_files(argv + optind, argc - optind, PROG)) ||
+	    (ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
 		return ret;
 	ret = report_main(&r, &o);
 	an_run_close(&r);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/input.h"
 #include "format/st_format.h"
 
 static const struct sf_cmd *const commands[] = {
@@ -152,8 +153,13 @@ int sf_parse_args(const struct sf_cmd *cmd, int argc, char **argv,
 
 int sf_open(const char *path, unsigned flags, struct st_reader **r)
 {
-	int rc = st_reader_open(r, path, flags);
+	char real[4096], err[256];
+	int rc;
 
+	*r = NULL;
+	if (input_path(path, real, sizeof(real), err, sizeof(err)))
+		return sf_error(path, "%s", err);
+	rc = st_reader_open(r, real, flags);
 	if (!rc)
 		return SF_OK;
 	sf_error(path, "%s", *r ? st_reader_errmsg(*r) : st_strerror(rc));

@@ -162,6 +162,8 @@ void probes_stop(struct rec_probes *p);
 struct rec_sink {
 	struct io_uring ring;
 	int fd;
+	bool stream;			/* a pipe or socket: in order, at its position, no sync */
+	uint64_t stream_pos;		/* a stream's next file offset */
 	unsigned qd;
 	size_t buf_size;
 	char *pool;			/* qd buffers of buf_size, registered when possible */
