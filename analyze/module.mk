@@ -5,6 +5,8 @@ ANALYZE_OBJS := $(ANALYZE_SRCS:%.c=$(B)/%.o)
 ANALYZE_LIB  := $(B)/analyze/libanalyze.a
 
 PROGRAMS += $(B)/st-analyze
+INSTALL_BIN += $(B)/st-analyze
+INSTALL_MAN1 += analyze/st-analyze.1
 
 $(ANALYZE_LIB): $(filter-out $(B)/analyze/main.o,$(ANALYZE_OBJS))
 	$(Q)$(AR) rcs $@ $^

@@ -8,6 +8,9 @@ $(LIBST): $(LIBST_OBJS)
 
 all: $(LIBST)
 
+# Installed with the library (`make install`): its public headers.
+LIBST_HEADERS := format/sttrace.h format/sttrace_events.h
+
 # Unit tests: tests/format/unit_*.c, one program each, plain and under
 # ASan+UBSan (ASAN_* in the top Makefile).
 FORMAT_UNITS := $(patsubst tests/format/%.c,%,$(wildcard tests/format/unit_*.c))
@@ -53,7 +56,7 @@ $(B)/tests/fuzz/replay_main.o $(ASAN_B)/tests/fuzz/replay_main.o: \
 FUZZ_SECONDS ?= 60
 FUZZ_BIN := $(B)/fuzz/fuzz_reader
 
-$(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIBST_SRCS) $(wildcard format/*.h) bpf/sttrace_events.h
+$(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIBST_SRCS) $(wildcard format/*.h)
 	@mkdir -p $(dir $@)
 	$(Q)clang -std=gnu11 -O1 -g $(CPPFLAGS) -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 		-fsanitize=fuzzer,address,undefined \

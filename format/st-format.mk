@@ -7,3 +7,5 @@ $(B)/st-format: $(ST_FORMAT_OBJS) $(LIBCOMMON) $(LIBST)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -ljson-c -lm
 
 PROGRAMS += $(B)/st-format
+INSTALL_BIN += $(B)/st-format
+INSTALL_MAN1 += format/st-format.1

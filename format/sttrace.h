@@ -56,7 +56,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../bpf/sttrace_events.h"
+#include "sttrace_events.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -105,7 +105,7 @@ struct st_type {
 	const struct st_field *fields;
 };
 
-/* The event types of this build (bpf/sttrace_events.h), header fields included. */
+/* The event types of this build (format/sttrace_events.h), header fields included. */
 const struct st_type *st_builtin_types(size_t *count);
 const struct st_type *st_builtin_type(uint16_t id);
 
