@@ -32,7 +32,7 @@ LIBST_LIBS := $(call pkg_libs,libzstd libxxhash,-lzstd -lxxhash) -lm
 LIBCOMMON  := $(B)/libcommon.a
 
 # Unit tests run a second time under ASan+UBSan, built in build-asan/ with
-# their own objects so flags never mix (format/module.mk: rule, libsttrace).
+# their own objects so flags never mix (the rule below; libsttrace's in format/module.mk).
 ASAN_B     := build-asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LIBST_ASAN := $(ASAN_B)/libsttrace.a
@@ -55,13 +55,17 @@ VERSION := $(shell sed -n 's/^\#define ST_VERSION "\(.*\)"/\1/p' format/sttrace.
 .PHONY: all test check deps demo clean install
 all:
 
-include $(sort $(wildcard */*.mk scripts/bench/module.mk))
+include $(sort $(wildcard */*.mk */*/module.mk))
 
 all: $(PROGRAMS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(ASAN_B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -MMD -MP -c $< -o $@
 
 deps:
 	$(Q)scripts/install-deps.sh
@@ -101,4 +105,4 @@ install: all
 clean:
 	rm -rf $(B) build-asan
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) $(ASAN_B) -name '*.d' 2>/dev/null)
