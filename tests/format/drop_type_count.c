@@ -4,7 +4,11 @@
  * spec, stored raw) without the per-type count entry of TYPE, as a writer
  * that forgets a type would leave it. For t_stformat_cat.sh.
  */
-#include "unit_util.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "format/sttrace.h"
+#include "tests/format/spec_encode.h"
 
 static int drop(const char *in, const char *out, const char *type)
 {

@@ -12,7 +12,7 @@ st_tmpdir T
 # 4 bytes of an emoji, and a valid one.
 comm=$'a\xff\\"\xc3\xa9\xc0\x80z'
 path=$'/tmp/x,\ty\xed\xa0\x80\xf0\x9f\x98/\xf0\x9f\x98\x80.log'
-"$ST_BUILD/tests/format/write-strings" "$T/s.st" "$comm" "$path" || fail write_strings "exit $?"
+"$ST_BUILD/tests/write-strings" "$T/s.st" "$comm" "$path" || fail write_strings "exit $?"
 
 # expect WHAT: Python's answer for the bytes of $comm and $path.
 expect() {

@@ -129,5 +129,5 @@ int main(void)
 {
 	RUN(test_cut_after_each_lost_chunk);
 	RUN(test_index_after_lost_chunks);
-	return unit_failed;
+	return check_failures != 0;
 }

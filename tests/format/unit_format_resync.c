@@ -421,5 +421,5 @@ int main(void)
 	RUN(test_gaps);
 	RUN(test_removed_chunks);
 	RUN(test_hostile);
-	return unit_failed;
+	return check_failures != 0;
 }

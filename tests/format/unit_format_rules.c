@@ -193,5 +193,5 @@ int main(void)
 	RUN(test_one_zstd_frame);
 	RUN(test_empty_events_chunk);
 	RUN(test_file_header_fields);
-	return unit_failed;
+	return check_failures != 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_util.h - helpers shared by the libsttrace unit tests: result lines
- * for tests/run.sh, a seeded random generator, an in-memory sink, writers
- * and readers over memory, and chunks and trailers encoded from the spec.
+ * unit_util.h - helpers shared by the libsttrace unit tests (results through
+ * tests/check.h): a seeded random generator, an in-memory sink, writers and
+ * readers over memory, and (spec_encode.h) chunks encoded from the spec.
  */
 #ifndef STTRACE_UNIT_UTIL_H
 #define STTRACE_UNIT_UTIL_H
@@ -13,32 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xxhash.h>
-
 #include "format/sttrace.h"
-
-static int unit_failed;
-
-/* FAIL line for the first failing check of a test; returns 1 for `if (expect(...))`. */
-static int expectf(int ok, const char *test, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4), unused));
-static int expectf(int ok, const char *test, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok)
-		return 0;
-	printf("FAIL: %s: ", test);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	unit_failed = 1;
-	return 1;
-}
-
-/* Runs a test function that returns 0 on success (after printing FAIL otherwise). */
-#define RUN(fn) do { if (!fn()) printf("PASS: %s\n", #fn); } while (0)
+#include "tests/check.h"
+#include "tests/format/spec_encode.h"
 
 /* xorshift64*: deterministic for a seed, good enough for test data. */
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
@@ -205,65 +182,6 @@ exit_event(uint64_t ts, uint32_t cpu, int64_t ret)
 	e.h.tid = 200 + cpu;
 	e.p.ret = ret;
 	return e;
-}
-
-/*
- * Bytes encoded by hand from the spec, not with the library's encoder, so a
- * test built on them also checks that the spec and the code agree.
- */
-static inline __attribute__((unused)) void put32(unsigned char *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-static inline __attribute__((unused)) void put64(unsigned char *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
-/* A chunk header's fields, as section 4.1 lists them. */
-struct spec_hdr {
-	uint32_t kind, seq, flags, payload_size, raw_size, events;
-	uint64_t first_ts, last_ts;
-};
-
-/* A chunk: header with its checksums + payload; returns its size. */
-static inline __attribute__((unused)) size_t
-spec_chunk_hdr(unsigned char *out, const struct spec_hdr *h, const void *payload)
-{
-	memset(out, 0, 64);
-	put32(out, 0x4b435453);	/* "STCK" */
-	put32(out + 4, h->kind);
-	put32(out + 8, h->seq);
-	put32(out + 12, h->flags);
-	put32(out + 16, h->payload_size);
-	put32(out + 20, h->raw_size);
-	put32(out + 24, h->events);
-	put64(out + 32, h->first_ts);
-	put64(out + 40, h->last_ts);
-	put64(out + 48, XXH64(payload, h->payload_size, 0));
-	put64(out + 56, XXH64(out, 56, 0));
-	memcpy(out + 64, payload, h->payload_size);
-	return 64 + (size_t)h->payload_size;
-}
-
-/* A chunk stored raw (flags 0), not an events chunk: header + payload; returns its size. */
-static inline __attribute__((unused)) size_t
-spec_chunk(unsigned char *out, uint32_t kind, uint32_t seq, const void *payload, uint32_t len)
-{
-	return spec_chunk_hdr(out, &(struct spec_hdr){ .kind = kind, .seq = seq, .payload_size = len,
-						      .raw_size = len }, payload);
-}
-
-/* Trailer: index offset, index size, checksum of those 16 bytes, magic. */
-static inline __attribute__((unused)) size_t
-spec_trailer(unsigned char *out, uint64_t index_off, uint64_t index_size)
-{
-	put64(out, index_off);
-	put64(out + 8, index_size);
-	put64(out + 16, XXH64(out, 16, 0));
-	memcpy(out + 24, "STTRAILR", 8);
-	return 32;
 }
 
 #endif /* STTRACE_UNIT_UTIL_H */

@@ -13,7 +13,8 @@
 
 #include <json-c/json.h>
 
-#include "format/st_format.h"
+#include "common/csv.h"
+#include "format/st-format/st_format.h"
 
 enum cat_style { CAT_TEXT, CAT_CSV, CAT_JSON };
 
@@ -72,22 +73,22 @@ static const char *field_string(const void *rec, const struct st_field *f)
 }
 
 /*
- * A string field, escaped so that its bytes can be told back: a backslash
- * doubled, bytes outside printable ASCII as \xHH; text quotes it (\" inside),
- * CSV quotes it only when needed ("" inside).
+ * A string field: text quotes it with C escapes (a backslash doubled, bytes
+ * outside printable ASCII as \xHH, so every byte can be told back); CSV as an
+ * RFC 4180 field with the same escapes (csv.h).
  */
 static void put_string(const void *rec, const struct st_field *f, enum cat_style style)
 {
 	const char *buf = field_string(rec, f);
-	int quote = style == CAT_TEXT;
 
-	if (style == CAT_CSV)
-		quote = strpbrk(buf, ",\"\n\r") != NULL;
-	if (quote)
-		putchar('"');
+	if (style == CAT_CSV) {
+		csv_field(stdout, buf);
+		return;
+	}
+	putchar('"');
 	for (const unsigned char *p = (const unsigned char *)buf; *p; p++) {
 		if (*p == '"')
-			fputs(style == CAT_CSV ? "\"\"" : "\\\"", stdout);
+			fputs("\\\"", stdout);
 		else if (*p == '\\')
 			fputs("\\\\", stdout);
 		else if (isprint(*p))
@@ -95,8 +96,7 @@ static void put_string(const void *rec, const struct st_field *f, enum cat_style
 		else
 			printf("\\x%02x", *p);
 	}
-	if (quote)
-		putchar('"');
+	putchar('"');
 }
 
 static void put_value(const void *rec, const struct st_field *f, enum cat_style style)

@@ -14,7 +14,7 @@
 
 #include <json-c/json.h>
 
-#include "format/st_format.h"
+#include "format/st-format/st_format.h"
 
 static const char replacement[] = "\xef\xbf\xbd";	/* U+FFFD in UTF-8 */
 
