@@ -46,11 +46,15 @@ struct st_reader {
 	struct meta_kv *meta;
 	size_t nmeta, meta_cap;
 
+	/* Lost entries as read; lost_compact() keeps each CPU's last. */
 	struct st_lost_kv {
 		uint32_t cpu;
 		uint64_t lost;
+		size_t order;	/* position of arrival: later entries win */
 	} *lost;
-	size_t nlost;
+	size_t nlost, lost_cap;
+	size_t lost_compacted;	/* entries after the last compaction */
+	size_t lost_order;	/* entries read so far */
 
 	struct st_damage *damage;	/* ranges a scan skipped */
 	size_t ndamage;
@@ -455,30 +459,51 @@ uint64_t st_type_events(const struct st_reader *r, uint16_t id)
 	return r->type_slot[id] ? r->type_events[r->type_slot[id] - 1] : 0;
 }
 
-static int lost_set(struct st_reader *r, uint32_t cpu, uint64_t lost)
+static int lost_cmp(const void *a, const void *b)
+{
+	const struct st_lost_kv *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Sorts the entries by CPU and keeps each CPU's last one (spec 5.4). */
+static void lost_compact(struct st_reader *r)
+{
+	size_t out = 0;
+
+	if (!r->nlost)
+		return;
+	qsort(r->lost, r->nlost, sizeof(*r->lost), lost_cmp);
+	for (size_t i = 0; i < r->nlost; i++)
+		if (i + 1 == r->nlost || r->lost[i].cpu != r->lost[i + 1].cpu)
+			r->lost[out++] = r->lost[i];
+	r->nlost = r->lost_compacted = out;
+}
+
+/*
+ * Entries of a lost chunk or of the index's lost section, over the earlier
+ * ones. They are appended and compacted once they doubled, so a file of
+ * many or huge lost chunks costs n log n, never n squared.
+ */
+static int parse_lost(struct st_reader *r, const uint8_t *p, size_t n, const char **why)
 {
 	struct st_lost_kv *l;
 
-	for (size_t i = 0; i < r->nlost; i++) {
-		if (r->lost[i].cpu == cpu) {
-			r->lost[i].lost = lost;
-			return 0;
-		}
-	}
-	l = realloc(r->lost, (r->nlost + 1) * sizeof(*l));
-	if (!l)
-		return ST_ENOMEM;
-	r->lost = l;
-	r->lost[r->nlost++] = (struct st_lost_kv){ cpu, lost };
-	return 0;
-}
+	if (r->nlost + n > r->lost_cap) {
+		size_t cap = (r->nlost + n) * 2;
 
-/* Entries of a lost chunk or of the index's lost section. */
-static int parse_lost(struct st_reader *r, const uint8_t *p, size_t n, const char **why)
-{
-	for (size_t i = 0; i < n; i++, p += ST_LOST_ENTRY_SIZE)
-		if (lost_set(r, st_ld32(p), st_ld64(p + 8)))
+		l = realloc(r->lost, cap * sizeof(*l));
+		if (!l)
 			return *why = "out of memory", ST_ENOMEM;
+		r->lost = l;
+		r->lost_cap = cap;
+	}
+	for (size_t i = 0; i < n; i++, p += ST_LOST_ENTRY_SIZE)
+		r->lost[r->nlost++] = (struct st_lost_kv){ st_ld32(p), st_ld64(p + 8), r->lost_order++ };
+	if (r->nlost > 2 * r->lost_compacted + 1024)
+		lost_compact(r);
 	return 0;
 }
 
@@ -1010,14 +1035,8 @@ static void reset_contents(struct st_reader *r)
 	r->types = NULL;
 	r->type_events = NULL;
 	r->ntypes = r->nmeta = r->nlost = r->nchunks = r->ndamage = 0;
+	r->lost_compacted = r->lost_order = 0;
 	r->info = (struct st_file_info){ .major = r->info.major, .minor = r->info.minor };
-}
-
-static int lost_cmp(const void *a, const void *b)
-{
-	const struct st_lost_kv *x = a, *y = b;
-
-	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
 /* Totals, and the lost counts in CPU order whatever order the file lists them in. */
@@ -1025,8 +1044,7 @@ static void info_finish(struct st_reader *r)
 {
 	r->info.file_size = r->size;
 	r->info.lost_tail_bytes = r->size - r->info.valid_size;
-	if (r->nlost)
-		qsort(r->lost, r->nlost, sizeof(*r->lost), lost_cmp);
+	lost_compact(r);
 	for (size_t i = 0; i < r->nlost; i++)
 		r->info.lost_events += r->lost[i].lost;
 }

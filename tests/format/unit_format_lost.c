@@ -5,7 +5,7 @@
  * and in the index's lost section. A reader takes, for each CPU, the count
  * of the last of those (in file order) that lists the CPU, the same with
  * the footer and when scanning; a file cut anywhere reports the counts of
- * its last LOST chunk.
+ * its last LOST chunk; huge lost chunks cost n log n.
  */
 #include "unit_util.h"
 
@@ -125,9 +125,62 @@ static int test_index_after_lost_chunks(void)
 	return bad;
 }
 
+/*
+ * A footerless file ending in two LOST chunks of a million entries each,
+ * every entry a different CPU, the second chunk listing the CPUs again in
+ * reverse with new counts: each CPU gets its second count, and the reader
+ * does it in n log n (a linear search per entry would not finish).
+ */
+static int test_huge_lost_chunks(void)
+{
+	const uint32_t n = 1u << 20;
+	struct mem_sink m = { 0 };
+	struct st_reader *r = NULL;
+	unsigned char *lost = malloc((size_t)n * 16), *file = NULL;
+	const struct st_chunk_info *ci;
+	uint64_t count, want_total = 0;
+	uint32_t cpu, seq;
+	size_t at = 0;
+	int bad = write_lossy_file(__func__, &m) || open_mem(__func__, &r, m.data, m.len, 0);
+
+	if (!bad) {
+		ci = st_chunk_at(r, st_chunk_count(r) - 1);	/* the index: cut there */
+		at = ci->offset;
+		seq = ci->seq;
+		file = malloc(at + 2 * (64 + (size_t)n * 16));
+		memcpy(file, m.data, at);
+		for (uint32_t i = 0; i < n; i++) {
+			put32(lost + 16 * (size_t)i, i);
+			put32(lost + 16 * (size_t)i + 4, 0);
+			put64(lost + 16 * (size_t)i + 8, 1);
+		}
+		at += spec_chunk(file + at, ST_CHUNK_LOST, seq, lost, n * 16);
+		for (uint32_t i = 0; i < n; i++) {
+			put32(lost + 16 * (size_t)i, n - 1 - i);
+			put64(lost + 16 * (size_t)i + 8, 2 + i % 3);
+			want_total += 2 + i % 3;
+		}
+		at += spec_chunk(file + at, ST_CHUNK_LOST, seq + 1, lost, n * 16);
+	}
+	st_reader_close(r);
+	r = NULL;
+	bad = bad || open_mem(__func__, &r, file, at, 0) ||
+	      expectf(st_lost_count(r) == n && st_reader_info(r)->lost_events == want_total &&
+		      !st_lost_at(r, 0, &cpu, &count) && cpu == 0 && count == 2 + (n - 1) % 3, __func__,
+		      "%zu CPUs, %llu lost (want %u, %llu); cpu %u: %llu", st_lost_count(r),
+		      (unsigned long long)st_reader_info(r)->lost_events, n,
+		      (unsigned long long)want_total, cpu, (unsigned long long)count);
+	st_reader_close(r);
+	free(file);
+	free(lost);
+	free(m.data);
+	return bad;
+}
+
 int main(void)
 {
 	RUN(test_cut_after_each_lost_chunk);
 	RUN(test_index_after_lost_chunks);
+	RUN(test_huge_lost_chunks);
 	return check_failures != 0;
 }
