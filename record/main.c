@@ -391,8 +391,9 @@ static int close_file(struct recorder *r, struct st_writer **w, const char *path
 	if (r->status_line)
 		fputc('\n', stderr);
 	if (ret) {
-		fprintf(stderr, "%s: %s: %s; the file keeps every complete chunk written before "
-			"(st-format recover makes it whole)\n", REC_NAME, path, errmsg);
+		fprintf(stderr, "%s: %s: %s; recording stopped, the file keeps every complete "
+			"chunk written before (st-format recover makes it whole)\n", REC_NAME, path,
+			errmsg);
 		stop_for_write_error(r);
 		return REC_EXIT_FAIL;
 	}
@@ -744,7 +745,6 @@ static int finish(struct recorder *r)
 {
 	struct st_writer_stats st;
 	uint64_t end_ns, lost;
-	int ret = 0;
 
 	probes_detach(&r->probes);
 	probes_flush(&r->probes, UINT64_MAX);
@@ -766,10 +766,7 @@ static int finish(struct recorder *r)
 			r->dumps, r->dumps == 1 ? "" : "s");
 		return r->write_failed ? REC_EXIT_FAIL : 0;
 	}
-	ret = close_file(r, &r->w, r->path, end_ns, false);
-	if (ret)
-		fprintf(stderr, "%s: recording stopped\n", REC_NAME);
-	return ret;
+	return close_file(r, &r->w, r->path, end_ns, false);
 }
 
 static int record(struct recorder *r)
