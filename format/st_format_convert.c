@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * st_format_convert.c - `st-format convert`: one trace into the format of
+ * another tool, streaming, through one table of writers
+ * (st_format_convert.h).
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyze/input.h"
+#include "format/st_format_convert.h"
+
+static const struct sf_convert_writer *const writers[] = {
+	&sf_convert_blktrace, &sf_convert_blkparse, &sf_convert_fio_iolog,
+};
+
+static const struct sf_convert_writer *writer_by_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++)
+		if (!strcmp(writers[i]->name, name))
+			return writers[i];
+	return NULL;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* On a terminal: "convert: N of M events (P %)", at most twice a second. */
+struct progress {
+	int on;
+	uint64_t total, done;
+	double next;
+};
+
+static void progress_tick(struct progress *p)
+{
+	double t;
+
+	if (!p->on || ++p->done & 0xffff)
+		return;
+	t = now_s();
+	if (t < p->next)
+		return;
+	p->next = t + 0.5;
+	fprintf(stderr, "\r" SF_PROG " convert: %" PRIu64 " of %" PRIu64 " events (%.0f %%)",
+		p->done, p->total, p->total ? 100.0 * p->done / p->total : 100.0);
+}
+
+static void progress_end(const struct progress *p)
+{
+	if (p->on && p->done > 0xffff)
+		fputs("\r\033[K", stderr);
+}
+
+static int convert_events(struct sf_convert *cv, const struct sf_convert_writer *wr,
+			  struct an_input *in)
+{
+	struct progress prog = { .on = isatty(STDERR_FILENO),
+				 .total = an_input_info(in)->events };
+	const struct st_event_header *ev;
+	char err[256];
+	int rc = SF_OK, got;
+
+	if (an_input_start(in, 0, UINT64_MAX, err, sizeof(err)))
+		return sf_error(cv->in, "%s", err);
+	while (!rc && (got = an_input_next(in, &ev, err, sizeof(err))) > 0) {
+		rc = wr->event(cv, ev);
+		progress_tick(&prog);
+	}
+	progress_end(&prog);
+	if (!rc && got < 0)
+		rc = sf_error(cv->in, "%s", err);
+	return rc;
+}
+
+static int convert_file(struct sf_convert *cv, const struct sf_convert_writer *wr)
+{
+	struct an_input *in = NULL;
+	char *paths[] = { (char *)cv->in };
+	char err[256];
+	int rc;
+
+	if (an_names_new(&cv->names))
+		return sf_error(cv->in, "out of memory");
+	if (sf_open(cv->in, 0, &cv->r)) {
+		an_names_free(cv->names);
+		return SF_BAD;
+	}
+	cv->first_ts = st_reader_info(cv->r)->first_ts;
+	if (an_input_open(&in, paths, 1, cv->names, err, sizeof(err))) {
+		rc = sf_error(cv->in, "%s", err);
+		goto out;
+	}
+	cv->text = stdout;
+	if (wr->text && cv->out && !(cv->text = fopen(cv->out, "w"))) {
+		rc = sf_error(cv->out, "cannot create: %m");
+		goto out;
+	}
+	rc = wr->begin(cv);
+	if (!rc)
+		rc = convert_events(cv, wr, in);
+	if (wr->end(cv) && !rc)
+		rc = SF_BAD;
+	if (wr->text && (fflush(cv->text) || ferror(cv->text)) && !rc)
+		rc = sf_error(cv->out ? cv->out : "stdout", "write failed");
+	if (cv->text != stdout && fclose(cv->text) && !rc)
+		rc = sf_error(cv->out, "write failed: %m");
+out:
+	an_input_close(in);
+	st_reader_close(cv->r);
+	an_names_free(cv->names);
+	return rc;
+}
+
+static int convert_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "to", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const struct sf_convert_writer *wr = NULL;
+	struct sf_convert cv = { 0 };
+	int c;
+
+	while ((c = sf_getopt(&sf_cmd_convert, argc, argv, ":ho:t:", longopts)) != -1) {
+		switch (c) {
+		case 't':
+			wr = writer_by_name(optarg);
+			if (!wr)
+				return sf_usage(&sf_cmd_convert, "unknown format '%s' for --to", optarg);
+			break;
+		case 'o':
+			cv.out = optarg;
+			break;
+		case 'h':
+			return SF_OK;
+		default:
+			return SF_USAGE;
+		}
+	}
+	if (sf_positional(&sf_cmd_convert, argc, argv, 1, "FILE"))
+		return SF_USAGE;
+	cv.in = argv[optind];
+	if (!wr)
+		return sf_usage(&sf_cmd_convert, "missing --to FORMAT");
+	if (!wr->text && !cv.out)
+		return sf_usage(&sf_cmd_convert, "--to %s needs -o PREFIX", wr->name);
+	return convert_file(&cv, wr);
+}
+
+const struct sf_cmd sf_cmd_convert = {
+	.name = "convert",
+	.summary = "write a trace in another tool's format (blktrace, blkparse, fio iolog)",
+	.help =
+	"Usage: st-format convert FILE --to FORMAT [-o OUT]\n"
+	"Write the events of a trace in the format of another tool, in one pass,\n"
+	"memory bounded by the chunks that overlap in time. On a terminal a\n"
+	"progress line counts the events.\n\n"
+	"  -t, --to FORMAT    one of:\n"
+	"      blktrace       blktrace's binary per-CPU files OUT.blktrace.CPU (struct\n"
+	"                     blk_io_trace, host byte order): actions Q M F X G I D C R\n"
+	"                     with their PDUs, and a process-name notify record before\n"
+	"                     each thread's first event on a device; for blkparse -i,\n"
+	"                     btt, iowatcher, btrecord. -o OUT is required.\n"
+	"      blkparse       the text blkparse -q prints for those files\n"
+	"      fio-iolog      fio's iolog version 3 (timestamps in ms) for\n"
+	"                     fio --read_iolog: one line per request issued to a\n"
+	"                     device (read, write, trim, sync)\n"
+	"  -o, --output OUT   the output (text formats: default stdout)\n"
+	"  -h, --help         this text\n\n"
+	"Exit status: 0 written, 1 unreadable trace or output error, 2 bad arguments.\n",
+	.run = convert_run,
+};
