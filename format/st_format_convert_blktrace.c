@@ -35,6 +35,14 @@ struct bt_state {
 	/* blktrace: one file per CPU */
 	FILE **cpu_files;
 	unsigned ncpus;
+	/* blkparse: the records of one timestamp, printed in blkparse's order */
+	struct bt_record *same_time;
+	size_t nsame, same_cap;
+};
+
+struct bt_record {
+	struct blk_io_trace t;
+	uint64_t pdu;
 };
 
 static int bt_begin(struct sf_convert *cv)
@@ -61,6 +69,7 @@ static void bt_free(struct bt_state *s)
 	}
 	free(s->names);
 	free(s->cpu_files);
+	free(s->same_time);
 	free(s);
 }
 
@@ -268,7 +277,7 @@ static void rwbs(const struct blk_io_trace *t, char out[8])
 	out[i] = 0;
 }
 
-static int put_text(struct sf_convert *cv, const struct blk_io_trace *t, const void *pdu)
+static void print_record(struct sf_convert *cv, const struct blk_io_trace *t, const void *pdu)
 {
 	static const char act[] = { [__BLK_TA_QUEUE] = 'Q', [__BLK_TA_BACKMERGE] = 'M',
 		[__BLK_TA_FRONTMERGE] = 'F', [__BLK_TA_GETRQ] = 'G', [__BLK_TA_REQUEUE] = 'R',
@@ -280,8 +289,6 @@ static int put_text(struct sf_convert *cv, const struct blk_io_trace *t, const v
 	char flags[8];
 	FILE *out = cv->text;
 
-	if (t->action & BLK_TC_ACT(BLK_TC_NOTIFY))
-		return SF_OK;
 	rwbs(t, flags);
 	fprintf(out, "%3u,%-3u %2u %8u %5u.%09u %5u %2c %3s ", t->device >> 20,
 		t->device & 0xfffff, t->cpu, t->sequence, (unsigned)(rel / 1000000000),
@@ -308,6 +315,51 @@ static int put_text(struct sf_convert *cv, const struct blk_io_trace *t, const v
 			fprintf(out, "[%s]\n", bt_name(s, t->pid));
 		break;
 	}
+}
+
+/* blkparse's order for equal timestamps: device, then sequence number. */
+static int record_cmp(const void *a, const void *b)
+{
+	const struct blk_io_trace *x = a, *y = b;
+
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return (x->sequence > y->sequence) - (x->sequence < y->sequence);
+}
+
+static void print_same_time(struct sf_convert *cv)
+{
+	struct bt_state *s = cv->state;
+
+	if (s->nsame > 1)
+		qsort(s->same_time, s->nsame, sizeof(*s->same_time), record_cmp);
+	for (size_t i = 0; i < s->nsame; i++)
+		print_record(cv, &s->same_time[i].t, &s->same_time[i].pdu);
+	s->nsame = 0;
+}
+
+/* Records wait until the timestamp changes, then print in blkparse's order. */
+static int put_text(struct sf_convert *cv, const struct blk_io_trace *t, const void *pdu)
+{
+	struct bt_state *s = cv->state;
+	struct bt_record *rec;
+
+	if (t->action & BLK_TC_ACT(BLK_TC_NOTIFY))
+		return SF_OK;
+	if (s->nsame && s->same_time[0].t.time != t->time)
+		print_same_time(cv);
+	if (s->nsame == s->same_cap) {
+		size_t cap = s->same_cap ? s->same_cap * 2 : 16;
+		void *p = realloc(s->same_time, cap * sizeof(*s->same_time));
+
+		if (!p)
+			return sf_error(cv->in, "out of memory");
+		s->same_time = p;
+		s->same_cap = cap;
+	}
+	rec = &s->same_time[s->nsame++];
+	rec->t = *t;
+	rec->pdu = t->pdu_len ? *(const uint64_t *)pdu : 0;
 	return SF_OK;
 }
 
@@ -318,6 +370,8 @@ static int blkparse_event(struct sf_convert *cv, const struct st_event_header *e
 
 static int blkparse_end(struct sf_convert *cv)
 {
+	if (cv->state)
+		print_same_time(cv);
 	bt_free(cv->state);
 	return SF_OK;
 }
