@@ -11,7 +11,13 @@
 #     device and sequence number within each batch it reads, so its order
 #     of such lines depends on where its read batches end;
 #   - btt's Q2C and D2C counts and averages equal st-analyze's;
-#   - iowatcher renders an SVG.
+#   - iowatcher renders an SVG;
+#   - `import-blktrace` of the exported files gives back the same block
+#     events: type, time, CPU, thread, sector, device, sectors, operation
+#     and flags, error. blktrace has one FLUSH bit for a flush operation and
+#     a preflush flag, so a flush request's preflush flag is not compared
+#     (opf is compared up to ST_F_RAHEAD, bits the blktrace categories hold);
+#     st-analyze finds the same I/Os and stage latencies in both.
 # Two recordings: fio O_DIRECT 4k random reads and writes on a raw loop
 # device (one bio per request, so btt's per-request D2C and st-analyze's
 # per-I/O D2C count the same I/Os), and fio buffered random writes with
@@ -25,7 +31,7 @@
 . "$(dirname "$0")/../record/common.sh"
 
 TESTS="convert.blktrace.blkparse_reads convert.blktrace.counts convert.blkparse.text
-	convert.blktrace.btt convert.blktrace.iowatcher"
+	convert.blktrace.btt convert.blktrace.iowatcher import.blktrace.roundtrip"
 why=$(bpf_unavailable)
 command -v blkparse >/dev/null && command -v btt >/dev/null && command -v iowatcher >/dev/null ||
 	why=${why:-"blktrace tools not installed"}
@@ -115,3 +121,36 @@ if [ -s "$dir/io.svg" ] && grep -q '<svg' "$dir/io.svg"; then
 else
 	fail convert.blktrace.iowatcher "no SVG: $(tail -2 "$dir/iowatcher.log")"
 fi
+
+# The block events of a trace, one a line, in the fields blktrace keeps.
+BLOCK_TYPES=block_bio_queue,block_bio_backmerge,block_bio_frontmerge,block_split,block_getrq,\
+block_rq_insert,block_rq_issue,block_rq_requeue,block_rq_complete,block_bio_complete,block_rq_merge
+block_events() {
+	st-format cat --csv -t "$BLOCK_TYPES" "$1" | awk -F, "$AWK_HEX"'
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{
+			opf = hex($c["opf"]) % 8192
+			if (opf % 256 == 2 && int(opf / 2048) % 2 == 1) opf -= 2048
+			print $c["type"], $c["ts"], $c["cpu"], $c["tid"], $c["sector"], $c["dev"],
+				$c["nr_sector"], opf, $c["error"]
+		}'
+}
+roundtrip=1
+for t in direct fsync; do
+	if ! st-format import-blktrace "$dir/$t"/bt.blktrace.* -o "$dir/$t/imported.sttrace" \
+		2>"$dir/$t/import.err"; then
+		roundtrip=0
+		echo "import $t: $(cat "$dir/$t/import.err")"
+	elif ! cmp -s <(block_events "$dir/$t.sttrace") <(block_events "$dir/$t/imported.sttrace"); then
+		roundtrip=0
+		diff <(block_events "$dir/$t.sttrace") <(block_events "$dir/$t/imported.sttrace") | head -4
+	fi
+done
+# and st-analyze correlates the imported events into the same I/Os
+stages() { st-analyze --by dev --csv "$1" | awk -F, '$7 ~ /^(Q2C|D2C|Q2G)$/ { print $7, $8, $10 }'; }
+if ! cmp -s <(stages "$dir/direct.sttrace") <(stages "$dir/direct/imported.sttrace"); then
+	roundtrip=0
+	echo "st-analyze: $(stages "$dir/direct.sttrace" | tr '\n' ' ') vs imported $(stages "$dir/direct/imported.sttrace" | tr '\n' ' ')"
+fi
+[ $roundtrip = 1 ] && pass import.blktrace.roundtrip ||
+	fail import.blktrace.roundtrip "export then import changed the block events"
