@@ -172,9 +172,10 @@ const struct sf_cmd sf_cmd_convert = {
 	"                     each thread's first event on a device; for blkparse -i,\n"
 	"                     btt, iowatcher, btrecord. -o OUT is required.\n"
 	"      blkparse       the text blkparse -q prints for those files\n"
-	"      fio-iolog      fio's iolog version 3 (timestamps in ms) for\n"
-	"                     fio --read_iolog: one line per request issued to a\n"
-	"                     device (read, write, trim, sync)\n"
+	"      fio-iolog      fio's iolog version 3 for fio --read_iolog: one line\n"
+	"                     per bio queued to a device (Q, before merges): TIME\n"
+	"                     (us since the first) /dev/NAME read|write|trim|sync\n"
+	"                     OFFSET LENGTH (bytes); an empty flush is a sync\n"
 	"  -o, --output OUT   the output (text formats: default stdout)\n"
 	"  -h, --help         this text\n\n"
 	"Exit status: 0 written, 1 unreadable trace or output error, 2 bad arguments.\n",
