@@ -15,8 +15,8 @@
 
 static const struct sf_cmd *const commands[] = {
 	&sf_cmd_info, &sf_cmd_verify, &sf_cmd_cat, &sf_cmd_slice, &sf_cmd_recover,
-	&sf_cmd_synth, &sf_cmd_convert, &sf_cmd_import_blktrace, &sf_cmd_synth_future, &sf_cmd_bench_decode, &sf_cmd_bench_write,
-	&sf_cmd_dump_raw,
+	&sf_cmd_synth, &sf_cmd_anonymize, &sf_cmd_convert, &sf_cmd_import_blktrace,
+	&sf_cmd_synth_future, &sf_cmd_bench_decode, &sf_cmd_bench_write, &sf_cmd_dump_raw,
 };
 
 static void main_help(FILE *out)

@@ -18,12 +18,8 @@ static int same_file(const char *a, const char *b)
 	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/*
- * A writer for `out` with the schema, metadata and lost counts of `r`.
- * Errors of the copying calls surface at st_writer_close().
- */
-static int copy_open(const char *in, struct st_reader *r, const char *out, int level,
-		     struct st_writer **w)
+int sf_copy_open(const char *in, struct st_reader *r, const char *out, int level,
+		 struct st_writer **w)
 {
 	struct st_writer_opts opts = { .zstd_level = level };
 	const char *key, *value;
@@ -47,7 +43,7 @@ static int copy_open(const char *in, struct st_reader *r, const char *out, int l
 	return SF_OK;
 }
 
-static int copy_close(struct st_writer *w, const char *out)
+int sf_copy_close(struct st_writer *w, const char *out)
 {
 	char msg[256];
 
@@ -146,7 +142,7 @@ static int slice_run(int argc, char **argv)
 		return SF_BAD;
 	rc = sf_resolve_range(&sf_cmd_slice, r, &a.range, &from, &to);
 	if (!rc)
-		rc = copy_open(a.in, r, a.out, a.level, &w);
+		rc = sf_copy_open(a.in, r, a.out, a.level, &w);
 	if (!rc) {
 		set_meta_u64(w, "slice.from_ts", from);
 		set_meta_u64(w, "slice.to_ts", to);
@@ -155,7 +151,7 @@ static int slice_run(int argc, char **argv)
 			st_writer_close(w, NULL, 0);
 			unlink(a.out);
 		} else {
-			rc = copy_close(w, a.out);
+			rc = sf_copy_close(w, a.out);
 		}
 	}
 	if (!rc)
@@ -241,7 +237,7 @@ static int recover_run(int argc, char **argv)
 	if (sf_open(a.in, 0, &r))
 		return SF_BAD;
 	in = st_reader_info(r);
-	rc = copy_open(a.in, r, a.out, a.level, &w);
+	rc = sf_copy_open(a.in, r, a.out, a.level, &w);
 	if (!rc) {
 		recover_chunks(r, w, &rec);
 		rec.dropped_bytes += in->skipped_bytes;
@@ -250,7 +246,7 @@ static int recover_run(int argc, char **argv)
 			snprintf(rec.why, sizeof(rec.why), "%s", in->damage[0] ? in->damage : "none");
 		set_meta_u64(w, "recover.dropped_bytes", rec.dropped_bytes);
 		st_writer_set_meta(w, "recover.damage", rec.why);
-		rc = copy_close(w, a.out);
+		rc = sf_copy_close(w, a.out);
 	}
 	if (!rc)
 		print_recovery(a.out, &rec);
