@@ -4,6 +4,8 @@
  * another tool, streaming, through one table of writers
  * (st_format_convert.h).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
@@ -13,7 +15,8 @@
 #include "format/st_format_convert.h"
 
 static const struct sf_convert_writer *const writers[] = {
-	&sf_convert_blktrace, &sf_convert_blkparse, &sf_convert_fio_iolog,
+	&sf_convert_blktrace, &sf_convert_blkparse, &sf_convert_fio_iolog, &sf_convert_csv,
+	&sf_convert_jsonl,
 };
 
 static const struct sf_convert_writer *writer_by_name(const char *name)
@@ -71,6 +74,8 @@ static int convert_events(struct sf_convert *cv, const struct sf_convert_writer 
 	if (an_input_start(in, 0, UINT64_MAX, err, sizeof(err)))
 		return sf_error(cv->in, "%s", err);
 	while (!rc && (got = an_input_next(in, &ev, err, sizeof(err))) > 0) {
+		if (an_names_wants(ev->type))
+			an_names_event(cv->names, ev);
 		rc = wr->event(cv, ev);
 		progress_tick(&prog);
 	}
@@ -119,11 +124,40 @@ out:
 	return rc;
 }
 
+/* Every event, every field: cat's rows, written to OUT when given. */
+static int convert_by_cat(const struct sf_convert *cv, const struct sf_convert_writer *wr)
+{
+	char *argv[] = { (char *)sf_cmd_cat.name, (char *)wr->cat_option, (char *)cv->in, NULL };
+	int saved = -1, fd, rc;
+
+	if (cv->out) {
+		fd = open(cv->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return sf_error(cv->out, "cannot create: %s", strerror(errno));
+		fflush(stdout);
+		saved = dup(STDOUT_FILENO);
+		if (saved < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+			close(fd);
+			return sf_error(cv->out, "cannot redirect output: %s", strerror(errno));
+		}
+		close(fd);
+	}
+	optind = 0;
+	rc = sf_cmd_cat.run(3, argv);
+	if (saved >= 0) {
+		fflush(stdout);
+		dup2(saved, STDOUT_FILENO);
+		close(saved);
+	}
+	return rc;
+}
+
 static int convert_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "to", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "records", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -141,6 +175,9 @@ static int convert_run(int argc, char **argv)
 		case 'o':
 			cv.out = optarg;
 			break;
+		case 'r':
+			cv.records = 1;
+			break;
 		case 'h':
 			return SF_OK;
 		default:
@@ -154,14 +191,18 @@ static int convert_run(int argc, char **argv)
 		return sf_usage(&sf_cmd_convert, "missing --to FORMAT");
 	if (!wr->text && !cv.out)
 		return sf_usage(&sf_cmd_convert, "--to %s needs -o PREFIX", wr->name);
+	if (cv.records && !wr->cat_option)
+		return sf_usage(&sf_cmd_convert, "--records is for --to csv and jsonl");
+	if (wr->cat_option && !cv.records)
+		return convert_by_cat(&cv, wr);
 	return convert_file(&cv, wr);
 }
 
 const struct sf_cmd sf_cmd_convert = {
 	.name = "convert",
-	.summary = "write a trace in another tool's format (blktrace, blkparse, fio iolog)",
+	.summary = "write a trace for other tools: blktrace, blkparse, fio iolog, CSV, JSON Lines",
 	.help =
-	"Usage: st-format convert FILE --to FORMAT [-o OUT]\n"
+	"Usage: st-format convert FILE --to FORMAT [--records] [-o OUT]\n"
 	"Write the events of a trace in the format of another tool, in one pass,\n"
 	"memory bounded by the chunks that overlap in time. On a terminal a\n"
 	"progress line counts the events.\n\n"
@@ -176,6 +217,15 @@ const struct sf_cmd sf_cmd_convert = {
 	"                     per bio queued to a device (Q, before merges): TIME\n"
 	"                     (us since the first) /dev/NAME read|write|trim|sync\n"
 	"                     OFFSET LENGTH (bytes); an empty flush is a sync\n"
+	"      csv, jsonl     every field of every event, as st-format cat --csv and\n"
+	"                     --json print them; with --records one row (object)\n"
+	"                     per I/O that st-analyze correlates: start_ns, op,\n"
+	"                     dev, sector, bytes, blk_bytes, offset, ret, pid,\n"
+	"                     tid, comm, file, flags, bios, merges, requeues,\n"
+	"                     each stage's timestamp (ts_*, event clock ns) and\n"
+	"                     each stage's latency (*_ns); empty (null) when the\n"
+	"                     I/O has none\n"
+	"  --records          csv and jsonl: correlated I/Os instead of events\n"
 	"  -o, --output OUT   the output (text formats: default stdout)\n"
 	"  -h, --help         this text\n\n"
 	"Exit status: 0 written, 1 unreadable trace or output error, 2 bad arguments.\n",

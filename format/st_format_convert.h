@@ -12,7 +12,12 @@
  *   end(cv)         once, after the last: trailers, close; also after an error
  *
  * Each returns SF_OK or SF_BAD after printing one line (sf_error) naming
- * what failed. A writer keeps its own state behind cv->state.
+ * what failed. A writer keeps its own state behind cv->state. cv->names
+ * has learned from every event before the writer sees it.
+ *
+ * A writer whose events are exactly the rows of `st-format cat OPTION`
+ * (cat_option) leaves them to cat, which prints every field from the
+ * file's own schema; its begin/event/end then serve --records only.
  */
 #ifndef STTRACE_ST_FORMAT_CONVERT_H
 #define STTRACE_ST_FORMAT_CONVERT_H
@@ -27,18 +32,20 @@ struct sf_convert {
 	struct st_reader *r;	/* the trace, for its metadata and schema */
 	struct an_names *names;	/* command names, devices, files of the trace */
 	uint64_t first_ts;	/* timestamp of the trace's first event */
+	int records;		/* --records: one row per correlated I/O */
 	void *state;		/* the writer's own */
 };
 
 struct sf_convert_writer {
 	const char *name;	/* --to NAME */
 	int text;		/* 1: writes cv->text; 0: writes files named after -o */
+	const char *cat_option;	/* events as `st-format cat OPTION` prints them; NULL: no */
 	int (*begin)(struct sf_convert *cv);
 	int (*event)(struct sf_convert *cv, const struct st_event_header *ev);
 	int (*end)(struct sf_convert *cv);
 };
 
 extern const struct sf_convert_writer sf_convert_blktrace, sf_convert_blkparse,
-	sf_convert_fio_iolog;
+	sf_convert_fio_iolog, sf_convert_csv, sf_convert_jsonl;
 
 #endif /* STTRACE_ST_FORMAT_CONVERT_H */

@@ -153,8 +153,6 @@ static int bt_event(struct sf_convert *cv, const struct st_event_header *ev, bt_
 	uint32_t seq;
 	int rc;
 
-	if (an_names_wants(ev->type))
-		an_names_event(cv->names, ev);
 	if (sf_bt_from_event(ev, &t, &pdu) < 0)
 		return SF_OK;
 	if ((rc = bt_notify(cv, &t, put)))
