@@ -16,7 +16,7 @@
 
 static const struct sf_convert_writer *const writers[] = {
 	&sf_convert_blktrace, &sf_convert_blkparse, &sf_convert_fio_iolog, &sf_convert_csv,
-	&sf_convert_jsonl,
+	&sf_convert_jsonl, &sf_convert_perfetto,
 };
 
 static const struct sf_convert_writer *writer_by_name(const char *name)
@@ -200,7 +200,7 @@ static int convert_run(int argc, char **argv)
 
 const struct sf_cmd sf_cmd_convert = {
 	.name = "convert",
-	.summary = "write a trace for other tools: blktrace, blkparse, fio iolog, CSV, JSON Lines",
+	.summary = "write a trace for other tools: blktrace, blkparse, fio iolog, CSV, JSON, Perfetto",
 	.help =
 	"Usage: st-format convert FILE --to FORMAT [--records] [-o OUT]\n"
 	"Write the events of a trace in the format of another tool, in one pass,\n"
@@ -225,6 +225,12 @@ const struct sf_cmd sf_cmd_convert = {
 	"                     each stage's timestamp (ts_*, event clock ns) and\n"
 	"                     each stage's latency (*_ns); empty (null) when the\n"
 	"                     I/O has none\n"
+	"      perfetto       Chrome trace-event JSON for ui.perfetto.dev and\n"
+	"                     chrome://tracing: a process per device with its\n"
+	"                     requests (issue to completion) and queue times (Q to\n"
+	"                     D) as slices and counters of requests in flight and\n"
+	"                     IOPS (100 ms intervals); a track per thread with its\n"
+	"                     data syscalls as slices; names from the trace\n"
 	"  --records          csv and jsonl: correlated I/Os instead of events\n"
 	"  -o, --output OUT   the output (text formats: default stdout)\n"
 	"  -h, --help         this text\n\n"

@@ -46,6 +46,6 @@ struct sf_convert_writer {
 };
 
 extern const struct sf_convert_writer sf_convert_blktrace, sf_convert_blkparse,
-	sf_convert_fio_iolog, sf_convert_csv, sf_convert_jsonl;
+	sf_convert_fio_iolog, sf_convert_csv, sf_convert_jsonl, sf_convert_perfetto;
 
 #endif /* STTRACE_ST_FORMAT_CONVERT_H */
