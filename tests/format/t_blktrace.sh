@@ -12,6 +12,9 @@
 #     of such lines depends on where its read batches end;
 #   - btt's Q2C and D2C counts and averages equal st-analyze's;
 #   - iowatcher renders an SVG;
+#   - btrecord turns the files into btreplay's bunches, one packet per
+#     request issued (D) in the trace (btreplay itself is not run: it
+#     replays onto the recorded device);
 #   - `import-blktrace` of the exported files gives back the same block
 #     events: type, time, CPU, thread, sector, device, sectors, operation
 #     and flags, error. blktrace has one FLUSH bit for a flush operation and
@@ -31,7 +34,8 @@
 . "$(dirname "$0")/../record/common.sh"
 
 TESTS="convert.blktrace.blkparse_reads convert.blktrace.counts convert.blkparse.text
-	convert.blktrace.btt convert.blktrace.iowatcher import.blktrace.roundtrip"
+	convert.blktrace.btt convert.blktrace.iowatcher convert.blktrace.btrecord
+	import.blktrace.roundtrip"
 why=$(bpf_unavailable)
 command -v blkparse >/dev/null && command -v btt >/dev/null && command -v iowatcher >/dev/null ||
 	why=${why:-"blktrace tools not installed"}
@@ -122,6 +126,17 @@ else
 	fail convert.blktrace.iowatcher "no SVG: $(tail -2 "$dir/iowatcher.log")"
 fi
 
+# btrecord -v: "DEV:CPU: N pkts (tot), M pkts (replay), ..." per CPU file.
+mkdir -p "$dir/replay"
+btrecord -v -d "$dir/direct" -D "$dir/replay" bt >"$dir/btrecord.log" 2>&1
+replayed=$(awk '/pkts \(replay\)/ { n += $5 } END { print n + 0 }' "$dir/btrecord.log")
+issued=$(rec_count "$dir/direct.sttrace" block_rq_issue)
+if [ "$replayed" = "$issued" ] && [ "$issued" -gt 0 ]; then
+	pass convert.blktrace.btrecord
+else
+	fail convert.blktrace.btrecord "btrecord kept $replayed packets, the trace issued $issued: $(tail -1 "$dir/btrecord.log")"
+fi
+
 # The block events of a trace, one a line, in the fields blktrace keeps.
 BLOCK_TYPES=block_bio_queue,block_bio_backmerge,block_bio_frontmerge,block_split,block_getrq,\
 block_rq_insert,block_rq_issue,block_rq_requeue,block_rq_complete,block_bio_complete,block_rq_merge
@@ -147,7 +162,7 @@ for t in direct fsync; do
 	fi
 done
 # and st-analyze correlates the imported events into the same I/Os
-stages() { st-analyze --by dev --csv "$1" | awk -F, '$7 ~ /^(Q2C|D2C|Q2G)$/ { print $7, $8, $10 }'; }
+stages() { st-analyze --by dev --csv "$1" 2>/dev/null | awk -F, '$7 ~ /^(Q2C|D2C|Q2G)$/ { print $7, $8, $10 }'; }
 if ! cmp -s <(stages "$dir/direct.sttrace") <(stages "$dir/direct/imported.sttrace"); then
 	roundtrip=0
 	echo "st-analyze: $(stages "$dir/direct.sttrace" | tr '\n' ' ') vs imported $(stages "$dir/direct/imported.sttrace" | tr '\n' ' ')"
