@@ -32,6 +32,7 @@
 # not at all.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
+. "$(dirname "$0")/blktrace.sh"
 
 TESTS="convert.blktrace.blkparse_reads convert.blktrace.counts convert.blkparse.text
 	convert.blktrace.btt convert.blktrace.iowatcher convert.blktrace.btrecord
@@ -58,9 +59,6 @@ st-record -o "$dir/fsync.sttrace" -e block -d "$fsdev" -- fio --name=fsync \
 	--directory="$dir/mnt" --rw=randwrite --bs=4k --size=4M --fsync=16 --numjobs=2 \
 	--ioengine=psync >"$dir/fsync.log" 2>&1 ||
 	{ fail convert.blktrace.record "st-record failed: $(tail -1 "$dir/fsync.log")"; exit 1; }
-
-# Lines sorted by timestamp, equal ones by their text.
-by_time() { awk '{ print $4 "\t" $0 }' "$1" | sort | cut -f2-; }
 
 # blkparse -q: the events without the statistics at the end; "Input file
 # NAME added" lines are its own chatter, not part of an event.
@@ -137,19 +135,6 @@ else
 	fail convert.blktrace.btrecord "btrecord kept $replayed packets, the trace issued $issued: $(tail -1 "$dir/btrecord.log")"
 fi
 
-# The block events of a trace, one a line, in the fields blktrace keeps.
-BLOCK_TYPES=block_bio_queue,block_bio_backmerge,block_bio_frontmerge,block_split,block_getrq,\
-block_rq_insert,block_rq_issue,block_rq_requeue,block_rq_complete,block_bio_complete,block_rq_merge
-block_events() {
-	st-format cat --csv -t "$BLOCK_TYPES" "$1" | awk -F, "$AWK_HEX"'
-		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		{
-			opf = hex($c["opf"]) % 8192
-			if (opf % 256 == 2 && int(opf / 2048) % 2 == 1) opf -= 2048
-			print $c["type"], $c["ts"], $c["cpu"], $c["tid"], $c["sector"], $c["dev"],
-				$c["nr_sector"], opf, $c["error"]
-		}'
-}
 roundtrip=1
 for t in direct fsync; do
 	if ! st-format import-blktrace "$dir/$t"/bt.blktrace.* -o "$dir/$t/imported.sttrace" \
