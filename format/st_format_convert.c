@@ -117,6 +117,8 @@ static int convert_file(struct sf_convert *cv, const struct sf_convert_writer *w
 		rc = sf_error(cv->out ? cv->out : "stdout", "write failed");
 	if (cv->text != stdout && fclose(cv->text) && !rc)
 		rc = sf_error(cv->out, "write failed: %m");
+	if (rc && cv->text != stdout)	/* no half-written output left behind */
+		unlink(cv->out);
 out:
 	an_input_close(in);
 	st_reader_close(cv->r);

@@ -510,12 +510,10 @@ static void import_meta(struct import *im, int argc, char **argv)
 	st_writer_set_meta(im->w, "tool", SF_PROG " import-blktrace " SF_VERSION);
 	st_writer_set_meta(im->w, "command_line", line);
 	set_meta_fmt(im->w, "cpu.count", "%u", im->max_cpu + 1);
-	/* blktrace names its files after the device; every device of a file has that name */
-	for (size_t d = 0; d < im->ndevs; d++) {
-		if (device_name(im->in[0].path, name, sizeof(name)))
-			break;
-		snprintf(key, sizeof(key), "dev.%u:%u", im->devs[d].dev >> 20,
-			 im->devs[d].dev & 0xfffff);
+	/* blktrace names its files after the device it traced: one device, one name */
+	if (im->ndevs == 1 && !device_name(im->in[0].path, name, sizeof(name))) {
+		snprintf(key, sizeof(key), "dev.%u:%u", im->devs[0].dev >> 20,
+			 im->devs[0].dev & 0xfffff);
 		set_meta_fmt(im->w, key, "name=%s;sector_size=512", name);
 	}
 }
@@ -613,8 +611,8 @@ const struct sf_cmd sf_cmd_import_blktrace = {
 	"  made-up identities, found again by device and sector as btt does.\n"
 	"  Process notifies become pid.* metadata (blktrace's pid is the thread),\n"
 	"  the timestamp notify the wall clock; plugs, unplugs, remaps and\n"
-	"  messages are skipped. A device is named after its file (loop0 of\n"
-	"  loop0.blktrace.0).\n\n"
+	"  messages are skipped. The one device of files named like blktrace's\n"
+	"  is named after them (loop0 of loop0.blktrace.0).\n\n"
 	"  -o, --output OUT   the trace to write\n"
 	"  -z, --level LEVEL  zstd level (default 1)\n"
 	"  -h, --help         this text\n\n"
