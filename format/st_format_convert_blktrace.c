@@ -24,6 +24,22 @@
 
 #define NAME_LEN ST_COMM_LEN
 
+/* What blkparse counts per device and CPU (its struct io_stats). */
+struct bp_stats {
+	uint64_t events;
+	uint64_t queued[2], queued_kb[2], issued[2], issued_kb[2], requeued[2];
+	uint64_t completed[2], completed_kb[2], merged[2], merged_kb[2];
+};
+
+struct bp_device {
+	uint32_t dev;		/* the first device seen, 0 before */
+	uint32_t depth[2], max_depth[2];	/* requests issued and not completed, by direction */
+	uint64_t first, last;	/* times of its first and last event, relative */
+	uint64_t events;
+	struct bp_stats *cpus;
+	uint32_t ncpus;
+};
+
 struct bt_state {
 	struct an_idmap seq;	/* device << 32 | cpu -> last sequence number */
 	struct an_idmap noted;	/* device << 32 | tid -> 1: PROCESS notify written */
@@ -38,6 +54,13 @@ struct bt_state {
 	/* blkparse: the records of one timestamp, printed in blkparse's order */
 	struct bt_record *same_time;
 	size_t nsame, same_cap;
+	int failed;		/* out of memory while counting */
+	/*
+	 * blkparse: its statistics. It counts every record of a set of files
+	 * under the one device the files are named after, so here too all
+	 * devices count as one, named after the first device seen.
+	 */
+	struct bp_device bp;
 };
 
 struct bt_record {
@@ -70,6 +93,7 @@ static void bt_free(struct bt_state *s)
 	free(s->names);
 	free(s->cpu_files);
 	free(s->same_time);
+	free(s->bp.cpus);
 	free(s);
 }
 
@@ -275,18 +299,83 @@ static void rwbs(const struct blk_io_trace *t, char out[8])
 	out[i] = 0;
 }
 
+/* The statistics of CPU cpu; NULL when out of memory. */
+static struct bp_stats *bp_stats_of(struct bp_device *d, uint32_t cpu)
+{
+	if (cpu >= d->ncpus) {
+		struct bp_stats *c = realloc(d->cpus, (cpu + 1) * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		memset(c + d->ncpus, 0, (cpu + 1 - d->ncpus) * sizeof(*c));
+		d->cpus = c;
+		d->ncpus = cpu + 1;
+	}
+	return &d->cpus[cpu];
+}
+
+/* Count one printed record as blkparse does (depth: issued minus completed and requeued). */
+static int bp_account(struct bt_state *s, const struct blk_io_trace *t, uint64_t rel)
+{
+	int w = !!(t->action & BLK_TC_ACT(BLK_TC_WRITE));
+	uint64_t kb = t->bytes >> 10;
+	struct bp_device *d = &s->bp;
+	struct bp_stats *st = bp_stats_of(d, t->cpu);
+
+	if (!st)
+		return -1;
+	if (!d->dev)
+		d->dev = t->device;
+	if (!d->events++)
+		d->first = rel;
+	d->last = rel;
+	st->events++;
+	switch (t->action & 0xffff) {
+	case __BLK_TA_QUEUE:
+		st->queued[w]++;
+		st->queued_kb[w] += kb;
+		break;
+	case __BLK_TA_BACKMERGE:
+	case __BLK_TA_FRONTMERGE:
+		st->merged[w]++;
+		st->merged_kb[w] += kb;
+		break;
+	case __BLK_TA_REQUEUE:
+		if (d->depth[w])
+			d->depth[w]--;
+		st->requeued[w]++;
+		st->issued_kb[w] -= kb;
+		break;
+	case __BLK_TA_ISSUE:
+		st->issued[w]++;
+		st->issued_kb[w] += kb;
+		if (++d->depth[w] > d->max_depth[w])
+			d->max_depth[w] = d->depth[w];
+		break;
+	case __BLK_TA_COMPLETE:
+		if (d->depth[w])
+			d->depth[w]--;
+		st->completed[w]++;
+		st->completed_kb[w] += kb;
+		break;
+	}
+	return 0;
+}
+
 static void print_record(struct sf_convert *cv, const struct blk_io_trace *t, const void *pdu)
 {
 	static const char act[] = { [__BLK_TA_QUEUE] = 'Q', [__BLK_TA_BACKMERGE] = 'M',
 		[__BLK_TA_FRONTMERGE] = 'F', [__BLK_TA_GETRQ] = 'G', [__BLK_TA_REQUEUE] = 'R',
 		[__BLK_TA_ISSUE] = 'D', [__BLK_TA_COMPLETE] = 'C', [__BLK_TA_INSERT] = 'I',
 		[__BLK_TA_SPLIT] = 'X' };
-	const struct bt_state *s = cv->state;
+	struct bt_state *s = cv->state;
 	uint64_t rel = t->time - s->genesis;
 	unsigned a = t->action & 0xffff;
 	char flags[8];
 	FILE *out = cv->text;
 
+	if (bp_account(s, t, rel))
+		s->failed = 1;
 	rwbs(t, flags);
 	fprintf(out, "%3u,%-3u %2u %8u %5u.%09u %5u %2c %3s ", t->device >> 20,
 		t->device & 0xfffff, t->cpu, t->sequence, (unsigned)(rel / 1000000000),
@@ -366,12 +455,113 @@ static int blkparse_event(struct sf_convert *cv, const struct st_event_header *e
 	return bt_event(cv, ev, put_text);
 }
 
+/* blkparse's size_cnv(): 8 wide, thousands as a K (counts) or M (KiB) suffix above 10^6. */
+static const char *bp_size(char *buf, uint64_t n, int kib)
+{
+	static const char suffix[] = { 0, 'K', 'M', 'G', 'P' };
+	unsigned i = kib;
+
+	while (n > 1000 * 1000ull && i < sizeof(suffix) - 1) {
+		i++;
+		n /= 1000;
+	}
+	sprintf(buf, "%8" PRIu64 "%.1s", n, &suffix[i]);
+	return buf;
+}
+
+static void bp_print_stats(FILE *out, const char *title, const struct bp_stats *st,
+			   const struct bp_device *d)
+{
+	char a[32], b[32];
+
+	fprintf(out, "%s\n", title);
+	fprintf(out, " Reads Queued:    %s, %siB\t", bp_size(a, st->queued[0], 0), bp_size(b, st->queued_kb[0], 1));
+	fprintf(out, " Writes Queued:    %s, %siB\n", bp_size(a, st->queued[1], 0), bp_size(b, st->queued_kb[1], 1));
+	fprintf(out, " Read Dispatches: %s, %siB\t", bp_size(a, st->issued[0], 0), bp_size(b, st->issued_kb[0], 1));
+	fprintf(out, " Write Dispatches: %s, %siB\n", bp_size(a, st->issued[1], 0), bp_size(b, st->issued_kb[1], 1));
+	fprintf(out, " Reads Requeued:  %s\t\t", bp_size(a, st->requeued[0], 0));
+	fprintf(out, " Writes Requeued:  %s\n", bp_size(a, st->requeued[1], 0));
+	fprintf(out, " Reads Completed: %s, %siB\t", bp_size(a, st->completed[0], 0), bp_size(b, st->completed_kb[0], 1));
+	fprintf(out, " Writes Completed: %s, %siB\n", bp_size(a, st->completed[1], 0), bp_size(b, st->completed_kb[1], 1));
+	fprintf(out, " Read Merges:     %s, %siB\t", bp_size(a, st->merged[0], 0), bp_size(b, st->merged_kb[0], 1));
+	fprintf(out, " Write Merges:     %s, %siB\n", bp_size(a, st->merged[1], 0), bp_size(b, st->merged_kb[1], 1));
+	if (d) {
+		fprintf(out, " Read depth:      %8u%8c\t", d->max_depth[0], ' ');
+		fprintf(out, " Write depth:      %8u\n", d->max_depth[1]);
+	}
+	fprintf(out, " IO unplugs:      %8u%8c\t", 0, ' ');
+	fprintf(out, " Timer unplugs:    %8u\n", 0);
+}
+
+static void bp_add(struct bp_stats *sum, const struct bp_stats *st)
+{
+	for (int w = 0; w < 2; w++) {
+		sum->queued[w] += st->queued[w];
+		sum->queued_kb[w] += st->queued_kb[w];
+		sum->issued[w] += st->issued[w];
+		sum->issued_kb[w] += st->issued_kb[w];
+		sum->requeued[w] += st->requeued[w];
+		sum->completed[w] += st->completed[w];
+		sum->completed_kb[w] += st->completed_kb[w];
+		sum->merged[w] += st->merged[w];
+		sum->merged_kb[w] += st->merged_kb[w];
+	}
+}
+
+/*
+ * blkparse's closing statistics: each CPU with events, their total when
+ * more than one, the completion throughput over the first to the last
+ * event, the event count, and skips (none: the sequence numbers written
+ * here have no gaps). blkparse names them after its input files; here they
+ * have the trace's name of the first device, which is what blkparse shows
+ * for files named after it (convert --to blktrace -o DIR/loop0).
+ */
+static void bp_summary(struct sf_convert *cv)
+{
+	struct bt_state *s = cv->state;
+	const struct bp_device *d = &s->bp;
+	struct bp_stats total = { 0 };
+	uint64_t msec = (d->last - d->first) / 1000000;
+	char name[64], title[96];
+	unsigned cpus = 0;
+	FILE *out = cv->text;
+
+	if (!d->events)
+		return;
+	snprintf(name, sizeof(name), "%s", an_names_dev(cv->names, d->dev, title, sizeof(title)));
+	for (uint32_t c = 0; c < d->ncpus; c++) {
+		if (!d->cpus[c].events)
+			continue;
+		snprintf(title, sizeof(title), "CPU%u (%s):", c, name);
+		bp_print_stats(out, title, &d->cpus[c], d);
+		bp_add(&total, &d->cpus[c]);
+		cpus++;
+	}
+	if (cpus > 1) {
+		snprintf(title, sizeof(title), "\nTotal (%s):", name);
+		bp_print_stats(out, title, &total, NULL);
+	}
+	fprintf(out, "\nThroughput (R/W): %" PRIu64 "KiB/s / %" PRIu64 "KiB/s\n",
+		msec ? 1000 * total.completed_kb[0] / msec : 0,
+		msec ? 1000 * total.completed_kb[1] / msec : 0);
+	fprintf(out, "Events (%s): %" PRIu64 " entries\n", name, d->events);
+	fprintf(out, "Skips: 0 forward (0 -   0.0%%)\n");
+}
+
 static int blkparse_end(struct sf_convert *cv)
 {
-	if (cv->state)
+	struct bt_state *s = cv->state;
+	int rc = SF_OK;
+
+	if (s) {
 		print_same_time(cv);
-	bt_free(cv->state);
-	return SF_OK;
+		if (s->failed)
+			rc = sf_error(cv->in, "out of memory");
+		else
+			bp_summary(cv);
+	}
+	bt_free(s);
+	return rc;
 }
 
 const struct sf_convert_writer sf_convert_blkparse = {

@@ -4,6 +4,15 @@
 # Lines sorted by timestamp, equal ones by their text.
 by_time() { awk '{ print $4 "\t" $0 }' "$1" | sort | cut -f2-; }
 
+# same_as_blkparse OURS BLKPARSE: the same event lines (by_time) and the
+# same statistics, which start at the first "CPUn (NAME):" line.
+same_as_blkparse() {
+	cmp -s <(sed '/^CPU[0-9]* (/,$d' "$1" | by_time /dev/stdin) \
+		<(sed '/^CPU[0-9]* (/,$d' "$2" | by_time /dev/stdin) &&
+		cmp -s <(sed -n '/^CPU[0-9]* (/,$p' "$1") <(sed -n '/^CPU[0-9]* (/,$p' "$2") &&
+		grep -q '^CPU0 (' "$1"
+}
+
 # The block events of a trace, one a line, in the fields blktrace keeps
 # (a split's remaining sector too). blktrace has one FLUSH bit for a flush
 # operation and a preflush flag, so a flush's preflush flag is dropped, and
@@ -18,6 +27,6 @@ block_events() {
 			opf = hex($c["opf"]) % 8192
 			if (opf % 256 == 2 && int(opf / 2048) % 2 == 1) opf -= 2048
 			print $c["type"], $c["ts"], $c["cpu"], $c["tid"], $c["sector"], $c["dev"],
-				$c["nr_sector"], opf, $c["error"], $c["new_sector"]
+				$c["nr_sector"], opf, $c["error"], ("new_sector" in c ? $c["new_sector"] : "")
 		}' | sort
 }

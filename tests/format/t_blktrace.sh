@@ -5,11 +5,12 @@
 #   - blkparse reads the files without a complaint and counts as many Q, D
 #     and C actions as the trace holds block_bio_queue, block_rq_issue and
 #     block_rq_complete (+ block_bio_complete) events;
-#   - `convert --to blkparse` prints exactly blkparse's text for those files,
-#     but for the order of lines with equal timestamps (about 1 in 10^4 here,
-#     events on two CPUs in the same nanosecond): blkparse sorts by time,
-#     device and sequence number within each batch it reads, so its order
-#     of such lines depends on where its read batches end;
+#   - `convert --to blkparse` prints exactly blkparse's text for those files
+#     (named after the device, as blkparse names its statistics after its
+#     input), statistics included, but for the order of lines with equal
+#     timestamps (about 1 in 10^4 here, events on two CPUs in the same
+#     nanosecond): blkparse's order of those follows which CPU's file it
+#     was reading from, which the trace does not keep;
 #   - btt's Q2C and D2C counts and averages equal st-analyze's;
 #   - iowatcher renders an SVG;
 #   - btrecord turns the files into btreplay's bunches, one packet per
@@ -60,15 +61,19 @@ st-record -o "$dir/fsync.sttrace" -e block -d "$fsdev" -- fio --name=fsync \
 	--ioengine=psync >"$dir/fsync.log" 2>&1 ||
 	{ fail convert.blktrace.record "st-record failed: $(tail -1 "$dir/fsync.log")"; exit 1; }
 
-# blkparse -q: the events without the statistics at the end; "Input file
-# NAME added" lines are its own chatter, not part of an event.
+# Files named after the device; "Input file NAME added" lines are
+# blkparse's own chatter, not part of its text.
+direct_bt=$dir/direct/$(basename "$raw")
+fsync_bt=$dir/fsync/$(basename "$fsdev")
 reads=1 counts=1 text=1
 for t in direct fsync; do
+	bt=${t}_bt
+	bt=${!bt}
 	mkdir -p "$dir/$t"
-	st-format convert "$dir/$t.sttrace" --to blktrace -o "$dir/$t/bt" 2>"$dir/$t.err" ||
+	st-format convert "$dir/$t.sttrace" --to blktrace -o "$bt" 2>"$dir/$t.err" ||
 		{ fail convert.blktrace.blkparse_reads "convert $t: $(cat "$dir/$t.err")"; exit 1; }
-	blkparse -i "$dir/$t/bt" >"$dir/$t/full.txt" 2>"$dir/$t/full.err" &&
-		blkparse -q -i "$dir/$t/bt" 2>/dev/null | grep -v '^Input file' >"$dir/$t/events.txt"
+	LC_ALL=C blkparse -i "$bt" 2>"$dir/$t/full.err" | grep -v '^Input file' >"$dir/$t/full.txt"
+	sed '/^CPU[0-9]* (/,$d' "$dir/$t/full.txt" >"$dir/$t/events.txt"
 	if grep -v '^Input file .* added$' "$dir/$t/full.err" | grep -q . ||
 		! grep -q '^Skips: 0 forward' "$dir/$t/full.txt"; then
 		reads=0
@@ -89,8 +94,8 @@ for t in direct fsync; do
 		fi
 	done
 	st-format convert "$dir/$t.sttrace" --to blkparse -o "$dir/$t/ours.txt" &&
-		cmp -s <(by_time "$dir/$t/ours.txt") <(by_time "$dir/$t/events.txt") ||
-		{ text=0; diff "$dir/$t/events.txt" "$dir/$t/ours.txt" | head -5; }
+		same_as_blkparse "$dir/$t/ours.txt" "$dir/$t/full.txt" ||
+		{ text=0; diff "$dir/$t/full.txt" "$dir/$t/ours.txt" | head -5; }
 done
 [ $reads = 1 ] && pass convert.blktrace.blkparse_reads ||
 	fail convert.blktrace.blkparse_reads "blkparse complained or skipped events"
@@ -101,7 +106,7 @@ done
 
 # btt reads blkparse's merged binary dump; its "ALL" table has
 # NAME MIN AVG MAX N, times in seconds.
-blkparse -q -i "$dir/direct/bt" -d "$dir/direct/bt.bin" -O >/dev/null 2>&1
+blkparse -q -i "$direct_bt" -d "$dir/direct/bt.bin" -O >/dev/null 2>&1
 btt -i "$dir/direct/bt.bin" >"$dir/direct/btt.txt" 2>&1
 st-analyze --by dev --csv "$dir/direct.sttrace" >"$dir/direct/analyze.csv" 2>/dev/null
 bttok=1
@@ -117,7 +122,7 @@ done
 [ $bttok = 1 ] && pass convert.blktrace.btt ||
 	fail convert.blktrace.btt "btt and st-analyze disagree on Q2C/D2C (see above)"
 
-(cd "$dir/direct" && iowatcher -t bt -o "$dir/io.svg" >"$dir/iowatcher.log" 2>&1)
+(cd "$dir/direct" && iowatcher -t "$(basename "$direct_bt")" -o "$dir/io.svg" >"$dir/iowatcher.log" 2>&1)
 if [ -s "$dir/io.svg" ] && grep -q '<svg' "$dir/io.svg"; then
 	pass convert.blktrace.iowatcher
 else
@@ -126,7 +131,7 @@ fi
 
 # btrecord -v: "DEV:CPU: N pkts (tot), M pkts (replay), ..." per CPU file.
 mkdir -p "$dir/replay"
-btrecord -v -d "$dir/direct" -D "$dir/replay" bt >"$dir/btrecord.log" 2>&1
+btrecord -v -d "$dir/direct" -D "$dir/replay" "$(basename "$direct_bt")" >"$dir/btrecord.log" 2>&1
 replayed=$(awk '/pkts \(replay\)/ { n += $5 } END { print n + 0 }' "$dir/btrecord.log")
 issued=$(rec_count "$dir/direct.sttrace" block_rq_issue)
 if [ "$replayed" = "$issued" ] && [ "$issued" -gt 0 ]; then
@@ -137,7 +142,8 @@ fi
 
 roundtrip=1
 for t in direct fsync; do
-	if ! st-format import-blktrace "$dir/$t"/bt.blktrace.* -o "$dir/$t/imported.sttrace" \
+	bt=${t}_bt
+	if ! st-format import-blktrace "${!bt}".blktrace.* -o "$dir/$t/imported.sttrace" \
 		2>"$dir/$t/import.err"; then
 		roundtrip=0
 		echo "import $t: $(cat "$dir/$t/import.err")"

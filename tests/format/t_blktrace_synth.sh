@@ -3,9 +3,9 @@
 # (no BPF needed), which has what the recordings of t_blktrace rarely show:
 # splits (X, with their PDU), requeues (R), back and front merges (M, F),
 # inserts (I), several devices and CPUs.
-#   - `--to blkparse` prints blkparse's own text for the exported files
-#     (lines of equal timestamps in any order, see t_blktrace.sh), and every
-#     one of those actions is in it;
+#   - `--to blkparse` prints blkparse's own text for the exported files,
+#     statistics included (lines of equal timestamps in any order, see
+#     t_blktrace.sh), and every one of those actions is in it;
 #   - export then import gives back the same block events.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
@@ -18,19 +18,23 @@ if ! command -v blkparse >/dev/null; then
 fi
 st_tmpdir dir
 st-format synth -o "$dir/s.sttrace" --ios 20000 --seed 5 >/dev/null &&
-	st-format convert "$dir/s.sttrace" --to blktrace -o "$dir/s" &&
 	st-format convert "$dir/s.sttrace" --to blkparse -o "$dir/ours.txt" ||
 	{ fail convert.blkparse.synth_text "synth or convert failed"; exit 1; }
-blkparse -q -i "$dir/s" 2>"$dir/err" | grep -v '^Input file' >"$dir/blkparse.txt"
-actions=$(awk '{ print $6 }' "$dir/ours.txt" | sort -u | tr -d '\n')
-if cmp -s <(by_time "$dir/ours.txt") <(by_time "$dir/blkparse.txt") &&
+# blkparse names its statistics after its input: the files take the name
+# --to blkparse gives them (the first device's).
+name=$(sed -n 's/^CPU[0-9]* (\(.*\)):$/\1/p' "$dir/ours.txt" | head -1)
+st-format convert "$dir/s.sttrace" --to blktrace -o "$dir/$name" ||
+	{ fail convert.blkparse.synth_text "convert --to blktrace failed"; exit 1; }
+LC_ALL=C blkparse -i "$dir/$name" 2>"$dir/err" | grep -v '^Input file' >"$dir/blkparse.txt"
+actions=$(sed '/^CPU[0-9]* (/,$d' "$dir/ours.txt" | awk '{ print $6 }' | sort -u | tr -d '\n')
+if same_as_blkparse "$dir/ours.txt" "$dir/blkparse.txt" &&
 	[ "$actions" = CDFGIMQRX ] && ! grep -qv '^Input file' "$dir/err"; then
 	pass convert.blkparse.synth_text
 else
 	fail convert.blkparse.synth_text "actions $actions; $(diff <(by_time "$dir/blkparse.txt") <(by_time "$dir/ours.txt") | head -3 | tr '\n' ' ')"
 fi
 
-if st-format import-blktrace "$dir"/s.blktrace.* -o "$dir/imported.sttrace" 2>"$dir/import.err" &&
+if st-format import-blktrace "$dir/$name".blktrace.* -o "$dir/imported.sttrace" 2>"$dir/import.err" &&
 	cmp -s <(block_events "$dir/s.sttrace") <(block_events "$dir/imported.sttrace"); then
 	pass import.blktrace.synth_roundtrip
 else
