@@ -55,6 +55,9 @@ struct bt_state {
 	struct bt_record *same_time;
 	size_t nsame, same_cap;
 	int failed;		/* out of memory while counting */
+	uint64_t *printed_at;	/* per CPU: when it last printed a record (nprinted), 0 never */
+	uint32_t ncpu_seen;
+	uint64_t nprinted;
 	/*
 	 * blkparse: its statistics. It counts every record of a set of files
 	 * under the one device the files are named after, so here too all
@@ -94,6 +97,7 @@ static void bt_free(struct bt_state *s)
 	free(s->cpu_files);
 	free(s->same_time);
 	free(s->bp.cpus);
+	free(s->printed_at);
 	free(s);
 }
 
@@ -404,24 +408,89 @@ static void print_record(struct sf_convert *cv, const struct blk_io_trace *t, co
 	}
 }
 
-/* blkparse's order for equal timestamps: device, then sequence number. */
-static int record_cmp(const void *a, const void *b)
+/* Print the buffered records of CPU cpu, in their order, and note that it printed last. */
+static int print_cpu(struct sf_convert *cv, uint32_t cpu)
 {
-	const struct blk_io_trace *x = a, *y = b;
+	struct bt_state *s = cv->state;
 
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
-	return (x->sequence > y->sequence) - (x->sequence < y->sequence);
+	if (cpu >= s->ncpu_seen) {
+		uint64_t *p = realloc(s->printed_at, (cpu + 1) * sizeof(*p));
+
+		if (!p)
+			return -1;
+		memset(p + s->ncpu_seen, 0, (cpu + 1 - s->ncpu_seen) * sizeof(*p));
+		s->printed_at = p;
+		s->ncpu_seen = cpu + 1;
+	}
+	for (size_t i = 0; i < s->nsame; i++)
+		if (s->same_time[i].t.cpu == cpu)
+			print_record(cv, &s->same_time[i].t, &s->same_time[i].pdu);
+	s->printed_at[cpu] = ++s->nprinted;
+	return 0;
+}
+
+static uint64_t printed_at(const struct bt_state *s, uint32_t cpu)
+{
+	return cpu < s->ncpu_seen ? s->printed_at[cpu] : 0;
+}
+
+/*
+ * The records of one timestamp in blkparse's order. blkparse merges its
+ * per-CPU files through a list ordered by the time of each file's next
+ * record: the head gives records while its next one is not later than the
+ * second file's, and a file put back goes in front of the files whose next
+ * record is as late. So a file becomes the first of those due at time T
+ * whenever it gives a record and its next one is at T: records of equal
+ * time come file by file, the file that gave a record most recently first.
+ * Files that never gave one were put in when blkparse started, each CPU
+ * after the first going right behind the head: CPU 0 (the lowest), then
+ * the others from the highest down. Within a file, records keep their order.
+ */
+static int later_first(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;	/* {printed_at, cpu} */
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? 1 : -1;
+	return x[1] < y[1] ? 1 : x[1] > y[1] ? -1 : 0;
 }
 
 static void print_same_time(struct sf_convert *cv)
 {
 	struct bt_state *s = cv->state;
+	uint64_t (*order)[2] = malloc(s->nsame * sizeof(*order));
+	size_t n = 0, never;
 
-	if (s->nsame > 1)
-		qsort(s->same_time, s->nsame, sizeof(*s->same_time), record_cmp);
-	for (size_t i = 0; i < s->nsame; i++)
-		print_record(cv, &s->same_time[i].t, &s->same_time[i].pdu);
+	if (!order) {
+		s->failed = 1;
+		s->nsame = 0;
+		return;
+	}
+	for (size_t i = 0; i < s->nsame; i++) {
+		uint32_t cpu = s->same_time[i].t.cpu;
+		size_t k = 0;
+
+		while (k < n && order[k][1] != cpu)
+			k++;
+		if (k == n) {
+			order[n][0] = printed_at(s, cpu);
+			order[n++][1] = cpu;
+		}
+	}
+	qsort(order, n, sizeof(*order), later_first);
+	for (never = n; never > 0 && !order[never - 1][0]; never--)
+		;
+	if (n - never > 1) {	/* the lowest CPU that never printed goes first of those */
+		uint64_t low[2] = { order[n - 1][0], order[n - 1][1] };
+
+		memmove(order[never + 1], order[never], (n - never - 1) * sizeof(*order));
+		order[never][0] = low[0];
+		order[never][1] = low[1];
+	}
+	for (size_t k = 0; k < n; k++)
+		if (print_cpu(cv, (uint32_t)order[k][1]))
+			s->failed = 1;
+	free(order);
 	s->nsame = 0;
 }
 

@@ -1,18 +1,6 @@
 # Shared by the blktrace tests: source it after ../lib.sh and
 # ../record/common.sh (AWK_HEX).
 
-# Lines sorted by timestamp, equal ones by their text.
-by_time() { awk '{ print $4 "\t" $0 }' "$1" | sort | cut -f2-; }
-
-# same_as_blkparse OURS BLKPARSE: the same event lines (by_time) and the
-# same statistics, which start at the first "CPUn (NAME):" line.
-same_as_blkparse() {
-	cmp -s <(sed '/^CPU[0-9]* (/,$d' "$1" | by_time /dev/stdin) \
-		<(sed '/^CPU[0-9]* (/,$d' "$2" | by_time /dev/stdin) &&
-		cmp -s <(sed -n '/^CPU[0-9]* (/,$p' "$1") <(sed -n '/^CPU[0-9]* (/,$p' "$2") &&
-		grep -q '^CPU0 (' "$1"
-}
-
 # The block events of a trace, one a line, in the fields blktrace keeps
 # (a split's remaining sector too). blktrace has one FLUSH bit for a flush
 # operation and a preflush flag, so a flush's preflush flag is dropped, and
