@@ -30,14 +30,18 @@ static const char render_tail[] = "}\nset output\n";
 
 static FILE *open_out(const char *dir, const char *name, const char *ext)
 {
-	char path[4096];
-	FILE *f;
+	char path[4096], why[160];
+	FILE *f = NULL;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
-	f = fopen(path, "w");
-
-	if (!f)
+	fd = st_output_open(path, 0, why, sizeof(why));
+	if (fd < 0)
+		fprintf(stderr, "%s: %s: %s\n", PROG, path, why);
+	else if (!(f = fdopen(fd, "w"))) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, path, strerror(errno));
+		close(fd);
+	}
 	return f;
 }
 
@@ -203,6 +207,18 @@ static int render(const char *dir, const char *script)
 	return WEXITSTATUS(status) == 127 ? 1 : WEXITSTATUS(status) ? -1 : 0;
 }
 
+/* --gnuplot DIR made (0700) or reused the safe way (st_output_dir); 0 or 2 after the error. */
+static int plot_dir(const struct an_opts *o)
+{
+	char why[160];
+
+	if (st_output_dir(o->gnuplot_dir, o->force ? ST_OUTPUT_FORCE : 0, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, o->gnuplot_dir, why);
+		return 2;
+	}
+	return 0;
+}
+
 int an_plot(struct an_run *r, const struct an_opts *o, FILE *info)
 {
 	static const char *const scripts[] = {
@@ -212,10 +228,8 @@ int an_plot(struct an_run *r, const struct an_opts *o, FILE *info)
 	unsigned i;
 	int ret;
 
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, dir, strerror(errno));
-		return 2;
-	}
+	if ((ret = plot_dir(o)))
+		return ret;
 	if ((ret = plot_cdf(r, dir)) || (ret = plot_series(r, dir)) ||
 	    (ret = plot_heatmap(r, dir, 'l')) || (ret = plot_heatmap(r, dir, 'p')))
 		return ret;
@@ -333,10 +347,8 @@ int an_plot_diff(struct an_stats *base, struct an_stats *now, const struct an_op
 	char part[128], name[160];
 	int ret, rendered = 0;
 
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, dir, strerror(errno));
-		return 2;
-	}
+	if ((ret = plot_dir(o)))
+		return ret;
 	for (uint32_t g = 0; g < base->ngroups; g++) {
 		struct an_group *b = &base->groups[g], *n = NULL;
 
