@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analyze/input.h"
+#include "common/input.h"
 #include "format/st-format/st_format_convert.h"
 
 static const struct sf_convert_writer *const writers[] = {
@@ -106,13 +107,16 @@ static int convert_events(struct sf_convert *cv, const struct sf_convert_writer 
 static int convert_file(struct sf_convert *cv, const struct sf_convert_writer *wr)
 {
 	struct an_input *in = NULL;
-	char *paths[] = { (char *)cv->in };
-	char err[256];
+	char real[4096], err[256];
+	char *paths[] = { real };
 	int rc;
 
+	/* "-" is spooled once; the reader and the analyzer's input share the copy */
+	if (input_path(cv->in, real, sizeof(real), err, sizeof(err)))
+		return sf_error(cv->in, "%s", err);
 	if (an_names_new(&cv->names))
 		return sf_error(cv->in, "out of memory");
-	if (sf_open(cv->in, 0, &cv->r)) {
+	if (sf_open(real, 0, &cv->r)) {
 		an_names_free(cv->names);
 		return SF_BAD;
 	}

@@ -38,3 +38,11 @@ if grep -q "convert: 65536 of [0-9]* events" "$dir/tty" && [ ! -s "$dir/notty" ]
 else
 	fail convert.progress "terminal: '$(tr '\r' '\n' <"$dir/tty" | head -2 | tr '\n' ' ')', pipe: '$(head -c 100 "$dir/notty")'"
 fi
+
+# FILE - : the trace on standard input, read once for the whole conversion.
+if st-format convert - --to fio-iolog <"$dir/big.sttrace" | cmp -s - "$dir/big2.iolog" &&
+	cat "$dir/big.sttrace" | st-format convert - --to fio-iolog | cmp -s - "$dir/big2.iolog"; then
+	pass convert.stdin
+else
+	fail convert.stdin "convert - differs from convert FILE"
+fi
