@@ -76,38 +76,37 @@ static void token(const struct anon *a, enum anon_kind k, const char *s, size_t 
 
 /* ---- Metadata ---------------------------------------------------------------------- */
 
-/* A JSON value with every string a token (a string under "comm" a command name). */
-static void anon_json(const struct anon *a, struct json_object *o, const char *key)
+/* The token of a JSON string under key (a command name under "comm", else a path). */
+static struct json_object *anon_json_string(const struct anon *a, struct json_object *v,
+					    const char *key)
 {
+	const char *s = json_object_get_string(v);
 	char tok[64];
 
+	token(a, !strcmp(key, "comm") ? AK_COMM : AK_PATH, s, strlen(s), tok, sizeof(tok));
+	return json_object_new_string(tok);
+}
+
+/* Every string of a JSON value a token, in place; key is the value's own key. */
+static void anon_json(const struct anon *a, struct json_object *o, const char *key)
+{
 	switch (json_object_get_type(o)) {
 	case json_type_object:
 		json_object_object_foreach(o, k, v) {
-			if (json_object_is_type(v, json_type_string)) {
-				const char *s = json_object_get_string(v);
-
-				token(a, !strcmp(k, "comm") ? AK_COMM : AK_PATH, s, strlen(s), tok,
-				      sizeof(tok));
-				json_object_object_add(o, k, json_object_new_string(tok));
-			} else {
+			if (json_object_is_type(v, json_type_string))
+				json_object_object_add(o, k, anon_json_string(a, v, k));
+			else
 				anon_json(a, v, k);
-			}
 		}
 		break;
 	case json_type_array:
 		for (size_t i = 0; i < json_object_array_length(o); i++) {
 			struct json_object *v = json_object_array_get_idx(o, i);
 
-			if (json_object_is_type(v, json_type_string)) {
-				const char *s = json_object_get_string(v);
-
-				token(a, !strcmp(key, "comm") ? AK_COMM : AK_PATH, s, strlen(s), tok,
-				      sizeof(tok));
-				json_object_array_put_idx(o, i, json_object_new_string(tok));
-			} else {
+			if (json_object_is_type(v, json_type_string))
+				json_object_array_put_idx(o, i, anon_json_string(a, v, key));
+			else
 				anon_json(a, v, key);
-			}
 		}
 		break;
 	default:
