@@ -10,8 +10,9 @@
  * command name) before each thread's first event on a device, and one
  * record per block event with a sequence number counted per device and
  * CPU from 1, as the kernel counts. blktrace writes them to one file per
- * CPU; blkparse prints them in time order, which is the order they arrive
- * in here.
+ * CPU; blkparse prints them as blkparse prints those files: in time order
+ * (the order they arrive in here, equal times as its file merge orders
+ * them), then its statistics.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,7 +25,7 @@
 
 #define NAME_LEN ST_COMM_LEN
 
-/* What blkparse counts per device and CPU (its struct io_stats). */
+/* What blkparse counts per CPU (its struct io_stats). */
 struct bp_stats {
 	uint64_t events;
 	uint64_t queued[2], queued_kb[2], issued[2], issued_kb[2], requeued[2];
@@ -54,7 +55,7 @@ struct bt_state {
 	/* blkparse: the records of one timestamp, printed in blkparse's order */
 	struct bt_record *same_time;
 	size_t nsame, same_cap;
-	int failed;		/* out of memory while counting */
+	int failed;		/* out of memory while printing */
 	uint64_t *printed_at;	/* per CPU: when it last printed a record (nprinted), 0 never */
 	uint32_t ncpu_seen;
 	uint64_t nprinted;
