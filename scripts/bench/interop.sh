@@ -18,11 +18,16 @@ command -v blkparse >/dev/null || { echo "interop.sh: blkparse not installed (ma
 DIR=$(mktemp -d /dev/shm/sttrace-bench.XXXXXX)
 trap 'rm -rf "$DIR"' EXIT
 
-# best_cpu CMD...: the shortest CPU time (user + system) of 3 runs, seconds.
+# best_cpu CMD...: the shortest CPU time (user + system) of 3 runs, seconds;
+# the script stops when CMD fails (a failed run would time as fast).
 best_cpu() {
 	local best="" out
 	for _ in 1 2 3; do
-		out=$( { TIMEFORMAT='%U %S'; time "$@" >/dev/null; } 2>&1 | tail -1)
+		out=$( { TIMEFORMAT='%U %S'; time "$@" >/dev/null 2>"$DIR/err" || echo FAILED; } 2>&1 | tail -1)
+		if [ "$out" = FAILED ]; then
+			echo "interop.sh: $* failed: $(head -1 "$DIR/err")" >&2
+			exit 1
+		fi
 		best=$(awk -v a="$best" -v u="${out% *}" -v s="${out#* }" \
 			'BEGIN { b = u + s; print (a == "" || b < a) ? b : a }')
 	done
@@ -38,7 +43,8 @@ block=$(blkparse -q -i "$DIR/bt/trace" 2>/dev/null | grep -vc '^Input file')
 echo "synthetic trace: $events events, $block of them block events (blktrace records)"
 
 cat_cpu=$(best_cpu "$SF" cat "$DIR/trace.st")
-row() { # row LABEL CPU EVENTS [GOAL]
+row() { # row LABEL CPU EVENTS [GOAL]; an empty CPU: best_cpu stopped on a failure
+	[ -n "$2" ] || exit 1
 	printf '%-34s %7.2f s CPU %7.2f M events/s   %5.2fx cat%s\n' "$1" "$2" \
 		"$(awk -v e="$3" -v t="$2" 'BEGIN { print e / t / 1e6 }')" \
 		"$(awk -v c="$cat_cpu" -v t="$2" -v e="$3" -v n="$events" 'BEGIN { print (e / t) / (n / c) }')" \
