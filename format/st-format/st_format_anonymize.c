@@ -404,13 +404,14 @@ const struct sf_cmd sf_cmd_anonymize = {
 	"  inode.* and other string fields: /anon/XXXXXXXXXXXXXXXX), device\n"
 	"  models, and unknown keys whose value is not a number. XXX is the hex of\n"
 	"  HMAC-SHA256(salt, string): one string, one token.\n\n"
-	"  -o, --output OUT        the copy\n"
-	"  --keep comm,path,host   leave these kinds of strings as they are\n"
-	"  --salt S                the HMAC key, so files anonymized with the same S\n"
-	"                          share tokens; default: a random salt, not stored\n"
-	"  -z, --level LEVEL       zstd level of the copy (default 1)\n"
+	"  -o, --output OUT   the copy\n"
+	"  --keep KINDS       leave these kinds of strings as they are: comm, path,\n"
+	"                     host, comma-separated\n"
+	"  --salt S           the HMAC key, so files anonymized with the same S share\n"
+	"                     tokens; default: a random salt, not stored\n"
+	"  -z, --level LEVEL  zstd level of the copy (default 1)\n"
 	SF_FORCE_HELP
-	"  -h, --help              this text\n\n"
+	"  -h, --help         this text\n\n"
 	"Exit status: 0 written, 1 unreadable or damaged trace, 2 bad arguments.\n",
 	.run = anonymize_run,
 };
