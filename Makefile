@@ -27,7 +27,7 @@ ASAN_B     := build-asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LIBST_ASAN := $(ASAN_B)/libsttrace.a
 
-# BPF needs clang, bpftool and kernel BTF; without them record/ and replay/ are
+# BPF needs clang, bpftool and kernel BTF; without them record/ is
 # skipped and format/ and analyze/ still build.
 HAVE_BPF := $(shell command -v clang >/dev/null 2>&1 && command -v bpftool >/dev/null 2>&1 && \
 	test -r /sys/kernel/btf/vmlinux && pkg-config --exists libbpf 2>/dev/null && echo 1)

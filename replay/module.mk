@@ -1,0 +1,17 @@
+# st-replay: re-issues recorded I/O through io_uring. Needs liburing (and
+# json-c for --report), not BPF; reads traces through libsttrace and the
+# analyzer's input and correlator (libanalyze.a), never a copy of them.
+
+HAVE_URING := $(shell pkg-config --exists liburing json-c 2>/dev/null && echo 1)
+
+ifeq ($(HAVE_URING),1)
+
+REPLAY_SRCS := $(wildcard replay/*.c)
+REPLAY_OBJS := $(REPLAY_SRCS:%.c=$(B)/%.o)
+
+PROGRAMS += $(B)/st-replay
+
+$(B)/st-replay: $(REPLAY_OBJS) $(ANALYZE_LIB) $(LIBST)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ -luring -ljson-c $(LIBST_LIBS) -lm
+
+endif
