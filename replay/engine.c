@@ -210,11 +210,15 @@ static void progress(struct engine *e, uint64_t now)
 		(unsigned long long)r->late_ios);
 }
 
-/* Submit what was prepared; the submission time is what the slip measures. */
+/*
+ * Submit what was prepared. The time before the call is the I/Os' issue
+ * time, for latency and slip alike: the kernel may complete some of them
+ * before io_uring_submit() returns.
+ */
 static int submit(struct engine *e)
 {
-	int ret = io_uring_submit(&e->ring);
 	uint64_t now = now_ns();
+	int ret = io_uring_submit(&e->ring);
 	unsigned i;
 
 	if (ret < 0)
