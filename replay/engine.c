@@ -34,7 +34,7 @@ struct slot {
 	uint32_t io;
 	uint64_t due;		/* planned submission, 0 for afap */
 	uint64_t submitted;
-	char *buf;
+	char *buf;		/* reads land here */
 };
 
 struct engine {
@@ -43,6 +43,7 @@ struct engine {
 	struct rp_result *r;
 	struct io_uring ring;
 	int fixed;		/* buffers registered: READ_FIXED / WRITE_FIXED */
+	char *pattern;		/* what every write writes: 0x5a, never read into (index qd when registered) */
 	struct slot *slots;
 	uint32_t *free_slots, nfree;
 	uint32_t *batch;	/* slots prepared since the last submit */
@@ -139,9 +140,9 @@ static void prepare(struct engine *e, uint32_t io_index, uint64_t due_ns)
 		break;
 	case AN_OP_WRITE:
 		if (e->fixed)
-			io_uring_prep_write_fixed(sqe, fd, slot->buf, io->len, io->offset, (int)s);
+			io_uring_prep_write_fixed(sqe, fd, e->pattern, io->len, io->offset, (int)e->o->qd);
 		else
-			io_uring_prep_write(sqe, fd, slot->buf, io->len, io->offset);
+			io_uring_prep_write(sqe, fd, e->pattern, io->len, io->offset);
 		if (io->flags & RP_IO_FUA)
 			sqe->rw_flags = RWF_DSYNC;
 		break;
@@ -329,19 +330,22 @@ static int engine_init(struct engine *e, char *err, size_t cap)
 	e->free_slots = calloc(qd, sizeof(*e->free_slots));
 	e->batch = calloc(qd, sizeof(*e->batch));
 	e->heap = calloc(p->nstreams ? p->nstreams : 1, sizeof(*e->heap));
-	iov = calloc(qd, sizeof(*iov));
+	iov = calloc(qd + 1, sizeof(*iov));
 	if (!e->slots || !e->free_slots || !e->batch || !e->heap || !iov)
 		goto oom;
+	/* O_DIRECT needs aligned memory. */
 	for (i = 0; i < qd; i++) {
-		/* O_DIRECT needs aligned memory; the pattern makes writes real data. */
 		if (posix_memalign((void **)&e->slots[i].buf, 4096, maxlen))
 			goto oom;
-		memset(e->slots[i].buf, 0x5a, maxlen);
 		iov[i] = (struct iovec){ e->slots[i].buf, maxlen };
 		e->free_slots[e->nfree++] = qd - 1 - i;
 	}
+	if (posix_memalign((void **)&e->pattern, 4096, maxlen))
+		goto oom;
+	memset(e->pattern, 0x5a, maxlen);
+	iov[qd] = (struct iovec){ e->pattern, maxlen };
 	/* Registered buffers save a page pinning per I/O; without them (memlock) plain reads work. */
-	e->fixed = !io_uring_register_buffers(&e->ring, iov, qd);
+	e->fixed = !io_uring_register_buffers(&e->ring, iov, qd + 1);
 	free(iov);
 	return 0;
 oom:
@@ -358,6 +362,7 @@ static void engine_free(struct engine *e)
 		for (i = 0; i < e->o->qd; i++)
 			free(e->slots[i].buf);
 	free(e->slots);
+	free(e->pattern);
 	free(e->free_slots);
 	free(e->batch);
 	free(e->heap);

@@ -164,7 +164,11 @@ static char *file_path(const char *dir, uint32_t index, const char *name)
 	return path;
 }
 
-/* Write the file from its current end up to t->need, so reads reach real blocks. */
+/*
+ * Write zeros from the file's current end up to t->need, so reads reach real
+ * blocks (a hole or an unwritten extent would not reach the device); the
+ * replay's writes carry another pattern (engine.c), so what it wrote shows.
+ */
 static int fill(struct rp_target *t, uint64_t from, char *err, size_t cap)
 {
 	enum { STEP = 1 << 20 };
@@ -177,7 +181,7 @@ static int fill(struct rp_target *t, uint64_t from, char *err, size_t cap)
 		snprintf(err, cap, "%s: %s", t->path, fd < 0 ? strerror(errno) : "out of memory");
 		goto out;
 	}
-	memset(buf, 0x5a, STEP);
+	memset(buf, 0, STEP);
 	for (off = from; off < t->need; off += STEP) {
 		size_t n = t->need - off < STEP ? (size_t)(t->need - off) : STEP;
 		int e = st_pwrite_all(fd, buf, n, off);
