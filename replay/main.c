@@ -55,9 +55,10 @@ static const char usage_text[] =
 "line is shown on a terminal; SIGINT stops issuing, waits for the I/Os in flight\n"
 "and prints the partial report.\n"
 "\n"
-"Compare a replay with the recording:\n"
-"  st-record -o replay.sttrace -e block -- st-replay run.sttrace --target /dev/sdX --allow-write\n"
-"  st-analyze diff run.sttrace replay.sttrace\n"
+"Compare a replay with the recording (run.sttrace recorded with -e block -d sdX):\n"
+"  st-record -o replay.sttrace -e block -d sdY -- \\\n"
+"      st-replay run.sttrace --target /dev/sdY --allow-write\n"
+"  st-analyze diff run.sttrace replay.sttrace --stage D2C\n"
 "\n"
 "Exit status: 0 replayed (failed I/Os are counted in the report), 1 runtime\n"
 "error or unreadable FILE, 2 usage error, 130 interrupted.\n";
