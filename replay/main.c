@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/run.h"
+#include "analyze/analyze.h"
 #include "replay/replay.h"
 
 #define PROG "st-replay"
@@ -98,14 +98,6 @@ void rp_opts_init(struct rp_opts *o)
 	o->loops = 1;
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", PROG);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (try --help)\n");
-	return 2;
-}
-
 /* An integer in [lo, hi]; -1 when s is not one. */
 static int parse_uint(const char *s, unsigned long long lo, unsigned long long hi, unsigned long long *v)
 {
@@ -124,7 +116,7 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 	switch (opt) {
 	case OPT_LEVEL:
 		if (strcmp(arg, "block") && strcmp(arg, "file"))
-			return usage_error("--level %s: not block or file", arg);
+			return an_usage_error(PROG, "--level %s: not block or file", arg);
 		o->level = arg[0] == 'b' ? RP_LEVEL_BLOCK : RP_LEVEL_FILE;
 		return 0;
 	case OPT_TARGET:
@@ -132,9 +124,9 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		return 0;
 	case OPT_MAP:
 		if (!(eq = strchr(arg, '=')) || eq == arg || !eq[1])
-			return usage_error("--map %s: not DEV=PATH", arg);
+			return an_usage_error(PROG, "--map %s: not DEV=PATH", arg);
 		if (o->nmaps == RP_MAX_MAPS)
-			return usage_error("--map %s: more than 64 maps", arg);
+			return an_usage_error(PROG, "--map %s: more than 64 maps", arg);
 		*eq = '\0';
 		o->maps[o->nmaps++] = (struct rp_map){ arg, eq + 1 };
 		return 0;
@@ -149,14 +141,14 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 			o->timing = RP_TIMING_SCALE;
 			o->scale = strtod(arg + 6, &end);
 			if (end == arg + 6 || *end || !(o->scale > 0 && o->scale < 1e6))
-				return usage_error("--timing %s: scale=X needs X > 0", arg);
+				return an_usage_error(PROG, "--timing %s: scale=X needs X > 0", arg);
 		} else {
-			return usage_error("--timing %s: not original, afap or scale=X", arg);
+			return an_usage_error(PROG, "--timing %s: not original, afap or scale=X", arg);
 		}
 		return 0;
 	case OPT_QD:
 		if (parse_uint(arg, 1, 4096, &v))
-			return usage_error("--qd %s: not a depth in [1, 4096]", arg);
+			return an_usage_error(PROG, "--qd %s: not a depth in [1, 4096]", arg);
 		o->qd = (unsigned)v;
 		return 0;
 	case OPT_BIOS:
@@ -170,20 +162,20 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		return 0;
 	case OPT_ALIGN:
 		if (parse_uint(arg, 1, 1u << 30, &v) || (v & (v - 1)))
-			return usage_error("--align %s: not a power of two", arg);
+			return an_usage_error(PROG, "--align %s: not a power of two", arg);
 		o->align = (unsigned)v;
 		return 0;
 	case OPT_FROM:
 	case OPT_TO:
 		if (an_parse_duration(arg, opt == OPT_FROM ? &o->from : &o->to))
-			return usage_error("--from/--to %s: not a duration", arg);
+			return an_usage_error(PROG, "--from/--to %s: not a duration", arg);
 		return 0;
 	case OPT_DEV:
 		o->dev = arg;
 		return 0;
 	case OPT_PID:
 		if (parse_uint(arg, 0, 4294967295ull, &v))
-			return usage_error("--pid %s: not a pid", arg);
+			return an_usage_error(PROG, "--pid %s: not a pid", arg);
 		o->pid = (int64_t)v;
 		return 0;
 	case OPT_COMM:
@@ -191,7 +183,7 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		return 0;
 	case OPT_LOOP:
 		if (parse_uint(arg, 1, 1000000, &v))
-			return usage_error("--loop %s: not a count in [1, 10^6]", arg);
+			return an_usage_error(PROG, "--loop %s: not a count in [1, 10^6]", arg);
 		o->loops = (unsigned)v;
 		return 0;
 	case OPT_REPORT:
@@ -234,17 +226,17 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (opt == '?')
-			return usage_error("%s: unknown option or missing argument", argv[optind - 1]);
+			return an_usage_error(PROG, "%s: unknown option or missing argument", argv[optind - 1]);
 		if ((ret = parse_option(&o, opt, optarg)))
 			return ret;
 	}
 	if (optind != argc - 1)
-		return usage_error("%s", optind < argc ? "one FILE expected" : "FILE missing");
+		return an_usage_error(PROG, "%s", optind < argc ? "one FILE expected" : "FILE missing");
 	o.file = argv[optind];
 	if (!o.target && !o.nmaps)
-		return usage_error("%s", "no target: --target PATH or --map DEV=PATH");
+		return an_usage_error(PROG, "%s", "no target: --target PATH or --map DEV=PATH");
 	if (o.to && o.to <= o.from)
-		return usage_error("%s", "--to must be after --from");
+		return an_usage_error(PROG, "%s", "--to must be after --from");
 	o.progress = isatty(STDERR_FILENO);
 
 	if (rp_plan_build(&plan, &o, err, sizeof(err))) {
@@ -253,7 +245,7 @@ int main(int argc, char **argv)
 	}
 	if (plan.level == RP_LEVEL_FILE && (o.nmaps || !o.target)) {
 		rp_plan_free(&plan);
-		return usage_error("%s", "file level replays into --target DIR (--map is for block level)");
+		return an_usage_error(PROG, "%s", "file level replays into --target DIR (--map is for block level)");
 	}
 	if (plan.input_note[0])
 		fprintf(stderr, "%s: %s\n", PROG, plan.input_note);
