@@ -55,3 +55,10 @@ grep -q '^I/Os: 600 planned, 600 issued, 600 completed, 0 failed' <(st-replay "$
 
 # The written data reached B: fio's writes were 4k..64k blocks, so B is no longer all zero.
 if ! cmp -s -n 67108864 "$B" /dev/zero; then pass replay_block_wrote; else fail replay_block_wrote "B still all zero"; fi
+
+# --bios: the bios as queued; fio's I/Os were one bio each, so the same multiset.
+check replay_block_bios_run st-record -o "$T/bios.sttrace" -e block -d "$B" -- \
+	st-replay "$T/run.sttrace" --bios --target "$B" --allow-write --timing afap --qd 8
+rp_requests "$T/bios.sttrace" "$(rec_devno "$B")" >"$T/bios"
+cmp -s "$T/fio" "$T/bios" && pass replay_block_bios ||
+	fail replay_block_bios "fio logged $(wc -l <"$T/fio") I/Os, the bio replay issued $(wc -l <"$T/bios") requests"
