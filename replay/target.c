@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,24 @@
 #include "format/sttrace.h"
 #include "replay/replay.h"
 
-/* Where the device rdev is mounted, into where; 0 when it is not. */
+/* 1 when dev is disk itself or one of its partitions (sysfs puts a partition inside its disk). */
+static int on_disk(dev_t dev, dev_t disk)
+{
+	char path[96], parent[PATH_MAX], whole[PATH_MAX];
+
+	if (dev == disk)
+		return 1;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/..", major(dev), minor(dev));
+	if (!realpath(path, parent))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(disk), minor(disk));
+	return realpath(path, whole) && !strcmp(parent, whole);
+}
+
+/*
+ * Where the device rdev, or a partition of it, is mounted: "/mnt/point" or
+ * "/mnt/point (partition 7:1)" into where; 0 when nothing of it is mounted.
+ */
 static int mount_point(dev_t rdev, char *where, size_t cap)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "r");
@@ -32,8 +50,11 @@ static int mount_point(dev_t rdev, char *where, size_t cap)
 	/* "36 35 98:0 /root /mnt/point options ...": the third field is the device. */
 	while (!found && fgets(line, sizeof(line), f))
 		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mnt) == 3 &&
-		    makedev(maj, min) == rdev) {
-			snprintf(where, cap, "%.200s", mnt);
+		    on_disk(makedev(maj, min), rdev)) {
+			if (makedev(maj, min) == rdev)
+				snprintf(where, cap, "%.200s", mnt);
+			else
+				snprintf(where, cap, "%.200s (partition %u:%u)", mnt, maj, min);
 			found = 1;
 		}
 	fclose(f);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What st-replay refuses, each with one line naming it: a mounted device, a
-# device with a holder (device mapper), a target smaller than the trace
+# disk with a mounted partition, a device with a holder (device mapper), a target smaller than the trace
 # reaches (unless --wrap, which then replays every I/O inside it); reads are
 # allowed anyway; a cut trace replays its intact chunks and says so.
 . "$(dirname "$0")/../lib.sh"
@@ -40,6 +40,28 @@ rec_ext4 replay_safety_mounted "$B" "$T/mnt"
 refused replay_safety_mounted "mounted on $T/mnt" "$T/run.sttrace" --target "$B" --allow-write --timing afap
 check replay_safety_mounted_reads st-replay "$T/reads.sttrace" --target "$B" --timing afap
 umount "$T/mnt"
+
+# A disk whose partition is mounted: partition 1 (MBR, sectors 2048..34815)
+# added by partx, since this kernel reads no partition table of a loop device.
+PIMG=$(mktemp /dev/shm/sttrace-replay.XXXXXX)
+at_exit "rm -f '$PIMG'"
+truncate -s 64M "$PIMG"
+printf '\x83\x00\x00\x00\x00\x08\x00\x00\x00\x80\x00\x00' | dd of="$PIMG" bs=1 seek=450 conv=notrunc status=none
+printf '\x55\xaa' | dd of="$PIMG" bs=1 seek=510 conv=notrunc status=none
+if P=$(losetup -P --find --show "$PIMG"); then
+	at_exit "losetup -d '$P'"
+	at_exit "partx -d '$P'"
+	partx -a "$P" 2>/dev/null
+	if [ -b "${P}p1" ] && mkfs.ext4 -q "${P}p1" && mkdir -p "$T/pmnt" && mount "${P}p1" "$T/pmnt"; then
+		at_exit "umount '$T/pmnt'"
+		refused replay_safety_mounted_partition "mounted on $T/pmnt (partition" "$T/run.sttrace" --target "$P" --allow-write --timing afap
+		umount "$T/pmnt"
+	else
+		fail replay_safety_mounted_partition "could not make and mount ${P}p1"
+	fi
+else
+	fail replay_safety_mounted_partition "losetup -P failed"
+fi
 
 # A device with a holder: a device-mapper linear target on top of B. This
 # kernel has no device mapper (nor md); there the holder dm-7 is shown in a
