@@ -1,4 +1,13 @@
-# Shared by the st-replay tests: source it after ../lib.sh and ../record/common.sh.
+# Shared by the st-replay tests: source it after ../lib.sh (and ../record/common.sh
+# for rp_requests).
+
+# rp_require NAME: one SKIP and exit when st-replay was not built (no liburing or json-c).
+rp_require() {
+	if [ ! -x "$ST_BUILD/st-replay" ]; then
+		skip "$1" "st-replay not built (no liburing or json-c)"
+		exit 0
+	fi
+}
 
 # rp_requests FILE DEV: "R|W|F|D offset bytes" of every request issued on DEV
 # (major:minor) in FILE, sorted: the multiset a replay must reproduce.

@@ -5,6 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 . "$(dirname "$0")/common.sh"
+rp_require replay_block
 rec_require_bpf replay_block
 
 st_tmpdir T

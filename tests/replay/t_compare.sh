@@ -6,6 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 . "$(dirname "$0")/common.sh"
+rp_require replay_compare
 rec_require_bpf replay_compare
 
 st_tmpdir T

@@ -8,6 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 . "$(dirname "$0")/common.sh"
+rp_require replay_file
 rec_require_bpf replay_file
 
 st_tmpdir T

@@ -6,11 +6,8 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 . "$(dirname "$0")/common.sh"
+rp_require replay_options
 
-if [ ! -x "$ST_BUILD/st-replay" ]; then
-	skip replay_options "st-replay not built (no liburing or json-c)"
-	exit 0
-fi
 st_tmpdir T
 F=$T/s.sttrace
 st-format synth -o "$F" --ios 3000 --seed 2 >/dev/null

@@ -9,6 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 . "$(dirname "$0")/common.sh"
+rp_require replay_timing
 rec_require_bpf replay_timing
 
 st_tmpdir T

@@ -2,11 +2,9 @@
 # st-replay's command line: --help, and one line with exit 2 for each bad
 # usage, exit 1 for an unreadable file. Needs no root or BPF.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/common.sh"
+rp_require replay_usage
 
-if [ ! -x "$ST_BUILD/st-replay" ]; then
-	skip replay_usage "st-replay not built (no liburing or json-c)"
-	exit 0
-fi
 st_tmpdir T
 st-format synth -o "$T/s.sttrace" --ios 200 --seed 1 >/dev/null
 
