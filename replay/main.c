@@ -18,9 +18,10 @@ static const char usage_text[] =
 "usage: st-replay FILE [--level block|file] [--target PATH | --map DEV=PATH ...]\n"
 "                 [--timing original|afap|scale=X] [--qd N] [--bios] [--allow-write]\n"
 "                 [--wrap] [--align N] [--from T] [--to T] [--dev D] [--pid P]\n"
-"                 [--comm C] [--loop N] [--report FILE.json]\n"
+"                 [--comm C] [--loop N] [--report FILE.json [--force]]\n"
 "\n"
-"Re-issue the I/O recorded in FILE (.sttrace) through io_uring.\n"
+"Re-issue the I/O recorded in FILE (.sttrace; - reads standard input) through\n"
+"io_uring.\n"
 "\n"
 "  --level L       block: the requests each device was issued (after merges), with\n"
 "                  O_DIRECT on the mapped device or file; file: the recorded data\n"
@@ -41,12 +42,13 @@ static const char usage_text[] =
 "  --wrap          fold offsets beyond the target's end into it (else refused)\n"
 "  --align N       offsets down, lengths up to a multiple of N bytes (default: the\n"
 "                  device's logical block size; file level 1)\n"
-"  --from T --to T replay the I/Os that started in [T, T) since the trace's first\n"
-"                  event (2s, 150ms, ...)\n"
+"  --from T --to T replay the I/Os that started from T to T, both included: a\n"
+"                  duration after the trace start (2, 1.5s, 200ms) or @NS\n"
 "  --dev D --pid P --comm C   only the I/O of that device, process, command\n"
 "  --loop N        replay N times (default 1)\n"
-"  --report FILE   also write the report as JSON\n"
-"  -h, --help      this text\n"
+"  --report FILE   also write the report as JSON (created 0600; a symlink or\n"
+"                  a non-regular file is refused unless --force)\n"
+"  -h, --help, --version\n"
 "\n"
 "Reads are always allowed. Block level replays discards as fallocate(PUNCH_HOLE)\n"
 "and FUA writes with RWF_DSYNC. The report compares what was replayed with what\n"
@@ -65,7 +67,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_LEVEL = 256, OPT_TARGET, OPT_MAP, OPT_TIMING, OPT_QD, OPT_BIOS, OPT_ALLOW_WRITE, OPT_WRAP,
-	OPT_ALIGN, OPT_FROM, OPT_TO, OPT_DEV, OPT_PID, OPT_COMM, OPT_LOOP, OPT_REPORT,
+	OPT_ALIGN, OPT_FROM, OPT_TO, OPT_DEV, OPT_PID, OPT_COMM, OPT_LOOP, OPT_REPORT, OPT_FORCE,
 };
 
 static const struct option long_opts[] = {
@@ -85,7 +87,9 @@ static const struct option long_opts[] = {
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "loop", required_argument, NULL, OPT_LOOP },
 	{ "report", required_argument, NULL, OPT_REPORT },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -111,6 +115,7 @@ static int parse_uint(const char *s, unsigned long long lo, unsigned long long h
 static int parse_option(struct rp_opts *o, int opt, char *arg)
 {
 	unsigned long long v;
+	uint64_t t;
 	char *eq;
 
 	switch (opt) {
@@ -167,8 +172,10 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		return 0;
 	case OPT_FROM:
 	case OPT_TO:
-		if (an_parse_duration(arg, opt == OPT_FROM ? &o->from : &o->to))
-			return an_usage_error(PROG, "--from/--to %s: not a duration", arg);
+		if (st_parse_time(arg, 0, &t))
+			return an_usage_error(PROG, opt == OPT_FROM ? "--from %s: not a time (2, 1.5s, 200ms, @NS)" :
+					      "--to %s: not a time (2, 1.5s, 200ms, @NS)", arg);
+		*(opt == OPT_FROM ? &o->from : &o->to) = arg;
 		return 0;
 	case OPT_DEV:
 		o->dev = arg;
@@ -188,6 +195,9 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		return 0;
 	case OPT_REPORT:
 		o->report_json = arg;
+		return 0;
+	case OPT_FORCE:
+		o->force = 1;
 		return 0;
 	default:
 		return 2;
@@ -225,6 +235,10 @@ int main(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		}
+		if (opt == 'V') {
+			printf(PROG " " ST_VERSION " (format %d.%d)\n", ST_FORMAT_MAJOR, ST_FORMAT_MINOR);
+			return 0;
+		}
 		if (opt == '?')
 			return an_usage_error(PROG, "%s: unknown option or missing argument", argv[optind - 1]);
 		if ((ret = parse_option(&o, opt, optarg)))
@@ -232,14 +246,16 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return an_usage_error(PROG, "%s", optind < argc ? "one FILE expected" : "FILE missing");
-	o.file = argv[optind];
 	if (!o.target && !o.nmaps)
 		return an_usage_error(PROG, "%s", "no target: --target PATH or --map DEV=PATH");
-	if (o.to && o.to <= o.from)
-		return an_usage_error(PROG, "%s", "--to must be after --from");
+	if ((ret = an_stdin_files(argv + optind, 1, PROG)))
+		return ret;
+	o.file = argv[optind];
 	o.progress = isatty(STDERR_FILENO);
 
-	if (rp_plan_build(&plan, &o, err, sizeof(err))) {
+	if ((ret = rp_plan_build(&plan, &o, err, sizeof(err)))) {
+		if (ret == -2)
+			return an_usage_error(PROG, "%s", err);
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return 1;
 	}

@@ -2,7 +2,7 @@
 # json-c for --report), not BPF; reads traces through libsttrace and the
 # analyzer's input and correlator (libanalyze.a), never a copy of them.
 
-HAVE_URING := $(shell pkg-config --exists liburing json-c 2>/dev/null && echo 1)
+HAVE_URING := $(shell $(PKG_CONFIG) --exists liburing json-c 2>/dev/null && echo 1)
 
 ifeq ($(HAVE_URING),1)
 
@@ -10,8 +10,10 @@ REPLAY_SRCS := $(wildcard replay/*.c)
 REPLAY_OBJS := $(REPLAY_SRCS:%.c=$(B)/%.o)
 
 PROGRAMS += $(B)/st-replay
+INSTALL_BIN += $(B)/st-replay
+INSTALL_MAN1 += replay/st-replay.1
 
-$(B)/st-replay: $(REPLAY_OBJS) $(ANALYZE_LIB) $(LIBST)
-	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ -luring -ljson-c $(LIBST_LIBS) -lm
+$(B)/st-replay: $(REPLAY_OBJS) $(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(call pkg_libs,liburing json-c,-luring -ljson-c) $(LIBST_LIBS)
 
 endif

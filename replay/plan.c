@@ -134,7 +134,7 @@ static int block_wanted(struct builder *b, const struct st_event_header *h, uint
 		return 0;
 	if (o->pid >= 0 && h->pid != (uint64_t)o->pid)
 		return 0;
-	if (h->ts < f->from || (f->to && h->ts >= f->to))
+	if (h->ts < f->from || (f->to && h->ts > f->to))
 		return 0;
 	return !o->comm || !strcmp(an_names_comm(b->run->names, h->pid), o->comm);
 }
@@ -395,9 +395,15 @@ int rp_plan_build(struct rp_plan *p, const struct rp_opts *o, char *err, size_t 
 			 o->file);
 	run.filter.pid = o->pid;
 	run.filter.comm = o->comm;
-	run.filter.from = info->first_ts + o->from;
+	if (o->from)
+		st_parse_time(o->from, info->start_ts, &run.filter.from);
 	if (o->to)
-		run.filter.to = info->first_ts + o->to;
+		st_parse_time(o->to, info->start_ts, &run.filter.to);
+	if (o->from && o->to && run.filter.from > run.filter.to) {
+		snprintf(err, cap, "--from %s is after --to %s", o->from, o->to);
+		ret = -2;
+		goto out;
+	}
 	if (o->dev && !(b.dev = run.filter.dev = an_names_dev_by_name(run.names, o->dev))) {
 		snprintf(err, cap, "--dev %s: no such device in %s", o->dev, o->file);
 		goto out;

@@ -49,11 +49,12 @@ struct rp_opts {
 	unsigned qd;
 	int allow_write, wrap;
 	unsigned align;		/* 0: the target's logical block size (block level), 1 (file) */
-	uint64_t from, to;	/* since the first event; to 0: the end */
+	const char *from, *to;	/* times as given (st_parse_time), NULL: the trace's ends */
 	const char *dev, *comm;
 	int64_t pid;		/* -1 any */
 	unsigned loops;
 	const char *report_json;
+	int force;		/* --force: the report may go through a symlink or to a non-regular file */
 	int progress;		/* 1: a status line each second on stderr */
 };
 
@@ -101,6 +102,7 @@ struct rp_plan {
 	char input_note[256];	/* "" or what the reader said of a damaged input */
 };
 
+/* 0; -1 with the reason in err; -2 when the options contradict each other (a usage error). */
 int rp_plan_build(struct rp_plan *p, const struct rp_opts *o, char *err, size_t cap);
 void rp_plan_free(struct rp_plan *p);
 

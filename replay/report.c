@@ -12,7 +12,9 @@
  */
 #include <json-c/json.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "format/sttrace.h"
 #include "replay/replay.h"
 
 static const char *const level_names[] = { "auto", "block", "file" };
@@ -111,7 +113,8 @@ int rp_report_json(const struct rp_plan *p, const struct rp_opts *o, struct rp_r
 		   const char *path, char *err, size_t cap)
 {
 	json_object *j = json_object_new_object(), *lat = json_object_new_object();
-	int op, ret = 0;
+	char msg[256];
+	int op, fd, ret = 0;
 
 	json_object_object_add(j, "file", json_object_new_string(o->file));
 	json_object_object_add(j, "level", json_object_new_string(level_names[p->level]));
@@ -148,9 +151,16 @@ int rp_report_json(const struct rp_plan *p, const struct rp_opts *o, struct rp_r
 		json_object_object_add(slip, "late_1ms", json_object_new_uint64(r->late_ios));
 		json_object_object_add(j, "slip_us", slip);
 	}
-	if (json_object_to_file_ext(path, j, JSON_C_TO_STRING_PRETTY)) {
-		snprintf(err, cap, "--report %s: %s", path, json_util_get_last_err());
+	fd = st_output_open(path, o->force ? ST_OUTPUT_FORCE : 0, msg, sizeof(msg));
+	if (fd < 0) {
+		snprintf(err, cap, "--report %s: %s", path, msg);
 		ret = -1;
+	} else {
+		if (json_object_to_fd(fd, j, JSON_C_TO_STRING_PRETTY)) {
+			snprintf(err, cap, "--report %s: %s", path, json_util_get_last_err());
+			ret = -1;
+		}
+		close(fd);
 	}
 	json_object_put(j);
 	return ret;

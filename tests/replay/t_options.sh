@@ -46,7 +46,7 @@ planned replay_options_dev "$dev1" --level block --target "$T/img" --dev "$DEV1"
 planned replay_options_bios "$(wc -l <"$T/bios")" --level block --bios --target "$T/img"
 first=$(st-format info "$F" | awk '/^time span/ { print $3 }')
 from=$((first + 10000000)) to=$((first + 20000000))
-planned replay_options_window "$(count "$T/bios" "\$3 >= $from && \$3 < $to")" \
+planned replay_options_window "$(count "$T/bios" "\$3 >= $from && \$3 <= $to")" \
 	--level block --bios --target "$T/img" --from 10ms --to 20ms
 PID=$(awk '{ print $2 }' "$T/bios" | sort | uniq -c | sort -n | awk '{ p = $2 } END { print p }')
 planned replay_options_pid "$(count "$T/bios" "\$2 == $PID")" --level block --bios --target "$T/img" --pid "$PID"
@@ -57,3 +57,9 @@ calls=$(($(rec_count "$F" sys_enter_pread64) + $(rec_count "$F" sys_enter_pwrite
 st-replay "$F" --timing afap --allow-write --target "$T/dir" --report "$T/f.json" >"$T/out" 2>&1
 got=$(rp_json "$T/f.json" '[.level, .planned + .not_replayable, .failed] | join(" ")')
 [ "$got" = "file $calls 0" ] && pass replay_options_file_level || fail replay_options_file_level "level calls failed: $got, want file $calls 0"
+
+# FILE "-": the trace on standard input (through a pipe, so it is spooled).
+cat "$F" | st-replay - --level block --bios --target "$T/img" --allow-write --wrap --timing afap \
+	--report "$T/stdin.json" >/dev/null 2>&1
+got=$(rp_json "$T/stdin.json" .completed)
+[ "$got" = "$(wc -l <"$T/bios")" ] && pass replay_options_stdin || fail replay_options_stdin "completed $got of $(wc -l <"$T/bios")"

@@ -33,8 +33,16 @@ usage replay_usage_qd 2 "--qd 0" "$T/s.sttrace" --target x --qd 0
 usage replay_usage_align 2 "--align 3000" "$T/s.sttrace" --target x --align 3000
 usage replay_usage_map 2 "--map sda" "$T/s.sttrace" --map sda
 usage replay_usage_level 2 "--level disk" "$T/s.sttrace" --target x --level disk
-usage replay_usage_window 2 "--to must be after" "$T/s.sttrace" --target x --from 2s --to 1s
+usage replay_usage_window 2 "--from 2s is after --to 1s" "$T/s.sttrace" --target x --from 2s --to 1s
 usage replay_usage_dev 1 "--dev sdz: no such device" "$T/s.sttrace" --target x --dev sdz
 usage replay_usage_missing 1 "No such file" "$T/none.sttrace" --target x
 # A trace with data syscalls replays at file level, into a directory.
 usage replay_usage_file_map 2 "file level replays into --target DIR" "$T/s.sttrace" --map vda=/dev/null
+
+# --version and a --report file that is a symlink (refused unless --force).
+check replay_usage_version grep -qx "st-replay [0-9.]* (format [0-9]*\.[0-9]*)" <(st-replay --version)
+ln -s "$T/elsewhere" "$T/link.json"
+truncate -s 64M "$T/img"
+usage replay_usage_report_symlink 1 "link.json" "$T/s.sttrace" --level block --target "$T/img" --allow-write \
+	--wrap --timing afap --report "$T/link.json"
+[ ! -e "$T/elsewhere" ] && pass replay_usage_report_not_followed || fail replay_usage_report_not_followed "the symlink was followed"
