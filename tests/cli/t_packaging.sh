@@ -45,7 +45,9 @@ check completion_subcommand_options grep -qx -- --chunks <(complete_words st-for
 check completion_analyze_options grep -qx -- --quantile <(complete_words st-analyze --qu)
 check completion_diff_options grep -qx -- --threshold <(complete_words st-analyze diff --thr)
 check completion_by_values test "$(complete_words st-analyze --by c | tr '\n' ' ')" = "comm "
-check completion_replay_options grep -qx -- --allow-write <(complete_words st-replay --allow)
+if [ -x "$ST_BUILD/st-replay" ]; then
+	check completion_replay_options grep -qx -- --allow-write <(complete_words st-replay --allow)
+fi
 check completion_timing_values test "$(complete_words st-replay --timing a | tr '\n' ' ')" = "afap "
 touch "$T/run.sttrace" "$T/notes.txt"
 check completion_trace_files test "$(cd "$T" && complete_words st-analyze r)" = run.sttrace
