@@ -51,6 +51,8 @@ static void on_io(void *ctx, const struct an_io *io)
 		if (r->want & AN_WANT_SLOWEST)
 			an_slowest_add(&r->slowest, io, ns);
 	}
+	if (r->want & AN_WANT_EMIT)
+		r->emit(r->emit_ctx, io);
 }
 
 int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap)

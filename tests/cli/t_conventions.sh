@@ -18,6 +18,11 @@ if [ -x "$ST_BUILD/st-record" ]; then
 else
 	skip st-record_version "st-record not built (no clang/bpftool/libbpf)"
 fi
+if [ -x "$ST_BUILD/st-replay" ]; then
+	check st-replay_version grep -qx "st-replay $version (format [0-9]*\.[0-9]*)" <(st-replay --version)
+else
+	skip st-replay_version "st-replay not built (no liburing or json-c)"
+fi
 
 # usage_error NAME ARGS...: exit 2 and exactly one line on stderr naming help.
 usage_error() {
