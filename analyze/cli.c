@@ -56,7 +56,7 @@ static int parse_number(const char *s, double lo, double hi, double *v)
 
 int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog)
 {
-	static const char *const by_names[] = { "devop", "op", "dev", "comm", "pid", "file" };
+	static const char *const by_names[] = { "devop", "op", "dev", "comm", "pid", "file", "host" };
 	double v;
 	size_t i;
 
@@ -82,7 +82,7 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 				o->by = (enum an_by)i;
 				return 0;
 			}
-		return an_usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file", arg);
+		return an_usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file, host", arg);
 	case OPT_INTERVAL:
 		if (an_parse_duration(arg, &o->interval) || !o->interval)
 			return an_usage_error(prog, "--interval %s: not a positive duration", arg);
@@ -152,7 +152,6 @@ const struct option *an_long_opts(void)
 
 int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int nfiles, const char *prog)
 {
-	const struct an_input_info *info;
 	char err[512];
 
 	if (an_run_open(r, files, nfiles, err, sizeof(err))) {
@@ -160,16 +159,15 @@ int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int n
 		an_run_close(r);
 		return 2;
 	}
-	info = an_input_info(r->in);
 	r->stale_ns = o->stale;
 	r->stage = o->stage;
 	r->filter.pid = o->pid;
 	r->filter.comm = o->comm;
 	if (o->window & 1)
-		r->filter.from = info->first_ts + o->from;
+		r->filter.from = r->info.first_ts + o->from;
 	if (o->window & 2)
-		r->filter.to = info->first_ts + o->to;
-	if (o->dev && !(r->filter.dev = an_names_dev_by_name(r->names, o->dev))) {
+		r->filter.to = r->info.first_ts + o->to;
+	if (o->dev && an_run_set_dev(r, o->dev)) {
 		fprintf(stderr, "%s: --dev %s: no such device in the trace's metadata\n", prog, o->dev);
 		an_run_close(r);
 		return 2;

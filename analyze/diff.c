@@ -165,7 +165,7 @@ static int analyze_side(struct side *s, const struct an_opts *o, char *path, FIL
 	if (ret)
 		return ret;
 	s->open = 1;
-	an_stats_init(&s->run.stats, AN_BY_OP, o->exact_limit, s->run.names);
+	an_stats_init(&s->run.stats, AN_BY_OP, o->exact_limit, NULL);
 	ret = an_pass(&s->run, AN_WANT_STATS, PROG);
 	if (ret)
 		return ret;

@@ -27,7 +27,9 @@ static const char usage_text[] =
 "                     --stage, slowest first, with full breakdown, process, file\n"
 "  --stage S          stage for --quantile, --interval and heatmaps (default total)\n"
 "  --top N            at most N I/Os in the --quantile list (default 20)\n"
-"  --by KEY           group the summary by devop (default), op, dev, comm, pid, file\n"
+"  --by KEY           group the summary by devop (default), op, dev, comm, pid, file,\n"
+"                     host (host.name; the file name when two files of one host\n"
+"                     overlap in time)\n"
 "  --interval T       time series per T: IOPS, MB/s, p50/p99 of --stage, device\n"
 "                     queue depth, read %, merged %\n"
 "  --heatmap KIND     lat: time x log2 latency counts; pos: time x sector counts\n"
@@ -39,6 +41,9 @@ static const char usage_text[] =
 "  --dev DEV          device: name (loop0), /dev/name or major:minor\n"
 "  --pid PID, --comm NAME\n"
 "  --from T, --to T   time since the first event: 1.5, 1500ms, 20us...\n"
+"Several files: each recording (a file, or time slices of one) is correlated on\n"
+"its own, in a thread of its own; with two or more recordings every time is on\n"
+"their common wall clock (each file's clock.realtime_offset_ns).\n"
 "Accuracy and memory:\n"
 "  --exact-limit N    exact quantiles up to N samples per group and stage\n"
 "                     (default 10000), then a log-linear sketch, relative error\n"
@@ -86,7 +91,6 @@ static void print_quantile_note(struct an_stats *s, size_t limit, FILE *out)
 /* --quantile: one pass when the slowest I/Os fit a bounded heap, else two. */
 static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info)
 {
-	const struct an_input_info *in = an_input_info(r->in);
 	char err[512];
 	int ret = 0;
 
@@ -101,7 +105,7 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 			o->quantile, an_us(r->top.threshold),
 			an_qest_is_exact(&r->stage_samples) ? "exact" : "sketch, <= 0.39% error",
 			r->stage_samples.n, r->top.above, r->top.n);
-		an_top_print(&r->top, r->names, stdout, o->csv, in->first_ts);
+		an_top_print(&r->top, r->origins, r->nrecs > 1, stdout, o->csv, r->info.first_ts);
 	}
 	an_top_free(&r->top);
 	an_qest_free(&r->stage_samples);
@@ -111,7 +115,6 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 static int report_main(struct an_run *r, const struct an_opts *o)
 {
 	FILE *info = o->csv ? stderr : stdout;
-	const struct an_input_info *in = an_input_info(r->in);
 	unsigned want = 0;
 	int ret;
 
@@ -120,7 +123,7 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 	if ((!o->interval && !o->heatmap) || o->gnuplot_dir)
 		want |= AN_WANT_STATS;
 	if (o->interval || o->heatmap || o->gnuplot_dir) {
-		uint64_t t0 = r->filter.from > in->first_ts ? r->filter.from : in->first_ts;
+		uint64_t t0 = r->filter.from > r->info.first_ts ? r->filter.from : r->info.first_ts;
 
 		want |= AN_WANT_SERIES;
 		if (an_series_init(&r->series, t0, t0 + an_run_duration(r),
@@ -130,7 +133,7 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 			return 2;
 		}
 	}
-	an_stats_init(&r->stats, o->by, o->exact_limit, r->names);
+	an_stats_init(&r->stats, o->by, o->exact_limit, NULL);
 	ret = an_pass(r, want, PROG);
 	if (!ret) {
 		an_run_print_header(r, info);

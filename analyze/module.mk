@@ -10,7 +10,7 @@ $(ANALYZE_LIB): $(filter-out $(B)/analyze/main.o,$(ANALYZE_OBJS))
 	$(Q)$(AR) rcs $@ $^
 
 $(B)/st-analyze: $(B)/analyze/main.o $(ANALYZE_LIB) $(LIBST)
-	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -lm
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -lm -pthread
 
 # C unit tests: tests/analyze/test_*.c, one program each, plain and under
 # ASan+UBSan (ASAN_* in the top Makefile).
@@ -26,11 +26,11 @@ $(ASAN_B)/tests/analyze/test_quantile: $(ASAN_B)/format/synth.o
 # Objects first: an extra object (synth.o) needs the archives after it.
 $(ANALYZE_TESTS): $(B)/tests/analyze/%: $(B)/tests/analyze/%.o $(ANALYZE_LIB) $(LIBST)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -ljson-c -lm
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -ljson-c -lm -pthread
 
 $(ANALYZE_ASAN_LIB): $(patsubst $(B)/%,$(ASAN_B)/%,$(filter-out $(B)/analyze/main.o,$(ANALYZE_OBJS)))
 	$(Q)$(AR) rcs $@ $^
 
 $(ANALYZE_ASAN_TESTS): $(ASAN_B)/tests/analyze/%: $(ASAN_B)/tests/analyze/%.o $(ANALYZE_ASAN_LIB) $(LIBST_ASAN)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -ljson-c -lm
+	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -ljson-c -lm -pthread

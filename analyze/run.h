@@ -25,10 +25,40 @@
  */
 #define AN_ONE_PASS_MAX	(1u << 18)
 
-struct an_run {
-	struct an_names *names;
+/*
+ * One recording: the files of one host and boot (one file, or the time
+ * slices of one). Request and bio addresses, pids and tids are identities
+ * only inside a recording, so each has its own input, names and correlator,
+ * and a pass runs the recordings side by side, one thread each, into
+ * consumers of their own that are merged into the run's at the end.
+ */
+struct an_recording {
 	struct an_input *in;
-	struct an_filter filter;
+	struct an_names *names;
+	char host[128];		/* host.name; the file name when that is ambiguous */
+	int64_t clock_offset;	/* clock.realtime_offset_ns: wall = ts + offset */
+	uint64_t shift;		/* added to its event times to put them on the run's clock */
+	uint32_t dev;		/* --dev as this recording numbers it, 0 any */
+	uint16_t index;
+	struct an_run *run;
+	/* One pass: */
+	struct an_stats stats;
+	struct an_series series;
+	struct an_top top;
+	struct an_slowest slowest;
+	struct an_qest stage_samples;
+	struct an_corr_stats corr;
+	int ret;
+	char err[256];
+};
+
+struct an_run {
+	struct an_recording *recs;
+	struct an_origin *origins;	/* names and host of each recording, for output */
+	unsigned nrecs;
+	struct an_input_info info;	/* of every file; first_ts, last_ts on the run's clock */
+	struct an_filter filter;	/* times on the run's clock */
+	const char *dev_name;		/* --dev, resolved per recording; NULL any */
 	uint64_t stale_ns;
 	unsigned want;
 	struct an_stats stats;
@@ -37,13 +67,25 @@ struct an_run {
 	struct an_slowest slowest;
 	struct an_qest stage_samples;
 	enum an_stage stage;
-	struct an_corr_stats corr;	/* of the last pass */
+	struct an_corr_stats corr;	/* of the last pass, every recording's added */
 	int quantile_passes;		/* passes the last an_run_quantile() made */
 };
 
-/* Open the files; -1 with "FILE: what is wrong" in err. */
+/*
+ * Open the files; -1 with "FILE: what is wrong" in err. Files are one
+ * recording when their metadata names the same host, recording start and
+ * clock offset and their times do not overlap (slices of one recording);
+ * any other file is a recording of its own. With several recordings, event
+ * times are put on one clock, the wall clock (clock.realtime_offset_ns)
+ * minus the smallest offset among them; one recording keeps its event clock.
+ */
 int an_run_open(struct an_run *r, char *const *files, int nfiles, char *err, size_t cap);
-/* Stream every event once into the consumers in `want` (set up by the caller). */
+/* --dev NAME: resolved in each recording's metadata; -1 when none knows it. */
+int an_run_set_dev(struct an_run *r, const char *name);
+/*
+ * Stream every event once into the consumers in `want` (set up by the
+ * caller: the recordings' own are set up like them and merged into them).
+ */
 int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap);
 /*
  * --quantile: the q-quantile (0 < q <= 1) of r->stage into r->stage_samples
