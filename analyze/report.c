@@ -565,10 +565,12 @@ int an_slowest_replay(struct an_slowest *s, struct an_top *t)
 	return 0;
 }
 
-void an_slowest_merge(struct an_slowest *dst, const struct an_slowest *src)
+void an_slowest_merge(struct an_slowest *dst, struct an_slowest *src)
 {
 	size_t i;
 
+	/* In src's arrival order, which a replay keeps for ties. */
+	qsort(src->heap, src->n, sizeof(*src->heap), cmp_arrival);
 	/* What src dropped is dropped from dst too: the replay's check covers both. */
 	dst->seen += src->seen - src->n;
 	dst->dropped += src->dropped;

@@ -116,8 +116,8 @@ int an_slowest_init(struct an_slowest *s, size_t cap);
 void an_slowest_free(struct an_slowest *s);
 /* One complete I/O whose stage latency is ns. */
 void an_slowest_add(struct an_slowest *s, const struct an_io *io, uint64_t ns);
-/* dst += src: what dst would hold had src's I/Os come after its own. */
-void an_slowest_merge(struct an_slowest *dst, const struct an_slowest *src);
+/* dst += src: what dst would hold had src's I/Os come after its own (src is reordered). */
+void an_slowest_merge(struct an_slowest *dst, struct an_slowest *src);
 /*
  * Feed the kept I/Os to t (set up with its threshold) in arrival order: 0,
  * or -1 without touching t when an I/O at or above t->threshold may have
