@@ -20,6 +20,7 @@ struct an_opts {
 	int heatmap;		/* 0, 'l' or 'p' */
 	int csv;
 	const char *gnuplot_dir;
+	const char *save_summary;	/* --save-summary FILE */
 	const char *dev, *comm;
 	int64_t pid;
 	uint64_t from, to;	/* since the first event */
@@ -49,5 +50,7 @@ uint64_t an_auto_interval(const struct an_run *r, uint64_t interval);
 int an_plot(struct an_run *r, const struct an_opts *o, FILE *info);
 /* st-analyze diff; argv[0] is "diff". */
 int an_diff_main(int argc, char **argv);
+/* st-analyze merge; argv[0] is "merge". */
+int an_merge_main(int argc, char **argv);
 
 #endif /* AN_ANALYZE_H */

@@ -14,6 +14,7 @@
 enum {
 	OPT_QUANTILE = 256, OPT_STAGE, OPT_TOP, OPT_BY, OPT_INTERVAL, OPT_HEATMAP, OPT_CSV,
 	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE,
+	OPT_SAVE_SUMMARY,
 };
 
 static const struct option long_opts[] = {
@@ -25,6 +26,7 @@ static const struct option long_opts[] = {
 	{ "heatmap", required_argument, NULL, OPT_HEATMAP },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "gnuplot", required_argument, NULL, OPT_GNUPLOT },
+	{ "save-summary", required_argument, NULL, OPT_SAVE_SUMMARY },
 	{ "dev", required_argument, NULL, OPT_DEV },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
@@ -56,9 +58,7 @@ static int parse_number(const char *s, double lo, double hi, double *v)
 
 int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog)
 {
-	static const char *const by_names[] = { "devop", "op", "dev", "comm", "pid", "file", "host" };
 	double v;
-	size_t i;
 
 	switch (opt) {
 	case OPT_QUANTILE:
@@ -77,11 +77,10 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		o->top = (size_t)v;
 		return 0;
 	case OPT_BY:
-		for (i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
-			if (!strcmp(arg, by_names[i])) {
-				o->by = (enum an_by)i;
-				return 0;
-			}
+		if (an_by_by_name(arg) >= 0) {
+			o->by = (enum an_by)an_by_by_name(arg);
+			return 0;
+		}
 		return an_usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file, host", arg);
 	case OPT_INTERVAL:
 		if (an_parse_duration(arg, &o->interval) || !o->interval)
@@ -97,6 +96,9 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		return 0;
 	case OPT_GNUPLOT:
 		o->gnuplot_dir = arg;
+		return 0;
+	case OPT_SAVE_SUMMARY:
+		o->save_summary = arg;
 		return 0;
 	case OPT_DEV:
 		o->dev = arg;

@@ -12,13 +12,16 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "analyze/summary.h"
 
 #define PROG "st-analyze diff"
 
 static const char diff_usage[] =
 "usage: st-analyze diff BASE NEW [options]\n"
 "\n"
-"Compares two traces per op and stage: count, p50, p90, p99 and the chosen\n"
+"BASE and NEW are traces, or summaries (st-analyze --save-summary; their groups\n"
+"as saved, so save with --by op to compare like traces; quantiles from their\n"
+"sketches). Compares two traces per op and stage: count, p50, p90, p99 and the chosen\n"
 "quantile, base -> new, change in percent, and for the chosen quantile a 95%\n"
 "confidence interval of each side (order statistics: ranks n*q -/+\n"
 "1.96*sqrt(n*q*(1-q))). The gate: the chosen quantile of the chosen stage\n"
@@ -158,9 +161,38 @@ static int compare(struct an_stats *base, struct an_stats *now, const struct an_
 	return regressions;
 }
 
+/* A summary file as one side: its groups as saved. */
+static int summary_side(struct side *s, const struct an_opts *o, char *path)
+{
+	char err[512];
+
+	if (o->dev || o->comm || o->pid >= 0 || o->window)
+		return an_usage_error(PROG, "%s: a summary is compared as saved: no --dev, --pid, "
+				      "--comm, --from or --to", path);
+	memset(&s->run, 0, sizeof(s->run));
+	s->run.stats.exact_limit = o->exact_limit;
+	s->open = 1;
+	if (an_summary_load(&s->run, path, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
+		return 2;
+	}
+	return 0;
+}
+
 static int analyze_side(struct side *s, const struct an_opts *o, char *path, FILE *info, const char *name)
 {
-	int ret = an_open(&s->run, o, &path, 1, PROG);
+	int ret;
+
+	if (an_summary_is(path)) {
+		ret = summary_side(s, o, path);
+		if (ret)
+			return ret;
+		an_stats_sort(&s->run.stats);
+		fprintf(info, "%s: %s (summary): ", name, path);
+		an_run_print_header(&s->run, info);
+		return 0;
+	}
+	ret = an_open(&s->run, o, &path, 1, PROG);
 
 	if (ret)
 		return ret;

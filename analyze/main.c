@@ -12,12 +12,14 @@
 
 #include "analyze/analyze.h"
 #include "analyze/run.h"
+#include "analyze/summary.h"
 
 #define PROG "st-analyze"
 
 static const char usage_text[] =
 "usage: st-analyze [options] FILE...\n"
 "       st-analyze diff BASE NEW [options]   (st-analyze diff --help)\n"
+"       st-analyze merge SUMMARY... [options] (st-analyze merge --help)\n"
 "\n"
 "Correlates the events of one or more .sttrace files (merged in time order)\n"
 "into one record per I/O and reports stage latencies. Needs no root or BPF.\n"
@@ -37,6 +39,8 @@ static const char usage_text[] =
 "  --csv              CSV instead of text for every table\n"
 "  --gnuplot DIR      write .dat + .gp per plot (latency CDF per stage, time series,\n"
 "                     both heatmaps) into DIR and render PNG and SVG with gnuplot\n"
+"  --save-summary OUT also write the summary's counts and quantile sketches to OUT,\n"
+"                     a small file st-analyze merge and diff read (with --by)\n"
 "Filters (an I/O counts when it starts inside the window):\n"
 "  --dev DEV          device: name (loop0), /dev/name or major:minor\n"
 "  --pid PID, --comm NAME\n"
@@ -79,7 +83,7 @@ static const char usage_text[] =
 "are counted separately. Lost events (kernel side) are shown in every report.\n"
 "Exit: 0 ok, 2 usage error or unreadable input.\n";
 
-static void print_quantile_note(struct an_stats *s, size_t limit, FILE *out)
+static void print_quantile_note(const struct an_stats *s, size_t limit, FILE *out)
 {
 	if (an_stats_exact(s))
 		fprintf(out, "quantiles: exact (at most %zu samples per group and stage)\n", limit);
@@ -116,11 +120,12 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 {
 	FILE *info = o->csv ? stderr : stdout;
 	unsigned want = 0;
+	char err[512];
 	int ret;
 
 	if (o->quantile > 0)
 		return report_quantile(r, o, info);
-	if ((!o->interval && !o->heatmap) || o->gnuplot_dir)
+	if ((!o->interval && !o->heatmap) || o->gnuplot_dir || o->save_summary)
 		want |= AN_WANT_STATS;
 	if (o->interval || o->heatmap || o->gnuplot_dir) {
 		uint64_t t0 = r->filter.from > r->info.first_ts ? r->filter.from : r->info.first_ts;
@@ -150,6 +155,10 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 		if (o->gnuplot_dir)
 			ret = an_plot(r, o, info);
 	}
+	if (!ret && o->save_summary && an_summary_save(r, o->save_summary, err, sizeof(err))) {
+		fprintf(stderr, "%s: --save-summary %s\n", PROG, err);
+		ret = 2;
+	}
 	if (want & AN_WANT_SERIES)
 		an_series_free(&r->series);
 	an_stats_free(&r->stats);
@@ -164,6 +173,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return an_diff_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return an_merge_main(argc - 1, argv + 1);
 	an_opts_init(&o);
 	opterr = 0;	/* one message of ours instead of getopt's */
 	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), NULL)) != -1) {
@@ -179,6 +190,8 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return an_usage_error(PROG, "%s", "no input file");
+	if (o.save_summary && o.quantile > 0)
+		return an_usage_error(PROG, "%s", "--save-summary saves the summary, not a --quantile list");
 	if ((ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
 		return ret;
 	ret = report_main(&r, &o);

@@ -10,6 +10,23 @@ double an_us(uint64_t ns)
 	return (double)ns / 1000.0;
 }
 
+static const char *const by_names[] = { "devop", "op", "dev", "comm", "pid", "file", "host" };
+
+const char *an_by_name(enum an_by by)
+{
+	return by_names[by];
+}
+
+int an_by_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
+		if (!strcmp(name, by_names[i]))
+			return (int)i;
+	return -1;
+}
+
 int an_filter_match(const struct an_filter *f, const struct an_names *names, const struct an_io *io)
 {
 	if (f->dev && io->dev != f->dev && io->fs_dev != f->dev)

@@ -139,6 +139,7 @@ static void common_clock(struct an_run *r, const struct file_id *ids, const int 
 			min = r->recs[a].clock_offset;
 	}
 	memset(&r->info, 0, sizeof(r->info));
+	r->wall_offset = r->nrecs > 1 ? min : r->recs[0].clock_offset;
 	for (a = 0; a < r->nrecs; a++) {
 		struct an_recording *x = &r->recs[a];
 		const struct an_input_info *i = an_input_info(x->in);

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * st-analyze merge SUMMARY...: the summary report of the traces behind
+ * several summaries (--save-summary), as analyzing them together prints it:
+ * counts exact, quantiles from the merged sketches. A fleet saves one
+ * summary per node and merges them on one machine, the traces stay put.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze/analyze.h"
+#include "analyze/summary.h"
+
+#define PROG "st-analyze merge"
+
+static const char merge_usage[] =
+"usage: st-analyze merge SUMMARY... [options]\n"
+"\n"
+"Adds up summaries written by st-analyze FILE --save-summary OUT (all saved\n"
+"with the same --by) and prints the summary report of their traces analyzed\n"
+"together: I/O, byte, error and incomplete counts exact; quantiles from the\n"
+"merged log-linear sketches (relative error <= 0.39 %); rates over the span\n"
+"from the earliest to the latest summary on the wall clock.\n"
+"\n"
+"  --csv              CSV instead of text\n"
+"  --save-summary OUT write the merged summary (merge again later)\n"
+"  -h, --help\n"
+"\n"
+"Exit: 0 ok, 2 usage error or unreadable or corrupt summary.\n";
+
+int an_merge_main(int argc, char **argv)
+{
+	struct an_opts o;
+	struct an_run r;
+	char err[512];
+	FILE *info;
+	int opt, ret = 0, i, idx = -1;
+
+	an_opts_init(&o);
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), &idx)) != -1) {
+		const char *name = opt == '?' || idx < 0 ? "" : an_long_opts()[idx].name;
+
+		if (opt == 'h') {
+			fputs(merge_usage, stdout);
+			return 0;
+		}
+		/* Filters and report choices were made when the summaries were saved. */
+		if (opt == '?')
+			return an_usage_error(PROG, "%s: unknown option or missing argument",
+					      argv[optind - 1]);
+		if (strcmp(name, "csv") && strcmp(name, "save-summary"))
+			return an_usage_error(PROG, "--%s: not an option of merge", name);
+		if ((ret = an_parse_option(&o, opt, optarg, PROG)))
+			return ret;
+		idx = -1;
+	}
+	if (optind >= argc)
+		return an_usage_error(PROG, "%s", "no summary file");
+	memset(&r, 0, sizeof(r));
+	r.stats.exact_limit = o.exact_limit;
+	for (i = optind; i < argc && !ret; i++)
+		if (an_summary_load(&r, argv[i], err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", PROG, err);
+			ret = 2;
+		}
+	if (!ret && r.stats.failed) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		ret = 2;
+	}
+	if (!ret && o.save_summary && an_summary_save(&r, o.save_summary, err, sizeof(err))) {
+		fprintf(stderr, "%s: --save-summary %s\n", PROG, err);
+		ret = 2;
+	}
+	if (!ret) {
+		info = o.csv ? stderr : stdout;
+		an_run_print_header(&r, info);
+		an_stats_sort(&r.stats);
+		fprintf(info, "quantiles: the summaries' log-linear sketches, merged (relative error "
+			"<= 0.39%%)\n");
+		an_stats_print(&r.stats, stdout, o.csv, an_run_duration(&r));
+	}
+	an_stats_free(&r.stats);
+	return ret;
+}
