@@ -135,6 +135,17 @@ static void check_two_hosts(char *alpha, char *beta)
 	an_stats_free(&r.stats);
 	an_run_close(&r);
 
+	/* --from on the common clock: beta's I/O starts at 3001100, alpha's at 1000. */
+	if (open_run(&r, paths, 2, AN_BY_HOST))
+		return;
+	r.filter.from = 3000000;
+	ok = !an_run_pass(&r, AN_WANT_STATS, err, sizeof(err));
+	check(ok && r.stats.ngroups == 1 && !strcmp(r.stats.groups[0].label, "beta") &&
+	      r.stats.groups[0].count == 1, "recordings.wall_clock_from", "%u groups",
+	      r.stats.ngroups);
+	an_stats_free(&r.stats);
+	an_run_close(&r);
+
 	/* One recording alone keeps its event clock. */
 	if (open_run(&r, paths + 1, 1, AN_BY_DEVOP))
 		return;
