@@ -179,30 +179,27 @@ static int summary_side(struct side *s, const struct an_opts *o, char *path)
 	return 0;
 }
 
-static int analyze_side(struct side *s, const struct an_opts *o, char *path, FILE *info, const char *name)
+/* A trace as one side: grouped by op. */
+static int trace_side(struct side *s, const struct an_opts *o, char *path)
 {
-	int ret;
-
-	if (an_summary_is(path)) {
-		ret = summary_side(s, o, path);
-		if (ret)
-			return ret;
-		an_stats_sort(&s->run.stats);
-		fprintf(info, "%s: %s (summary): ", name, path);
-		an_run_print_header(&s->run, info);
-		return 0;
-	}
-	ret = an_open(&s->run, o, &path, 1, PROG);
+	int ret = an_open(&s->run, o, &path, 1, PROG);
 
 	if (ret)
 		return ret;
 	s->open = 1;
 	an_stats_init(&s->run.stats, AN_BY_OP, o->exact_limit, NULL);
-	ret = an_pass(&s->run, AN_WANT_STATS, PROG);
+	return an_pass(&s->run, AN_WANT_STATS, PROG);
+}
+
+static int analyze_side(struct side *s, const struct an_opts *o, char *path, FILE *info, const char *name)
+{
+	int summary = an_summary_is(path);
+	int ret = summary ? summary_side(s, o, path) : trace_side(s, o, path);
+
 	if (ret)
 		return ret;
 	an_stats_sort(&s->run.stats);
-	fprintf(info, "%s: %s: ", name, path);
+	fprintf(info, "%s: %s%s: ", name, path, summary ? " (summary)" : "");
 	an_run_print_header(&s->run, info);
 	return 0;
 }

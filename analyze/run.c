@@ -11,7 +11,7 @@
 struct file_id {
 	char host[128];
 	char start[32], offset[32];	/* record.start_ts, clock.realtime_offset_ns; "" absent */
-	int64_t clock_offset;
+	int64_t clock_offset, clock_step;
 	uint64_t first_ts, last_ts;
 	unsigned rec;
 };
@@ -27,6 +27,7 @@ static int identify(struct file_id *id, const char *path, char *err, size_t cap)
 {
 	struct st_reader *rd;
 	const struct st_file_info *fi;
+	char end[32];
 
 	if (st_reader_open(&rd, path, 0)) {
 		snprintf(err, cap, "%s: %s", path, rd ? st_reader_errmsg(rd) : "out of memory");
@@ -39,6 +40,8 @@ static int identify(struct file_id *id, const char *path, char *err, size_t cap)
 	meta_copy(rd, "record.start_ts", id->start, sizeof(id->start));
 	meta_copy(rd, "clock.realtime_offset_ns", id->offset, sizeof(id->offset));
 	id->clock_offset = strtoll(id->offset, NULL, 10);
+	meta_copy(rd, "clock.realtime_offset_end_ns", end, sizeof(end));
+	id->clock_step = id->offset[0] && end[0] ? strtoll(end, NULL, 10) - id->clock_offset : 0;
 	fi = st_reader_info(rd);
 	id->first_ts = fi->first_ts;
 	id->last_ts = fi->last_ts;
@@ -135,6 +138,7 @@ static void common_clock(struct an_run *r, const struct file_id *ids, const int 
 
 	for (a = 0; a < r->nrecs; a++) {
 		r->recs[a].clock_offset = ids[first[a]].clock_offset;
+		r->recs[a].clock_step = ids[first[a]].clock_step;
 		if (!a || r->recs[a].clock_offset < min)
 			min = r->recs[a].clock_offset;
 	}
@@ -505,6 +509,12 @@ void an_run_print_header(const struct an_run *r, FILE *out)
 	for (a = 0; a < r->nrecs; a++)
 		fprintf(out, "%s %s %+.6f s", a ? "," : "", r->recs[a].host, r->recs[a].shift / 1e9);
 	fputc('\n', out);
+	/* Two reads of the offset differ by their jitter; a step is more. */
+	for (a = 0; a < r->nrecs; a++)
+		if (llabs(r->recs[a].clock_step) >= AN_CLOCK_STEP_NS)
+			fprintf(out, "%s: the wall clock was stepped by %+.3f ms during the recording; its "
+				"times are placed with the offset read at its start\n", r->recs[a].host,
+				r->recs[a].clock_step / 1e6);
 }
 
 int an_parse_duration(const char *s, uint64_t *ns)

@@ -12,6 +12,12 @@
 #include "analyze/report.h"
 #include "analyze/series.h"
 
+/*
+ * A recording whose wall-clock offset at its end differs from the one at its
+ * start by this much saw its wall clock stepped; the header says so.
+ */
+#define AN_CLOCK_STEP_NS 1000000
+
 /* Consumers a pass feeds. */
 #define AN_WANT_STATS	1u	/* per-group stage statistics */
 #define AN_WANT_SERIES	2u	/* time series and heatmaps */
@@ -37,6 +43,7 @@ struct an_recording {
 	struct an_names *names;
 	char host[128];		/* host.name; the file name when that is ambiguous */
 	int64_t clock_offset;	/* clock.realtime_offset_ns: wall = ts + offset */
+	int64_t clock_step;	/* clock.realtime_offset_end_ns - clock_offset, 0 unknown */
 	uint64_t shift;		/* added to its event times to put them on the run's clock */
 	uint32_t dev;		/* --dev as this recording numbers it, 0 any */
 	uint16_t index;

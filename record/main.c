@@ -450,7 +450,7 @@ static int finish(struct recorder *r)
 	if (!r->write_failed)
 		ring_drain(&r->probes.ring);
 	meta_release(r->tracker, r->w, UINT64_MAX);
-	end_ns = now_ns();
+	end_ns = meta_clock(r->w, "clock.realtime_offset_end_ns");
 	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)end_ns);
 	st_writer_set_meta(r->w, "record.end_ts", ts);
 	meta_procs(r->w);
@@ -479,7 +479,7 @@ static int record(struct recorder *r)
 	ret = open_loop(r);
 	if (ret)
 		return ret;
-	r->start_ns = meta_clock(r->w);
+	r->start_ns = meta_clock(r->w, "clock.realtime_offset_ns");
 	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)r->start_ns);
 	st_writer_set_meta(r->w, "record.start_ts", ts);
 	/* tests and scripts wait for this line before starting their workload */

@@ -75,13 +75,13 @@ void meta_static(struct st_writer *w, int argc, char **argv, const struct rec_op
 	meta_setf(w, "cpu.count", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-uint64_t meta_clock(struct st_writer *w)
+uint64_t meta_clock(struct st_writer *w, const char *key)
 {
 	struct timespec real, mono;
 
 	clock_gettime(CLOCK_REALTIME, &real);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
-	meta_setf(w, "clock.realtime_offset_ns", "%lld",
+	meta_setf(w, key, "%lld",
 		  (long long)(real.tv_sec - mono.tv_sec) * 1000000000ll +
 		  (real.tv_nsec - mono.tv_nsec));
 	return (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"	# rec_devno, rec_rows
 
-NAMES="analyze.recordings.live.together analyze.recordings.live.by_host analyze.recordings.live.fio analyze.recordings.live.host_column"
+NAMES="analyze.recordings.live.together analyze.recordings.live.by_host analyze.recordings.live.fio analyze.recordings.live.host_column analyze.recordings.live.clock_end"
 why=$(bpf_unavailable)
 command -v fio >/dev/null && command -v jq >/dev/null || why=${why:-fio or jq not installed}
 if [ -n "$why" ]; then
@@ -81,3 +81,14 @@ st-analyze --csv --quantile 90 --top 400 "$dir/a.sttrace" "$dir/b.sttrace" >"$di
 hosts=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "host") c = i; next } c { print $c }' "$dir/q.csv" | sort -u | tr -d '"' | tr '\n' ' ')
 [ "$hosts" = "$dir/a.sttrace $dir/b.sttrace " ] && pass analyze.recordings.live.host_column ||
 	fail analyze.recordings.live.host_column "host column values: '$hosts'"
+
+# st-record reads the wall clock's offset again at the end. Without a clock
+# step the two reads differ only by when each was taken: the time between its
+# two clock reads, up to a scheduling slice when preempted in between (a few
+# ms on this loaded 2-CPU machine), so 20 ms; a step is what the analyzer
+# reports from 1 ms (test_recordings).
+offsets=$(st-format info "$dir/a.sttrace" | awk '$1 == "clock.realtime_offset_ns" { s = $3 } $1 == "clock.realtime_offset_end_ns" { e = $3 } END { print s, e }')
+read -r start end <<<"$offsets"
+[ -n "$end" ] && awk -v s="$start" -v e="$end" 'BEGIN { d = e - s; exit !(d < 2e7 && d > -2e7) }' &&
+	pass analyze.recordings.live.clock_end ||
+	fail analyze.recordings.live.clock_end "offsets at start and end: '$offsets'"

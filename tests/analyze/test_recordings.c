@@ -30,10 +30,11 @@ static void head(struct st_event_header *h, uint16_t type, uint16_t size, uint64
 
 /*
  * One I/O of one bio: queued at q, issued at d, completed at c, with the
- * same bio and request addresses in every file.
+ * same bio and request addresses in every file; the wall clock stepped by
+ * `step` ns during the recording (0: no clock.realtime_offset_end_ns).
  */
-static int write_host(const char *path, const char *host, long long offset, uint64_t q, uint64_t d,
-		      uint64_t c)
+static int write_host(const char *path, const char *host, long long offset, long long step,
+		      uint64_t q, uint64_t d, uint64_t c)
 {
 	struct st_ev_block_bio queue = { .p = { .bio = 0xa, .dev = 7 << 20, .nr_sector = 8 } };
 	struct st_ev_block_rq_issue issue = { .p = { .rq = 0x10, .dev = 7 << 20, .nr_sector = 8,
@@ -52,6 +53,10 @@ static int write_host(const char *path, const char *host, long long offset, uint
 	st_writer_set_meta(w, "host.name", host);
 	snprintf(value, sizeof(value), "%lld", offset);
 	st_writer_set_meta(w, "clock.realtime_offset_ns", value);
+	if (step) {
+		snprintf(value, sizeof(value), "%lld", offset + step);
+		st_writer_set_meta(w, "clock.realtime_offset_end_ns", value);
+	}
 	st_writer_set_meta(w, "record.start_ts", "900");
 	st_writer_set_meta(w, "dev.7:0", "name=loop0;sector_size=512");
 	head(&queue.h, ST_EV_block_bio_queue, sizeof(queue), q);
@@ -96,6 +101,9 @@ static void check_two_hosts(char *alpha, char *beta)
 	char *paths[2] = { alpha, beta }, err[256];
 	struct an_group *ga, *gb;
 	struct an_run r;
+	char *header;
+	size_t len;
+	FILE *f;
 	int ok;
 
 	if (open_run(&r, paths, 2, AN_BY_HOST))
@@ -117,6 +125,15 @@ static void check_two_hosts(char *alpha, char *beta)
 	      r.series.bins[1].ios + r.series.bins[2].ios == 0, "recordings.wall_clock_series",
 	      "span %" PRIu64 "..%" PRIu64 ", %zu bins", r.info.first_ts, r.info.last_ts,
 	      r.series.nbins);
+	header = NULL;
+	if ((f = open_memstream(&header, &len))) {
+		an_run_print_header(&r, f);
+		fclose(f);
+	}
+	check(header && strstr(header, "beta: the wall clock was stepped by -5.000 ms") &&
+	      !strstr(header, "alpha: the wall clock"), "recordings.clock_step_shown", "header: %s",
+	      header ? header : "none");
+	free(header);
 	if (ok)
 		an_series_free(&r.series);
 	an_stats_free(&r.stats);
@@ -226,8 +243,8 @@ int main(void)
 	close(mkstemp(alpha));
 	close(mkstemp(beta));
 	close(mkstemp(synth));
-	if (write_host(alpha, "alpha", OFFSET_ALPHA, 1000, 1200, 1500) ||
-	    write_host(beta, "beta", OFFSET_BETA, 1100, 1300, 1900)) {
+	if (write_host(alpha, "alpha", OFFSET_ALPHA, 0, 1000, 1200, 1500) ||
+	    write_host(beta, "beta", OFFSET_BETA, -5000000, 1100, 1300, 1900)) {
 		printf("FAIL: recordings.write: cannot write the test files\n");
 		return 1;
 	}
