@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/run.h"
 
@@ -170,6 +171,10 @@ int an_run_open(struct an_run *r, char *const *files, int nfiles, char *err, siz
 
 	memset(r, 0, sizeof(*r));
 	r->filter.pid = -1;
+	if (nfiles > AN_MAX_FILES) {
+		snprintf(err, cap, "%d files: at most %d at once", nfiles, AN_MAX_FILES);
+		goto out;
+	}
 	r->recs = calloc((size_t)nfiles, sizeof(*r->recs));
 	r->origins = calloc((size_t)nfiles, sizeof(*r->origins));
 	if (!ids || !first || !r->recs || !r->origins) {
@@ -288,10 +293,9 @@ static uint64_t own_clock(const struct an_recording *x, uint64_t t)
 	return t > x->shift ? t - x->shift : 0;
 }
 
-/* One recording's pass into its own consumers (a thread's body). */
-static void *pass_recording(void *arg)
+/* One recording's pass into its own consumers. */
+static void pass_recording(struct an_recording *x)
 {
-	struct an_recording *x = arg;
 	const struct an_run *r = x->run;
 	const struct st_event_header *ev;
 	struct an_corr *c;
@@ -306,11 +310,11 @@ static void *pass_recording(void *arg)
 	x->ret = -1;
 	if (an_corr_new(&c, r->stale_ns, on_io, x)) {
 		snprintf(x->err, sizeof(x->err), "out of memory");
-		return NULL;
+		return;
 	}
 	if (an_input_start(x->in, own_clock(x, from), own_clock(x, to), x->err, sizeof(x->err))) {
 		an_corr_free(c);
-		return NULL;
+		return;
 	}
 	while ((ret = an_input_next(x->in, &ev, x->err, sizeof(x->err))) > 0) {
 		if (an_names_wants(ev->type))
@@ -325,6 +329,22 @@ static void *pass_recording(void *arg)
 	}
 	an_corr_free(c);
 	x->ret = ret;
+}
+
+/* The workers of one pass take the recordings in turn. */
+struct pass_pool {
+	struct an_recording *recs;
+	unsigned nrecs;
+	unsigned next;		/* the first recording not taken yet (atomic) */
+};
+
+static void *pass_worker(void *arg)
+{
+	struct pass_pool *p = arg;
+	unsigned i;
+
+	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->nrecs)
+		pass_recording(&p->recs[i]);
 	return NULL;
 }
 
@@ -389,14 +409,19 @@ static int merge_recording(struct an_run *r, struct an_recording *x)
 
 int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap)
 {
-	pthread_t *threads = calloc(r->nrecs, sizeof(*threads));
-	unsigned char *started = calloc(r->nrecs, 1);
-	unsigned a;
+	struct pass_pool pool = { .recs = r->recs, .nrecs = r->nrecs };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned a, nthreads = 0, workers = cpus > 1 ? (unsigned)cpus : 1;
+	pthread_t *threads;
 	int ret = 0;
 
+	/* A worker per CPU, at most one per recording; this thread is one of them. */
+	if (workers > r->nrecs)
+		workers = r->nrecs;
+	threads = calloc(workers, sizeof(*threads));
 	r->want = want;
 	memset(&r->corr, 0, sizeof(r->corr));
-	if (!threads || !started) {
+	if (!threads) {
 		snprintf(err, cap, "out of memory");
 		ret = -1;
 	}
@@ -405,15 +430,15 @@ int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap)
 			snprintf(err, cap, "out of memory");
 			ret = -1;
 		}
-	/* One thread per recording; one recording (or no thread to be had) runs here. */
-	for (a = 0; a < r->nrecs && !ret && r->nrecs > 1; a++)
-		started[a] = !pthread_create(&threads[a], NULL, pass_recording, &r->recs[a]);
-	for (a = 0; a < r->nrecs && !ret; a++) {
-		if (started[a])
-			pthread_join(threads[a], NULL);
-		else
-			pass_recording(&r->recs[a]);
-	}
+	/* Without more threads, this one does every recording. */
+	while (!ret && nthreads + 1 < workers &&
+	       !pthread_create(&threads[nthreads], NULL, pass_worker, &pool))
+		nthreads++;
+	if (!ret)
+		pass_worker(&pool);
+	while (nthreads)
+		pthread_join(threads[--nthreads], NULL);
+	/* In the order given, whatever order they finished in: the same output every time. */
 	for (a = 0; a < r->nrecs; a++) {
 		struct an_recording *x = &r->recs[a];
 
@@ -427,7 +452,6 @@ int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap)
 		}
 	}
 	free(threads);
-	free(started);
 	return ret;
 }
 

@@ -31,12 +31,16 @@
  */
 #define AN_ONE_PASS_MAX	(1u << 18)
 
+/* Most files one run reads (an_io.recording numbers their recordings). */
+#define AN_MAX_FILES 65536
+
 /*
  * One recording: the files of one host and boot (one file, or the time
  * slices of one). Request and bio addresses, pids and tids are identities
  * only inside a recording, so each has its own input, names and correlator,
- * and a pass runs the recordings side by side, one thread each, into
- * consumers of their own that are merged into the run's at the end.
+ * and a pass runs the recordings side by side (a worker thread per CPU,
+ * each taking the next recording) into consumers of their own, merged into
+ * the run's at the end in the order the files were given.
  */
 struct an_recording {
 	struct an_input *in;
