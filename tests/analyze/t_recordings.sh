@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"	# rec_devno, rec_rows
 
-NAMES="analyze.recordings.live.together analyze.recordings.live.by_host analyze.recordings.live.fio analyze.recordings.live.host_column analyze.recordings.live.clock_end"
+NAMES="analyze.recordings.live.together analyze.recordings.live.by_host analyze.recordings.live.fio analyze.recordings.live.host_column analyze.recordings.live.clock_end analyze.recordings.live.same_file_twice"
 why=$(bpf_unavailable)
 command -v fio >/dev/null && command -v jq >/dev/null || why=${why:-fio or jq not installed}
 if [ -n "$why" ]; then
@@ -44,6 +44,12 @@ sum=$(echo "$one_a $one_b" | awk '{ print $1 + $6, $2 + $7, $3 + $8, $4 + $9, $5
 [ -n "$one_a" ] && [ "$both" = "$sum" ] && [ "$(echo "$both" | cut -d' ' -f2)" -le 2 ] &&
 	pass analyze.recordings.live.together ||
 	fail analyze.recordings.live.together "together: $both; a alone: $one_a; b alone: $one_b"
+
+# The same real recording twice: every count of the header exactly doubled.
+twice=$(st-analyze "$dir/a.sttrace" "$dir/a.sttrace" | header_counts)
+doubled=$(echo "$one_a" | awk '{ print 2 * $1, 2 * $2, 2 * $3, 2 * $4, 2 * $5 }')
+[ -n "$one_a" ] && [ "$twice" = "$doubled" ] && pass analyze.recordings.live.same_file_twice ||
+	fail analyze.recordings.live.same_file_twice "twice: $twice; once: $one_a"
 
 # --by host: one group per file, each with the I/O count of that file alone.
 total_of() { awk -F, -v g="\"$1\"" '$1 == g && $7 == "total" { print $2 }'; }
