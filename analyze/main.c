@@ -17,7 +17,7 @@
 #define PROG "st-analyze"
 
 static const char usage_text[] =
-"usage: st-analyze [options] FILE...\n"
+"usage: st-analyze [options] FILE...     (FILE - is standard input)\n"
 "       st-analyze diff BASE NEW [options]   (st-analyze diff --help)\n"
 "       st-analyze merge SUMMARY... [options] (st-analyze merge --help)\n"
 "\n"
@@ -38,9 +38,12 @@ static const char usage_text[] =
 "                     (interval: --interval, else 1/100 of the trace)\n"
 "  --csv              CSV instead of text for every table\n"
 "  --gnuplot DIR      write .dat + .gp per plot (latency CDF per stage, time series,\n"
-"                     both heatmaps) into DIR and render PNG and SVG with gnuplot\n"
+"                     both heatmaps) into DIR and render PNG and SVG with gnuplot;\n"
+"                     DIR is made 0700, never followed when it is a symlink\n"
+"  --force            follow a symlink given as --gnuplot DIR or --save-summary OUT\n"
 "  --save-summary OUT also write the summary's counts and quantile sketches to OUT,\n"
-"                     a small file st-analyze merge and diff read (with --by)\n"
+"                     a small file st-analyze merge and diff read (with --by);\n"
+"                     made 0600, never through a symlink\n"
 "Filters (an I/O counts when it starts inside the window):\n"
 "  --dev DEV          device: name (loop0), /dev/name or major:minor\n"
 "  --pid PID, --comm NAME\n"
@@ -53,7 +56,7 @@ static const char usage_text[] =
 "                     (default 10000), then a log-linear sketch, relative error\n"
 "                     <= 0.39 %; the report says which was used\n"
 "  --stale T          I/Os open longer than T are reported incomplete (default 60s)\n"
-"  -h, --help\n"
+"  -h, --help, --version\n"
 "\n"
 "I/Os: a data syscall (read/write/pread64/pwrite64/readv/writev/preadv*/pwritev*/\n"
 "fsync/fdatasync/sync_file_range) with the bios its thread queued while it was\n"
@@ -155,7 +158,8 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 		if (o->gnuplot_dir)
 			ret = an_plot(r, o, info);
 	}
-	if (!ret && o->save_summary && an_summary_save(r, o->save_summary, err, sizeof(err))) {
+	if (!ret && o->save_summary && an_summary_save(r, o->save_summary, o->force ? ST_OUTPUT_FORCE : 0, err,
+						 sizeof(err))) {
 		fprintf(stderr, "%s: --save-summary %s\n", PROG, err);
 		ret = 2;
 	}
@@ -182,6 +186,10 @@ int main(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		}
+		if (opt == 'V') {
+			an_print_version();
+			return 0;
+		}
 		if (opt == '?' || opt == AN_OPT_THRESHOLD)
 			return an_usage_error(PROG, "%s: unknown option or missing argument",
 					      argv[optind - 1]);
@@ -192,7 +200,8 @@ int main(int argc, char **argv)
 		return an_usage_error(PROG, "%s", "no input file");
 	if (o.save_summary && o.quantile > 0)
 		return an_usage_error(PROG, "%s", "--save-summary saves the summary, not a --quantile list");
-	if ((ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
+	if ((ret = an_stdin_files(argv + optind, argc - optind, PROG)) ||
+	    (ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
 		return ret;
 	ret = report_main(&r, &o);
 	an_run_close(&r);

@@ -23,8 +23,10 @@ static const char merge_usage[] =
 "from the earliest to the latest summary on the wall clock.\n"
 "\n"
 "  --csv              CSV instead of text\n"
-"  --save-summary OUT write the merged summary (merge again later)\n"
-"  -h, --help\n"
+"  --save-summary OUT write the merged summary (merge again later); made 0600,\n"
+"                     never through a symlink\n"
+"  --force            follow a symlink given as --save-summary OUT\n"
+"  -h, --help, --version\n"
 "\n"
 "Exit: 0 ok, 2 usage error or unreadable or corrupt summary.\n";
 
@@ -40,21 +42,21 @@ int an_merge_main(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), &idx)) != -1) {
-		const char *name = opt == '?' || idx < 0 ? "" : an_long_opts()[idx].name;
-
 		if (opt == 'h') {
 			fputs(merge_usage, stdout);
 			return 0;
 		}
-		/* Filters and report choices were made when the summaries were saved. */
+		if (opt == 'V') {
+			an_print_version();
+			return 0;
+		}
 		if (opt == '?')
 			return an_usage_error(PROG, "%s: unknown option or missing argument",
 					      argv[optind - 1]);
-		if (strcmp(name, "csv") && strcmp(name, "save-summary"))
-			return an_usage_error(PROG, "--%s: not an option of merge", name);
+		if (!an_merge_accepts(opt))
+			return an_usage_error(PROG, "--%s: not an option of merge", an_long_opts()[idx].name);
 		if ((ret = an_parse_option(&o, opt, optarg, PROG)))
 			return ret;
-		idx = -1;
 	}
 	if (optind >= argc)
 		return an_usage_error(PROG, "%s", "no summary file");
@@ -69,7 +71,8 @@ int an_merge_main(int argc, char **argv)
 		fprintf(stderr, "%s: out of memory\n", PROG);
 		ret = 2;
 	}
-	if (!ret && o.save_summary && an_summary_save(&r, o.save_summary, err, sizeof(err))) {
+	if (!ret && o.save_summary && an_summary_save(&r, o.save_summary, o.force ? ST_OUTPUT_FORCE : 0, err,
+							sizeof(err))) {
 		fprintf(stderr, "%s: --save-summary %s\n", PROG, err);
 		ret = 2;
 	}

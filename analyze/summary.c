@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/summary.h"
 
@@ -11,16 +12,21 @@
 #define CORR_FIELDS(X) X(ios) X(incomplete) X(stale) X(orphan_exits) X(orphan_requests) \
 	X(orphan_completions) X(out_of_order)
 
-int an_summary_save(struct an_run *r, const char *path, char *err, size_t cap)
+int an_summary_save(struct an_run *r, const char *path, unsigned output_flags, char *err,
+		    size_t cap)
 {
 	const struct an_stats *s = &r->stats;
 	uint64_t from = r->filter.from > r->info.first_ts ? r->filter.from : r->info.first_ts;
-	FILE *f = fopen(path, "w");
+	char why[160];
+	int fd = st_output_open(path, output_flags, why, sizeof(why));
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
 	uint32_t g;
 	int k, ret = 0;
 
 	if (!f) {
-		snprintf(err, cap, "%s: %s", path, strerror(errno));
+		snprintf(err, cap, "%s: %s", path, fd < 0 ? why : strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	fprintf(f, "%s %d\n", AN_SUMMARY_MAGIC, AN_SUMMARY_VERSION);

@@ -18,8 +18,12 @@
 #define AN_SUMMARY_MAGIC "sttrace-summary"
 #define AN_SUMMARY_VERSION 1
 
-/* Write r's summary (after a pass with AN_WANT_STATS) to path; 0 or -1 with err. */
-int an_summary_save(struct an_run *r, const char *path, char *err, size_t cap);
+/*
+ * Write r's summary (after a pass with AN_WANT_STATS) to path, made as
+ * st_output_open() makes outputs (output_flags: ST_OUTPUT_*); 0 or -1 with err.
+ */
+int an_summary_save(struct an_run *r, const char *path, unsigned output_flags, char *err,
+		    size_t cap);
 /*
  * Add the summary in path to r: its files, correlation counts and span to
  * r->info and r->corr, its groups to r->stats (initialized here with the

@@ -13,7 +13,7 @@
 
 #include "analyze/run.h"
 #include "format/synth.h"
-#include "tests/analyze/check.h"
+#include "tests/check.h"
 
 #define STALE_NS 60000000000ull
 #define OFFSET_ALPHA 1000000000000ll	/* wall = ts + offset */
@@ -261,5 +261,5 @@ int main(void)
 	unlink(alpha);
 	unlink(beta);
 	unlink(synth);
-	return check_failures ? 1 : 0;
+	return check_failures != 0;
 }
