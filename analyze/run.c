@@ -155,6 +155,8 @@ static void common_clock(struct an_run *r, const struct file_id *ids, const int 
 		r->info.lost_events += i->lost_events;
 		r->info.files += i->files;
 		r->info.recovered += i->recovered;
+		if (!a || i->start_ts + x->shift < r->info.start_ts)
+			r->info.start_ts = i->start_ts + x->shift;
 		if (i->events && (!r->info.first_ts || i->first_ts + x->shift < r->info.first_ts))
 			r->info.first_ts = i->first_ts + x->shift;
 		if (i->last_ts + x->shift > r->info.last_ts)

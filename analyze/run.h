@@ -67,7 +67,7 @@ struct an_run {
 	struct an_recording *recs;
 	struct an_origin *origins;	/* names and host of each recording, for output */
 	unsigned nrecs;
-	struct an_input_info info;	/* of every file; first_ts, last_ts on the run's clock */
+	struct an_input_info info;	/* of every file; first_ts, last_ts, start_ts on the run's clock */
 	int64_t wall_offset;		/* wall-clock ns = run clock + wall_offset */
 	struct an_filter filter;	/* times on the run's clock */
 	const char *dev_name;		/* --dev, resolved per recording; NULL any */

@@ -52,7 +52,8 @@ doubled=$(echo "$one_a" | awk '{ print 2 * $1, 2 * $2, 2 * $3, 2 * $4, 2 * $5 }'
 	fail analyze.recordings.live.same_file_twice "twice: $twice; once: $one_a"
 
 # --by host: one group per file, each with the I/O count of that file alone.
-total_of() { awk -F, -v g="\"$1\"" '$1 == g && $7 == "total" { print $2 }'; }
+# (labels are quoted only when CSV needs it: strip quotes before comparing)
+total_of() { awk -F, -v g="$1" '{ l = $1; gsub(/"/, "", l) } l == g && $7 == "total" { print $2 }'; }
 st-analyze --csv --by host "$dir/a.sttrace" "$dir/b.sttrace" >"$dir/host.csv" 2>/dev/null
 alone_a=$(st-analyze --csv --by op "$dir/a.sttrace" 2>/dev/null | awk -F, '$7 == "total" { s += $2 } END { print s }')
 alone_b=$(st-analyze --csv --by op "$dir/b.sttrace" 2>/dev/null | awk -F, '$7 == "total" { s += $2 } END { print s }')
@@ -68,7 +69,7 @@ groups=$(awk -F, '$7 == "total"' "$dir/host.csv" | wc -l)
 # (see t_fio.sh): issued minus completed requests on the device, at most 2.
 fio_a=$(jq '.jobs[0].read.total_ios' "$dir/a.json")
 fio_b=$(jq '.jobs[0].write.total_ios' "$dir/b.json")
-dev_ios() { st-analyze --csv --dev "$1" "$dir/a.sttrace" "$dir/b.sttrace" 2>/dev/null | awk -F, -v op="$2\"" '$1 ~ op "$" && $7 == "total" { s += $2 } END { print s + 0 }'; }
+dev_ios() { st-analyze --csv --dev "$1" "$dir/a.sttrace" "$dir/b.sttrace" 2>/dev/null | awk -F, -v op="$2" '{ l = $1; gsub(/"/, "", l) } l ~ (" " op "$") && $7 == "total" { s += $2 } END { print s + 0 }'; }
 uncompleted() {
 	local devno
 	devno=$(rec_devno "$2")

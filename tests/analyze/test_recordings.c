@@ -120,11 +120,12 @@ static void check_two_hosts(char *alpha, char *beta)
 	      r.corr.incomplete, ga ? ga->count : 0, ga ? ga->st[AN_ST_D2C].min : 0,
 	      gb ? gb->count : 0, gb ? gb->st[AN_ST_D2C].min : 0);
 	/* On the wall clock (minus alpha's offset, the smaller): alpha 1000..1500, beta 3001100..3001900. */
-	check(ok && r.info.first_ts == 1000 && r.info.last_ts == 3001900 && r.series.nbins == 4 &&
+	check(ok && r.info.first_ts == 1000 && r.info.last_ts == 3001900 && r.info.start_ts == 900 &&
+	      r.series.nbins == 4 &&
 	      r.series.bins[0].ios == 1 && r.series.bins[3].ios == 1 &&
 	      r.series.bins[1].ios + r.series.bins[2].ios == 0, "recordings.wall_clock_series",
-	      "span %" PRIu64 "..%" PRIu64 ", %zu bins", r.info.first_ts, r.info.last_ts,
-	      r.series.nbins);
+	      "span %" PRIu64 "..%" PRIu64 " from %" PRIu64 ", %zu bins", r.info.first_ts,
+	      r.info.last_ts, r.info.start_ts, r.series.nbins);
 	header = NULL;
 	if ((f = open_memstream(&header, &len))) {
 		an_run_print_header(&r, f);
