@@ -21,7 +21,7 @@ static const char usage_text[] =
 "       st-analyze diff BASE NEW [options]   (st-analyze diff --help)\n"
 "       st-analyze merge SUMMARY... [options] (st-analyze merge --help)\n"
 "\n"
-"Correlates the events of one or more .sttrace files (merged in time order)\n"
+"Correlates the events of one or more .sttrace files (see Several files below)\n"
 "into one record per I/O and reports stage latencies. Needs no root or BPF.\n"
 "\n"
 "Reports (default: summary per device x op):\n"

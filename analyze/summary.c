@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +12,18 @@
 /* The correlation counts a report shows, by their names in the file. */
 #define CORR_FIELDS(X) X(ios) X(incomplete) X(stale) X(orphan_exits) X(orphan_requests) \
 	X(orphan_completions) X(out_of_order)
+
+/* A label as one line: control bytes, DEL and backslash as \xNN (as st-format cat prints them). */
+static void put_label(FILE *f, const char *label)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)label; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || *p == '\\')
+			fprintf(f, "\\x%02x", *p);
+		else
+			putc(*p, f);
+}
 
 int an_summary_save(struct an_run *r, const char *path, unsigned output_flags, char *err,
 		    size_t cap)
@@ -43,8 +56,10 @@ int an_summary_save(struct an_run *r, const char *path, unsigned output_flags, c
 		struct an_group *gr = &s->groups[g];
 
 		fprintf(f, "group %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			" %" PRIu64 " %s\n", gr->count, gr->bytes, gr->incomplete, gr->errors,
-			gr->merged, gr->split, gr->requeues, gr->label);
+			" %" PRIu64 " ", gr->count, gr->bytes, gr->incomplete, gr->errors, gr->merged,
+			gr->split, gr->requeues);
+		put_label(f, gr->label);
+		putc('\n', f);
 		for (k = 0; k < AN_ST_COUNT && !ret; k++) {
 			if (!gr->st[k].n)
 				continue;
@@ -167,6 +182,31 @@ static int read_header(struct reader *rd, struct an_run *r)
 	return 0;
 }
 
+/* put_label()'s text back into label; -1 when malformed or too long. */
+static int get_label(const char *s, char *label, size_t cap)
+{
+	char hex[3] = "";
+	size_t n = 0;
+
+	for (; *s; s++) {
+		if (n + 1 >= cap)
+			return -1;
+		if (*s != '\\') {
+			label[n++] = *s;
+			continue;
+		}
+		if (s[1] != 'x' || !isxdigit((unsigned char)s[2]) || !isxdigit((unsigned char)s[3]))
+			return -1;
+		memcpy(hex, s + 2, 2);
+		label[n] = (char)strtoul(hex, NULL, 16);
+		if (!label[n++])
+			return -1;
+		s += 3;
+	}
+	label[n] = 0;
+	return 0;
+}
+
 /*
  * "group COUNT BYTES INCOMPLETE ERRORS MERGED SPLIT REQUEUES LABEL": the
  * group `one` holds next (its only one).
@@ -180,9 +220,8 @@ static int read_group(struct reader *rd, const char *line, struct an_stats *one)
 	if (sscanf(line, "group %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
 		   " %" SCNu64 " %n", &g->count, &g->bytes, &g->incomplete, &g->errors, &g->merged,
 		   &g->split, &g->requeues, &used) != 7 || !used || !line[used] ||
-	    strlen(line + used) >= sizeof(g->label))
+	    get_label(line + used, g->label, sizeof(g->label)))
 		return bad(rd, "group: malformed");
-	snprintf(g->label, sizeof(g->label), "%s", line + used);
 	for (k = 0; k < AN_ST_COUNT; k++)
 		an_qest_init(&g->st[k], one->exact_limit);
 	one->ngroups = 1;

@@ -91,3 +91,18 @@ st-analyze --by op "${files[0]}" --save-summary "$dir/op.sum" >/dev/null
 expect_error analyze.summaries.mixed_by "grouped otherwise" merge "${sums[0]}" "$dir/op.sum"
 expect_error analyze.summaries.merge_option "--dev" merge --dev loop0 "${sums[0]}"
 expect_error analyze.summaries.no_write "--save-summary" "${files[0]}" --save-summary "$dir/no/such/dir.sum"
+
+# A label with a newline, a backslash and a space (a command name can hold
+# them) survives a merge byte for byte, escaped as \xNN; a bad escape is an error.
+{
+	printf 'sttrace-summary 1\nby comm\nfiles 1\nrecovered 0\nevents 4\nlost_events 0\nwall_clock 0 1000\n'
+	for c in ios incomplete stale orphan_exits orphan_requests orphan_completions out_of_order; do
+		printf 'corr.%s %d\n' $c $([ $c = ios ] && echo 1 || echo 0)
+	done
+	printf 'group 1 4096 0 0 0 0 0 a\\x0ab\\x5cc d\nstage total 1 500 500 500 378:1\nend\n'
+} >"$dir/label.sum"
+st-analyze merge --save-summary "$dir/label2.sum" "$dir/label.sum" >/dev/null 2>&1 &&
+	cmp -s "$dir/label.sum" "$dir/label2.sum" && pass analyze.summaries.label_escapes ||
+	fail analyze.summaries.label_escapes "$(diff "$dir/label.sum" "$dir/label2.sum" 2>&1 | head -3 | tr '\n' ' ')"
+sed 's/\\x0a/\\xZZ/' "$dir/label.sum" >"$dir/badlabel.sum"
+expect_error analyze.summaries.bad_escape "badlabel.sum: line 15" merge "$dir/badlabel.sum"
