@@ -36,6 +36,13 @@ struct an_opts {
 void an_opts_init(struct an_opts *o);
 /* Whether `st-analyze diff` takes this getopt_long value (the others are refused). */
 int an_diff_accepts(int opt);
+/*
+ * The options of subcommand `name` (argv[0]) into o: --help prints usage,
+ * --version the version, an option `accepts` refuses is a usage error.
+ * -1 to go on with the arguments from optind, else the exit status.
+ */
+int an_subcommand_args(int argc, char **argv, struct an_opts *o, const char *name,
+		       const char *usage, int (*accepts)(int opt));
 /* --version of st-analyze and its subcommands. */
 void an_print_version(void);
 /* 1 for the options st-analyze merge takes. */

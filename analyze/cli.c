@@ -155,6 +155,38 @@ int an_diff_accepts(int opt)
 	return 0;
 }
 
+int an_subcommand_args(int argc, char **argv, struct an_opts *o, const char *name,
+		       const char *usage, int (*accepts)(int opt))
+{
+	char prog[32], msg[96];
+	int opt, idx = 0, ret;
+
+	snprintf(prog, sizeof(prog), "st-analyze %s", name);
+	optind = 1;
+	opterr = 0;	/* one message of ours instead of getopt's */
+	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), &idx)) != -1) {
+		if (opt == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (opt == 'V') {
+			an_print_version();
+			return 0;
+		}
+		if (opt == '?')
+			return an_usage_error(prog, "%s: unknown option or missing argument",
+					      argv[optind - 1]);
+		if (!accepts(opt)) {
+			snprintf(msg, sizeof(msg), "--%s: not an option of %s", an_long_opts()[idx].name,
+				 name);
+			return an_usage_error(prog, "%s", msg);
+		}
+		if ((ret = an_parse_option(o, opt, optarg, prog)))
+			return ret;
+	}
+	return -1;
+}
+
 void an_print_version(void)
 {
 	printf("st-analyze " ST_VERSION " (format %d.%d)\n", ST_FORMAT_MAJOR, ST_FORMAT_MINOR);

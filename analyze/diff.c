@@ -213,29 +213,12 @@ int an_diff_main(int argc, char **argv)
 	struct side sides[2] = { { .open = 0 }, { .open = 0 } };
 	struct an_opts o;
 	FILE *info;
-	int opt, ret = 0, i, regressions, idx = 0;
+	int ret, i, regressions;
 
 	an_opts_init(&o);
 	o.quantile = 99;
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), &idx)) != -1) {
-		if (opt == 'h') {
-			fputs(diff_usage, stdout);
-			return 0;
-		}
-		if (opt == 'V') {
-			an_print_version();
-			return 0;
-		}
-		if (opt == '?')
-			return an_usage_error(PROG, "%s: unknown option or missing argument",
-					      argv[optind - 1]);
-		if (!an_diff_accepts(opt))
-			return an_usage_error(PROG, "--%s: not an option of diff", an_long_opts()[idx].name);
-		if ((ret = an_parse_option(&o, opt, optarg, PROG)))
-			return ret;
-	}
+	if ((ret = an_subcommand_args(argc, argv, &o, "diff", diff_usage, an_diff_accepts)) >= 0)
+		return ret;
 	if (argc - optind != 2)
 		return an_usage_error(PROG, "%s", "needs exactly two files, BASE and NEW");
 	if (o.quantile <= 0 || o.quantile >= 100)

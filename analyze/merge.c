@@ -36,28 +36,12 @@ int an_merge_main(int argc, char **argv)
 	struct an_run r;
 	char err[512];
 	FILE *info;
-	int opt, ret = 0, i, idx = -1;
+	int ret, i;
 
 	an_opts_init(&o);
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), &idx)) != -1) {
-		if (opt == 'h') {
-			fputs(merge_usage, stdout);
-			return 0;
-		}
-		if (opt == 'V') {
-			an_print_version();
-			return 0;
-		}
-		if (opt == '?')
-			return an_usage_error(PROG, "%s: unknown option or missing argument",
-					      argv[optind - 1]);
-		if (!an_merge_accepts(opt))
-			return an_usage_error(PROG, "--%s: not an option of merge", an_long_opts()[idx].name);
-		if ((ret = an_parse_option(&o, opt, optarg, PROG)))
-			return ret;
-	}
+	if ((ret = an_subcommand_args(argc, argv, &o, "merge", merge_usage, an_merge_accepts)) >= 0)
+		return ret;
+	ret = 0;
 	if (optind >= argc)
 		return an_usage_error(PROG, "%s", "no summary file");
 	memset(&r, 0, sizeof(r));

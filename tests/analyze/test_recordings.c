@@ -13,20 +13,12 @@
 
 #include "analyze/run.h"
 #include "format/synth.h"
+#include "tests/analyze/events.h"
 #include "tests/check.h"
 
 #define STALE_NS 60000000000ull
 #define OFFSET_ALPHA 1000000000000ll	/* wall = ts + offset */
 #define OFFSET_BETA (OFFSET_ALPHA + 3000000)	/* beta's clock reads 3 ms less at one instant */
-
-static void head(struct st_event_header *h, uint16_t type, uint16_t size, uint64_t ts)
-{
-	memset(h, 0, sizeof(*h));
-	h->type = type;
-	h->size = size;
-	h->ts = ts;
-	h->pid = h->tid = 42;
-}
 
 /*
  * One I/O of one bio: queued at q, issued at d, completed at c, with the
