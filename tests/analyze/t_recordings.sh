@@ -33,6 +33,20 @@ at_exit "kill -KILL $pid_b"
 wait $pid_a || { fail analyze.recordings.live.record "st-record a failed: $(tail -1 "$dir/a.log")"; exit 1; }
 wait $pid_b || { fail analyze.recordings.live.record "st-record b failed: $(tail -1 "$dir/b.log")"; exit 1; }
 
+# This kernel now and then emits no block_rq_complete for a request (t_fio.sh;
+# under the load of this shared machine up to 0.3 % of a run's requests): the
+# device's issued minus completed requests in the file, counted by st-format,
+# not the analyzer. Their I/Os are incomplete, and no more than 1 % may be.
+uncompleted() {
+	local devno
+	devno=$(rec_devno "$2")
+	echo $(($(rec_rows "$1" block_rq_issue dev | grep -cx "$devno") - $(rec_rows "$1" block_rq_complete dev | grep -cx "$devno")))
+}
+lost_a=$(uncompleted "$dir/a.sttrace" "$dev_a")
+lost_b=$(uncompleted "$dir/b.sttrace" "$dev_b")
+[ $(((lost_a + lost_b) * 100)) -le 8000 ] ||
+	fail analyze.recordings.live.record "$lost_a + $lost_b requests without a completion event"
+
 # "correlated incomplete exits requests completions" of a header.
 header_counts() {
 	sed -n 's/^I\/Os in the trace: \([0-9]*\) correlated, \([0-9]*\) incomplete.*: \([0-9]*\) exits, \([0-9]*\) requests, \([0-9]*\) completions.*/\1 \2 \3 \4 \5/p'
@@ -41,7 +55,9 @@ one_a=$(st-analyze "$dir/a.sttrace" | header_counts)
 one_b=$(st-analyze "$dir/b.sttrace" | header_counts)
 both=$(st-analyze "$dir/a.sttrace" "$dir/b.sttrace" | header_counts)
 sum=$(echo "$one_a $one_b" | awk '{ print $1 + $6, $2 + $7, $3 + $8, $4 + $9, $5 + $10 }')
-[ -n "$one_a" ] && [ "$both" = "$sum" ] && [ "$(echo "$both" | cut -d' ' -f2)" -le 2 ] &&
+# Together: each count the sum of the two alone; incomplete only the I/Os of
+# the requests without a completion event.
+[ -n "$one_a" ] && [ "$both" = "$sum" ] && [ "$(echo "$both" | cut -d' ' -f2)" = $((lost_a + lost_b)) ] &&
 	pass analyze.recordings.live.together ||
 	fail analyze.recordings.live.together "together: $both; a alone: $one_a; b alone: $one_b"
 
@@ -65,22 +81,14 @@ groups=$(awk -F, '$7 == "total"' "$dir/host.csv" | wc -l)
 	fail analyze.recordings.live.by_host "$groups groups: a $got_a (alone $alone_a), b $got_b (alone $alone_b)"
 
 # Truth from fio: each device's I/Os in the joint analysis are fio's count,
-# but for the rare request this kernel completes without block_rq_complete
-# (see t_fio.sh): issued minus completed requests on the device, at most 2.
+# but for the requests without a completion event (above).
 fio_a=$(jq '.jobs[0].read.total_ios' "$dir/a.json")
 fio_b=$(jq '.jobs[0].write.total_ios' "$dir/b.json")
 dev_ios() { st-analyze --csv --dev "$1" "$dir/a.sttrace" "$dir/b.sttrace" 2>/dev/null | awk -F, -v op="$2" '{ l = $1; gsub(/"/, "", l) } l ~ (" " op "$") && $7 == "total" { s += $2 } END { print s + 0 }'; }
-uncompleted() {
-	local devno
-	devno=$(rec_devno "$2")
-	echo $(($(rec_rows "$1" block_rq_issue dev | grep -cx "$devno") - $(rec_rows "$1" block_rq_complete dev | grep -cx "$devno")))
-}
 n_a=$(dev_ios "$dev_a" read)
 n_b=$(dev_ios "$dev_b" write)
-lost_a=$(uncompleted "$dir/a.sttrace" "$dev_a")
-lost_b=$(uncompleted "$dir/b.sttrace" "$dev_b")
 [ "$fio_a" = 5000 ] && [ "$fio_b" = 3000 ] && [ $((n_a + lost_a)) = "$fio_a" ] && [ $((n_b + lost_b)) = "$fio_b" ] &&
-	[ $((lost_a + lost_b)) -le 2 ] && pass analyze.recordings.live.fio ||
+	pass analyze.recordings.live.fio ||
 	fail analyze.recordings.live.fio "fio $fio_a reads, $fio_b writes; analyzed $n_a (+$lost_a uncompleted) and $n_b (+$lost_b)"
 
 # The --quantile CSV names each I/O's recording in its host column.
