@@ -37,12 +37,15 @@ void an_opts_init(struct an_opts *o);
 /* Whether `st-analyze diff` takes this getopt_long value (the others are refused). */
 int an_diff_accepts(int opt);
 /*
- * The options of subcommand `name` (argv[0]) into o: --help prints usage,
- * --version the version, an option `accepts` refuses is a usage error.
- * -1 to go on with the arguments from optind, else the exit status.
+ * The options of st-analyze (name NULL) or of its subcommand `name` (then
+ * argv[0]) into o: --help prints usage, --version the version, an option
+ * `accepts` refuses is a usage error. -1 to go on with the arguments from
+ * optind, else the exit status.
  */
-int an_subcommand_args(int argc, char **argv, struct an_opts *o, const char *name,
-		       const char *usage, int (*accepts)(int opt));
+int an_parse_args(int argc, char **argv, struct an_opts *o, const char *name, const char *usage,
+		  int (*accepts)(int opt));
+/* 1 for the options of st-analyze FILE... (all but diff's --threshold). */
+int an_report_accepts(int opt);
 /* --version of st-analyze and its subcommands. */
 void an_print_version(void);
 /* 1 for the options st-analyze merge takes. */

@@ -155,13 +155,13 @@ int an_diff_accepts(int opt)
 	return 0;
 }
 
-int an_subcommand_args(int argc, char **argv, struct an_opts *o, const char *name,
-		       const char *usage, int (*accepts)(int opt))
+int an_parse_args(int argc, char **argv, struct an_opts *o, const char *name, const char *usage,
+		  int (*accepts)(int opt))
 {
 	char prog[32], msg[96];
 	int opt, idx = 0, ret;
 
-	snprintf(prog, sizeof(prog), "st-analyze %s", name);
+	snprintf(prog, sizeof(prog), "st-analyze%s%s", name ? " " : "", name ? name : "");
 	optind = 1;
 	opterr = 0;	/* one message of ours instead of getopt's */
 	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), &idx)) != -1) {
@@ -178,7 +178,7 @@ int an_subcommand_args(int argc, char **argv, struct an_opts *o, const char *nam
 					      argv[optind - 1]);
 		if (!accepts(opt)) {
 			snprintf(msg, sizeof(msg), "--%s: not an option of %s", an_long_opts()[idx].name,
-				 name);
+				 name ? name : prog);
 			return an_usage_error(prog, "%s", msg);
 		}
 		if ((ret = an_parse_option(o, opt, optarg, prog)))
@@ -190,6 +190,11 @@ int an_subcommand_args(int argc, char **argv, struct an_opts *o, const char *nam
 void an_print_version(void)
 {
 	printf("st-analyze " ST_VERSION " (format %d.%d)\n", ST_FORMAT_MAJOR, ST_FORMAT_MINOR);
+}
+
+int an_report_accepts(int opt)
+{
+	return opt != AN_OPT_THRESHOLD;
 }
 
 int an_merge_accepts(int opt)

@@ -217,7 +217,7 @@ int an_diff_main(int argc, char **argv)
 
 	an_opts_init(&o);
 	o.quantile = 99;
-	if ((ret = an_subcommand_args(argc, argv, &o, "diff", diff_usage, an_diff_accepts)) >= 0)
+	if ((ret = an_parse_args(argc, argv, &o, "diff", diff_usage, an_diff_accepts)) >= 0)
 		return ret;
 	if (argc - optind != 2)
 		return an_usage_error(PROG, "%s", "needs exactly two files, BASE and NEW");

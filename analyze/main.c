@@ -173,29 +173,15 @@ int main(int argc, char **argv)
 {
 	struct an_opts o;
 	struct an_run r;
-	int opt, ret;
+	int ret;
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return an_diff_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return an_merge_main(argc - 1, argv + 1);
 	an_opts_init(&o);
-	opterr = 0;	/* one message of ours instead of getopt's */
-	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), NULL)) != -1) {
-		if (opt == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		}
-		if (opt == 'V') {
-			an_print_version();
-			return 0;
-		}
-		if (opt == '?' || opt == AN_OPT_THRESHOLD)
-			return an_usage_error(PROG, "%s: unknown option or missing argument",
-					      argv[optind - 1]);
-		if ((ret = an_parse_option(&o, opt, optarg, PROG)))
-			return ret;
-	}
+	if ((ret = an_parse_args(argc, argv, &o, NULL, usage_text, an_report_accepts)) >= 0)
+		return ret;
 	if (optind >= argc)
 		return an_usage_error(PROG, "%s", "no input file");
 	if (o.save_summary && o.quantile > 0)

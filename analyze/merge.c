@@ -39,7 +39,7 @@ int an_merge_main(int argc, char **argv)
 	int ret, i;
 
 	an_opts_init(&o);
-	if ((ret = an_subcommand_args(argc, argv, &o, "merge", merge_usage, an_merge_accepts)) >= 0)
+	if ((ret = an_parse_args(argc, argv, &o, "merge", merge_usage, an_merge_accepts)) >= 0)
 		return ret;
 	ret = 0;
 	if (optind >= argc)
