@@ -11,7 +11,7 @@
 /* What says which recording a file belongs to, and its time span. */
 struct file_id {
 	char host[128];
-	char start[32], offset[32];	/* record.start_ts, clock.realtime_offset_ns; "" absent */
+	char offset[32];	/* clock.realtime_offset_ns, "" absent */
 	int64_t clock_offset, clock_step;
 	uint64_t first_ts, last_ts;
 	unsigned rec;
@@ -38,7 +38,6 @@ static int identify(struct file_id *id, const char *path, char *err, size_t cap)
 	meta_copy(rd, "host.name", id->host, sizeof(id->host));
 	if (!id->host[0])
 		snprintf(id->host, sizeof(id->host), "?");
-	meta_copy(rd, "record.start_ts", id->start, sizeof(id->start));
 	meta_copy(rd, "clock.realtime_offset_ns", id->offset, sizeof(id->offset));
 	id->clock_offset = strtoll(id->offset, NULL, 10);
 	meta_copy(rd, "clock.realtime_offset_end_ns", end, sizeof(end));
@@ -57,7 +56,11 @@ static int overlap(const struct file_id *a, int64_t shift_a, const struct file_i
 	       (int64_t)b->first_ts + shift_b <= (int64_t)a->last_ts + shift_a;
 }
 
-/* Is file i a slice of recording rec: same identity, times apart from each of its files? */
+/*
+ * Is file i a part of recording rec: the same host and the same clock
+ * offset (read once per recording: its slices and rotated files carry it),
+ * times apart from each of its files?
+ */
 static int joins(const struct file_id *ids, int i, unsigned rec)
 {
 	const struct file_id *f = &ids[i];
@@ -68,8 +71,8 @@ static int joins(const struct file_id *ids, int i, unsigned rec)
 
 		if (g->rec != rec)
 			continue;
-		if (!f->start[0] || !f->offset[0] || strcmp(f->host, g->host) ||
-		    strcmp(f->start, g->start) || strcmp(f->offset, g->offset) || overlap(f, 0, g, 0))
+		if (!f->offset[0] || strcmp(f->host, g->host) || strcmp(f->offset, g->offset) ||
+		    overlap(f, 0, g, 0))
 			return 0;
 	}
 	return 1;

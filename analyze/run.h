@@ -35,8 +35,8 @@
 #define AN_MAX_FILES 65536
 
 /*
- * One recording: the files of one host and boot (one file, or the time
- * slices of one). Request and bio addresses, pids and tids are identities
+ * One recording: the files of one host and boot (one file, its time
+ * slices, or the rotated files of one st-record run). Request and bio addresses, pids and tids are identities
  * only inside a recording, so each has its own input, names and correlator,
  * and a pass runs the recordings side by side (a worker thread per CPU,
  * each taking the next recording) into consumers of their own, merged into
@@ -85,9 +85,10 @@ struct an_run {
 
 /*
  * Open the files; -1 with "FILE: what is wrong" in err. Files are one
- * recording when their metadata names the same host, recording start and
- * clock offset and their times do not overlap (slices of one recording);
- * any other file is a recording of its own. With several recordings, event
+ * recording when their metadata names the same host and clock offset (read
+ * once per recording) and their times do not overlap (slices, or the
+ * rotated files of st-record --rotate); any other file is a recording of
+ * its own. With several recordings, event
  * times are put on one clock, the wall clock (clock.realtime_offset_ns)
  * minus the smallest offset among them; one recording keeps its event clock.
  */
