@@ -13,7 +13,7 @@ struct file_id {
 	char host[128];
 	char offset[32];	/* clock.realtime_offset_ns, "" absent */
 	int64_t clock_offset, clock_step;
-	uint64_t first_ts, last_ts;
+	uint64_t first_ts, last_ts, events;
 	unsigned rec;
 };
 
@@ -45,6 +45,7 @@ static int identify(struct file_id *id, const char *path, char *err, size_t cap)
 	fi = st_reader_info(rd);
 	id->first_ts = fi->first_ts;
 	id->last_ts = fi->last_ts;
+	id->events = fi->events;
 	st_reader_close(rd);
 	return 0;
 }
@@ -59,7 +60,10 @@ static int overlap(const struct file_id *a, int64_t shift_a, const struct file_i
 /*
  * Is file i a part of recording rec: the same host and the same clock
  * offset (read once per recording: its slices and rotated files carry it),
- * times apart from each of its files?
+ * and not a part it already has (the same span and event count: the same
+ * file given again)? Parts may overlap a little in time: events reach a
+ * file in per-CPU batches, so one file's last ones can follow the next
+ * file's first.
  */
 static int joins(const struct file_id *ids, int i, unsigned rec)
 {
@@ -72,7 +76,7 @@ static int joins(const struct file_id *ids, int i, unsigned rec)
 		if (g->rec != rec)
 			continue;
 		if (!f->offset[0] || strcmp(f->host, g->host) || strcmp(f->offset, g->offset) ||
-		    overlap(f, 0, g, 0))
+		    (f->first_ts == g->first_ts && f->last_ts == g->last_ts && f->events == g->events))
 			return 0;
 	}
 	return 1;
