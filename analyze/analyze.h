@@ -20,6 +20,7 @@ struct an_opts {
 	int heatmap;		/* 0, 'l' or 'p' */
 	int csv;
 	const char *gnuplot_dir;
+	const char *save_summary;	/* --save-summary FILE */
 	int force;		/* --force: DIR may be a symlink (followed) */
 	const char *dev, *comm;
 	int64_t pid;
@@ -35,6 +36,20 @@ struct an_opts {
 void an_opts_init(struct an_opts *o);
 /* Whether `st-analyze diff` takes this getopt_long value (the others are refused). */
 int an_diff_accepts(int opt);
+/*
+ * The options of st-analyze (name NULL) or of its subcommand `name` (then
+ * argv[0]) into o: --help prints usage, --version the version, an option
+ * `accepts` refuses is a usage error. -1 to go on with the arguments from
+ * optind, else the exit status.
+ */
+int an_parse_args(int argc, char **argv, struct an_opts *o, const char *name, const char *usage,
+		  int (*accepts)(int opt));
+/* 1 for the options of st-analyze FILE... (all but diff's --threshold). */
+int an_report_accepts(int opt);
+/* --version of st-analyze and its subcommands. */
+void an_print_version(void);
+/* 1 for the options st-analyze merge takes. */
+int an_merge_accepts(int opt);
 const struct option *an_long_opts(void);
 /* Apply one getopt_long result; 0 or 2 after printing a one-line error. */
 int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog);
@@ -66,5 +81,7 @@ struct an_ci an_quantile_ci(struct an_qest *e, double q);
 
 /* st-analyze diff; argv[0] is "diff". */
 int an_diff_main(int argc, char **argv);
+/* st-analyze merge; argv[0] is "merge". */
+int an_merge_main(int argc, char **argv);
 
 #endif /* AN_ANALYZE_H */

@@ -15,6 +15,7 @@
 enum {
 	OPT_QUANTILE = 256, OPT_STAGE, OPT_TOP, OPT_BY, OPT_INTERVAL, OPT_HEATMAP, OPT_CSV,
 	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE, OPT_FORCE,
+	OPT_SAVE_SUMMARY,
 };
 
 static const struct option long_opts[] = {
@@ -27,6 +28,7 @@ static const struct option long_opts[] = {
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "gnuplot", required_argument, NULL, OPT_GNUPLOT },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "save-summary", required_argument, NULL, OPT_SAVE_SUMMARY },
 	{ "dev", required_argument, NULL, OPT_DEV },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
@@ -59,10 +61,8 @@ static int parse_number(const char *s, double lo, double hi, double *v)
 
 int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog)
 {
-	static const char *const by_names[] = { "devop", "op", "dev", "comm", "pid", "file" };
 	uint64_t u;
 	double v;
-	size_t i;
 
 	switch (opt) {
 	case OPT_QUANTILE:
@@ -81,12 +81,11 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		o->top = (size_t)v;
 		return 0;
 	case OPT_BY:
-		for (i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
-			if (!strcmp(arg, by_names[i])) {
-				o->by = (enum an_by)i;
-				return 0;
-			}
-		return an_usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file", arg);
+		if (an_by_by_name(arg) >= 0) {
+			o->by = (enum an_by)an_by_by_name(arg);
+			return 0;
+		}
+		return an_usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file, host", arg);
 	case OPT_INTERVAL:
 		if (st_parse_duration(arg, &o->interval) || !o->interval)
 			return an_usage_error(prog, "--interval %s: not a positive duration", arg);
@@ -104,6 +103,9 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		return 0;
 	case OPT_FORCE:
 		o->force = 1;
+		return 0;
+	case OPT_SAVE_SUMMARY:
+		o->save_summary = arg;
 		return 0;
 	case OPT_DEV:
 		o->dev = arg;
@@ -153,6 +155,55 @@ int an_diff_accepts(int opt)
 	return 0;
 }
 
+int an_parse_args(int argc, char **argv, struct an_opts *o, const char *name, const char *usage,
+		  int (*accepts)(int opt))
+{
+	char prog[32], msg[96];
+	int opt, idx = 0, ret;
+
+	snprintf(prog, sizeof(prog), "st-analyze%s%s", name ? " " : "", name ? name : "");
+	optind = 1;
+	opterr = 0;	/* one message of ours instead of getopt's */
+	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), &idx)) != -1) {
+		if (opt == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (opt == 'V') {
+			an_print_version();
+			return 0;
+		}
+		if (opt == '?')
+			return an_usage_error(prog, "%s: unknown option or missing argument",
+					      argv[optind - 1]);
+		if (!accepts(opt)) {
+			snprintf(msg, sizeof(msg), "--%s: not an option of %s", an_long_opts()[idx].name,
+				 name ? name : prog);
+			return an_usage_error(prog, "%s", msg);
+		}
+		if ((ret = an_parse_option(o, opt, optarg, prog)))
+			return ret;
+	}
+	return -1;
+}
+
+void an_print_version(void)
+{
+	printf("st-analyze " ST_VERSION " (format %d.%d)\n", ST_FORMAT_MAJOR, ST_FORMAT_MINOR);
+}
+
+int an_report_accepts(int opt)
+{
+	return opt != AN_OPT_THRESHOLD;
+}
+
+int an_merge_accepts(int opt)
+{
+	/* Filters and report choices were made when the summaries were saved. */
+	return opt == OPT_CSV || opt == OPT_SAVE_SUMMARY || opt == OPT_FORCE || opt == 'h' ||
+	       opt == 'V';
+}
+
 void an_opts_init(struct an_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -188,7 +239,6 @@ int an_stdin_files(char **files, int nfiles, const char *prog)
 
 int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int nfiles, const char *prog)
 {
-	const struct an_input_info *info;
 	char err[512];
 
 	if (an_run_open(r, files, nfiles, err, sizeof(err))) {
@@ -196,20 +246,19 @@ int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int n
 		an_run_close(r);
 		return 2;
 	}
-	info = an_input_info(r->in);
 	r->stale_ns = o->stale;
 	r->stage = o->stage;
 	r->filter.pid = o->pid;
 	r->filter.comm = o->comm;
 	if (o->from)
-		st_parse_time(o->from, info->start_ts, &r->filter.from);
+		st_parse_time(o->from, r->info.start_ts, &r->filter.from);
 	if (o->to)
-		st_parse_time(o->to, info->start_ts, &r->filter.to);
+		st_parse_time(o->to, r->info.start_ts, &r->filter.to);
 	if (o->from && o->to && r->filter.from > r->filter.to) {
 		an_run_close(r);
 		return an_usage_error(prog, "--from %s is after --to", o->from);
 	}
-	if (o->dev && !(r->filter.dev = an_names_dev_by_name(r->names, o->dev))) {
+	if (o->dev && an_run_set_dev(r, o->dev)) {
 		fprintf(stderr, "%s: --dev %s: no such device in the trace's metadata\n", prog, o->dev);
 		an_run_close(r);
 		return 2;

@@ -76,6 +76,7 @@ struct an_io {
 	uint32_t gen;		/* internal: reuse generation */
 	uint16_t syscall;	/* enter event type id, 0 none */
 	uint16_t nbios, pending, requeues, merges;
+	uint16_t recording;	/* index of its recording in the run (set by the run, not here) */
 	uint8_t op;		/* enum an_op */
 	uint8_t flags;		/* AN_IO_* */
 };

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "analyze/summary.h"
 #include "common/csv.h"
 
 #define PROG "st-analyze diff"
@@ -19,7 +20,9 @@
 static const char diff_usage[] =
 "usage: st-analyze diff BASE NEW [options]\n"
 "\n"
-"Compares two traces per op and stage: count, p50, p90, p99 and the chosen\n"
+"BASE and NEW are traces, or summaries (st-analyze --save-summary; their groups\n"
+"as saved, so save with --by op to compare like traces; quantiles from their\n"
+"sketches). Compares two traces per op and stage: count, p50, p90, p99 and the chosen\n"
 "quantile, base -> new, change in percent, and for the chosen quantile a 95%\n"
 "confidence interval of each side (order statistics: ranks n*q -/+\n"
 "1.96*sqrt(n*q*(1-q))). The gate: the chosen quantile of the chosen stage\n"
@@ -163,19 +166,45 @@ static int compare(struct an_stats *base, struct an_stats *now, const struct an_
 	return regressions;
 }
 
-static int analyze_side(struct side *s, const struct an_opts *o, char *path, FILE *info, const char *name)
+/* A summary file as one side: its groups as saved. */
+static int summary_side(struct side *s, const struct an_opts *o, char *path)
+{
+	char err[512];
+
+	if (o->dev || o->comm || o->pid >= 0 || o->from || o->to)
+		return an_usage_error(PROG, "%s: a summary is compared as saved: no --dev, --pid, "
+				      "--comm, --from or --to", path);
+	memset(&s->run, 0, sizeof(s->run));
+	s->run.stats.exact_limit = o->exact_limit;
+	s->open = 1;
+	if (an_summary_load(&s->run, path, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
+		return 2;
+	}
+	return 0;
+}
+
+/* A trace as one side: grouped by op. */
+static int trace_side(struct side *s, const struct an_opts *o, char *path)
 {
 	int ret = an_open(&s->run, o, &path, 1, PROG);
 
 	if (ret)
 		return ret;
 	s->open = 1;
-	an_stats_init(&s->run.stats, AN_BY_OP, o->exact_limit, s->run.names);
-	ret = an_pass(&s->run, AN_WANT_STATS, PROG);
+	an_stats_init(&s->run.stats, AN_BY_OP, o->exact_limit, NULL);
+	return an_pass(&s->run, AN_WANT_STATS, PROG);
+}
+
+static int analyze_side(struct side *s, const struct an_opts *o, char *path, FILE *info, const char *name)
+{
+	int summary = an_summary_is(path);
+	int ret = summary ? summary_side(s, o, path) : trace_side(s, o, path);
+
 	if (ret)
 		return ret;
 	an_stats_sort(&s->run.stats);
-	fprintf(info, "%s: %s: ", name, path);
+	fprintf(info, "%s: %s%s: ", name, path, summary ? " (summary)" : "");
 	an_run_print_header(&s->run, info);
 	return 0;
 }
@@ -185,30 +214,12 @@ int an_diff_main(int argc, char **argv)
 	struct side sides[2] = { { .open = 0 }, { .open = 0 } };
 	struct an_opts o;
 	FILE *info;
-	int opt, ret = 0, i, regressions, idx = 0;
+	int ret, i, regressions;
 
 	an_opts_init(&o);
 	o.quantile = 99;
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), &idx)) != -1) {
-		if (opt == 'h') {
-			fputs(diff_usage, stdout);
-			return 0;
-		}
-		if (opt == 'V') {
-			printf("st-analyze " ST_VERSION " (format %d.%d)\n", ST_FORMAT_MAJOR,
-			       ST_FORMAT_MINOR);
-			return 0;
-		}
-		if (opt == '?')
-			return an_usage_error(PROG, "%s: unknown option or missing argument",
-					      argv[optind - 1]);
-		if (!an_diff_accepts(opt))
-			return an_usage_error(PROG, "--%s: not an option of diff", an_long_opts()[idx].name);
-		if ((ret = an_parse_option(&o, opt, optarg, PROG)))
-			return ret;
-	}
+	if ((ret = an_parse_args(argc, argv, &o, "diff", diff_usage, an_diff_accepts)) >= 0)
+		return ret;
 	if (argc - optind != 2)
 		return an_usage_error(PROG, "%s", "needs exactly two files, BASE and NEW");
 	if (o.quantile <= 0 || o.quantile >= 100)

@@ -13,14 +13,16 @@
 
 #include "analyze/analyze.h"
 #include "analyze/run.h"
+#include "analyze/summary.h"
 
 #define PROG "st-analyze"
 
 static const char usage_text[] =
 "usage: st-analyze [options] FILE...     (FILE - is standard input)\n"
 "       st-analyze diff BASE NEW [options]   (st-analyze diff --help)\n"
+"       st-analyze merge SUMMARY... [options] (st-analyze merge --help)\n"
 "\n"
-"Correlates the events of one or more .sttrace files (merged in time order)\n"
+"Correlates the events of one or more .sttrace files (see Several files below)\n"
 "into one record per I/O and reports stage latencies. Needs no root or BPF.\n"
 "\n"
 "Reports (default: summary per device x op):\n"
@@ -28,7 +30,9 @@ static const char usage_text[] =
 "                     --stage, slowest first, with full breakdown, process, file\n"
 "  --stage S          stage for --quantile, --interval and heatmaps (default total)\n"
 "  --top N            at most N I/Os in the --quantile list (default 20)\n"
-"  --by KEY           group the summary by devop (default), op, dev, comm, pid, file\n"
+"  --by KEY           group the summary by devop (default), op, dev, comm, pid, file,\n"
+"                     host (host.name; the file name when two files of one host\n"
+"                     overlap in time)\n"
 "  --interval T       time series per T: IOPS, MB/s, p50/p99 of --stage, device\n"
 "                     queue depth, read %, merged %\n"
 "  --heatmap KIND     lat: time x log2 latency counts; pos: time x sector counts\n"
@@ -37,11 +41,17 @@ static const char usage_text[] =
 "  --gnuplot DIR      write .dat + .gp per plot (latency CDF per stage, time series,\n"
 "                     both heatmaps) into DIR and render PNG and SVG with gnuplot;\n"
 "                     DIR is made 0700, never followed when it is a symlink\n"
-"  --force            follow a symlink given as --gnuplot DIR\n"
+"  --force            follow a symlink given as --gnuplot DIR or --save-summary OUT\n"
+"  --save-summary OUT also write the summary's counts and quantile sketches to OUT,\n"
+"                     a small file st-analyze merge and diff read (with --by);\n"
+"                     made 0600, never through a symlink\n"
 "Filters (an I/O counts when it starts inside the window):\n"
 "  --dev DEV          device: name (loop0), /dev/name or major:minor\n"
 "  --pid PID, --comm NAME\n"
 "  --from T, --to T   time since the first event: 1.5, 1500ms, 20us...\n"
+"Several files: each recording (a file, or time slices of one) is correlated on\n"
+"its own, a thread per CPU taking them in turn; with two or more recordings\n"
+"every time is on their common wall clock (each file's clock.realtime_offset_ns).\n"
 "Accuracy and memory:\n"
 "  --exact-limit N    exact quantiles up to N samples per group and stage\n"
 "                     (default 10000), then a log-linear sketch, relative error\n"
@@ -77,7 +87,7 @@ static const char usage_text[] =
 "are counted separately. Lost events (kernel side) are shown in every report.\n"
 "Exit: 0 ok, 2 usage error or unreadable input.\n";
 
-static void print_quantile_note(struct an_stats *s, size_t limit, FILE *out)
+static void print_quantile_note(const struct an_stats *s, size_t limit, FILE *out)
 {
 	if (an_stats_exact(s))
 		fprintf(out, "quantiles: exact (at most %zu samples per group and stage)\n", limit);
@@ -91,12 +101,12 @@ static void print_quantile_note(struct an_stats *s, size_t limit, FILE *out)
  * --trigger): say where it is among the listed I/Os, by device and completion
  * time (the sector may be another bio's of the same I/O).
  */
-static void print_trigger(const struct an_run *r, FILE *out)
+static void print_trigger(const struct an_run *r, const struct an_recording *x, FILE *out)
 {
-	const char *reason = an_input_meta(r->in, "trigger.reason");
-	const char *dev = an_input_meta(r->in, "trigger.dev");
-	const char *sector = an_input_meta(r->in, "trigger.sector");
-	const char *ts = an_input_meta(r->in, "trigger.ts");
+	const char *reason = an_input_meta(x->in, "trigger.reason");
+	const char *dev = an_input_meta(x->in, "trigger.dev");
+	const char *sector = an_input_meta(x->in, "trigger.sector");
+	const char *ts = an_input_meta(x->in, "trigger.ts");
 	unsigned maj, min;
 
 	if (!reason)
@@ -108,7 +118,9 @@ static void print_trigger(const struct an_run *r, FILE *out)
 	for (size_t i = 0; i < r->top.n; i++) {
 		const struct an_io *io = &r->top.heap[i];
 
-		if (io->dev == (maj << 20 | min) && io->ts[AN_TS_COMPLETE] == strtoull(ts, NULL, 10)) {
+		/* The listed I/Os' times are on the run's clock. */
+		if (io->recording == x->index && io->dev == (maj << 20 | min) &&
+		    io->ts[AN_TS_COMPLETE] == strtoull(ts, NULL, 10) + x->shift) {
 			fprintf(out, "trigger: %s: the I/O listed as #%zu\n", reason, i + 1);
 			return;
 		}
@@ -120,7 +132,6 @@ static void print_trigger(const struct an_run *r, FILE *out)
 /* --quantile: one pass when the slowest I/Os fit a bounded heap, else two. */
 static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info)
 {
-	const struct an_input_info *in = an_input_info(r->in);
 	char err[512];
 	int ret = 0;
 
@@ -135,8 +146,9 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 			o->quantile, an_us(r->top.threshold),
 			an_qest_is_exact(&r->stage_samples) ? "exact" : "sketch, <= 0.39% error",
 			r->stage_samples.n, r->top.above, r->top.n);
-		an_top_print(&r->top, r->names, stdout, o->csv, in->first_ts);
-		print_trigger(r, info);
+		an_top_print(&r->top, r->origins, r->nrecs > 1, stdout, o->csv, r->info.first_ts);
+		for (unsigned a = 0; a < r->nrecs; a++)
+			print_trigger(r, &r->recs[a], info);
 	}
 	an_top_free(&r->top);
 	an_qest_free(&r->stage_samples);
@@ -146,16 +158,16 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 static int report_main(struct an_run *r, const struct an_opts *o)
 {
 	FILE *info = o->csv ? stderr : stdout;
-	const struct an_input_info *in = an_input_info(r->in);
 	unsigned want = 0;
+	char err[512];
 	int ret;
 
 	if (o->quantile > 0)
 		return report_quantile(r, o, info);
-	if ((!o->interval && !o->heatmap) || o->gnuplot_dir)
+	if ((!o->interval && !o->heatmap) || o->gnuplot_dir || o->save_summary)
 		want |= AN_WANT_STATS;
 	if (o->interval || o->heatmap || o->gnuplot_dir) {
-		uint64_t t0 = r->filter.from > in->first_ts ? r->filter.from : in->first_ts;
+		uint64_t t0 = r->filter.from > r->info.first_ts ? r->filter.from : r->info.first_ts;
 
 		want |= AN_WANT_SERIES;
 		if (an_series_init(&r->series, t0, t0 + an_run_duration(r),
@@ -165,7 +177,7 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 			return 2;
 		}
 	}
-	an_stats_init(&r->stats, o->by, o->exact_limit, r->names);
+	an_stats_init(&r->stats, o->by, o->exact_limit, NULL);
 	ret = an_pass(r, want, PROG);
 	if (!ret) {
 		an_run_print_header(r, info);
@@ -182,6 +194,11 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 		if (o->gnuplot_dir)
 			ret = an_plot(r, o, info);
 	}
+	if (!ret && o->save_summary && an_summary_save(r, o->save_summary, o->force ? ST_OUTPUT_FORCE : 0, err,
+						 sizeof(err))) {
+		fprintf(stderr, "%s: --save-summary %s\n", PROG, err);
+		ret = 2;
+	}
 	if (want & AN_WANT_SERIES)
 		an_series_free(&r->series);
 	an_stats_free(&r->stats);
@@ -192,29 +209,19 @@ int main(int argc, char **argv)
 {
 	struct an_opts o;
 	struct an_run r;
-	int opt, ret;
+	int ret;
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return an_diff_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return an_merge_main(argc - 1, argv + 1);
 	an_opts_init(&o);
-	opterr = 0;	/* one message of ours instead of getopt's */
-	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), NULL)) != -1) {
-		if (opt == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		}
-		if (opt == 'V') {
-			printf(PROG " " ST_VERSION " (format %d.%d)\n", ST_FORMAT_MAJOR, ST_FORMAT_MINOR);
-			return 0;
-		}
-		if (opt == '?' || opt == AN_OPT_THRESHOLD)
-			return an_usage_error(PROG, "%s: unknown option or missing argument",
-					      argv[optind - 1]);
-		if ((ret = an_parse_option(&o, opt, optarg, PROG)))
-			return ret;
-	}
+	if ((ret = an_parse_args(argc, argv, &o, NULL, usage_text, an_report_accepts)) >= 0)
+		return ret;
 	if (optind >= argc)
 		return an_usage_error(PROG, "%s", "no input file");
+	if (o.save_summary && o.quantile > 0)
+		return an_usage_error(PROG, "%s", "--save-summary saves the summary, not a --quantile list");
 	if ((ret = an_stdin_files(argv + optind, argc - optind, PROG)) ||
 	    (ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
 		return ret;

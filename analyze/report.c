@@ -11,6 +11,23 @@ double an_us(uint64_t ns)
 	return (double)ns / 1000.0;
 }
 
+static const char *const by_names[] = { "devop", "op", "dev", "comm", "pid", "file", "host" };
+
+const char *an_by_name(enum an_by by)
+{
+	return by_names[by];
+}
+
+int an_by_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
+		if (!strcmp(name, by_names[i]))
+			return (int)i;
+	return -1;
+}
+
 int an_filter_match(const struct an_filter *f, const struct an_names *names, const struct an_io *io)
 {
 	if (f->dev && io->dev != f->dev && io->fs_dev != f->dev)
@@ -64,6 +81,7 @@ static uint64_t group_key(const struct an_stats *s, const struct an_io *io)
 	case AN_BY_DEV:   k = io->dev; break;
 	case AN_BY_PID:   k = io->pid; break;
 	case AN_BY_COMM:  k = hash_str(an_names_comm(s->names, io->pid)); break;
+	case AN_BY_HOST:  k = hash_str(s->host); break;
 	default:
 		if (io->ino)
 			k = (io->fs_dev * 0x9e3779b97f4a7c15ull) ^ io->ino;
@@ -97,10 +115,38 @@ static void group_label(const struct an_stats *s, const struct an_io *io, char *
 	case AN_BY_COMM:
 		snprintf(buf, cap, "%s", an_names_comm(s->names, io->pid));
 		break;
+	case AN_BY_HOST:
+		snprintf(buf, cap, "%s", s->host);
+		break;
 	default:
 		snprintf(buf, cap, "%s", an_names_file(s->names, io, tmp, sizeof(tmp)));
 		break;
 	}
+}
+
+/* A new group under key, labelled by the caller. */
+static struct an_group *new_group(struct an_stats *s, uint64_t key)
+{
+	struct an_group *gr;
+	int k;
+
+	if (s->ngroups == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 16;
+		struct an_group *p = realloc(s->groups, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		s->groups = p;
+		s->cap = cap;
+	}
+	/* Key 0 (reserved by the map): a group outside it. */
+	if (key && an_idmap_put(&s->index, key, s->ngroups))
+		return NULL;
+	gr = &s->groups[s->ngroups++];
+	memset(gr, 0, sizeof(*gr));
+	for (k = 0; k < AN_ST_COUNT; k++)
+		an_qest_init(&gr->st[k], s->exact_limit);
+	return gr;
 }
 
 static struct an_group *group_of(struct an_stats *s, const struct an_io *io)
@@ -108,7 +154,6 @@ static struct an_group *group_of(struct an_stats *s, const struct an_io *io)
 	uint64_t key = group_key(s, io);
 	uint32_t g;
 	struct an_group *gr;
-	int k;
 
 	/* I/Os of one group tend to come in runs. */
 	if (key == s->last_key)
@@ -119,23 +164,57 @@ static struct an_group *group_of(struct an_stats *s, const struct an_io *io)
 		s->last_group = g;
 		return &s->groups[g];
 	}
-	if (s->ngroups == s->cap) {
-		uint32_t cap = s->cap ? s->cap * 2 : 16;
-		struct an_group *p = realloc(s->groups, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		s->groups = p;
-		s->cap = cap;
-	}
-	if (an_idmap_put(&s->index, key, s->ngroups))
-		return NULL;
-	gr = &s->groups[s->ngroups++];
-	memset(gr, 0, sizeof(*gr));
-	group_label(s, io, gr->label, sizeof(gr->label));
-	for (k = 0; k < AN_ST_COUNT; k++)
-		an_qest_init(&gr->st[k], s->exact_limit);
+	gr = new_group(s, key);
+	if (gr)
+		group_label(s, io, gr->label, sizeof(gr->label));
 	return gr;
+}
+
+/* The group labelled `label` in a merged an_stats, made when missing. */
+static struct an_group *group_by_label(struct an_stats *s, const char *label)
+{
+	uint64_t key = hash_str(label) | 1ull << 63;
+	uint32_t g = an_idmap_get(&s->index, key);
+	struct an_group *gr;
+
+	if (g != AN_NONE && !strcmp(s->groups[g].label, label))
+		return &s->groups[g];
+	if (g != AN_NONE) {
+		/* Another label of the same 64-bit hash: this one is found by a scan. */
+		for (g = 0; g < s->ngroups; g++)
+			if (!strcmp(s->groups[g].label, label))
+				return &s->groups[g];
+		key = 0;
+	}
+	gr = new_group(s, key);
+	if (gr)
+		snprintf(gr->label, sizeof(gr->label), "%s", label);
+	return gr;
+}
+
+int an_stats_merge(struct an_stats *dst, struct an_stats *src)
+{
+	uint32_t g;
+	int k;
+
+	for (g = 0; g < src->ngroups; g++) {
+		struct an_group *sg = &src->groups[g];
+		struct an_group *dg = group_by_label(dst, sg->label);
+
+		if (!dg)
+			return -1;
+		dg->count += sg->count;
+		dg->bytes += sg->bytes;
+		dg->incomplete += sg->incomplete;
+		dg->errors += sg->errors;
+		dg->merged += sg->merged;
+		dg->split += sg->split;
+		dg->requeues += sg->requeues;
+		for (k = 0; k < AN_ST_COUNT; k++)
+			if (an_qest_merge(&dg->st[k], &sg->st[k]))
+				return -1;
+	}
+	return 0;
 }
 
 void an_stats_add(struct an_stats *s, const struct an_io *io)
@@ -340,9 +419,10 @@ static const enum an_stage breakdown[] = {
 };
 #define NBREAK (sizeof(breakdown) / sizeof(breakdown[0]))
 
-static void print_top_row(const struct an_io *io, size_t rank, const struct an_names *names,
-			  FILE *out, int csv, uint64_t t0)
+static void print_top_row(const struct an_io *io, size_t rank, const struct an_origin *origin,
+			  int show_host, FILE *out, int csv, uint64_t t0)
 {
+	const struct an_names *names = origin->names;
 	char dev[32], file[128];
 	unsigned i;
 	uint64_t ns;
@@ -361,19 +441,24 @@ static void print_top_row(const struct an_io *io, size_t rank, const struct an_n
 		csv_field(out, an_names_comm(names, io->pid));
 		putc(',', out);
 		csv_field(out, an_names_file(names, io, file, sizeof(file)));
-		fprintf(out, ",%d,%d,%u\n", !!(io->flags & AN_IO_MERGED), !!(io->flags & AN_IO_SPLIT),
+		fprintf(out, ",%d,%d,%u,", !!(io->flags & AN_IO_MERGED), !!(io->flags & AN_IO_SPLIT),
 			io->requeues);
+		csv_field(out, origin->host);
+		putc('\n', out);
 		return;
 	}
-	fprintf(out, " %-6s %-8s %12" PRIu64 " %8" PRIu64 " %7u %7u %-15s %s%s%s%s\n",
-		an_op_name(io->op), an_names_dev(names, io->dev, dev, sizeof(dev)), io->sector,
-		io->bytes, io->pid, io->tid, an_names_comm(names, io->pid),
-		an_names_file(names, io, file, sizeof(file)),
+	fprintf(out, " %-6s %-8s %12" PRIu64 " %8" PRIu64 " %7u %7u %-15s ", an_op_name(io->op),
+		an_names_dev(names, io->dev, dev, sizeof(dev)), io->sector, io->bytes, io->pid, io->tid,
+		an_names_comm(names, io->pid));
+	if (show_host)
+		fprintf(out, "%-15s ", origin->host);
+	fprintf(out, "%s%s%s%s\n", an_names_file(names, io, file, sizeof(file)),
 		(io->flags & AN_IO_MERGED) ? " merged" : "", (io->flags & AN_IO_SPLIT) ? " split" : "",
 		io->requeues ? " requeued" : "");
 }
 
-void an_top_print(struct an_top *t, const struct an_names *names, FILE *out, int csv, uint64_t t0)
+void an_top_print(struct an_top *t, const struct an_origin *origins, int show_host, FILE *out,
+		  int csv, uint64_t t0)
 {
 	size_t i;
 
@@ -382,16 +467,30 @@ void an_top_print(struct an_top *t, const struct an_names *names, FILE *out, int
 		fprintf(out, "rank,start_s");
 		for (i = 0; i < NBREAK; i++)
 			fprintf(out, ",%s_us", an_stage_name(breakdown[i]));
-		fprintf(out, ",op,dev,sector,bytes,pid,tid,comm,file,merged,split,requeues\n");
+		fprintf(out, ",op,dev,sector,bytes,pid,tid,comm,file,merged,split,requeues,host\n");
 	} else {
 		fprintf(out, "%4s %10s", "#", "start_s");
 		for (i = 0; i < NBREAK; i++)
 			fprintf(out, " %9s", an_stage_name(breakdown[i]));
-		fprintf(out, " %-6s %-8s %12s %8s %7s %7s %-15s %s\n", "op", "dev", "sector", "bytes",
-			"pid", "tid", "comm", "file");
+		fprintf(out, " %-6s %-8s %12s %8s %7s %7s %-15s ", "op", "dev", "sector", "bytes",
+			"pid", "tid", "comm");
+		if (show_host)
+			fprintf(out, "%-15s ", "host");
+		fprintf(out, "file\n");
 	}
 	for (i = 0; i < t->n; i++)
-		print_top_row(&t->heap[i], i + 1, names, out, csv, t0);
+		print_top_row(&t->heap[i], i + 1, &origins[t->heap[i].recording], show_host, out, csv,
+			      t0);
+}
+
+void an_top_merge(struct an_top *dst, const struct an_top *src)
+{
+	size_t i;
+
+	/* an_top_add() counts again the ones it is given. */
+	dst->above += src->above - src->n;
+	for (i = 0; i < src->n; i++)
+		an_top_add(dst, &src->heap[i]);
 }
 
 /* ---- slowest I/Os in one pass -------------------------------------------- */
@@ -489,4 +588,19 @@ int an_slowest_replay(struct an_slowest *s, struct an_top *t)
 	for (i = 0; i < s->n; i++)
 		an_top_add(t, &s->heap[i].io);
 	return 0;
+}
+
+void an_slowest_merge(struct an_slowest *dst, struct an_slowest *src)
+{
+	size_t i;
+
+	/* In src's arrival order, which a replay keeps for ties. */
+	qsort(src->heap, src->n, sizeof(*src->heap), cmp_arrival);
+	/* What src dropped is dropped from dst too: the replay's check covers both. */
+	dst->seen += src->seen - src->n;
+	dst->dropped += src->dropped;
+	if (src->dropped && src->dropped_max > dst->dropped_max)
+		dst->dropped_max = src->dropped_max;
+	for (i = 0; i < src->n; i++)
+		an_slowest_add(dst, &src->heap[i].io, src->heap[i].ns);
 }

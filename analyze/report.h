@@ -14,7 +14,13 @@
 #include "analyze/names.h"
 #include "analyze/sketch.h"
 
-enum an_by { AN_BY_DEVOP, AN_BY_OP, AN_BY_DEV, AN_BY_COMM, AN_BY_PID, AN_BY_FILE };
+enum an_by { AN_BY_DEVOP, AN_BY_OP, AN_BY_DEV, AN_BY_COMM, AN_BY_PID, AN_BY_FILE, AN_BY_HOST };
+
+/* What the I/Os of one recording are printed with; io->recording indexes an array of these. */
+struct an_origin {
+	const struct an_names *names;
+	const char *host;
+};
 
 /* Which I/Os count; zero values mean "any". Times are event-clock ns. */
 struct an_filter {
@@ -23,6 +29,10 @@ struct an_filter {
 	const char *comm;
 	uint64_t from, to;	/* I/O start in [from, to) */
 };
+
+/* "devop", "op", ... for --by and summaries; an_by_by_name: -1 unknown. */
+const char *an_by_name(enum an_by by);
+int an_by_by_name(const char *name);
 
 int an_filter_match(const struct an_filter *f, const struct an_names *names, const struct an_io *io);
 
@@ -36,7 +46,8 @@ struct an_stats {
 	enum an_by by;
 	size_t exact_limit;
 	const struct an_names *names;
-	struct an_idmap index;	/* group key -> groups[] */
+	const char *host;	/* of the I/Os added, for --by host */
+	struct an_idmap index;	/* group key -> groups[] (after a merge: hash of the label) */
 	struct an_group *groups;
 	uint32_t ngroups, cap;
 	uint64_t last_key;	/* key of groups[last_group]; 0 none */
@@ -54,6 +65,12 @@ void an_stats_sort(struct an_stats *s);
 int an_stats_exact(const struct an_stats *s);
 /* Summary table: text (csv = 0) or CSV. duration_ns for rates. */
 void an_stats_print(struct an_stats *s, FILE *out, int csv, uint64_t duration_ns);
+/*
+ * dst += src, group by group with the same label (src's samples move to dst
+ * unchanged: the same quantiles as if dst had seen src's I/Os). A dst is
+ * either fed I/Os or merged into, not both. 0 or -1 (out of memory).
+ */
+int an_stats_merge(struct an_stats *dst, struct an_stats *src);
 /* Merge every group's stage s into dst (for whole-trace CDFs). */
 int an_stats_merge_stage(struct an_stats *s, enum an_stage st, struct an_qest *dst);
 
@@ -69,9 +86,14 @@ struct an_top {
 int an_top_init(struct an_top *t, enum an_stage stage, uint64_t threshold, size_t max);
 void an_top_free(struct an_top *t);
 void an_top_add(struct an_top *t, const struct an_io *io);
-/* Slowest first, each with its full stage breakdown, process and file. */
-void an_top_print(struct an_top *t, const struct an_names *names, FILE *out, int csv,
-		  uint64_t t0);
+/* dst += src: the I/Os of both at or above the threshold, the slowest kept. */
+void an_top_merge(struct an_top *dst, const struct an_top *src);
+/*
+ * Slowest first, each with its full stage breakdown, process, file and (in
+ * CSV, and in text when show_host) host, names from origins[io->recording].
+ */
+void an_top_print(struct an_top *t, const struct an_origin *origins, int show_host, FILE *out,
+		  int csv, uint64_t t0);
 
 /*
  * --quantile in one pass: the `cap` slowest I/Os of a stage, kept while
@@ -98,6 +120,8 @@ int an_slowest_init(struct an_slowest *s, size_t cap);
 void an_slowest_free(struct an_slowest *s);
 /* One complete I/O whose stage latency is ns. */
 void an_slowest_add(struct an_slowest *s, const struct an_io *io, uint64_t ns);
+/* dst += src: what dst would hold had src's I/Os come after its own (src is reordered). */
+void an_slowest_merge(struct an_slowest *dst, struct an_slowest *src);
 /*
  * Feed the kept I/Os to t (set up with its threshold) in arrival order: 0,
  * or -1 without touching t when an I/O at or above t->threshold may have

@@ -111,6 +111,37 @@ void an_series_add(struct an_series *s, const struct an_io *io)
 	b->lat_heat[lb < AN_HEAT_LAT ? lb : AN_HEAT_LAT - 1]++;
 }
 
+int an_series_merge(struct an_series *dst, struct an_series *src)
+{
+	size_t i;
+	unsigned k;
+
+	/* Position buckets of both as wide as the wider one's. */
+	fit_position(dst, ((uint64_t)AN_HEAT_POS << src->pos_shift) - 1);
+	fit_position(src, ((uint64_t)AN_HEAT_POS << dst->pos_shift) - 1);
+	dst->failed |= src->failed;
+	for (i = 0; i < dst->nbins && i < src->nbins; i++) {
+		struct an_bin *d = &dst->bins[i], *b = &src->bins[i];
+
+		d->ios += b->ios;
+		d->bytes += b->bytes;
+		d->reads += b->reads;
+		d->writes += b->writes;
+		d->merged += b->merged;
+		d->busy_ns += b->busy_ns;
+		for (k = 0; k < AN_HEAT_LAT; k++)
+			d->lat_heat[k] += b->lat_heat[k];
+		for (k = 0; k < AN_HEAT_POS; k++)
+			d->pos_heat[k] += b->pos_heat[k];
+		if (!b->lat.counts)
+			continue;
+		if (!d->lat.counts && an_sketch_init(&d->lat, b->lat.bits))
+			return -1;
+		an_sketch_merge(&d->lat, &b->lat);
+	}
+	return 0;
+}
+
 /* Seconds of trace inside interval i: the last one is usually cut short. */
 static double bin_seconds(const struct an_series *s, size_t i)
 {

@@ -41,6 +41,8 @@ struct an_series {
 int an_series_init(struct an_series *s, uint64_t t0, uint64_t t1, uint64_t step, enum an_stage stage);
 void an_series_free(struct an_series *s);
 void an_series_add(struct an_series *s, const struct an_io *io);
+/* dst += src, both made by an_series_init() with the same arguments; 0 or -1. */
+int an_series_merge(struct an_series *dst, struct an_series *src);
 void an_series_print(struct an_series *s, FILE *out, int csv);
 /* kind 'l': latency heatmap, 'p': position heatmap. */
 void an_heatmap_print(const struct an_series *s, int kind, FILE *out, int csv);

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,4 +247,71 @@ uint64_t an_qest_rank(struct an_qest *e, uint64_t r)
 uint64_t an_qest_quantile(struct an_qest *e, double q)
 {
 	return an_qest_rank(e, nearest_rank(e->n, q));
+}
+
+int an_qest_save(const struct an_qest *e, FILE *out)
+{
+	struct an_sketch own;
+	const struct an_sketch *sk = &e->sk;
+	uint32_t i;
+	size_t k;
+
+	if (!e->sk.counts) {
+		if (an_sketch_init(&own, AN_SKETCH_BITS))
+			return -1;
+		for (k = 0; k < e->nsamples; k++)
+			an_sketch_add(&own, e->samples[k]);
+		sk = &own;
+	}
+	fprintf(out, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, e->n, e->sum, e->n ? e->min : 0,
+		e->max);
+	for (i = 0; i < sk->nbuckets; i++)
+		if (sk->counts[i])
+			fprintf(out, " %" PRIu32 ":%" PRIu64, i, sk->counts[i]);
+	if (sk == &own)
+		an_sketch_free(&own);
+	return 0;
+}
+
+/* One decimal u64 at *p, moved past it; -1 when none or out of range. */
+static int parse_u64(const char **p, uint64_t *v)
+{
+	char *end;
+
+	if (**p < '0' || **p > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(*p, &end, 10);
+	if (errno)
+		return -1;
+	*p = end;
+	return 0;
+}
+
+int an_qest_load(struct an_qest *e, const char *p)
+{
+	uint64_t idx, count, total = 0;
+
+	if (an_sketch_init(&e->sk, AN_SKETCH_BITS))
+		return -1;
+	if (parse_u64(&p, &e->n) || *p++ != ' ' || parse_u64(&p, &e->sum) || *p++ != ' ' ||
+	    parse_u64(&p, &e->min) || *p++ != ' ' || parse_u64(&p, &e->max))
+		return -1;
+	while (*p == ' ') {
+		p++;
+		if (parse_u64(&p, &idx) || *p++ != ':' || parse_u64(&p, &count) ||
+		    idx >= e->sk.nbuckets || !count || total + count < total)
+			return -1;
+		e->sk.counts[idx] += count;
+		total += count;
+	}
+	e->sk.n = total;
+	/* The counts must add up to n, and the extremes lie in order. */
+	if (*p || total != e->n || (e->n && e->min > e->max))
+		return -1;
+	if (!e->n) {
+		e->min = UINT64_MAX;
+		e->max = 0;
+	}
+	return 0;
 }

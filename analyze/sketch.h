@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define AN_SKETCH_BITS 7
 
@@ -85,6 +86,14 @@ static inline int an_qest_add(struct an_qest *e, uint64_t v)
 }
 int an_qest_merge(struct an_qest *dst, struct an_qest *src);
 int an_qest_is_exact(const struct an_qest *e);
+/*
+ * Text form for summaries: "N SUM MIN MAX" and " INDEX:COUNT" for every
+ * non-empty bucket of the AN_SKETCH_BITS sketch (exact samples are written
+ * as the sketch they fall into). 0 or -1 (out of memory).
+ */
+int an_qest_save(const struct an_qest *e, FILE *out);
+/* Parse that text into e (fresh from an_qest_init): sketch mode; 0 or -1 when malformed. */
+int an_qest_load(struct an_qest *e, const char *text);
 uint64_t an_qest_quantile(struct an_qest *e, double q);
 uint64_t an_qest_rank(struct an_qest *e, uint64_t r);
 

@@ -200,7 +200,12 @@ void sink_exit(struct rec_sink *s);
 
 /* Metadata known at start (and refreshed at end). */
 void meta_static(struct st_writer *w, int argc, char **argv, const struct rec_opts *o);
-/* The wall clock's offset from the event clock under `key`; the event-clock now, in ns. */
+/*
+ * The wall clock's offset to the event clock, under key (at the start
+ * clock.realtime_offset_ns, at the end clock.realtime_offset_end_ns: they
+ * differ when the wall clock was stepped meanwhile), and the event-clock
+ * now, in ns.
+ */
 uint64_t meta_clock(struct st_writer *w, const char *key);
 void meta_devices(struct st_writer *w);
 void meta_procs(struct st_writer *w);

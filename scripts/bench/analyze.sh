@@ -6,6 +6,9 @@
 #     every event and prints none) and chunk decoding (st-format verify)
 #   - peak RSS of the summary on a trace and on a 10x larger one (goal < 1.5x)
 #   - --quantile 99.95 and --heatmap lat relative to the summary (goal < 2x)
+#   - two recordings analyzed together (one thread each) against the same two
+#     analyzed one after the other: wall-clock throughput ratio (goal >= 1.7
+#     on 2 cores), runs alternated so both see the same load
 # Every figure is measured in this run, side by side, on the same files.
 # Traces are kept in $BENCH_DIR (default /tmp/sttrace-bench) for re-runs.
 #
@@ -26,6 +29,14 @@ for n in $small_ios $big_ios; do
 done
 big="$DIR/synth-$big_ios.sttrace"
 small="$DIR/synth-$small_ios.sttrace"
+# The pair: two recordings (seeds 1 and 2) of a fifth of the events each.
+pair_ios=$((big_ios / 5))
+pair=()
+for seed in 1 2; do
+	f="$DIR/synth-$pair_ios-seed$seed.sttrace"
+	[ -s "$f" ] || { echo "generating $f ($pair_ios I/Os)..." >&2; "$B/st-format" synth -o "$f" --ios "$pair_ios" --seed $seed >&2; }
+	pair+=("$f")
+done
 events_of() { "$B/st-format" info "$1" | awk '$1 == "events" { print $2; exit }'; }
 
 # measure CMD...: prints "cpu_seconds wall_seconds max_rss_kb" of one run.
@@ -53,9 +64,22 @@ read -r cur_cpu _ _ <<<"$(best "$B/st-format" cat -t sched_process_exit "$big")"
 read -r _ _ small_rss <<<"$(best "$B/st-analyze" "$small")"
 read -r q_cpu _ _ <<<"$(best "$B/st-analyze" --quantile 99.95 "$big")"
 read -r h_cpu _ _ <<<"$(best "$B/st-analyze" --heatmap lat "$big")"
+# The pair one after the other (two processes) and together (one process,
+# a thread per recording), alternated; the least wall time of three each.
+pair_ev=$(($(events_of "${pair[0]}") + $(events_of "${pair[1]}")))
+seq_wall="" seq_cpu="" par_wall="" par_cpu="" par_rss=""
+least() { awk -v a="$1" -v b="${2:-1e9}" 'BEGIN { print a < b ? a : b }'; }
+for i in 1 2 3; do
+	read -r c w _ <<<"$(measure sh -c '"$0" "$1" >/dev/null && "$0" "$2"' "$B/st-analyze" "${pair[@]}")"
+	seq_wall=$(least "$w" "$seq_wall") seq_cpu=$(least "$c" "$seq_cpu")
+	read -r c w rss <<<"$(measure "$B/st-analyze" "${pair[@]}")"
+	par_wall=$(least "$w" "$par_wall") par_cpu=$(least "$c" "$par_cpu") par_rss=$rss
+done
 
 awk -v ev="$ev" -v evs="$ev_small" -v sc="$sum_cpu" -v sw="$sum_wall" -v vc="$ver_cpu" -v cc="$cur_cpu" \
-    -v rs="$small_rss" -v rb="$sum_rss" -v qc="$q_cpu" -v hc="$h_cpu" 'BEGIN {
+    -v rs="$small_rss" -v rb="$sum_rss" -v qc="$q_cpu" -v hc="$h_cpu" \
+    -v pe="$pair_ev" -v sqw="$seq_wall" -v sqc="$seq_cpu" -v pw="$par_wall" -v pc="$par_cpu" \
+    -v pr="$par_rss" 'BEGIN {
 	printf "trace: %d events\n", ev
 	printf "summary:               %.2f s CPU (%.2f s wall), %.2f M events/s on one core (goal >= 10)\n", sc, sw, ev / sc / 1e6
 	printf "cursor alone:          %.2f s CPU, %.2f M events/s (libsttrace, events in time order)\n", cc, ev / cc / 1e6
@@ -64,4 +88,8 @@ awk -v ev="$ev" -v evs="$ev_small" -v sc="$sum_cpu" -v sw="$sum_wall" -v vc="$ve
 	printf "peak RSS:              %d KiB for %d events, %d KiB for %d events: ratio %.2f for 10x the events (goal < 1.5)\n", rs, evs, rb, ev, rb / rs
 	printf "--quantile 99.95:      %.2f s CPU, %.2fx the summary (goal < 2)\n", qc, qc / sc
 	printf "--heatmap lat:         %.2f s CPU, %.2fx the summary (goal < 2)\n", hc, hc / sc
+	printf "2 files one after the other: %.2f s wall (%.2f s CPU), %.2f M events/s\n", sqw, sqc, pe / sqw / 1e6
+	printf "2 files together:      %.2f s wall (%.2f s CPU), %.2f M events/s: %.2fx the throughput (goal >= 1.7 on 2 cores), peak RSS %d KiB\n", pw, pc, pe / pw / 1e6, sqw / pw, pr
 }'
+echo "load average while measured: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+

@@ -12,8 +12,9 @@
 
 #include "analyze/correlate.h"
 #include "analyze/input.h"
-#include "tests/check.h"
 #include "tests/analyze/collect.h"
+#include "tests/analyze/events.h"
+#include "tests/check.h"
 
 /* block_rq_complete as an imaginary other recorder stores it: reordered, no opf/nr_bios. */
 struct old_complete {
@@ -47,15 +48,6 @@ static void declare_old_type(void)
 			.size = extra[i].size, .elem_size = extra[i].size, .type = extra[i].type,
 			.doc = "test" };
 	old_type.nfields = (uint16_t)n;
-}
-
-static void head(struct st_event_header *h, uint16_t type, uint16_t size, uint64_t ts)
-{
-	memset(h, 0, sizeof(*h));
-	h->type = type;
-	h->size = size;
-	h->ts = ts;
-	h->pid = h->tid = 42;
 }
 
 static void put_queue(struct st_writer *w, uint64_t ts, uint64_t bio)
