@@ -100,13 +100,13 @@ static uint32_t block_target(struct builder *b, uint32_t dev)
 	unsigned i;
 
 	for (i = 0; i < o->nmaps; i++)
-		if (an_names_dev_by_name(b->run->names, o->maps[i].dev) == dev) {
+		if (an_names_dev_by_name(b->run->recs[0].names, o->maps[i].dev) == dev) {
 			path = o->maps[i].path;
 			break;
 		}
 	if (!path)
 		return RP_NONE;
-	return target_for(b, an_names_dev(b->run->names, dev, buf, sizeof(buf)), path, dev);
+	return target_for(b, an_names_dev(b->run->recs[0].names, dev, buf, sizeof(buf)), path, dev);
 }
 
 static uint8_t block_op(uint32_t opf)
@@ -136,7 +136,7 @@ static int block_wanted(struct builder *b, const struct st_event_header *h, uint
 		return 0;
 	if (h->ts < f->from || (f->to && h->ts > f->to))
 		return 0;
-	return !o->comm || !strcmp(an_names_comm(b->run->names, h->pid), o->comm);
+	return !o->comm || !strcmp(an_names_comm(b->run->recs[0].names, h->pid), o->comm);
 }
 
 /* A request issued, or with --bios a bio queued: one I/O to replay. */
@@ -225,11 +225,11 @@ static int build_block(struct builder *b, char *err, size_t cap)
 		b->failed = 1;
 		return 0;
 	}
-	if (an_input_start(b->run->in, 0, UINT64_MAX, err, cap))
+	if (an_input_start(b->run->recs[0].in, 0, UINT64_MAX, err, cap))
 		return -1;
-	while ((ret = an_input_next(b->run->in, &ev, err, cap)) > 0) {
+	while ((ret = an_input_next(b->run->recs[0].in, &ev, err, cap)) > 0) {
 		if (an_names_wants(ev->type))
-			an_names_event(b->run->names, ev);
+			an_names_event(b->run->recs[0].names, ev);
 		block_event(b, ev);
 	}
 	drop_requeued(b->p);
@@ -263,7 +263,7 @@ static void file_io(void *ctx, const struct an_io *io)
 	if (!(io->flags & AN_IO_SYSCALL))
 		return;
 	if ((io->flags & AN_IO_INCOMPLETE) || io->ret < 0 || (io->op != AN_OP_FSYNC && io->ret == 0) ||
-	    (name = an_names_file(b->run->names, io, buf, sizeof(buf)))[0] == '-') {
+	    (name = an_names_file(b->run->recs[0].names, io, buf, sizeof(buf)))[0] == '-') {
 		b->p->skipped++;
 		return;
 	}
@@ -368,7 +368,7 @@ static enum rp_level auto_level(const struct an_run *run)
 	size_t i;
 
 	for (i = 0; i < sizeof(data_calls) / sizeof(data_calls[0]); i++)
-		if (an_input_type_events(run->in, data_calls[i]))
+		if (an_input_type_events(run->recs[0].in, data_calls[i]))
 			return RP_LEVEL_FILE;
 	return RP_LEVEL_BLOCK;
 }
@@ -388,7 +388,7 @@ int rp_plan_build(struct rp_plan *p, const struct rp_opts *o, char *err, size_t 
 		return -1;
 	}
 	b.run = &run;
-	info = an_input_info(run.in);
+	info = an_input_info(run.recs[0].in);
 	if (info->recovered)
 		snprintf(p->input_note, sizeof(p->input_note),
 			 "%s: damaged or cut (no valid footer): replaying the events of its intact chunks",
@@ -404,7 +404,9 @@ int rp_plan_build(struct rp_plan *p, const struct rp_opts *o, char *err, size_t 
 		ret = -2;
 		goto out;
 	}
-	if (o->dev && !(b.dev = run.filter.dev = an_names_dev_by_name(run.names, o->dev))) {
+	/* one file, one recording: its device numbers are the run's */
+	if (o->dev && !(b.dev = run.filter.dev = run.recs[0].dev =
+			an_names_dev_by_name(run.recs[0].names, o->dev))) {
 		snprintf(err, cap, "--dev %s: no such device in %s", o->dev, o->file);
 		goto out;
 	}
