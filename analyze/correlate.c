@@ -22,7 +22,7 @@ struct bio_ent {
 	uint32_t io, io_gen;	/* owning I/O, valid while gen matches */
 	uint32_t rq;		/* request it is chained to, AN_NONE before issue */
 	uint32_t rq_next;	/* next bio of that request */
-	uint32_t dev, nr_sector;
+	uint32_t dev, nr_sector, opf;
 	uint8_t merged;
 	uint64_t bio, sector, queue_ts;
 };
@@ -35,6 +35,7 @@ struct rq_ent {
 	uint16_t requeues;
 	uint8_t requeued;	/* requeued since its last issue: it will be issued again */
 	uint64_t rq, insert_ts, first_issue_ts, issue_ts;
+	uint64_t data_done_ts;	/* data step of a flush sequence completed, bios not ended */
 };
 
 #define MAX_DEVS 256
@@ -45,7 +46,16 @@ struct an_corr {
 	struct an_idmap sys_by_tid;	/* tid -> I/O of its open data syscall */
 	struct an_idmap uring_by_tid;	/* tid -> io_uring I/O it submitted last */
 	struct an_idmap uring_by_req;	/* io_kiocb address -> I/O */
-	struct { uint32_t dev; uint64_t last_queue; } devs[MAX_DEVS];
+	/*
+	 * Per device: the last bio queued (Q2Q), and the last device flush the
+	 * flush sequence completed: the requests it served complete right after
+	 * it, in the same context, without being issued themselves.
+	 */
+	struct dev_ent {
+		uint32_t dev;
+		uint64_t last_queue;
+		uint64_t flush_insert, flush_issue, flush_complete;
+	} devs[MAX_DEVS];
 	unsigned ndevs;
 	uint64_t stale_ns, last_ts, next_sweep;
 	an_emit_fn emit;
@@ -239,21 +249,67 @@ static void io_finish(struct an_corr *c, uint32_t i)
 		c->st.stale += c->sweeping;
 	}
 	c->st.ios++;
-	io->flags &= (uint8_t)~AN_IO_LIVE;
+	io->flags &= (uint16_t)~AN_IO_LIVE;
 	c->st.open_ios--;
 	c->emit(c->ctx, io);
 	io->gen++;
 	pool_put(&c->ios, i);
 }
 
+/*
+ * A syscall or io_uring request that ended while bios it queued are still in
+ * flight (readahead, writeback it started, a flush whose completion did not
+ * join): seen from start to end, it is complete without their block stages,
+ * and the bios go on as one I/O of their own.
+ */
+static void io_hand_off_bios(struct an_corr *c, uint32_t i)
+{
+	uint32_t gen = IO(c, i)->gen, heir = AN_NONE, b;
+	struct st_event_header h = { .pid = IO(c, i)->pid, .tid = IO(c, i)->tid };
+
+	for (b = 0; b < c->bios.used; b++) {
+		struct bio_ent *be = BIO(c, b);
+		struct an_io *io;
+
+		if (be->io != i || be->io_gen != gen)
+			continue;
+		if (heir == AN_NONE) {
+			h.ts = be->queue_ts;
+			heir = io_new(c, &h, 0);
+			if (heir == AN_NONE)
+				break;
+			io = IO(c, heir);
+			io->dev = be->dev;
+			io->sector = be->sector;
+			io->opf = be->opf;
+			io->op = op_of_opf(be->opf, be->nr_sector);
+		}
+		io = IO(c, heir);
+		be->io = heir;
+		be->io_gen = io->gen;
+		set_min(&io->ts[AN_TS_QUEUE], be->queue_ts);
+		io->start = io->ts[AN_TS_QUEUE];
+		io->blk_bytes += (uint64_t)be->nr_sector * 512;
+		io->bytes = io->blk_bytes;
+		io->pending++;
+		io->nbios++;
+	}
+	IO(c, i)->pending = 0;
+	IO(c, i)->flags |= AN_IO_UNJOINED;
+}
+
 static void io_maybe_finish(struct an_corr *c, uint32_t i)
 {
 	struct an_io *io = IO(c, i);
 
-	if (io->pending)
+	if (io->flags & (AN_IO_SYSCALL | AN_IO_URING)) {
+		if (!(io->flags & AN_IO_DONE))
+			return;
+		if (io->pending)
+			io_hand_off_bios(c, i);
+	} else if (io->pending) {
 		return;
-	if ((io->flags & (AN_IO_SYSCALL | AN_IO_URING)) && !(io->flags & AN_IO_DONE))
-		return;
+	}
 	io_finish(c, i);
 }
 
@@ -409,22 +465,33 @@ static void uring_complete(struct an_corr *c, const struct st_ev_uring *e)
 
 /* ---- bios -------------------------------------------------------------- */
 
-static uint64_t q2q_of(struct an_corr *c, uint32_t dev, uint64_t ts)
+/* The entry of device dev, NULL when MAX_DEVS devices are known already. */
+static struct dev_ent *dev_of(struct an_corr *c, uint32_t dev)
 {
-	uint64_t gap = UINT64_MAX;
 	unsigned d;
 
 	for (d = 0; d < c->ndevs && c->devs[d].dev != dev; d++)
 		;
 	if (d == c->ndevs) {
 		if (c->ndevs == MAX_DEVS)
-			return gap;
+			return NULL;
 		c->ndevs++;
+		memset(&c->devs[d], 0, sizeof(c->devs[d]));
 		c->devs[d].dev = dev;
-	} else if (ts >= c->devs[d].last_queue) {
-		gap = ts - c->devs[d].last_queue;
 	}
-	c->devs[d].last_queue = ts;
+	return &c->devs[d];
+}
+
+static uint64_t q2q_of(struct an_corr *c, uint32_t dev, uint64_t ts)
+{
+	struct dev_ent *d = dev_of(c, dev);
+	uint64_t gap = UINT64_MAX;
+
+	if (!d)
+		return gap;
+	if (d->last_queue && ts >= d->last_queue)
+		gap = ts - d->last_queue;
+	d->last_queue = ts;
 	return gap;
 }
 
@@ -462,11 +529,19 @@ static uint32_t bio_new(struct an_corr *c, uint64_t bio, uint32_t io, uint64_t t
 	return b;
 }
 
+/* An empty bio carrying a preflush: a device cache flush, what fsync sends. */
+static int bio_is_flush(const struct bio_ent *be)
+{
+	return !be->nr_sector && (be->opf & ST_F_PREFLUSH);
+}
+
 /* Forget a bio; `completed_at` 0 means it was lost (its I/O is incomplete). */
 static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, int32_t error)
 {
 	struct bio_ent *be = BIO(c, b);
 	uint32_t i = io_of_bio(c, b);
+	uint64_t queue_ts = be->queue_ts;
+	int flush = bio_is_flush(be);
 
 	del_if(&c->bio_map, be->bio, b);
 	be->io = AN_NONE;
@@ -475,10 +550,19 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 		return;
 	struct an_io *io = IO(c, i);
 
-	if (completed_at)
+	if (completed_at) {
 		set_max(&io->ts[AN_TS_COMPLETE], completed_at);
-	else
+		/* fsync's parts: its device flushes, and the data it wrote back */
+		if (flush) {
+			set_min(&io->ts[AN_TS_FLUSH_BEGIN], queue_ts);
+			set_max(&io->ts[AN_TS_FLUSH_DONE], completed_at);
+		} else if (io->op == AN_OP_FSYNC) {
+			set_min(&io->ts[AN_TS_WB_BEGIN], queue_ts);
+			set_max(&io->ts[AN_TS_WB_DONE], completed_at);
+		}
+	} else {
 		io->flags |= AN_IO_INCOMPLETE;
+	}
 	if (error)
 		io->flags |= AN_IO_ERROR;
 	io->pending--;
@@ -524,6 +608,7 @@ static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 	BIO(c, b)->dev = e->p.dev;
 	BIO(c, b)->sector = e->p.sector;
 	BIO(c, b)->nr_sector = e->p.nr_sector;
+	BIO(c, b)->opf = e->p.opf;
 	io = IO(c, owner);
 	io->blk_bytes += (uint64_t)e->p.nr_sector * 512;
 	if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)))
@@ -554,6 +639,7 @@ static void bio_split(struct an_corr *c, const struct st_ev_block_split *e)
 	BIO(c, b)->dev = e->p.dev;
 	BIO(c, b)->sector = e->p.sector;
 	BIO(c, b)->nr_sector = e->p.nr_sector;
+	BIO(c, b)->opf = e->p.opf;
 	IO(c, owner)->flags |= AN_IO_SPLIT;
 	c->st.splits++;
 }
@@ -741,8 +827,8 @@ static void rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
 	}
 }
 
-/* Copy the request's stage times into an I/O it carries. */
-static void rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i)
+/* Copy the stage times of a request completed at `completed_at` into an I/O it carries. */
+static void rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at)
 {
 	struct rq_ent *re = RQ(c, r);
 	struct an_io *io = IO(c, i);
@@ -751,6 +837,11 @@ static void rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i)
 	set_min(&io->ts[AN_TS_ISSUE], re->issue_ts);
 	io->requeues += re->requeues;
 	io->requeue_ns += re->issue_ts - re->first_issue_ts;
+	/* PREFLUSH/FUA data on a device that needs a post-flush: data done -> sequence done. */
+	if (re->data_done_ts) {
+		set_min(&io->ts[AN_TS_FLUSH_BEGIN], re->data_done_ts);
+		set_max(&io->ts[AN_TS_FLUSH_DONE], completed_at);
+	}
 }
 
 static void rq_free(struct an_corr *c, uint32_t r)
@@ -764,13 +855,21 @@ static void rq_free(struct an_corr *c, uint32_t r)
 static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int32_t error)
 {
 	uint32_t b = RQ(c, r)->head, i;
+	struct dev_ent *d;
+
+	if (completed_at && b == AN_NONE && (RQ(c, r)->opf & ST_F_FLUSH_SEQ) &&
+	    (d = dev_of(c, RQ(c, r)->dev))) {
+		d->flush_insert = RQ(c, r)->insert_ts;
+		d->flush_issue = RQ(c, r)->issue_ts;
+		d->flush_complete = completed_at;
+	}
 
 	while (b != AN_NONE) {
 		uint32_t next = BIO(c, b)->rq_next;
 
 		i = io_of_bio(c, b);
 		if (i != AN_NONE && completed_at)
-			rq_stamp_io(c, r, i);
+			rq_stamp_io(c, r, i, completed_at);
 		bio_release(c, b, completed_at, error);
 		b = next;
 	}
@@ -779,7 +878,7 @@ static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int
 		struct an_io *io = IO(c, i);
 
 		if (completed_at) {
-			rq_stamp_io(c, r, i);
+			rq_stamp_io(c, r, i, completed_at);
 			set_max(&io->ts[AN_TS_COMPLETE], completed_at);
 		} else {
 			io->flags |= AN_IO_INCOMPLETE;
@@ -792,11 +891,39 @@ static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int
 	rq_free(c, r);
 }
 
-static void rq_complete(struct an_corr *c, const struct st_ev_block_rq *e)
+/*
+ * A request completed without ever being issued, named by its bio: the flush
+ * sequence ending an empty PREFLUSH bio's request right after the device
+ * flush that served it, which completed just before in the same context and
+ * gives it its insert and issue. 0 when the bio is not one waiting for that.
+ */
+static int rq_complete_unissued(struct an_corr *c, const struct st_ev_block_rq_complete *e)
+{
+	uint32_t b = e->p.bio ? an_idmap_get(&c->bio_map, e->p.bio) : AN_NONE, i;
+	struct dev_ent *d;
+	uint64_t queued;
+
+	if (b == AN_NONE || BIO(c, b)->rq != AN_NONE)
+		return 0;
+	i = io_of_bio(c, b);
+	d = dev_of(c, e->p.dev);
+	queued = BIO(c, b)->queue_ts;
+	if (i != AN_NONE && d && d->flush_issue >= queued && d->flush_complete <= e->h.ts) {
+		if (d->flush_insert >= queued)
+			set_min(&IO(c, i)->ts[AN_TS_INSERT], d->flush_insert);
+		set_min(&IO(c, i)->ts[AN_TS_ISSUE], d->flush_issue);
+	}
+	bio_release(c, b, e->h.ts, e->p.error);
+	return 1;
+}
+
+static void rq_complete(struct an_corr *c, const struct st_ev_block_rq_complete *e)
 {
 	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
 	struct rq_ent *re;
 
+	if (r == AN_NONE && rq_complete_unissued(c, e))
+		return;
 	if (r == AN_NONE || !RQ(c, r)->issue_ts) {
 		c->st.orphan_completions++;
 		if (r != AN_NONE)
@@ -804,6 +931,11 @@ static void rq_complete(struct an_corr *c, const struct st_ev_block_rq *e)
 		return;
 	}
 	re = RQ(c, r);
+	/* A data step of the flush sequence: its bios end when the sequence does. */
+	if ((e->p.opf & ST_F_FLUSH_SEQ) && re->head != AN_NONE) {
+		set_max(&re->data_done_ts, e->h.ts);
+		return;
+	}
 	/* A partial completion leaves the request in flight. */
 	if (e->p.nr_sector && e->p.nr_sector < re->remaining) {
 		re->remaining -= e->p.nr_sector;
@@ -891,7 +1023,7 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 		rq_requeue(c, (const struct st_ev_block_rq *)h);
 		break;
 	case ST_EV_block_rq_complete:
-		rq_complete(c, (const struct st_ev_block_rq *)h);
+		rq_complete(c, (const struct st_ev_block_rq_complete *)h);
 		break;
 	case ST_EV_iomap_dio_rw_begin:
 	case ST_EV_ext4_sync_file_enter:
@@ -931,7 +1063,8 @@ int an_corr_begins_io(uint16_t type)
 /* ---- names and stage definitions --------------------------------------- */
 
 static const char *const stage_names[AN_ST_COUNT] = {
-	"total", "sys2fs", "fs", "fs2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "Q2Q",
+	"total", "sys2fs", "fs", "fs2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "wb", "flush",
+	"Q2Q",
 };
 
 static const char *const op_names[AN_OP_COUNT] = {

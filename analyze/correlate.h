@@ -12,9 +12,14 @@
  *   - otherwise one queued bio (writeback, readahead of other threads, the
  *     `block` preset without syscalls), or a request without bios (a flush
  *     issued by the flush machinery outside any fsync).
- * Bios join requests exactly through the bios[] chain of block_rq_issue;
+ * Bios join requests exactly through the bios[] chain of block_rq_issue, or
+ * the bio block_rq_complete names for a request never issued (an fsync's
+ * empty PREFLUSH, ended by the kernel's flush sequence after the device
+ * flush, whose insert/issue it takes);
  * merged bios complete with the request that absorbed them; the front piece
- * of a split joins its parent's I/O. Memory is bounded by what is in flight:
+ * of a split joins its parent's I/O. A syscall or io_uring I/O is emitted at
+ * its end even when bios it queued are still in flight (AN_IO_UNJOINED): they
+ * go on as an I/O of their own. Memory is bounded by what is in flight:
  * entries leave their maps at completion, and anything older than the stale
  * window is emitted as incomplete.
  */
@@ -36,13 +41,17 @@ enum an_ts {
 	AN_TS_COMPLETE,		/* last block_rq_complete / block_bio_complete (C) */
 	AN_TS_FS_DONE,		/* iomap_dio_complete / ext4_sync_file_exit */
 	AN_TS_SYS_EXIT,		/* syscall exit, or io_uring complete */
+	AN_TS_WB_BEGIN,		/* fsync: first data bio its thread queued */
+	AN_TS_WB_DONE,		/* fsync: last completion of those bios */
+	AN_TS_FLUSH_BEGIN,	/* empty PREFLUSH bio queued, or a data step of the flush sequence done */
+	AN_TS_FLUSH_DONE,	/* the flush sequence ended: the request's final completion */
 	AN_TS_COUNT
 };
 
 /* Reported latencies; an_io_stage() gives their exact definitions. */
 enum an_stage {
 	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_Q2G, AN_ST_G2I, AN_ST_I2D,
-	AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_Q2Q, AN_ST_COUNT
+	AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_WB, AN_ST_FLUSH, AN_ST_Q2Q, AN_ST_COUNT
 };
 
 enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, AN_OP_OTHER, AN_OP_COUNT };
@@ -55,6 +64,9 @@ enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, A
 #define AN_IO_INCOMPLETE	(1u << 5)	/* a stage is missing: open at the end, stale, or a lost bio */
 #define AN_IO_DONE		(1u << 6)	/* syscall exited / io_uring completed */
 #define AN_IO_LIVE		(1u << 7)	/* internal: in use */
+#define AN_IO_UNJOINED		(1u << 8)	/* syscall seen whole, but bios it queued had not completed at
+						   its exit (fsync: no device flush joined): block stages
+						   missing; those bios became an I/O of their own */
 
 struct an_io {
 	uint64_t ts[AN_TS_COUNT];
@@ -76,8 +88,8 @@ struct an_io {
 	uint32_t gen;		/* internal: reuse generation */
 	uint16_t syscall;	/* enter event type id, 0 none */
 	uint16_t nbios, pending, requeues, merges;
+	uint16_t flags;		/* AN_IO_* */
 	uint8_t op;		/* enum an_op */
-	uint8_t flags;		/* AN_IO_* */
 };
 
 struct an_corr_stats {
@@ -133,6 +145,8 @@ static const uint8_t an_stage_ends[AN_ST_COUNT][2] = {
 	[AN_ST_D2C]    = { AN_TS_ISSUE, AN_TS_COMPLETE },
 	[AN_ST_Q2C]    = { AN_TS_QUEUE, AN_TS_COMPLETE },
 	[AN_ST_C2RET]  = { AN_TS_COMPLETE, AN_TS_SYS_EXIT },
+	[AN_ST_WB]     = { AN_TS_WB_BEGIN, AN_TS_WB_DONE },
+	[AN_ST_FLUSH]  = { AN_TS_FLUSH_BEGIN, AN_TS_FLUSH_DONE },
 };
 
 /* Ends of stage s (not Q2Q) for io: total runs from the earliest stage it has. */

@@ -485,6 +485,11 @@ int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 	return 0;
 }
 
+static __always_inline bool rq_in_flush_seq(const struct request *rq)
+{
+	return rq->rq_flags & (1u << bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ));
+}
+
 static __always_inline bool rq_selected(const struct request *rq, __u32 disk)
 {
 	struct bio *first = rq->bio;
@@ -506,11 +511,13 @@ static __always_inline void fill_rq(struct st_block_rq *p, const struct request 
 	p->bytes = rq->__data_len;
 	p->nr_sector = rq->__data_len >> 9;
 	p->opf = normalize_opf(rq->cmd_flags);
+	if (rq_in_flush_seq(rq))
+		p->opf |= ST_F_FLUSH_SEQ;
 	p->error = 0;
 	p->nr_bios = 0;
 }
 
-static __always_inline int emit_rq(const struct request *rq, __u16 type, __s32 error, __u32 bytes)
+static __always_inline int emit_rq(const struct request *rq, __u16 type)
 {
 	struct st_ev_block_rq *e;
 	__u32 disk = rq_disk(rq);
@@ -521,11 +528,6 @@ static __always_inline int emit_rq(const struct request *rq, __u16 type, __s32 e
 	if (!e)
 		return 0;
 	fill_rq(&e->p, rq, disk);
-	e->p.error = error;
-	if (bytes) {
-		e->p.bytes = bytes;
-		e->p.nr_sector = bytes >> 9;
-	}
 	submit(e, sizeof(*e));
 	return 0;
 }
@@ -533,19 +535,19 @@ static __always_inline int emit_rq(const struct request *rq, __u16 type, __s32 e
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(block_rq_insert, struct request *rq)
 {
-	return emit_rq(rq, ST_EV_block_rq_insert, 0, 0);
+	return emit_rq(rq, ST_EV_block_rq_insert);
 }
 
 SEC("tp_btf/block_rq_merge")
 int BPF_PROG(block_rq_merge, struct request *rq)
 {
-	return emit_rq(rq, ST_EV_block_rq_merge, 0, 0);
+	return emit_rq(rq, ST_EV_block_rq_merge);
 }
 
 SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(block_rq_requeue, struct request *rq)
 {
-	return emit_rq(rq, ST_EV_block_rq_requeue, 0, 0);
+	return emit_rq(rq, ST_EV_block_rq_requeue);
 }
 
 /* A completed request's bios are gone: drop their marks before the addresses are reused. */
@@ -559,11 +561,32 @@ static __always_inline void unmark_chain(const struct request *rq)
 	}
 }
 
+/*
+ * The tracepoint fires before the request's bios are ended, so rq->bio still
+ * names the chain; for a request the flush sequence completes without ever
+ * issuing it (an empty PREFLUSH) that is the only link to its bio.
+ */
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	emit_rq(rq, ST_EV_block_rq_complete, error, nr_bytes);
-	if (task_filter_on() || mark_self_bios)
+	struct st_ev_block_rq_complete *e;
+	__u32 disk = rq_disk(rq);
+
+	if (rq_selected(rq, disk)) {
+		e = RESERVE(block_rq_complete, block_rq_complete);
+		if (e) {
+			fill_rq((struct st_block_rq *)&e->p, rq, disk);
+			e->p.error = error;
+			if (nr_bytes) {
+				e->p.bytes = nr_bytes;
+				e->p.nr_sector = nr_bytes >> 9;
+			}
+			e->p.bio = (__u64)rq->bio;
+			submit(e, sizeof(*e));
+		}
+	}
+	/* A data step of the flush sequence completes its request once more, bios kept. */
+	if ((task_filter_on() || mark_self_bios) && !(nr_bytes && rq_in_flush_seq(rq)))
 		unmark_chain(rq);
 	return 0;
 }

@@ -5,6 +5,7 @@
  * stage latencies that must come out.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "analyze/correlate.h"
@@ -40,6 +41,16 @@ static void bio(struct an_corr *c, uint16_t type, uint64_t ts, uint32_t tid, uin
 	an_corr_event(c, &e.h);
 }
 
+/* An empty bio carrying a preflush: what fsync sends to flush the device cache. */
+static void flush_bio(struct an_corr *c, uint16_t type, uint64_t ts, uint32_t tid, uint64_t id)
+{
+	struct st_ev_block_bio e = { .p = { .bio = id, .dev = 7 << 20,
+					    .opf = ST_OP_WRITE | ST_F_PREFLUSH | ST_F_SYNC } };
+
+	head(&e.h, type, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+}
+
 static void split(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t front, uint64_t parent)
 {
 	struct st_ev_block_split e = { .p = { .bio = front, .parent = parent, .dev = 7 << 20,
@@ -49,15 +60,19 @@ static void split(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t front, 
 	an_corr_event(c, &e.h);
 }
 
+/* A request event; b0 is also block_rq_complete's `bio` (the same offset). */
 static void rq(struct an_corr *c, uint16_t type, uint64_t ts, uint32_t tid, uint64_t id,
 	       uint32_t opf, uint32_t nr_bios, uint64_t b0, uint64_t b1)
 {
+	_Static_assert(offsetof(struct st_block_rq_issue, bios) ==
+		       offsetof(struct st_block_rq_complete, bio), "complete's bio is issue's bios[0]");
 	struct st_ev_block_rq_issue e = { .p = { .rq = id, .dev = 7 << 20, .opf = opf,
 						 .nr_sector = nr_bios * 8, .nr_bios = nr_bios,
 						 .bios = { b0, b1 } } };
 
-	head(&e.h, type, type == ST_EV_block_rq_issue ? sizeof(e) : sizeof(struct st_ev_block_rq),
-	     ts, tid);
+	head(&e.h, type, type == ST_EV_block_rq_issue ? sizeof(e) :
+	     type == ST_EV_block_rq_complete ? sizeof(struct st_ev_block_rq_complete) :
+	     sizeof(struct st_ev_block_rq), ts, tid);
 	an_corr_event(c, &e.h);
 }
 
@@ -300,13 +315,142 @@ static void test_lost_completion(void)
 	rq(c, ST_EV_block_rq_issue, 320, 9, 0x800, ST_OP_READ, 1, 0xb, 0);
 	rq(c, ST_EV_block_rq_complete, 400, 0, 0x800, ST_OP_READ, 1, 0, 0);
 	sys(c, ST_EV_sys_exit_pread64, 410, 9, 4096);
-	check(nout == 2 && (out[0].flags & AN_IO_INCOMPLETE) && out[0].ts[AN_TS_COMPLETE] == 0 &&
-	      st->incomplete == 1, "correlate.lost_completion.first_incomplete",
+	/*
+	 * The first pread was seen from entry to exit: complete, with its block
+	 * stages missing; its bio, handed off at the exit, is the incomplete I/O.
+	 */
+	check(nout == 3 && !(out[0].flags & AN_IO_INCOMPLETE) && (out[0].flags & AN_IO_UNJOINED) &&
+	      stage(0, AN_ST_TOTAL) == 100 && out[0].ts[AN_TS_COMPLETE] == 0 &&
+	      (out[1].flags & AN_IO_INCOMPLETE) && !(out[1].flags & AN_IO_SYSCALL) &&
+	      out[1].ts[AN_TS_QUEUE] == 110 && st->incomplete == 1,
+	      "correlate.lost_completion.first_incomplete",
 	      "%d I/Os, first: flags %#x, completed at %" PRIu64, nout, nout ? out[0].flags : 0,
 	      nout ? out[0].ts[AN_TS_COMPLETE] : 0);
-	check(nout == 2 && !(out[1].flags & AN_IO_INCOMPLETE) && stage(1, AN_ST_D2C) == 80 &&
-	      out[1].ts[AN_TS_INSERT] == 315, "correlate.lost_completion.second_alone",
-	      "D2C %" PRIu64, nout == 2 ? stage(1, AN_ST_D2C) : 0);
+	check(nout == 3 && !(out[2].flags & (AN_IO_INCOMPLETE | AN_IO_UNJOINED)) &&
+	      stage(2, AN_ST_D2C) == 80 && out[2].ts[AN_TS_INSERT] == 315,
+	      "correlate.lost_completion.second_alone", "D2C %" PRIu64,
+	      nout == 3 ? stage(2, AN_ST_D2C) : 0);
+	an_corr_free(c);
+}
+
+/*
+ * An fsync recorded before block_rq_complete named its bio: the empty
+ * PREFLUSH bio's request completes unnamed. The fsync, seen from entry to
+ * exit, is complete with its total; only its block stages are missing.
+ */
+static void test_fsync_unjoined(void)
+{
+	struct an_corr *c = start(0);
+
+	sys(c, ST_EV_sys_enter_fsync, 1000, 7, 0);
+	fs(c, ST_EV_ext4_sync_file_enter, 1010, 7);
+	flush_bio(c, ST_EV_block_bio_queue, 1020, 7, 0xf);
+	flush_bio(c, ST_EV_block_getrq, 1025, 7, 0xf);
+	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x601, ST_OP_WRITE | ST_F_SYNC, 0, 0, 0);
+	fs(c, ST_EV_ext4_sync_file_exit, 1590, 7);
+	sys(c, ST_EV_sys_exit_fsync, 1600, 7, 0);
+	check(nout == 1 && out[0].op == AN_OP_FSYNC && !(out[0].flags & AN_IO_INCOMPLETE) &&
+	      (out[0].flags & AN_IO_UNJOINED) && stage(0, AN_ST_TOTAL) == 600 &&
+	      stage(0, AN_ST_FS) == 580 && stage(0, AN_ST_D2C) == UINT64_MAX,
+	      "correlate.fsync_unjoined.complete", "%d I/Os, flags %#x, total %" PRIu64, nout,
+	      nout ? out[0].flags : 0, stage(0, AN_ST_TOTAL));
+	an_corr_finish(c);
+	check(nout == 2 && out[1].op == AN_OP_FLUSH && (out[1].flags & AN_IO_INCOMPLETE) &&
+	      an_corr_stats(c)->incomplete == 1, "correlate.fsync_unjoined.bio_apart",
+	      "%d I/Os, second op %d flags %#x", nout, nout > 1 ? out[1].op : -1,
+	      nout > 1 ? out[1].flags : 0);
+	an_corr_free(c);
+}
+
+/*
+ * The kernel's flush sequence for an fsync: its thread queues an empty
+ * PREFLUSH bio and gets a request R; a kernel thread issues the device
+ * flush F (a request without bios); F completes, and right after, in the
+ * same context, R completes without ever having been issued, naming its bio.
+ */
+static void test_fsync_flush_sequence(void)
+{
+	struct an_corr *c = start(0);
+
+	sys(c, ST_EV_sys_enter_fsync, 1000, 7, 0);
+	fs(c, ST_EV_ext4_sync_file_enter, 1010, 7);
+	bio(c, ST_EV_block_bio_queue, 1020, 7, 0xa, 64, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1030, 7, 0x500, ST_OP_WRITE, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 1080, 0, 0x500, ST_OP_WRITE, 1, 0xa, 0);
+	flush_bio(c, ST_EV_block_bio_queue, 1100, 7, 0xf);
+	flush_bio(c, ST_EV_block_getrq, 1105, 7, 0xf);
+	rq(c, ST_EV_block_rq_insert, 1150, 3, 0x600, ST_OP_FLUSH | ST_F_PREFLUSH | ST_F_FLUSH_SEQ, 0, 0, 0);
+	rq(c, ST_EV_block_rq_issue, 1160, 3, 0x600, ST_OP_FLUSH | ST_F_PREFLUSH | ST_F_FLUSH_SEQ, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x600, ST_OP_FLUSH | ST_F_PREFLUSH | ST_F_FLUSH_SEQ,
+	   0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1510, 0, 0x601, ST_OP_WRITE | ST_F_SYNC, 0, 0xf, 0);
+	fs(c, ST_EV_ext4_sync_file_exit, 1590, 7);
+	sys(c, ST_EV_sys_exit_fsync, 1600, 7, 0);
+	check(nout == 2 && out[0].op == AN_OP_FLUSH && out[1].op == AN_OP_FSYNC,
+	      "correlate.flush_sequence.count", "%d I/Os", nout);
+	check(nout == 2 && !(out[1].flags & (AN_IO_INCOMPLETE | AN_IO_UNJOINED)) &&
+	      stage(1, AN_ST_TOTAL) == 600 && stage(1, AN_ST_FLUSH) == 410 &&
+	      stage(1, AN_ST_WB) == 60 && out[1].ts[AN_TS_COMPLETE] == 1510 &&
+	      out[1].ts[AN_TS_ISSUE] == 1030, "correlate.flush_sequence.fsync_parts",
+	      "flags %#x flush %" PRIu64 " wb %" PRIu64, nout == 2 ? out[1].flags : 0,
+	      stage(1, AN_ST_FLUSH), stage(1, AN_ST_WB));
+	check(nout == 2 && stage(0, AN_ST_D2C) == 340 && stage(0, AN_ST_I2D) == 10 &&
+	      an_corr_stats(c)->orphan_completions == 0, "correlate.flush_sequence.device_flush",
+	      "D2C %" PRIu64 ", %" PRIu64 " orphan completions", stage(0, AN_ST_D2C),
+	      an_corr_stats(c)->orphan_completions);
+	an_corr_free(c);
+}
+
+/* The flush alone: the fsync's device stages are the device flush's. */
+static void test_fsync_flush_only(void)
+{
+	struct an_corr *c = start(0);
+	const uint32_t fl = ST_OP_FLUSH | ST_F_PREFLUSH | ST_F_FLUSH_SEQ;
+
+	/* A device flush that completed before this fsync's bio was queued serves another. */
+	rq(c, ST_EV_block_rq_issue, 900, 3, 0x600, fl, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 950, 0, 0x600, fl, 0, 0, 0);
+	sys(c, ST_EV_sys_enter_fsync, 1000, 7, 0);
+	flush_bio(c, ST_EV_block_bio_queue, 1100, 7, 0xf);
+	rq(c, ST_EV_block_rq_issue, 1160, 3, 0x600, fl, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x600, fl, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1510, 0, 0x601, ST_OP_WRITE | ST_F_SYNC, 0, 0xf, 0);
+	sys(c, ST_EV_sys_exit_fsync, 1600, 7, 0);
+	check(nout == 3 && out[2].op == AN_OP_FSYNC && stage(2, AN_ST_D2C) == 350 &&
+	      stage(2, AN_ST_FLUSH) == 410 && stage(2, AN_ST_WB) == UINT64_MAX &&
+	      stage(2, AN_ST_C2RET) == 90, "correlate.flush_sequence.flush_only",
+	      "%d I/Os, D2C %" PRIu64 " flush %" PRIu64, nout, stage(2, AN_ST_D2C),
+	      stage(2, AN_ST_FLUSH));
+	an_corr_free(c);
+}
+
+/*
+ * An O_DSYNC direct write on a device without FUA: its request carries the
+ * data, completes once for it while in the flush sequence, then the device
+ * flush runs, then the request completes again and only then its bio ends.
+ */
+static void test_fua_write(void)
+{
+	struct an_corr *c = start(0);
+	const uint32_t wf = ST_OP_WRITE | ST_F_FUA | ST_F_SYNC;
+	const uint32_t fl = ST_OP_FLUSH | ST_F_PREFLUSH | ST_F_FLUSH_SEQ;
+
+	sys(c, ST_EV_sys_enter_pwrite64, 1000, 7, 0);
+	bio(c, ST_EV_block_bio_queue, 1020, 7, 0xd, 64, wf);
+	bio(c, ST_EV_block_getrq, 1025, 7, 0xd, 64, wf);
+	rq(c, ST_EV_block_rq_issue, 1030, 3, 0x700, wf | ST_F_FLUSH_SEQ, 1, 0xd, 0);
+	rq(c, ST_EV_block_rq_complete, 1200, 0, 0x700, wf | ST_F_FLUSH_SEQ, 1, 0xd, 0);
+	rq(c, ST_EV_block_rq_issue, 1210, 3, 0x600, fl, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1400, 0, 0x600, fl, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1410, 0, 0x700, wf, 0, 0xd, 0);
+	sys(c, ST_EV_sys_exit_pwrite64, 1420, 7, 4096);
+	check(nout == 2 && out[1].op == AN_OP_WRITE && !(out[1].flags & (AN_IO_INCOMPLETE |
+	      AN_IO_UNJOINED)) && out[1].ts[AN_TS_COMPLETE] == 1410 &&
+	      stage(1, AN_ST_FLUSH) == 210 && stage(1, AN_ST_D2C) == 380 &&
+	      an_corr_stats(c)->orphan_completions == 0, "correlate.fua_write.post_flush",
+	      "%d I/Os, C %" PRIu64 " flush %" PRIu64 ", %" PRIu64 " orphan completions", nout,
+	      nout == 2 ? out[1].ts[AN_TS_COMPLETE] : 0, stage(1, AN_ST_FLUSH),
+	      an_corr_stats(c)->orphan_completions);
 	an_corr_free(c);
 }
 
@@ -445,6 +589,10 @@ int main(void)
 	test_out_of_order();
 	test_incomplete();
 	test_lost_completion();
+	test_fsync_unjoined();
+	test_fsync_flush_sequence();
+	test_fsync_flush_only();
+	test_fua_write();
 	test_uring();
 	test_stale_and_bio_based();
 	test_random_events();
