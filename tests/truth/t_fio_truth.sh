@@ -82,7 +82,7 @@ run_case() {
 	incomplete=$(awk '/^I\/Os in the trace/ { for (i = 1; i <= NF; i++) if ($i == "incomplete") print $(i - 1) }' \
 		"$T/$name.sum" | tr -d ,)
 	if [ "$incomplete" = 0 ]; then pass "$tag.incomplete"; else
-		fail "$tag.incomplete" "${incomplete:-?} incomplete I/Os"; fi
+		fail "$tag.incomplete" "${incomplete:-?} incomplete I/Os; recorder: $(tail -1 "$T/$name.rec")"; fi
 	local op fio_op count fio_count p50 p99 f50 f99 low clat
 	for op in read write fsync; do
 		# fio's sync section counts its fsync/fdatasync calls in lat_ns.N (total_ios
