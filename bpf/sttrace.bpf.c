@@ -18,7 +18,8 @@
  *   task filter (-p, -c, --cgroup): syscall, fs, io_uring and task events are
  *     kept for matching tasks. A bio queued by a matching task is marked in
  *     `marked_bios`; later block events (which may run in interrupt or worker
- *     context) are kept when their bio, or their request's first bio, is marked.
+ *     context) are kept when their bio, or their request's first bio, is marked;
+ *     a device flush (no bios) when a request it serves has a marked bio.
  *   device filter (-d): block events by their disk, fs events by their file
  *     system device (the disk or one of its partitions). Syscall and io_uring
  *     events carry no device and are not filtered by it.
@@ -490,15 +491,53 @@ static __always_inline bool rq_in_flush_seq(const struct request *rq)
 	return rq->rq_flags & (1u << bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ));
 }
 
+/*
+ * The device flush of the flush sequence (no bios) is issued and completed
+ * in kernel threads for the requests waiting on the running list of its
+ * hardware queue's flush queue (rq->queuelist links them; the list is
+ * switched only after the flush's completion event). It was caused by the
+ * traced tasks when one of the first ST_FLUSH_WAITERS carries a marked bio.
+ * List links are read as plain addresses: they point into requests, which
+ * are walked back to with container_of arithmetic.
+ */
+static __always_inline bool flush_serves_marked(const struct request *rq)
+{
+	struct blk_flush_queue *fq = rq->mq_hctx ? rq->mq_hctx->fq : NULL;
+	const struct list_head *head;
+	__u64 pos, req, bio;
+
+	if (!fq)
+		return false;
+	head = BPF_CORE_READ_BITFIELD_PROBED(fq, flush_running_idx) ? &fq->flush_queue[1] :
+								      &fq->flush_queue[0];
+	if (bpf_probe_read_kernel(&pos, sizeof(pos), &head->next))
+		return false;
+	for (int i = 0; i < ST_FLUSH_WAITERS && pos != (__u64)head; i++) {
+		req = pos - bpf_core_field_offset(struct request, queuelist);
+		if (bpf_probe_read_kernel(&bio, sizeof(bio),
+					  (void *)(req + bpf_core_field_offset(struct request, bio))))
+			return false;
+		if (bio && bio_marked((const struct bio *)bio))
+			return true;
+		if (bpf_probe_read_kernel(&pos, sizeof(pos), (void *)pos))
+			return false;
+	}
+	return false;
+}
+
 static __always_inline bool rq_selected(const struct request *rq, __u32 disk)
 {
 	struct bio *first = rq->bio;
 
 	if (!disk_passes(disk))
 		return false;
-	/* A request without bios (a flush) belongs to whoever issued it. */
+	/*
+	 * A request without bios belongs to whoever issued it, except the
+	 * device flush, which belongs to the tasks whose requests it serves.
+	 */
 	if (!first)
-		return task_passes();
+		return task_passes() ||
+		       (task_filter_on() && rq_in_flush_seq(rq) && flush_serves_marked(rq));
 	return bio_selected(first);
 }
 
