@@ -46,6 +46,8 @@ struct an_corr {
 	struct an_idmap sys_by_tid;	/* tid -> I/O of its open data syscall */
 	struct an_idmap uring_by_tid;	/* tid -> io_uring I/O it submitted last */
 	struct an_idmap uring_by_req;	/* io_kiocb address -> I/O */
+	struct an_idmap uring_enter_tid;	/* tids seen in io_uring_enter: their next call reaps */
+	struct an_idmap reap_by_tid;	/* tid -> first of its I/Os whose CQE waits to be reaped */
 	/*
 	 * Per device: the last bio queued (Q2Q), and the last device flush the
 	 * flush sequence completed: the requests it served complete right after
@@ -123,7 +125,8 @@ int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *c
 	pool_init(&c->rqs, sizeof(struct rq_ent));
 	if (an_idmap_init(&c->bio_map, 1024) || an_idmap_init(&c->rq_map, 1024) ||
 	    an_idmap_init(&c->sys_by_tid, 256) || an_idmap_init(&c->uring_by_tid, 64) ||
-	    an_idmap_init(&c->uring_by_req, 256)) {
+	    an_idmap_init(&c->uring_by_req, 256) || an_idmap_init(&c->uring_enter_tid, 64) ||
+	    an_idmap_init(&c->reap_by_tid, 64)) {
 		an_corr_free(c);
 		return -1;
 	}
@@ -146,6 +149,8 @@ void an_corr_free(struct an_corr *c)
 	an_idmap_free(&c->sys_by_tid);
 	an_idmap_free(&c->uring_by_tid);
 	an_idmap_free(&c->uring_by_req);
+	an_idmap_free(&c->uring_enter_tid);
+	an_idmap_free(&c->reap_by_tid);
 	free(c);
 }
 
@@ -231,6 +236,25 @@ static void del_if(struct an_idmap *m, uint64_t key, uint32_t idx)
 		an_idmap_del(m, key);
 }
 
+/* Take an I/O out of its thread's list of I/Os waiting for a reap (the end of the trace came first). */
+static void reap_unlink(struct an_corr *c, uint32_t i)
+{
+	uint32_t tid = IO(c, i)->tid, head = an_idmap_get(&c->reap_by_tid, tid), k;
+
+	if (head == i) {
+		if (IO(c, i)->reap_next == AN_NONE)
+			an_idmap_del(&c->reap_by_tid, tid);
+		else
+			put_map(c, &c->reap_by_tid, tid, IO(c, i)->reap_next);
+	} else {
+		for (k = head; k != AN_NONE && IO(c, k)->reap_next != i; k = IO(c, k)->reap_next)
+			;
+		if (k != AN_NONE)
+			IO(c, k)->reap_next = IO(c, i)->reap_next;
+	}
+	IO(c, i)->flags &= (uint16_t)~AN_IO_REAP_WAIT;
+}
+
 /* Hand the I/O to the consumer and recycle its entry. */
 static void io_finish(struct an_corr *c, uint32_t i)
 {
@@ -242,6 +266,8 @@ static void io_finish(struct an_corr *c, uint32_t i)
 		del_if(&c->uring_by_tid, io->tid, i);
 		del_if(&c->uring_by_req, io->uring_req, i);
 	}
+	if (io->flags & AN_IO_REAP_WAIT)
+		reap_unlink(c, i);
 	if (io->pending)
 		io->flags |= AN_IO_INCOMPLETE;
 	if (io->flags & AN_IO_INCOMPLETE) {
@@ -303,7 +329,7 @@ static void io_maybe_finish(struct an_corr *c, uint32_t i)
 	struct an_io *io = IO(c, i);
 
 	if (io->flags & (AN_IO_SYSCALL | AN_IO_URING)) {
-		if (!(io->flags & AN_IO_DONE))
+		if (!(io->flags & AN_IO_DONE) || (io->flags & AN_IO_REAP_WAIT))
 			return;
 		if (io->pending)
 			io_hand_off_bios(c, i);
@@ -460,7 +486,40 @@ static void uring_complete(struct an_corr *c, const struct st_ev_uring *e)
 	if (e->p.res < 0)
 		io->flags |= AN_IO_ERROR;
 	io->bytes = io->op == AN_OP_FSYNC ? io->blk_bytes : e->p.res > 0 ? (uint64_t)e->p.res : 0;
+	/* A thread that reaps through io_uring_enter: its next call (or its return) is the reap. */
+	if (an_idmap_get(&c->uring_enter_tid, io->tid) != AN_NONE) {
+		io->flags |= AN_IO_REAP_WAIT;
+		io->reap_next = an_idmap_get(&c->reap_by_tid, io->tid);
+		put_map(c, &c->reap_by_tid, io->tid, i);
+		return;
+	}
 	io_maybe_finish(c, i);
+}
+
+/*
+ * An io_uring_enter entry or exit of a thread: the CQEs posted for the
+ * requests it submitted are reaped by now. It waited in the call for those
+ * posted while it was inside (the exit reaps them); an application that
+ * peeks at the ring reaped those posted while it was outside before this
+ * entry, so the entry bounds their reap from above.
+ */
+static void uring_enter_event(struct an_corr *c, const struct st_event_header *h)
+{
+	uint32_t i = an_idmap_get(&c->reap_by_tid, h->tid);
+
+	if (an_idmap_get(&c->uring_enter_tid, h->tid) == AN_NONE)
+		put_map(c, &c->uring_enter_tid, h->tid, 1);
+	if (i == AN_NONE)
+		return;
+	an_idmap_del(&c->reap_by_tid, h->tid);
+	while (i != AN_NONE) {
+		uint32_t next = IO(c, i)->reap_next;
+
+		IO(c, i)->ts[AN_TS_REAP] = h->ts;
+		IO(c, i)->flags &= (uint16_t)~AN_IO_REAP_WAIT;
+		io_maybe_finish(c, i);
+		i = next;
+	}
 }
 
 /* ---- bios -------------------------------------------------------------- */
@@ -967,7 +1026,9 @@ static void sweep(struct an_corr *c, uint64_t older_than, int all)
 		struct an_io *io = IO(c, k);
 
 		if ((io->flags & AN_IO_LIVE) && (all || io->start < older_than)) {
-			io->flags |= AN_IO_INCOMPLETE;
+			/* a posted CQE whose reap is not in the trace is complete */
+			if (!(io->flags & AN_IO_REAP_WAIT))
+				io->flags |= AN_IO_INCOMPLETE;
 			io_finish(c, k);
 		}
 	}
@@ -1040,6 +1101,10 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 	case ST_EV_io_uring_complete:
 		uring_complete(c, (const struct st_ev_uring *)h);
 		break;
+	case ST_EV_sys_enter_io_uring_enter:
+	case ST_EV_sys_exit_io_uring_enter:
+		uring_enter_event(c, h);
+		break;
 	default:
 		if (h->type >= ST_EV_sys_enter_read && h->type <= ST_EV_sys_exit_sync_file_range) {
 			if ((h->type - ST_EV_sys_enter_read) % 2 == 0)
@@ -1064,7 +1129,7 @@ int an_corr_begins_io(uint16_t type)
 
 static const char *const stage_names[AN_ST_COUNT] = {
 	"total", "sys2fs", "fs", "fs2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "wb", "flush",
-	"Q2Q",
+	"reap", "Q2Q",
 };
 
 static const char *const op_names[AN_OP_COUNT] = {

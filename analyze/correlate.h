@@ -45,13 +45,14 @@ enum an_ts {
 	AN_TS_WB_DONE,		/* fsync: last completion of those bios */
 	AN_TS_FLUSH_BEGIN,	/* empty PREFLUSH bio queued, or a data step of the flush sequence done */
 	AN_TS_FLUSH_DONE,	/* the flush sequence ended: the request's final completion */
+	AN_TS_REAP,		/* io_uring: the submitting thread's first io_uring_enter event after the CQE */
 	AN_TS_COUNT
 };
 
 /* Reported latencies; an_io_stage() gives their exact definitions. */
 enum an_stage {
 	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_Q2G, AN_ST_G2I, AN_ST_I2D,
-	AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_WB, AN_ST_FLUSH, AN_ST_Q2Q, AN_ST_COUNT
+	AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_WB, AN_ST_FLUSH, AN_ST_REAP, AN_ST_Q2Q, AN_ST_COUNT
 };
 
 enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, AN_OP_OTHER, AN_OP_COUNT };
@@ -67,6 +68,7 @@ enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, A
 #define AN_IO_UNJOINED		(1u << 8)	/* syscall seen whole, but bios it queued had not completed at
 						   its exit (fsync: no device flush joined): block stages
 						   missing; those bios became an I/O of their own */
+#define AN_IO_REAP_WAIT		(1u << 9)	/* internal: CQE posted, its reap not seen yet */
 
 struct an_io {
 	uint64_t ts[AN_TS_COUNT];
@@ -86,6 +88,7 @@ struct an_io {
 	uint32_t pid, tid;
 	int32_t fd;		/* -1 unknown */
 	uint32_t gen;		/* internal: reuse generation */
+	uint32_t reap_next;	/* internal: next I/O of its thread waiting for a reap */
 	uint16_t syscall;	/* enter event type id, 0 none */
 	uint16_t nbios, pending, requeues, merges;
 	uint16_t flags;		/* AN_IO_* */
@@ -147,6 +150,7 @@ static const uint8_t an_stage_ends[AN_ST_COUNT][2] = {
 	[AN_ST_C2RET]  = { AN_TS_COMPLETE, AN_TS_SYS_EXIT },
 	[AN_ST_WB]     = { AN_TS_WB_BEGIN, AN_TS_WB_DONE },
 	[AN_ST_FLUSH]  = { AN_TS_FLUSH_BEGIN, AN_TS_FLUSH_DONE },
+	[AN_ST_REAP]   = { AN_TS_SYS_EXIT, AN_TS_REAP },
 };
 
 /* Ends of stage s (not Q2Q) for io: total runs from the earliest stage it has. */

@@ -479,6 +479,39 @@ static void test_uring(void)
 	an_corr_free(c);
 }
 
+/*
+ * The reap of io_uring completions by a thread that uses io_uring_enter: A
+ * is posted while the thread is in user space (its next entry reaps it), B
+ * while it waits inside the call (the call's return reaps it). C's reap is
+ * not in the trace: complete all the same.
+ */
+static void test_uring_reap(void)
+{
+	struct an_corr *c = start(0);
+
+	sys(c, ST_EV_sys_enter_io_uring_enter, 1000, 5, 0);
+	uring(c, ST_EV_io_uring_submit_req, 1010, 5, 0xa0, 0);
+	uring(c, ST_EV_io_uring_submit_req, 1011, 5, 0xb0, 0);
+	uring(c, ST_EV_io_uring_submit_req, 1012, 5, 0xc0, 0);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 1020, 5, 3);
+	uring(c, ST_EV_io_uring_complete, 2000, 0, 0xa0, 4096);
+	check(nout == 0, "correlate.uring_reap.waits", "%d I/Os emitted before the reap", nout);
+	sys(c, ST_EV_sys_enter_io_uring_enter, 2500, 5, 0);
+	uring(c, ST_EV_io_uring_complete, 3500, 0, 0xb0, 4096);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 3600, 5, 1);
+	uring(c, ST_EV_io_uring_complete, 3700, 0, 0xc0, 4096);
+	an_corr_finish(c);
+	check(nout == 3 && stage(0, AN_ST_TOTAL) == 990 && stage(0, AN_ST_REAP) == 500 &&
+	      stage(1, AN_ST_TOTAL) == 2489 && stage(1, AN_ST_REAP) == 100,
+	      "correlate.uring_reap.stages", "%d I/Os, reap %" PRIu64 " %" PRIu64, nout,
+	      stage(0, AN_ST_REAP), stage(1, AN_ST_REAP));
+	check(nout == 3 && stage(2, AN_ST_TOTAL) == 2688 && stage(2, AN_ST_REAP) == UINT64_MAX &&
+	      !(out[2].flags & AN_IO_INCOMPLETE) && an_corr_stats(c)->incomplete == 0,
+	      "correlate.uring_reap.unseen_reap_complete", "flags %#x",
+	      nout == 3 ? out[2].flags : 0);
+	an_corr_free(c);
+}
+
 static void test_stale_and_bio_based(void)
 {
 	struct an_corr *c = start(1000);
@@ -594,6 +627,7 @@ int main(void)
 	test_fsync_flush_only();
 	test_fua_write();
 	test_uring();
+	test_uring_reap();
 	test_stale_and_bio_based();
 	test_random_events();
 	return check_failures ? 1 : 0;
