@@ -38,16 +38,30 @@ struct rq_ent {
 	uint64_t data_done_ts;	/* data step of a flush sequence completed, bios not ended */
 };
 
+/*
+ * A thread inside io_submit: each iocb it submits starts with an
+ * iomap_dio_rw_begin, and the bios queued after it are that iocb's (libaio
+ * has no per-request tracepoint; the reap, io_getevents, is not recorded).
+ */
+struct aio_ent {
+	uint32_t link;
+	uint32_t io, io_gen;	/* I/O of the current iocb, AN_NONE before its first bio */
+	uint32_t fs_dev;
+	uint64_t fs_begin, ino;	/* last iomap_dio_rw_begin, 0 none */
+	int64_t pos;
+};
+
 #define MAX_DEVS 256
 
 struct an_corr {
-	struct pool ios, bios, rqs;
+	struct pool ios, bios, rqs, aios;
 	struct an_idmap bio_map, rq_map;
 	struct an_idmap sys_by_tid;	/* tid -> I/O of its open data syscall */
 	struct an_idmap uring_by_tid;	/* tid -> io_uring I/O it submitted last */
 	struct an_idmap uring_by_req;	/* io_kiocb address -> I/O */
 	struct an_idmap uring_enter_tid;	/* tids seen in io_uring_enter: their next call reaps */
 	struct an_idmap reap_by_tid;	/* tid -> first of its I/Os whose CQE waits to be reaped */
+	struct an_idmap aio_by_tid;	/* tid -> aios entry while it is in io_submit */
 	/*
 	 * Per device: the last bio queued (Q2Q), and the last device flush the
 	 * flush sequence completed: the requests it served complete right after
@@ -113,6 +127,7 @@ static void pool_init(struct pool *p, size_t esz)
 #define IO(c, i)  AT(&(c)->ios, struct an_io, i)
 #define BIO(c, i) AT(&(c)->bios, struct bio_ent, i)
 #define RQ(c, i)  AT(&(c)->rqs, struct rq_ent, i)
+#define AIO(c, i) AT(&(c)->aios, struct aio_ent, i)
 
 int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *ctx)
 {
@@ -123,10 +138,11 @@ int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *c
 	pool_init(&c->ios, sizeof(struct an_io));
 	pool_init(&c->bios, sizeof(struct bio_ent));
 	pool_init(&c->rqs, sizeof(struct rq_ent));
+	pool_init(&c->aios, sizeof(struct aio_ent));
 	if (an_idmap_init(&c->bio_map, 1024) || an_idmap_init(&c->rq_map, 1024) ||
 	    an_idmap_init(&c->sys_by_tid, 256) || an_idmap_init(&c->uring_by_tid, 64) ||
 	    an_idmap_init(&c->uring_by_req, 256) || an_idmap_init(&c->uring_enter_tid, 64) ||
-	    an_idmap_init(&c->reap_by_tid, 64)) {
+	    an_idmap_init(&c->reap_by_tid, 64) || an_idmap_init(&c->aio_by_tid, 64)) {
 		an_corr_free(c);
 		return -1;
 	}
@@ -144,6 +160,7 @@ void an_corr_free(struct an_corr *c)
 	free(c->ios.base);
 	free(c->bios.base);
 	free(c->rqs.base);
+	free(c->aios.base);
 	an_idmap_free(&c->bio_map);
 	an_idmap_free(&c->rq_map);
 	an_idmap_free(&c->sys_by_tid);
@@ -151,6 +168,7 @@ void an_corr_free(struct an_corr *c)
 	an_idmap_free(&c->uring_by_req);
 	an_idmap_free(&c->uring_enter_tid);
 	an_idmap_free(&c->reap_by_tid);
+	an_idmap_free(&c->aio_by_tid);
 	free(c);
 }
 
@@ -414,11 +432,21 @@ static uint32_t io_of_thread(struct an_corr *c, uint32_t tid)
 
 static void fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
 {
-	uint32_t i = io_of_thread(c, e->h.tid);
+	uint32_t i = io_of_thread(c, e->h.tid), a;
 	struct an_io *io;
 
-	if (i == AN_NONE)
+	if (i == AN_NONE) {
+		/* a new iocb of io_submit */
+		a = an_idmap_get(&c->aio_by_tid, e->h.tid);
+		if (a != AN_NONE && !done && e->h.type == ST_EV_iomap_dio_rw_begin) {
+			AIO(c, a)->io = AN_NONE;
+			AIO(c, a)->fs_begin = e->h.ts;
+			AIO(c, a)->ino = e->p.ino;
+			AIO(c, a)->fs_dev = e->p.dev;
+			AIO(c, a)->pos = e->p.pos;
+		}
 		return;
+	}
 	io = IO(c, i);
 	if (done) {
 		set_max(&io->ts[AN_TS_FS_DONE], e->h.ts);
@@ -429,6 +457,62 @@ static void fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
 	io->fs_dev = e->p.dev;
 	if (io->offset < 0)
 		io->offset = e->p.pos;
+}
+
+/* ---- libaio ------------------------------------------------------------ */
+
+static void aio_submit_event(struct an_corr *c, const struct st_event_header *h, int exit)
+{
+	uint32_t a = an_idmap_get(&c->aio_by_tid, h->tid);
+
+	if (exit) {
+		if (a != AN_NONE) {
+			an_idmap_del(&c->aio_by_tid, h->tid);
+			pool_put(&c->aios, a);
+		}
+		return;
+	}
+	if (a == AN_NONE) {
+		a = pool_get(&c->aios);
+		if (a == AN_NONE) {
+			c->failed = 1;
+			return;
+		}
+		put_map(c, &c->aio_by_tid, h->tid, a);
+	}
+	memset(AIO(c, a), 0, sizeof(struct aio_ent));
+	AIO(c, a)->io = AN_NONE;
+}
+
+/*
+ * The I/O a bio queued by a thread inside io_submit belongs to: the current
+ * iocb's (made at its first bio, starting at its iomap_dio_rw_begin), or
+ * AN_NONE when the thread is not in io_submit.
+ */
+static uint32_t aio_owner(struct an_corr *c, const struct st_event_header *h)
+{
+	uint32_t a = an_idmap_get(&c->aio_by_tid, h->tid), i;
+	struct aio_ent *ae;
+	struct an_io *io;
+
+	if (a == AN_NONE || !AIO(c, a)->fs_begin)
+		return AN_NONE;
+	ae = AIO(c, a);
+	if (ae->io != AN_NONE && IO(c, ae->io)->gen == ae->io_gen && (IO(c, ae->io)->flags & AN_IO_LIVE))
+		return ae->io;
+	i = io_new(c, h, 0);
+	if (i == AN_NONE)
+		return AN_NONE;
+	ae = AIO(c, a);
+	io = IO(c, i);
+	io->start = ae->fs_begin;
+	io->ts[AN_TS_FS_BEGIN] = ae->fs_begin;
+	io->ino = ae->ino;
+	io->fs_dev = ae->fs_dev;
+	io->offset = ae->pos;
+	ae->io = i;
+	ae->io_gen = io->gen;
+	return i;
 }
 
 /* ---- io_uring ---------------------------------------------------------- */
@@ -656,6 +740,8 @@ static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 			rq_unlink_bio(c, b);
 		bio_release(c, b, 0, 0);
 	}
+	if (owner == AN_NONE)
+		owner = aio_owner(c, &e->h);
 	if (owner == AN_NONE) {
 		owner = io_new(c, &e->h, 0);
 		if (owner == AN_NONE)
@@ -1104,6 +1190,10 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 	case ST_EV_sys_enter_io_uring_enter:
 	case ST_EV_sys_exit_io_uring_enter:
 		uring_enter_event(c, h);
+		break;
+	case ST_EV_sys_enter_io_submit:
+	case ST_EV_sys_exit_io_submit:
+		aio_submit_event(c, h, h->type == ST_EV_sys_exit_io_submit);
 		break;
 	default:
 		if (h->type >= ST_EV_sys_enter_read && h->type <= ST_EV_sys_exit_sync_file_range) {

@@ -9,6 +9,8 @@
  *     the bios queued by its thread while it is open belong to it;
  *   - an io_uring request (submit_req .. complete, joined by req address):
  *     the bios its submitting thread queues right after submission belong to it;
+ *   - a libaio iocb: an iomap_dio_rw_begin inside io_submit and the bios the
+ *     thread queues after it;
  *   - otherwise one queued bio (writeback, readahead of other threads, the
  *     `block` preset without syscalls), or a request without bios (a flush
  *     issued by the flush machinery outside any fsync).
@@ -164,7 +166,8 @@ static inline void an_io_stage_ends(const struct an_io *io, enum an_stage s, enu
 		*from = AN_TS_SYS_ENTER;
 		*to = AN_TS_SYS_EXIT;
 	} else {
-		*from = io->ts[AN_TS_QUEUE] ? AN_TS_QUEUE :
+		/* a libaio iocb starts at its iomap_dio_rw_begin inside io_submit */
+		*from = io->ts[AN_TS_FS_BEGIN] ? AN_TS_FS_BEGIN : io->ts[AN_TS_QUEUE] ? AN_TS_QUEUE :
 			io->ts[AN_TS_INSERT] ? AN_TS_INSERT : AN_TS_ISSUE;
 		*to = AN_TS_COMPLETE;
 	}

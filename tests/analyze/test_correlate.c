@@ -512,6 +512,36 @@ static void test_uring_reap(void)
 	an_corr_free(c);
 }
 
+/*
+ * libaio: io_submit with two iocbs, each an iomap_dio_rw_begin and its bio;
+ * each is an I/O from its iomap begin to its block completion. A bio the
+ * thread queues outside io_submit is a bare bio I/O as before.
+ */
+static void test_aio_submit(void)
+{
+	struct an_corr *c = start(0);
+
+	sys(c, ST_EV_sys_enter_io_submit, 1000, 6, 0);
+	fs(c, ST_EV_iomap_dio_rw_begin, 1005, 6);
+	bio(c, ST_EV_block_bio_queue, 1010, 6, 0xa, 0, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1020, 6, 0x100, ST_OP_READ, 1, 0xa, 0);
+	fs(c, ST_EV_iomap_dio_rw_begin, 1030, 6);
+	bio(c, ST_EV_block_bio_queue, 1035, 6, 0xb, 64, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1040, 6, 0x101, ST_OP_READ, 1, 0xb, 0);
+	sys(c, ST_EV_sys_exit_io_submit, 1050, 6, 2);
+	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 1600, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
+	bio(c, ST_EV_block_bio_queue, 1700, 6, 0xc, 128, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1710, 6, 0x102, ST_OP_READ, 1, 0xc, 0);
+	rq(c, ST_EV_block_rq_complete, 1800, 0, 0x102, ST_OP_READ, 1, 0xc, 0);
+	check(nout == 3 && stage(0, AN_ST_TOTAL) == 495 && stage(0, AN_ST_FS2Q) == 5 &&
+	      out[0].ino == 12 && stage(1, AN_ST_TOTAL) == 570 && stage(1, AN_ST_Q2C) == 565 &&
+	      stage(2, AN_ST_TOTAL) == 100 && stage(2, AN_ST_FS2Q) == UINT64_MAX,
+	      "correlate.aio_submit.iocbs", "%d I/Os, totals %" PRIu64 " %" PRIu64 " %" PRIu64, nout,
+	      stage(0, AN_ST_TOTAL), stage(1, AN_ST_TOTAL), stage(2, AN_ST_TOTAL));
+	an_corr_free(c);
+}
+
 static void test_stale_and_bio_based(void)
 {
 	struct an_corr *c = start(1000);
@@ -628,6 +658,7 @@ int main(void)
 	test_fua_write();
 	test_uring();
 	test_uring_reap();
+	test_aio_submit();
 	test_stale_and_bio_based();
 	test_random_events();
 	return check_failures ? 1 : 0;

@@ -5,10 +5,10 @@
 #
 # Which I/Os: every row of st-analyze's per-I/O list (--quantile with a
 # threshold below every latency, --csv) whose file is the workload's data
-# file. fio's other I/O (the libraries and /sys files it reads, the layout of
-# the data file, done by an unrecorded fio run before) is on other files or
-# outside the recording; libaio I/Os, which st-analyze sees as bios only (no
-# file), are counted on the device instead, where nothing else reads.
+# file (by path, or for libaio iocbs, which carry no fd, by device and inode
+# as stat(1) gives them). fio's other I/O (the libraries and /sys files it
+# reads, the layout of the data file, done by an unrecorded fio run before)
+# is on other files or outside the recording.
 #
 # Counts exact: reads, writes, and fsync+fdatasync (op fsync) equal fio's
 # read/write total_ios and sync lat_ns.N; incomplete = 0 (the workload ends inside the
@@ -26,7 +26,8 @@
 #   p99: fio * 0.75 - 5 us  <=  sttrace  <=  fio * 1.02 + 1 us
 # (+1 us: fio rounds its ns buckets; our quantiles are printed in ns / 1000.)
 # Async engines (io_uring, libaio): the kernel sees submit -> completion
-# posted; fio's clat also counts the wait until fio reaps the completion, so
+# posted (libaio: iomap_dio_rw_begin inside io_submit -> block completion;
+# its reap, io_getevents, is not recorded); fio's clat also counts the wait until fio reaps the completion, so
 # for total only the upper bound holds: p50/p99 <= fio clat * 1.02 + 1 us.
 # io_uring: total + reap (CQE posted -> fio's next io_uring_enter event) spans
 # fio's clat but for fio's own work outside the kernel: stamping and queueing
@@ -84,12 +85,13 @@ run_case() {
 	st-analyze "$T/$name.sttrace" >"$T/$name.sum" 2>&1 ||
 		{ fail "$tag.analyze" "st-analyze failed: $(tail -1 "$T/$name.sum")"; return; }
 	st-analyze --csv --quantile 0.0001 --top 10000000 "$T/$name.sttrace" >"$T/$name.csv" 2>/dev/null
-	# op and total of every I/O of the data file (libaio: of the device), one a line
-	awk -F, -v data="$DATA" -v dev="$(basename "$(findmnt -no SOURCE "$dir")")" \
-		-v bydev="$([ "$kind" = libaio ] && echo 1)" '
+	# op, total and reap of every I/O of the data file, one a line: named by its
+	# path, or (libaio iocbs, known by their iomap begin) by device and inode
+	awk -F, -v data="$DATA" \
+		-v ino="ino $(rec_devno "$(findmnt -no SOURCE "$dir")")/$(stat -c %i "$dir/$DATA")" '
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		{ f = $(col["file"]); gsub(/"/, "", f) }
-		bydev ? ($(col["dev"]) == dev && f == "-") : (f ~ ("/" data "$") || f == data) {
+		f ~ ("/" data "$") || f == data || f == ino {
 			print $(col["op"]), $(col["total_us"]), $(col["reap_us"]) }' "$T/$name.csv" >"$T/$name.ios"
 	local incomplete
 	incomplete=$(awk '/^I\/Os in the trace/ { for (i = 1; i <= NF; i++) if ($i == "incomplete") print $(i - 1) }' \
