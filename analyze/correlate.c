@@ -71,6 +71,7 @@ struct an_corr {
 		uint32_t dev;
 		uint64_t last_queue;
 		uint64_t flush_insert, flush_issue, flush_complete;
+		uint32_t open_fsyncs;	/* fsyncs of its file system in progress */
 	} devs[MAX_DEVS];
 	unsigned ndevs;
 	uint64_t stale_ns, last_ts, next_sweep;
@@ -220,6 +221,23 @@ static uint8_t op_of_opf(uint32_t opf, uint32_t nr_sector)
 	}
 }
 
+/* The entry of device dev, NULL when MAX_DEVS devices are known already. */
+static struct dev_ent *dev_of(struct an_corr *c, uint32_t dev)
+{
+	unsigned d;
+
+	for (d = 0; d < c->ndevs && c->devs[d].dev != dev; d++)
+		;
+	if (d == c->ndevs) {
+		if (c->ndevs == MAX_DEVS)
+			return NULL;
+		c->ndevs++;
+		memset(&c->devs[d], 0, sizeof(c->devs[d]));
+		c->devs[d].dev = dev;
+	}
+	return &c->devs[d];
+}
+
 /* ---- I/O lifetime ----------------------------------------------------- */
 
 static uint32_t io_new(struct an_corr *c, const struct st_event_header *h, uint8_t flags)
@@ -286,8 +304,13 @@ static void io_finish(struct an_corr *c, uint32_t i)
 	}
 	if (io->flags & AN_IO_REAP_WAIT)
 		reap_unlink(c, i);
+	if (io->flags & AN_IO_FSYNC_OPEN)
+		dev_of(c, io->fs_dev)->open_fsyncs--;
 	if (io->pending)
 		io->flags |= AN_IO_INCOMPLETE;
+	/* without bios of its own (an fsync waiting for the journal) its file system's device */
+	if (!io->dev)
+		io->dev = io->fs_dev;
 	if (io->flags & AN_IO_INCOMPLETE) {
 		c->st.incomplete++;
 		c->st.stale += c->sweeping;
@@ -433,6 +456,7 @@ static uint32_t io_of_thread(struct an_corr *c, uint32_t tid)
 static void fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
 {
 	uint32_t i = io_of_thread(c, e->h.tid), a;
+	struct dev_ent *d;
 	struct an_io *io;
 
 	if (i == AN_NONE) {
@@ -455,6 +479,10 @@ static void fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
 	set_min(&io->ts[AN_TS_FS_BEGIN], e->h.ts);
 	io->ino = e->p.ino;
 	io->fs_dev = e->p.dev;
+	if (io->op == AN_OP_FSYNC && !(io->flags & AN_IO_FSYNC_OPEN) && (d = dev_of(c, io->fs_dev))) {
+		d->open_fsyncs++;
+		io->flags |= AN_IO_FSYNC_OPEN;
+	}
 	if (io->offset < 0)
 		io->offset = e->p.pos;
 }
@@ -608,23 +636,6 @@ static void uring_enter_event(struct an_corr *c, const struct st_event_header *h
 
 /* ---- bios -------------------------------------------------------------- */
 
-/* The entry of device dev, NULL when MAX_DEVS devices are known already. */
-static struct dev_ent *dev_of(struct an_corr *c, uint32_t dev)
-{
-	unsigned d;
-
-	for (d = 0; d < c->ndevs && c->devs[d].dev != dev; d++)
-		;
-	if (d == c->ndevs) {
-		if (c->ndevs == MAX_DEVS)
-			return NULL;
-		c->ndevs++;
-		memset(&c->devs[d], 0, sizeof(c->devs[d]));
-		c->devs[d].dev = dev;
-	}
-	return &c->devs[d];
-}
-
 static uint64_t q2q_of(struct an_corr *c, uint32_t dev, uint64_t ts)
 {
 	struct dev_ent *d = dev_of(c, dev);
@@ -672,6 +683,30 @@ static uint32_t bio_new(struct an_corr *c, uint64_t bio, uint32_t io, uint64_t t
 	return b;
 }
 
+/*
+ * A bio no task's syscall queued (a kernel thread's: jbd2's journal commit,
+ * a kworker's writeback) completed on dev: fsyncs of that file system open
+ * since before it was queued waited for it, as far as the events tell.
+ */
+static void fsyncs_waited_for(struct an_corr *c, uint32_t dev, uint64_t queued, uint64_t done)
+{
+	struct dev_ent *d = dev_of(c, dev);
+	uint32_t k;
+
+	if (!d || !d->open_fsyncs)
+		return;
+	for (k = 0; k < c->ios.used; k++) {
+		struct an_io *io = IO(c, k);
+
+		if ((io->flags & (AN_IO_LIVE | AN_IO_FSYNC_OPEN | AN_IO_DONE)) ==
+		    (AN_IO_LIVE | AN_IO_FSYNC_OPEN) && io->fs_dev == dev &&
+		    io->ts[AN_TS_SYS_ENTER] <= queued) {
+			set_min(&io->ts[AN_TS_JNL_BEGIN], queued);
+			set_max(&io->ts[AN_TS_JNL_DONE], done);
+		}
+	}
+}
+
 /* An empty bio carrying a preflush: a device cache flush, what fsync sends. */
 static int bio_is_flush(const struct bio_ent *be)
 {
@@ -684,6 +719,7 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 	struct bio_ent *be = BIO(c, b);
 	uint32_t i = io_of_bio(c, b);
 	uint64_t queue_ts = be->queue_ts;
+	uint32_t dev = be->dev;
 	int flush = bio_is_flush(be);
 
 	del_if(&c->bio_map, be->bio, b);
@@ -703,6 +739,8 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 			set_min(&io->ts[AN_TS_WB_BEGIN], queue_ts);
 			set_max(&io->ts[AN_TS_WB_DONE], completed_at);
 		}
+		if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) && !io->ts[AN_TS_FS_BEGIN])
+			fsyncs_waited_for(c, dev, queue_ts, completed_at);
 	} else {
 		io->flags |= AN_IO_INCOMPLETE;
 	}
@@ -1218,8 +1256,8 @@ int an_corr_begins_io(uint16_t type)
 /* ---- names and stage definitions --------------------------------------- */
 
 static const char *const stage_names[AN_ST_COUNT] = {
-	"total", "sys2fs", "fs", "fs2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "wb", "flush",
-	"reap", "Q2Q",
+	"total", "sys2fs", "fs", "fs2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "wb", "jnl",
+	"flush", "reap", "Q2Q",
 };
 
 static const char *const op_names[AN_OP_COUNT] = {

@@ -48,13 +48,16 @@ enum an_ts {
 	AN_TS_FLUSH_BEGIN,	/* empty PREFLUSH bio queued, or a data step of the flush sequence done */
 	AN_TS_FLUSH_DONE,	/* the flush sequence ended: the request's final completion */
 	AN_TS_REAP,		/* io_uring: the submitting thread's first io_uring_enter event after the CQE */
+	AN_TS_JNL_BEGIN,	/* fsync: first kernel-thread bio queued on its device while it was open */
+	AN_TS_JNL_DONE,		/* fsync: last completion of those (before its exit) */
 	AN_TS_COUNT
 };
 
 /* Reported latencies; an_io_stage() gives their exact definitions. */
 enum an_stage {
 	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_Q2G, AN_ST_G2I, AN_ST_I2D,
-	AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_WB, AN_ST_FLUSH, AN_ST_REAP, AN_ST_Q2Q, AN_ST_COUNT
+	AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_WB, AN_ST_JNL, AN_ST_FLUSH, AN_ST_REAP, AN_ST_Q2Q,
+	AN_ST_COUNT
 };
 
 enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, AN_OP_OTHER, AN_OP_COUNT };
@@ -71,6 +74,7 @@ enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, A
 						   its exit (fsync: no device flush joined): block stages
 						   missing; those bios became an I/O of their own */
 #define AN_IO_REAP_WAIT		(1u << 9)	/* internal: CQE posted, its reap not seen yet */
+#define AN_IO_FSYNC_OPEN	(1u << 10)	/* internal: an fsync counted open on its fs device */
 
 struct an_io {
 	uint64_t ts[AN_TS_COUNT];
@@ -84,7 +88,7 @@ struct an_io {
 	uint64_t uring_req;	/* io_kiocb address of an io_uring I/O */
 	int64_t offset;		/* file offset, -1 unknown */
 	int64_t ret;		/* syscall / CQE result, or block error */
-	uint32_t dev;		/* block device (kernel dev_t), 0 unknown */
+	uint32_t dev;		/* block device (kernel dev_t), else its file system's, 0 unknown */
 	uint32_t fs_dev;	/* device of the file system (inode's dev) */
 	uint32_t opf;		/* ST_OP_* | ST_F_* of the first bio/request */
 	uint32_t pid, tid;
@@ -151,6 +155,7 @@ static const uint8_t an_stage_ends[AN_ST_COUNT][2] = {
 	[AN_ST_Q2C]    = { AN_TS_QUEUE, AN_TS_COMPLETE },
 	[AN_ST_C2RET]  = { AN_TS_COMPLETE, AN_TS_SYS_EXIT },
 	[AN_ST_WB]     = { AN_TS_WB_BEGIN, AN_TS_WB_DONE },
+	[AN_ST_JNL]    = { AN_TS_JNL_BEGIN, AN_TS_JNL_DONE },
 	[AN_ST_FLUSH]  = { AN_TS_FLUSH_BEGIN, AN_TS_FLUSH_DONE },
 	[AN_ST_REAP]   = { AN_TS_SYS_EXIT, AN_TS_REAP },
 };

@@ -363,6 +363,33 @@ static void test_fsync_unjoined(void)
 }
 
 /*
+ * An fsync that waits for jbd2's journal commit: the bios jbd2 queues on
+ * the file system's device while the fsync is open, and completes before
+ * it returns, are its jnl stage; one queued before it entered is not.
+ */
+static void test_fsync_journal(void)
+{
+	struct an_corr *c = start(0);
+	struct st_ev_fs_io sync_enter = { .p = { .ino = 12, .dev = 7 << 20 } };
+
+	bio(c, ST_EV_block_bio_queue, 900, 50, 0xe, 300, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 905, 50, 0x610, ST_OP_WRITE, 1, 0xe, 0);
+	sys(c, ST_EV_sys_enter_fsync, 1000, 7, 0);
+	head(&sync_enter.h, ST_EV_ext4_sync_file_enter, sizeof(sync_enter), 1010, 7);
+	an_corr_event(c, &sync_enter.h);
+	bio(c, ST_EV_block_bio_queue, 1100, 50, 0xa, 100, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1110, 50, 0x611, ST_OP_WRITE, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 1200, 0, 0x610, ST_OP_WRITE, 1, 0xe, 0);
+	rq(c, ST_EV_block_rq_complete, 1300, 0, 0x611, ST_OP_WRITE, 1, 0xa, 0);
+	sys(c, ST_EV_sys_exit_fsync, 1400, 7, 0);
+	check(nout == 3 && out[2].op == AN_OP_FSYNC && stage(2, AN_ST_JNL) == 200 &&
+	      stage(2, AN_ST_TOTAL) == 400 && stage(0, AN_ST_Q2C) == 300 &&
+	      stage(1, AN_ST_Q2C) == 200, "correlate.fsync_journal.jnl",
+	      "%d I/Os, jnl %" PRIu64, nout, stage(2, AN_ST_JNL));
+	an_corr_free(c);
+}
+
+/*
  * The kernel's flush sequence for an fsync: its thread queues an empty
  * PREFLUSH bio and gets a request R; a kernel thread issues the device
  * flush F (a request without bios); F completes, and right after, in the
@@ -653,6 +680,7 @@ int main(void)
 	test_incomplete();
 	test_lost_completion();
 	test_fsync_unjoined();
+	test_fsync_journal();
 	test_fsync_flush_sequence();
 	test_fsync_flush_only();
 	test_fua_write();
