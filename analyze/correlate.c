@@ -59,7 +59,7 @@ struct an_corr {
 	struct an_idmap sys_by_tid;	/* tid -> I/O of its open data syscall */
 	struct an_idmap uring_by_tid;	/* tid -> io_uring I/O it submitted last */
 	struct an_idmap uring_by_req;	/* io_kiocb address -> I/O */
-	struct an_idmap uring_enter_tid;	/* tids seen in io_uring_enter: their next call reaps */
+	struct an_idmap uring_enter_tid;	/* tids seen in io_uring_enter: 1 in a call that only waits */
 	struct an_idmap reap_by_tid;	/* tid -> first of its I/Os whose CQE waits to be reaped */
 	struct an_idmap aio_by_tid;	/* tid -> aios entry while it is in io_submit */
 	/*
@@ -608,19 +608,31 @@ static void uring_complete(struct an_corr *c, const struct st_ev_uring *e)
 	io_maybe_finish(c, i);
 }
 
+#define IORING_ENTER_GETEVENTS 1u
+
 /*
- * An io_uring_enter entry or exit of a thread: the CQEs posted for the
- * requests it submitted are reaped by now. It waited in the call for those
- * posted while it was inside (the exit reaps them); an application that
- * peeks at the ring reaped those posted while it was outside before this
- * entry, so the entry bounds their reap from above.
+ * An io_uring_enter entry or exit of a thread. The CQEs posted for the
+ * requests it submitted before this event are reaped by now when it is an
+ * entry (an application reaps what it finds on the ring before its next
+ * call, or waits in that call: the entry bounds the reap from above) or the
+ * return of a call that only waited for completions (to_submit 0,
+ * GETEVENTS): that return hands them over. The return of a call that
+ * submitted does not: the application looks at the ring after it.
  */
 static void uring_enter_event(struct an_corr *c, const struct st_event_header *h)
 {
-	uint32_t i = an_idmap_get(&c->reap_by_tid, h->tid);
+	uint32_t i = an_idmap_get(&c->reap_by_tid, h->tid), waiting = 0;
 
-	if (an_idmap_get(&c->uring_enter_tid, h->tid) == AN_NONE)
-		put_map(c, &c->uring_enter_tid, h->tid, 1);
+	if (h->type == ST_EV_sys_enter_io_uring_enter) {
+		const struct st_ev_sys_enter *e = (const struct st_ev_sys_enter *)h;
+
+		waiting = !e->p.count && (e->p.flags & IORING_ENTER_GETEVENTS);
+		put_map(c, &c->uring_enter_tid, h->tid, waiting);
+	} else if (an_idmap_get(&c->uring_enter_tid, h->tid) == 1) {
+		put_map(c, &c->uring_enter_tid, h->tid, 0);
+	} else {
+		return;
+	}
 	if (i == AN_NONE)
 		return;
 	an_idmap_del(&c->reap_by_tid, h->tid);

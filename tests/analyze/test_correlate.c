@@ -506,36 +506,62 @@ static void test_uring(void)
 	an_corr_free(c);
 }
 
+/* io_uring_enter(to_submit, ..., flags) of thread tid: its entry, then exit at ts_exit. */
+static void uring_enter(struct an_corr *c, uint64_t ts, uint64_t ts_exit, uint32_t tid,
+			uint64_t to_submit, uint64_t flags)
+{
+	struct st_ev_sys_enter e = { .p = { .fd = 4, .count = to_submit, .offset = -1, .flags = flags } };
+
+	head(&e.h, ST_EV_sys_enter_io_uring_enter, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+	if (ts_exit)
+		sys(c, ST_EV_sys_exit_io_uring_enter, ts_exit, tid, (int64_t)to_submit);
+}
+
 /*
- * The reap of io_uring completions by a thread that uses io_uring_enter: A
- * is posted while the thread is in user space (its next entry reaps it), B
- * while it waits inside the call (the call's return reaps it). C's reap is
- * not in the trace: complete all the same.
+ * The reap of io_uring completions by a thread that uses io_uring_enter. A
+ * is posted while the thread is in user space: its next entry reaps it. B
+ * is posted while it waits in a call that only waits (to_submit 0,
+ * GETEVENTS): the return reaps it. C is posted during a call that submits:
+ * that return does not reap it, the next entry does. D's reap is not in the
+ * trace: complete all the same.
  */
 static void test_uring_reap(void)
 {
 	struct an_corr *c = start(0);
+	int d;
 
-	sys(c, ST_EV_sys_enter_io_uring_enter, 1000, 5, 0);
+	uring_enter(c, 1000, 0, 5, 4, 1);
 	uring(c, ST_EV_io_uring_submit_req, 1010, 5, 0xa0, 0);
 	uring(c, ST_EV_io_uring_submit_req, 1011, 5, 0xb0, 0);
 	uring(c, ST_EV_io_uring_submit_req, 1012, 5, 0xc0, 0);
-	sys(c, ST_EV_sys_exit_io_uring_enter, 1020, 5, 3);
+	uring(c, ST_EV_io_uring_submit_req, 1013, 5, 0xd0, 0);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 1020, 5, 4);
 	uring(c, ST_EV_io_uring_complete, 2000, 0, 0xa0, 4096);
 	check(nout == 0, "correlate.uring_reap.waits", "%d I/Os emitted before the reap", nout);
-	sys(c, ST_EV_sys_enter_io_uring_enter, 2500, 5, 0);
+	uring_enter(c, 2500, 0, 5, 0, 1);
 	uring(c, ST_EV_io_uring_complete, 3500, 0, 0xb0, 4096);
-	sys(c, ST_EV_sys_exit_io_uring_enter, 3600, 5, 1);
-	uring(c, ST_EV_io_uring_complete, 3700, 0, 0xc0, 4096);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 3600, 5, 0);
+	uring_enter(c, 3700, 0, 5, 1, 1);
+	uring(c, ST_EV_io_uring_submit_req, 3705, 5, 0xe0, 0);
+	uring(c, ST_EV_io_uring_complete, 3710, 0, 0xc0, 4096);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 3720, 5, 1);
+	check(nout == 2, "correlate.uring_reap.submit_return_no_reap", "%d I/Os", nout);
+	uring_enter(c, 3800, 3900, 5, 0, 1);
+	uring(c, ST_EV_io_uring_complete, 4000, 0, 0xd0, 4096);
 	an_corr_finish(c);
-	check(nout == 3 && stage(0, AN_ST_TOTAL) == 990 && stage(0, AN_ST_REAP) == 500 &&
-	      stage(1, AN_ST_TOTAL) == 2489 && stage(1, AN_ST_REAP) == 100,
-	      "correlate.uring_reap.stages", "%d I/Os, reap %" PRIu64 " %" PRIu64, nout,
-	      stage(0, AN_ST_REAP), stage(1, AN_ST_REAP));
-	check(nout == 3 && stage(2, AN_ST_TOTAL) == 2688 && stage(2, AN_ST_REAP) == UINT64_MAX &&
-	      !(out[2].flags & AN_IO_INCOMPLETE) && an_corr_stats(c)->incomplete == 0,
-	      "correlate.uring_reap.unseen_reap_complete", "flags %#x",
-	      nout == 3 ? out[2].flags : 0);
+	check(nout == 5 && stage(0, AN_ST_TOTAL) == 990 && stage(0, AN_ST_REAP) == 500 &&
+	      stage(1, AN_ST_TOTAL) == 2489 && stage(1, AN_ST_REAP) == 100 &&
+	      out[2].uring_req == 0xc0 && stage(2, AN_ST_REAP) == 90,
+	      "correlate.uring_reap.stages", "%d I/Os, reap %" PRIu64 " %" PRIu64 " %" PRIu64, nout,
+	      stage(0, AN_ST_REAP), stage(1, AN_ST_REAP), stage(2, AN_ST_REAP));
+	/* at the end: D (reap unseen) and E (never completed), in either order */
+	d = nout == 5 && out[3].uring_req == 0xd0 ? 3 : 4;
+	check(nout == 5 && out[d].uring_req == 0xd0 && stage(d, AN_ST_REAP) == UINT64_MAX &&
+	      !(out[d].flags & AN_IO_INCOMPLETE) && (out[7 - d].flags & AN_IO_INCOMPLETE) &&
+	      an_corr_stats(c)->incomplete == 1, "correlate.uring_reap.unseen_reap_complete",
+	      "flags %#x, %" PRIu64 " incomplete", nout == 5 ? out[d].flags : 0,
+	      an_corr_stats(c)->incomplete);
 	an_corr_free(c);
 }
 

