@@ -11,8 +11,10 @@
 # is on other files or outside the recording.
 #
 # Counts exact: reads, writes, and fsync+fdatasync (op fsync) equal fio's
-# read/write total_ios and sync lat_ns.N; incomplete = 0 (the workload ends inside the
-# recording, and the summary header counts every incomplete I/O).
+# read/write total_ios and sync lat_ns.N; no incomplete I/O of the data file
+# (the workload ends inside the recording; st-analyze --by file counts them:
+# I/Os of other files open as the recording ends, such as the writeback of
+# fio's own output, are not the workload's).
 #
 # Latency, synchronous engines (psync, pvsync2, sync=1): sttrace's total runs
 # from syscall entry to exit, inside fio's own clock reads around the call,
@@ -22,22 +24,24 @@
 # reads and syscall entry/exit (a few us at p50), plus in the tail the thread
 # preempted between its clock read and the call, measured up to 20 % of
 # fio's p99 on the shared 2-CPU machine under load (t_fio.sh: 7.5 % unloaded):
-#   p50: fio * 0.98 - 5 us  <=  sttrace  <=  fio * 1.02 + 1 us
-#   p99: fio * 0.75 - 5 us  <=  sttrace  <=  fio * 1.02 + 1 us
-# (+1 us: fio rounds its ns buckets; our quantiles are printed in ns / 1000.)
-# Async engines (io_uring, libaio): the kernel sees submit -> completion
-# posted (libaio: iomap_dio_rw_begin inside io_submit -> block completion;
-# its reap, io_getevents, is not recorded); fio's clat also counts the wait until fio reaps the completion, so
-# for total only the upper bound holds: p50/p99 <= fio clat * 1.02 + 1 us.
-# io_uring: total + reap (CQE posted -> the return of fio's waiting
-# io_uring_enter, or its next entry) lies inside fio's clat but for fio's own
-# work outside the kernel around each I/O: stamping and queueing the SQE
-# before the submitting call, and handling the CQE after the reap. Measured
-# on the loaded 2-CPU machine at QD16: total + reap was 0.87-0.89 of fio's
-# p50 (the reap itself a few us at p50) and 0.98-0.99 of its p99, so
-#   p50: fio * 0.80 - 10 us  <=  total + reap  <=  fio * 1.02 + 10 us
-#   p99: fio * 0.75 - 10 us  <=  total + reap  <=  fio * 1.02 + 10 us
-# (10 us: the CQE handling fio does before its next call, inside our reap).
+#   p50: fio * 0.98 - 5 us  <=  sttrace  <=  fio * 1.02 + 5 us
+#   p99: fio * 0.75 - 5 us  <=  sttrace  <=  fio * 1.02 + 5 us
+# (+5 us above: the few us of each side's clock read and syscall entry/exit
+# that either may count.)
+# Async engines (io_uring, libaio): fio runs with --lat_percentiles=1 and
+# its lat (slat + clat: from preparing the I/O to handling its completion)
+# is the reference. fio's clat alone starts when the submitting call has
+# returned, so it can be shorter than the kernel's span (at QD 1 it was:
+# p99 0.11 ms against our total's 0.30 ms). The kernel sees submit ->
+# completion posted (libaio: iomap_dio_rw_begin inside io_submit -> block
+# completion; its reap, io_getevents, is not recorded), io_uring adds the
+# reap (CQE posted -> the return of fio's waiting io_uring_enter, or its next
+# entry), all inside fio's lat:
+#   p50, p99:  total  <=  total + reap  <=  fio lat * 1.02 + 10 us
+# (10 us: fio's handling of a reaped CQE before its next call, inside our
+# reap). No lower bound: measured on this loaded 2-CPU machine, total + reap
+# was 0.83 of fio's lat p50 at QD 1 but 0.42 at QD 16, where fio spends the
+# rest in user space around its I/Os, which no kernel event shows.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 
@@ -56,14 +60,6 @@ pct() {
 	sort -n "$1" | awk -v q="$2" '{ v[NR] = $1 } END {
 		if (!NR) { print "none"; exit } r = int(q / 100 * NR); if (r < q / 100 * NR) r++;
 		if (r < 1) r = 1; print v[r] }'
-}
-
-# verdict NAME SYNC OURS FIO: the bounds above for one percentile (SYNC 1: both sides, LOW factor).
-within() {
-	awk -v o="$1" -v f="$2" -v low="$3" 'BEGIN {
-		if (o == "none") exit 1
-		if (o > f * 1.02 + 1) exit 1
-		exit !(low == 0 || o >= f * low - 5) }'
 }
 
 # between OURS FIO LOW SLACK: fio * LOW - SLACK <= ours <= fio * 1.02 + SLACK
@@ -89,17 +85,23 @@ run_case() {
 	st-analyze --csv --quantile 0.0001 --top 10000000 "$T/$name.sttrace" >"$T/$name.csv" 2>/dev/null
 	# op, total and reap of every I/O of the data file, one a line: named by its
 	# path, or (libaio iocbs, known by their iomap begin) by device and inode
-	awk -F, -v data="$DATA" \
-		-v ino="ino $(rec_devno "$(findmnt -no SOURCE "$dir")")/$(stat -c %i "$dir/$DATA")" '
+	local ino
+	ino="ino $(rec_devno "$(findmnt -no SOURCE "$dir")")/$(stat -c %i "$dir/$DATA")"
+	awk -F, -v data="$DATA" -v ino="$ino" '
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		{ f = $(col["file"]); gsub(/"/, "", f) }
 		f ~ ("/" data "$") || f == data || f == ino {
 			print $(col["op"]), $(col["total_us"]), $(col["reap_us"]) }' "$T/$name.csv" >"$T/$name.ios"
+	# incomplete I/Os of the data file: its group in the summary by file
 	local incomplete
-	incomplete=$(awk '/^I\/Os in the trace/ { for (i = 1; i <= NF; i++) if ($i == "incomplete") print $(i - 1) }' \
-		"$T/$name.sum" | tr -d ,)
+	st-analyze --csv --by file "$T/$name.sttrace" 2>/dev/null >"$T/$name.byfile"
+	incomplete=$(awk -F, -v data="$DATA" -v ino="$ino" '
+		{ g = $1; gsub(/"/, "", g) }
+		(g ~ ("/" data "$") || g == data || g == ino) && !done[g]++ { n += $5; seen = 1 }
+		END { if (seen) print n }' \
+		"$T/$name.byfile" | head -1)
 	if [ "$incomplete" = 0 ]; then pass "$tag.incomplete"; else
-		fail "$tag.incomplete" "${incomplete:-?} incomplete I/Os; recorder: $(tail -1 "$T/$name.rec")"; fi
+		fail "$tag.incomplete" "${incomplete:-?} incomplete I/Os; recorder: $(tail -1 "$T/$name.rec"); analyzer: $(sed -n 2p "$T/$name.sum")"; fi
 	local op fio_op count fio_count p50 p99 f50 f99 low clat
 	for op in read write fsync; do
 		# fio's sync section counts its fsync/fdatasync calls in lat_ns.N (total_ios
@@ -111,19 +113,20 @@ run_case() {
 		[ "$fio_count" = 0 ] && [ "$count" = 0 ] && continue
 		if [ "$count" = "$fio_count" ]; then pass "$tag.$op.count"; else
 			fail "$tag.$op.count" "fio $fio_count, sttrace $count"; fi
-		clat=clat_ns; [ $op = fsync ] && clat=lat_ns
+		# sync engines: clat (no submission latency); fsyncs and async engines: lat
+		clat=clat_ns; [ $op = fsync ] || [ "$kind" != sync ] && clat=lat_ns
 		f50=$(jq ".jobs[0].$fio_op.$clat.percentile[\"50.000000\"] / 1000" "$T/$name.json")
 		f99=$(jq ".jobs[0].$fio_op.$clat.percentile[\"99.000000\"] / 1000" "$T/$name.json")
 		p50=$(pct "$T/$name.$op" 50)
 		p99=$(pct "$T/$name.$op" 99)
 		printf '| %s %s | %s | %s | %s / %s | %s / %s |\n' "$fs" "$name" "$op" \
 			"$fio_count vs $count" "$f50" "$f99" "$p50" "$p99" >>"$SUMMARY"
-		low=0.98; [ "$kind" = sync ] || low=0
-		if within "$p50" "$f50" $low && within "$p99" "$f99" "$([ "$kind" = sync ] && echo 0.75 || echo 0)"; then
-			pass "$tag.$op.latency"
+		if [ "$kind" = sync ]; then
+			between "$p50" "$f50" 0.98 5 && between "$p99" "$f99" 0.75 5
 		else
+			between "$p50" "$f50" 0 1 && between "$p99" "$f99" 0 1
+		fi && pass "$tag.$op.latency" ||
 			fail "$tag.$op.latency" "p50 $p50 us vs fio $f50 us, p99 $p99 us vs fio $f99 us ($kind)"
-		fi
 		[ "$kind" = uring ] || continue
 		awk -v op=$op '$1 == op && $3 != "" { print $2 + $3 }' "$T/$name.ios" >"$T/$name.$op.reaped"
 		p50=$(pct "$T/$name.$op.reaped" 50)
@@ -131,10 +134,10 @@ run_case() {
 		printf '| %s %s | %s total+reap | %s reaped | %s / %s | %s / %s |\n' "$fs" "$name" "$op" \
 			"$(wc -l <"$T/$name.$op.reaped")" "$f50" "$f99" "$p50" "$p99" >>"$SUMMARY"
 		if [ "$(wc -l <"$T/$name.$op.reaped")" = "$fio_count" ] &&
-			between "$p50" "$f50" 0.80 10 && between "$p99" "$f99" 0.75 10; then
+			between "$p50" "$f50" 0 10 && between "$p99" "$f99" 0 10; then
 			pass "$tag.$op.total_reap"
 		else
-			fail "$tag.$op.total_reap" "p50 $p50 us vs fio $f50 us, p99 $p99 us vs fio $f99 us"
+			fail "$tag.$op.total_reap" "$(wc -l <"$T/$name.$op.reaped") reaped; p50 $p50 us vs fio lat $f50 us, p99 $p99 us vs fio lat $f99 us"
 		fi
 	done
 }
@@ -157,8 +160,8 @@ for fs in ext4 xfs; do
 	run_case $fs pvsync2 sync --rw=randread --bs=4k --direct=1 --ioengine=pvsync2 \
 		--number_ios=4000
 	run_case $fs io_uring-qd16 uring --rw=randread --bs=4k --direct=1 --ioengine=io_uring \
-		--iodepth=16 --number_ios=8000
+		--iodepth=16 --number_ios=8000 --lat_percentiles=1
 	run_case $fs libaio-qd8 libaio --rw=randread --bs=4k --direct=1 --ioengine=libaio \
-		--iodepth=8 --number_ios=8000
+		--iodepth=8 --number_ios=8000 --lat_percentiles=1
 done
 cat "$SUMMARY"
