@@ -41,7 +41,7 @@ check_flushes() {
 	flushes=$(rec_rows "$file" block_rq_issue dev opf |
 		awk -v d="$DEV" "$AWK_HEX"' $1 == d && hex($2) % 256 == 2' | wc -l)
 	joined=$(st-analyze --csv --comm fsyncer "$file" 2>/dev/null |
-		awk -F, '$1 ~ / fsync"$/ && $7 == "D2C" { print $8 }')
+		awk -F, '{ g = $1; gsub(/"/, "", g) } g ~ / fsync$/ && $7 == "D2C" { print $8 }')
 	if [ "$flushes" -eq $CALLS ] && [ "${joined:-0}" -eq $CALLS ]; then
 		pass "$name"
 	else
