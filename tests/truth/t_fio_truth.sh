@@ -21,11 +21,14 @@
 # so ours <= fio for each I/O and each percentile, up to the reports'
 # quantization: fio reports a histogram bucket (64 per power of two, <= 1.6%),
 # ours is exact (nearest rank). Below, fio's time outside the syscall: clock
-# reads and syscall entry/exit (2-5 us at p50 in most runs, 8.7 us once with
-# a full `make check` beside it), plus in the tail the thread preempted
-# between its clock read and the call, measured up to 20 % of fio's p99 on
-# the shared 2-CPU machine under load (t_fio.sh: 7.5 % unloaded):
-#   p50: fio * 0.95 - 5 us  <=  sttrace  <=  fio * 1.02 + 5 us
+# reads and syscall entry/exit, 2-5 us at p50 in most runs, but up to 7.8 us
+# (39 % of fio's p50 of 19.8 us, pvsync2) with a full `make check` beside it
+# on the shared 2-CPU machine, plus in the tail the thread preempted between
+# its clock read and the call, measured up to 20 % of fio's p99 under load
+# (t_fio.sh: 7.5 % unloaded). The bound that finds mis-joined events is the
+# upper one; the lower ones still catch a biased sample (issue 9 began with
+# an fsync p50 3x fio's):
+#   p50: fio * 0.75 - 5 us  <=  sttrace  <=  fio * 1.02 + 5 us
 #   p99: fio * 0.75 - 5 us  <=  sttrace  <=  fio * 1.02 + 5 us
 # (+5 us above: the few us of each side's clock read and syscall entry/exit
 # that either may count.)
@@ -123,7 +126,7 @@ run_case() {
 		printf '| %s %s | %s | %s | %s / %s | %s / %s |\n' "$fs" "$name" "$op" \
 			"$fio_count vs $count" "$f50" "$f99" "$p50" "$p99" >>"$SUMMARY"
 		if [ "$kind" = sync ]; then
-			between "$p50" "$f50" 0.95 5 && between "$p99" "$f99" 0.75 5
+			between "$p50" "$f50" 0.75 5 && between "$p99" "$f99" 0.75 5
 		else
 			between "$p50" "$f50" 0 1 && between "$p99" "$f99" 0 1
 		fi && pass "$tag.$op.latency" ||
