@@ -25,9 +25,9 @@
 # (39 % of fio's p50 of 19.8 us, pvsync2) with a full `make check` beside it
 # on the shared 2-CPU machine, plus in the tail the thread preempted between
 # its clock read and the call, measured up to 20 % of fio's p99 under load
-# (t_fio.sh: 7.5 % unloaded). The bound that finds mis-joined events is the
-# upper one; the lower ones still catch a biased sample (issue 9 began with
-# an fsync p50 3x fio's):
+# (t_fio.sh: 7.5 % unloaded). The bound that finds mis-joined events and a
+# sample biased to slow I/Os (issue 9 began with an fsync p50 3x fio's) is
+# the upper one; the lower ones leave room for the load:
 #   p50: fio * 0.75 - 5 us  <=  sttrace  <=  fio * 1.02 + 5 us
 #   p99: fio * 0.75 - 5 us  <=  sttrace  <=  fio * 1.02 + 5 us
 # (+5 us above: the few us of each side's clock read and syscall entry/exit
