@@ -42,6 +42,8 @@ int an_input_next(struct an_input *in, const struct st_event_header **ev, char *
 const struct an_input_info *an_input_info(const struct an_input *in);
 /* Events of built-in type id in the files (their footer counts, or scan counts). */
 uint64_t an_input_type_events(const struct an_input *in, uint16_t id);
+/* Metadata key of the first file that has it, NULL when none does. */
+const char *an_input_meta(const struct an_input *in, const char *key);
 void an_input_close(struct an_input *in);
 
 #endif /* AN_INPUT_H */
