@@ -18,7 +18,8 @@
  *   task filter (-p, -c, --cgroup): syscall, fs, io_uring and task events are
  *     kept for matching tasks. A bio queued by a matching task is marked in
  *     `marked_bios`; later block events (which may run in interrupt or worker
- *     context) are kept when their bio, or their request's first bio, is marked.
+ *     context) are kept when their bio, or their request's first bio, is marked;
+ *     a device flush (no bios) when a request it serves has a marked bio.
  *   device filter (-d): block events by their disk, fs events by their file
  *     system device (the disk or one of its partitions). Syscall and io_uring
  *     events carry no device and are not filtered by it.
@@ -485,15 +486,58 @@ int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 	return 0;
 }
 
+static __always_inline bool rq_in_flush_seq(const struct request *rq)
+{
+	return rq->rq_flags & (1u << bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ));
+}
+
+/*
+ * The device flush of the flush sequence (no bios) is issued and completed
+ * in kernel threads for the requests waiting on the running list of its
+ * hardware queue's flush queue (rq->queuelist links them; the list is
+ * switched only after the flush's completion event). It was caused by the
+ * traced tasks when one of the first ST_FLUSH_WAITERS carries a marked bio.
+ * List links are read as plain addresses: they point into requests, which
+ * are walked back to with container_of arithmetic.
+ */
+static __always_inline bool flush_serves_marked(const struct request *rq)
+{
+	struct blk_flush_queue *fq = rq->mq_hctx ? rq->mq_hctx->fq : NULL;
+	const struct list_head *head;
+	__u64 pos, req, bio;
+
+	if (!fq)
+		return false;
+	head = BPF_CORE_READ_BITFIELD_PROBED(fq, flush_running_idx) ? &fq->flush_queue[1] :
+								      &fq->flush_queue[0];
+	if (bpf_probe_read_kernel(&pos, sizeof(pos), &head->next))
+		return false;
+	for (int i = 0; i < ST_FLUSH_WAITERS && pos != (__u64)head; i++) {
+		req = pos - bpf_core_field_offset(struct request, queuelist);
+		if (bpf_probe_read_kernel(&bio, sizeof(bio),
+					  (void *)(req + bpf_core_field_offset(struct request, bio))))
+			return false;
+		if (bio && bio_marked((const struct bio *)bio))
+			return true;
+		if (bpf_probe_read_kernel(&pos, sizeof(pos), (void *)pos))
+			return false;
+	}
+	return false;
+}
+
 static __always_inline bool rq_selected(const struct request *rq, __u32 disk)
 {
 	struct bio *first = rq->bio;
 
 	if (!disk_passes(disk))
 		return false;
-	/* A request without bios (a flush) belongs to whoever issued it. */
+	/*
+	 * A request without bios belongs to whoever issued it, except the
+	 * device flush, which belongs to the tasks whose requests it serves.
+	 */
 	if (!first)
-		return task_passes();
+		return task_passes() ||
+		       (task_filter_on() && rq_in_flush_seq(rq) && flush_serves_marked(rq));
 	return bio_selected(first);
 }
 
@@ -506,11 +550,13 @@ static __always_inline void fill_rq(struct st_block_rq *p, const struct request 
 	p->bytes = rq->__data_len;
 	p->nr_sector = rq->__data_len >> 9;
 	p->opf = normalize_opf(rq->cmd_flags);
+	if (rq_in_flush_seq(rq))
+		p->opf |= ST_F_FLUSH_SEQ;
 	p->error = 0;
 	p->nr_bios = 0;
 }
 
-static __always_inline int emit_rq(const struct request *rq, __u16 type, __s32 error, __u32 bytes)
+static __always_inline int emit_rq(const struct request *rq, __u16 type)
 {
 	struct st_ev_block_rq *e;
 	__u32 disk = rq_disk(rq);
@@ -521,11 +567,6 @@ static __always_inline int emit_rq(const struct request *rq, __u16 type, __s32 e
 	if (!e)
 		return 0;
 	fill_rq(&e->p, rq, disk);
-	e->p.error = error;
-	if (bytes) {
-		e->p.bytes = bytes;
-		e->p.nr_sector = bytes >> 9;
-	}
 	submit(e, sizeof(*e));
 	return 0;
 }
@@ -533,19 +574,19 @@ static __always_inline int emit_rq(const struct request *rq, __u16 type, __s32 e
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(block_rq_insert, struct request *rq)
 {
-	return emit_rq(rq, ST_EV_block_rq_insert, 0, 0);
+	return emit_rq(rq, ST_EV_block_rq_insert);
 }
 
 SEC("tp_btf/block_rq_merge")
 int BPF_PROG(block_rq_merge, struct request *rq)
 {
-	return emit_rq(rq, ST_EV_block_rq_merge, 0, 0);
+	return emit_rq(rq, ST_EV_block_rq_merge);
 }
 
 SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(block_rq_requeue, struct request *rq)
 {
-	return emit_rq(rq, ST_EV_block_rq_requeue, 0, 0);
+	return emit_rq(rq, ST_EV_block_rq_requeue);
 }
 
 /* A completed request's bios are gone: drop their marks before the addresses are reused. */
@@ -559,11 +600,32 @@ static __always_inline void unmark_chain(const struct request *rq)
 	}
 }
 
+/*
+ * The tracepoint fires before the request's bios are ended, so rq->bio still
+ * names the chain; for a request the flush sequence completes without ever
+ * issuing it (an empty PREFLUSH) that is the only link to its bio.
+ */
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	emit_rq(rq, ST_EV_block_rq_complete, error, nr_bytes);
-	if (task_filter_on() || mark_self_bios)
+	struct st_ev_block_rq_complete *e;
+	__u32 disk = rq_disk(rq);
+
+	if (rq_selected(rq, disk)) {
+		e = RESERVE(block_rq_complete, block_rq_complete);
+		if (e) {
+			fill_rq((struct st_block_rq *)&e->p, rq, disk);
+			e->p.error = error;
+			if (nr_bytes) {
+				e->p.bytes = nr_bytes;
+				e->p.nr_sector = nr_bytes >> 9;
+			}
+			e->p.bio = (__u64)rq->bio;
+			submit(e, sizeof(*e));
+		}
+	}
+	/* A data step of the flush sequence completes its request once more, bios kept. */
+	if ((task_filter_on() || mark_self_bios) && !(nr_bytes && rq_in_flush_seq(rq)))
 		unmark_chain(rq);
 	return 0;
 }

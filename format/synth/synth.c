@@ -219,6 +219,7 @@ union synth_rec {
 	struct st_ev_block_split split;
 	struct st_ev_block_rq rq;
 	struct st_ev_block_rq_issue issue;
+	struct st_ev_block_rq_complete complete;
 	struct st_ev_sys_enter enter;
 	struct st_ev_sys_enter_openat openat;
 	struct st_ev_sys_exit exit;
@@ -339,6 +340,8 @@ struct rq_state {
 };
 _Static_assert(offsetof(struct st_block_rq_issue, bios) == sizeof(struct st_block_rq),
 	       "block_rq_issue extends block_rq");
+_Static_assert(offsetof(struct st_block_rq_complete, bio) == sizeof(struct st_block_rq),
+	       "block_rq_complete extends block_rq");
 
 /* A request not issued yet that later bios of the same file may merge into. */
 struct pending_rq {
@@ -476,6 +479,22 @@ static uint32_t emit_issue(struct synth *s, uint64_t ts, struct who who, const s
 	return idx;
 }
 
+/* The chain still hangs off the request as it completes: its first bio is named. */
+static void fill_complete(union synth_rec *rec, const struct rq_state *rq)
+{
+	memcpy(&rec->complete.p, &rq->r, sizeof(rq->r));
+	rec->complete.p.bio = rq->bios[0];
+}
+
+static uint32_t emit_complete(struct synth *s, uint64_t ts, struct who who, const struct rq_state *rq)
+{
+	uint32_t idx;
+
+	fill_complete(event_new(s, ST_EV_block_rq_complete, sizeof(struct st_ev_block_rq_complete),
+				ts, who, &idx), rq);
+	return idx;
+}
+
 static void emit_enter(struct synth *s, uint16_t type, uint64_t ts, struct who who,
 		       int64_t fd, uint64_t count, int64_t offset, uint64_t flags)
 {
@@ -589,7 +608,7 @@ static uint64_t request_run(struct synth *s, struct synth_dev *d, struct who who
 	uint64_t issue_ts = t;
 
 	t += device_latency(s, &rq);
-	complete_slot = emit_rq(s, ST_EV_block_rq_complete, t, irq_who(d), &rq);
+	complete_slot = emit_complete(s, t, irq_who(d), &rq);
 	id_release(&d->tags, tag, t);
 	if (mk && d->sched && !flush)
 		d->pend = (struct pending_rq){
@@ -693,7 +712,7 @@ static uint64_t merge_run(struct synth *s, struct who who, unsigned dev, uint64_
 	rq->r.bytes += nr_sector * 512;
 	if (!s->err) {
 		fill_issue(slot_at(&s->slots, pend->issue_slot), rq);
-		slot_at(&s->slots, pend->complete_slot)->rq.p = rq->r;
+		fill_complete(slot_at(&s->slots, pend->complete_slot), rq);
 	}
 	id_release(&s->bios, slot, pend->complete_ts);
 	return pend->complete_ts;

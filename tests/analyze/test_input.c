@@ -69,7 +69,7 @@ static void put_issue(struct st_writer *w, uint64_t ts, uint64_t rq, uint64_t bi
 
 static void put_complete(struct st_writer *w, uint64_t ts, uint64_t rq, int old_layout)
 {
-	struct st_ev_block_rq e = { .p = { .rq = rq, .dev = 7 << 20, .nr_sector = 8 } };
+	struct st_ev_block_rq_complete e = { .p = { .rq = rq, .dev = 7 << 20, .nr_sector = 8 } };
 	struct old_complete o = { .rq = rq, .dev = 7 << 20, .nr_sector = 8, .extra = 99 };
 
 	if (old_layout) {
