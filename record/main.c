@@ -445,12 +445,14 @@ static int finish(struct recorder *r)
 	uint64_t end_ns, lost;
 	int ret;
 
+	/* the window closes for every probe at once; detaching takes a while */
+	probes_set_recording(&r->probes, false);
+	end_ns = now_ns();
 	probes_detach(&r->probes);
 	probes_flush(&r->probes, UINT64_MAX);
 	if (!r->write_failed)
 		ring_drain(&r->probes.ring);
 	meta_release(r->tracker, r->w, UINT64_MAX);
-	end_ns = now_ns();
 	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)end_ns);
 	st_writer_set_meta(r->w, "record.end_ts", ts);
 	meta_procs(r->w);
@@ -479,6 +481,8 @@ static int record(struct recorder *r)
 	ret = open_loop(r);
 	if (ret)
 		return ret;
+	/* every probe is attached: the window opens for all of them at once */
+	probes_set_recording(&r->probes, true);
 	r->start_ns = meta_clock(r->w);
 	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)r->start_ns);
 	st_writer_set_meta(r->w, "record.start_ts", ts);
@@ -516,7 +520,10 @@ static int setup(struct recorder *r, int argc, char **argv)
 		r->filters.pid = r->child;
 	}
 	ret = open_output(r);
-	return ret ? ret : open_writer(r, argc, argv);
+	if (ret)
+		return ret;
+	probes_resolve_stamps(&r->sel, &r->filters, r->opts.no_stamps);
+	return open_writer(r, argc, argv);
 }
 
 static void close_fds(struct recorder *r)

@@ -23,6 +23,7 @@
 #include <linux/magic.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "record/record.h"
@@ -60,6 +61,12 @@ static const char *event_name(uint16_t type)
 	return NULL;
 }
 
+/* Events whose program attaches to a tracepoint of another name. */
+static const char *tracepoint_name(const char *name)
+{
+	return !strcmp(name, "block_rq_issue_stamped") ? "block_rq_issue" : name;
+}
+
 const char *event_tracepoint(uint16_t type, char *buf, size_t cap)
 {
 	const char *name = event_name(type);
@@ -68,7 +75,7 @@ const char *event_tracepoint(uint16_t type, char *buf, size_t cap)
 		return NULL;
 	for (size_t i = 0; i < sizeof(categories) / sizeof(categories[0]); i++)
 		if (has_prefix(name, categories[i].prefix)) {
-			snprintf(buf, cap, "%s/%s", categories[i].category, name);
+			snprintf(buf, cap, "%s/%s", categories[i].category, tracepoint_name(name));
 			return buf;
 		}
 	return NULL;
@@ -96,14 +103,38 @@ static bool is_sync_syscall(const char *name)
 	       strstr(name, "_sync_file_range") || strstr(name, "_openat");
 }
 
+/*
+ * Block events of the `block` preset: two probe runs per unmerged request on
+ * a request-based disk (issue, with the stage times the kernel stamped
+ * before it, and completion); the others run only on splits, requeues and
+ * the completions of bio-based devices. record/README.md has the table of
+ * the block presets and what each loses.
+ */
+static bool in_block_preset(const char *name)
+{
+	static const char *const light[] = {
+		"block_rq_issue_stamped", "block_rq_complete", "block_split", "block_rq_requeue",
+		"block_bio_complete",
+	};
+
+	for (size_t i = 0; i < sizeof(light) / sizeof(light[0]); i++)
+		if (!strcmp(name, light[i]))
+			return true;
+	return false;
+}
+
 static bool in_preset(const char *preset, const char *name)
 {
 	bool sys = has_prefix(name, "sys_");
 
-	if (!strcmp(preset, "all"))
+	if (!strcmp(preset, "block-all"))
+		return has_prefix(name, "block_") && strcmp(name, "block_rq_issue_stamped");
+	if (!strcmp(preset, "block-queue") && !strcmp(name, "block_bio_queue"))
 		return true;
 	if (has_prefix(name, "block_"))
-		return strcmp(preset, "uring") != 0;
+		return strcmp(preset, "uring") && in_block_preset(name);
+	if (!strcmp(preset, "all"))
+		return true;
 	if (!strcmp(preset, "dio"))
 		return (sys && is_rw_syscall(name)) || has_prefix(name, "iomap_");
 	if (!strcmp(preset, "fsync"))
@@ -116,8 +147,9 @@ static bool in_preset(const char *preset, const char *name)
 
 static bool is_preset(const char *s)
 {
-	return !strcmp(s, "block") || !strcmp(s, "dio") || !strcmp(s, "fsync") ||
-	       !strcmp(s, "uring") || !strcmp(s, "all");
+	return !strcmp(s, "block") || !strcmp(s, "block-queue") || !strcmp(s, "block-all") ||
+	       !strcmp(s, "dio") || !strcmp(s, "fsync") || !strcmp(s, "uring") ||
+	       !strcmp(s, "all");
 }
 
 static int select_one(const char *item, struct rec_selection *sel, char *err, size_t cap)
@@ -134,8 +166,8 @@ static int select_one(const char *item, struct rec_selection *sel, char *err, si
 			sel->required[event_names[i].type] = true;
 			return 0;
 		}
-	snprintf(err, cap, "--events: unknown preset or tracepoint '%s' (presets: block dio fsync "
-		 "uring all; tracepoints: the event names of `st-format info`)", item);
+	snprintf(err, cap, "--events: unknown preset or tracepoint '%s' (presets: block block-queue "
+		 "block-all dio fsync uring all; tracepoints: the event names of `st-format info`)", item);
 	return -1;
 }
 
@@ -154,6 +186,9 @@ int events_select(const char *spec, struct rec_selection *sel, char *err, size_t
 		snprintf(err, cap, "--events: no event named in '%s'", spec);
 		return -1;
 	}
+	/* The full issue event supersedes the stamped one: one issue event per request. */
+	if (sel->on[ST_EV_block_rq_issue])
+		sel->on[ST_EV_block_rq_issue_stamped] = false;
 	/* Process events give pid -> command names and drive -p's child tracking. */
 	for (size_t i = 0; i < NR_EVENTS; i++)
 		if (has_prefix(event_names[i].name, "sched_process_"))
@@ -385,6 +420,63 @@ int probes_check(struct rec_selection *sel, char *err, size_t cap)
 	return check_environment(err, cap) || check_tracepoints(sel, err, cap) ? -1 : 0;
 }
 
+/* ---- the kernel's stage stamps ----------------------------------------- */
+
+static bool struct_has_member(const struct btf *btf, const char *type, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), member))
+			return true;
+	return false;
+}
+
+static void add_probe(struct rec_selection *sel, uint16_t type, const char *why)
+{
+	char tp[128];
+
+	if (sel->on[type])
+		return;
+	sel->on[type] = true;
+	event_tracepoint(type, tp, sizeof(tp));
+	fprintf(stderr, "%s: %s: recording %s too\n", REC_NAME, why, tp);
+}
+
+void probes_resolve_stamps(struct rec_selection *sel, const struct rec_filters *f, bool no_stamps)
+{
+	struct btf *btf;
+	bool rq_stamp, bio_stamp, bio_stamp_gated;
+
+	if (!sel->on[ST_EV_block_rq_issue_stamped])
+		return;
+	btf = btf__load_vmlinux_btf();
+	rq_stamp = btf && struct_has_member(btf, "request", "start_time_ns");
+	bio_stamp_gated = btf && struct_has_member(btf, "bio", "issue_time_ns");
+	bio_stamp = btf && (bio_stamp_gated || struct_has_member(btf, "bio", "bi_issue"));
+	btf__free(btf);
+	if (no_stamps) {
+		add_probe(sel, ST_EV_block_getrq, "--no-stamps: G from its probe");
+		add_probe(sel, ST_EV_block_bio_queue, "--no-stamps: Q from its probe");
+		return;
+	}
+	if (!rq_stamp)
+		add_probe(sel, ST_EV_block_getrq, "this kernel keeps no request allocation time "
+			  "(struct request has no start_time_ns)");
+	if (!bio_stamp)
+		add_probe(sel, ST_EV_block_bio_queue, "this kernel keeps no bio queue time "
+			  "(struct bio has neither issue_time_ns nor bi_issue)");
+	else if (f->pid || f->comm || f->cgroup_id)
+		add_probe(sel, ST_EV_block_bio_queue, "-p, -c, --cgroup and -- CMD select bios "
+			  "as their task queues them");
+	else if (bio_stamp_gated && !sel->on[ST_EV_block_bio_queue])
+		fprintf(stderr, "%s: this kernel stamps bios with their queue time only for disks "
+			"under blk-iolatency (bio->issue_time_ns, 6.18+): elsewhere Q is the "
+			"request's allocation (G); -e block-queue records Q exactly\n", REC_NAME);
+}
+
 /* ---- loading ---------------------------------------------------------- */
 
 static bool verbose_libbpf;
@@ -527,6 +619,12 @@ int probes_start(struct rec_probes *p, const struct rec_selection *sel, const st
 void probes_set_verbose(bool on)
 {
 	verbose_libbpf = on;
+}
+
+void probes_set_recording(struct rec_probes *p, bool on)
+{
+	if (p->skel)
+		__atomic_store_n(&p->skel->bss->recording, on, __ATOMIC_RELEASE);
 }
 
 void probes_flush(struct rec_probes *p, uint64_t staged_before)

@@ -46,6 +46,7 @@ struct rec_opts {
 	const char **files;		/* select_target.files: paths to resolve to inodes */
 	size_t nfiles;
 	char **cmd;			/* after `--`, NULL-terminated; NULL = none */
+	bool no_stamps;			/* take every block stage from its own probe */
 	bool verbose;
 };
 
@@ -128,11 +129,24 @@ struct rec_probes {
  */
 int probes_check(struct rec_selection *sel, char *err, size_t cap);
 /*
+ * The `block` preset reads the times the kernel stamps on requests and bios
+ * (block_rq_issue_stamped). Where this kernel keeps no such stamp, or
+ * no_stamps asks so, or a task filter needs to see bios queued, add the
+ * probe that takes that stage instead to *sel, saying so once on stderr.
+ */
+void probes_resolve_stamps(struct rec_selection *sel, const struct rec_filters *f, bool no_stamps);
+/*
  * Open, configure and load the probes of *sel, attach them and set up the
  * ring buffer reader. Message in err.
  */
 int probes_start(struct rec_probes *p, const struct rec_selection *sel, const struct rec_filters *f,
 		 uint64_t ringbuf_size, rec_event_fn fn, void *ctx, char *err, size_t cap);
+/*
+ * Open (on) or close the recording window of every probe at once: the
+ * probes run from their attach to their detach but record only in between
+ * (bpf/sttrace.bpf.c, `recording`).
+ */
+void probes_set_recording(struct rec_probes *p, bool on);
 /* Show libbpf's messages (verifier logs) on stderr. */
 void probes_set_verbose(bool on);
 /*
