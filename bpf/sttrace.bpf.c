@@ -50,12 +50,13 @@ const volatile __u64 self_ino;			/* the output file: its writeback is ours too *
 const volatile __u32 self_sdev;
 
 /*
- * Set by st-record after the last probe is attached and cleared before the
- * first is detached: every probe records over the same window, however long
- * attaching and detaching take. Until then they only keep their maps (marks,
- * tracked tasks) current.
+ * Probes record while the event clock is below this: 0 until st-record has
+ * attached the last probe, then the end of -t (or never), and 0 again before
+ * the first probe is detached. So every probe records over the same window,
+ * however long attaching and detaching take, and -t bounds it on the event
+ * clock. Outside it the probes only keep their maps (marks, tasks) current.
  */
-bool recording;
+__u64 record_until;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -283,11 +284,12 @@ static __always_inline void flush(struct stage *s)
 static __always_inline void *reserve(__u32 size, __u16 type)
 {
 	struct stage *s = this_stage();
+	__u64 now = bpf_ktime_get_ns();
 	struct st_event_header *h;
 	__u64 id;
 	__u32 depth;
 
-	if (!s || !recording)
+	if (!s || now >= record_until)
 		return NULL;
 	depth = s->depth;
 	if (depth > ST_MAX_NESTING) {
@@ -305,7 +307,7 @@ static __always_inline void *reserve(__u32 size, __u16 type)
 	h->type = type;
 	h->size = size;
 	h->cpu = bpf_get_smp_processor_id();
-	h->ts = bpf_ktime_get_ns();
+	h->ts = now;
 	h->pid = id >> 32;
 	h->tid = (__u32)id;
 	return h;

@@ -446,8 +446,10 @@ static int finish(struct recorder *r)
 	int ret;
 
 	/* the window closes for every probe at once; detaching takes a while */
-	probes_set_recording(&r->probes, false);
+	probes_set_window(&r->probes, 0);
 	end_ns = now_ns();
+	if (r->opts.duration_ns && end_ns > r->start_ns + r->opts.duration_ns)
+		end_ns = r->start_ns + r->opts.duration_ns;
 	probes_detach(&r->probes);
 	probes_flush(&r->probes, UINT64_MAX);
 	if (!r->write_failed)
@@ -456,6 +458,7 @@ static int finish(struct recorder *r)
 	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)end_ns);
 	st_writer_set_meta(r->w, "record.end_ts", ts);
 	meta_procs(r->w);
+	probes_store_runs(&r->probes, r->w);
 	lost = store_lost(r);
 	st_writer_stats(r->w, &st);
 	ret = st_writer_close(r->w, errmsg, sizeof(errmsg));
@@ -482,8 +485,9 @@ static int record(struct recorder *r)
 	if (ret)
 		return ret;
 	/* every probe is attached: the window opens for all of them at once */
-	probes_set_recording(&r->probes, true);
 	r->start_ns = meta_clock(r->w);
+	probes_set_window(&r->probes, r->opts.duration_ns ? r->start_ns + r->opts.duration_ns :
+			  UINT64_MAX);
 	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)r->start_ns);
 	st_writer_set_meta(r->w, "record.start_ts", ts);
 	/* tests and scripts wait for this line before starting their workload */

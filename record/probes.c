@@ -621,10 +621,10 @@ void probes_set_verbose(bool on)
 	verbose_libbpf = on;
 }
 
-void probes_set_recording(struct rec_probes *p, bool on)
+void probes_set_window(struct rec_probes *p, uint64_t until_ns)
 {
 	if (p->skel)
-		__atomic_store_n(&p->skel->bss->recording, on, __ATOMIC_RELEASE);
+		__atomic_store_n(&p->skel->bss->record_until, until_ns, __ATOMIC_RELEASE);
 }
 
 void probes_flush(struct rec_probes *p, uint64_t staged_before)
@@ -712,6 +712,27 @@ uint64_t probes_read_lost(struct rec_probes *p)
 	for (int i = 0; i < p->ncpus; i++)
 		sum += p->lost[i];
 	return sum;
+}
+
+void probes_store_runs(struct rec_probes *p, struct st_writer *w)
+{
+	struct bpf_program *prog;
+
+	if (!p->skel)
+		return;
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		uint32_t len = sizeof(info);
+		char key[96], val[64];
+
+		if (!bpf_program__autoload(prog) || prog == p->skel->progs.flush_stage ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) || !info.run_cnt)
+			continue;
+		snprintf(key, sizeof(key), "probe.%s", bpf_program__name(prog));
+		snprintf(val, sizeof(val), "runs=%llu;run_ns=%llu", (unsigned long long)info.run_cnt,
+			 (unsigned long long)info.run_time_ns);
+		st_writer_set_meta(w, key, val);
+	}
 }
 
 uint64_t probes_read_skipped(struct rec_probes *p)

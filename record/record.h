@@ -142,11 +142,12 @@ void probes_resolve_stamps(struct rec_selection *sel, const struct rec_filters *
 int probes_start(struct rec_probes *p, const struct rec_selection *sel, const struct rec_filters *f,
 		 uint64_t ringbuf_size, rec_event_fn fn, void *ctx, char *err, size_t cap);
 /*
- * Open (on) or close the recording window of every probe at once: the
- * probes run from their attach to their detach but record only in between
- * (bpf/sttrace.bpf.c, `recording`).
+ * The probes run from their attach to their detach but record only while
+ * the event clock is below until_ns (bpf/sttrace.bpf.c, `record_until`):
+ * set it once every probe is attached (UINT64_MAX, or the end of -t), and
+ * to 0 before detaching, so every probe covers the same window.
  */
-void probes_set_recording(struct rec_probes *p, bool on);
+void probes_set_window(struct rec_probes *p, uint64_t until_ns);
 /* Show libbpf's messages (verifier logs) on stderr. */
 void probes_set_verbose(bool on);
 /*
@@ -167,6 +168,12 @@ uint64_t probes_read_lost(struct rec_probes *p);
  * of a completion in process context runs). No CPU is known for them.
  */
 uint64_t probes_read_skipped(struct rec_probes *p);
+/*
+ * With the kernel's BPF run-time statistics on (kernel.bpf_stats_enabled or
+ * BPF_ENABLE_STATS), store each program's runs and run time from attach to
+ * now as metadata `probe.<program>` = "runs=N;run_ns=T".
+ */
+void probes_store_runs(struct rec_probes *p, struct st_writer *w);
 void probes_stop(struct rec_probes *p);
 
 /* The output: chunk bytes written through io_uring, up to qd in flight. */
