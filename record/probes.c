@@ -621,10 +621,35 @@ void probes_set_verbose(bool on)
 	verbose_libbpf = on;
 }
 
+/* Each selected program's runs and run time so far, in object order; 0 when stats are off. */
+static void read_runs(struct rec_probes *p, struct rec_runs *runs)
+{
+	struct bpf_program *prog;
+	size_t i = 0;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		uint32_t len = sizeof(info);
+
+		if (i == REC_MAX_TYPE)
+			break;
+		runs[i].runs = runs[i].ns = 0;
+		if (bpf_program__autoload(prog) &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len)) {
+			runs[i].runs = info.run_cnt;
+			runs[i].ns = info.run_time_ns;
+		}
+		i++;
+	}
+}
+
 void probes_set_window(struct rec_probes *p, uint64_t until_ns)
 {
-	if (p->skel)
-		__atomic_store_n(&p->skel->bss->record_until, until_ns, __ATOMIC_RELEASE);
+	if (!p->skel)
+		return;
+	if (until_ns)
+		read_runs(p, p->runs_at_open);
+	__atomic_store_n(&p->skel->bss->record_until, until_ns, __ATOMIC_RELEASE);
 }
 
 void probes_flush(struct rec_probes *p, uint64_t staged_before)
@@ -716,21 +741,27 @@ uint64_t probes_read_lost(struct rec_probes *p)
 
 void probes_store_runs(struct rec_probes *p, struct st_writer *w)
 {
+	struct rec_runs now[REC_MAX_TYPE];
 	struct bpf_program *prog;
+	size_t i = 0;
 
 	if (!p->skel)
 		return;
+	read_runs(p, now);
 	bpf_object__for_each_program(prog, p->skel->obj) {
-		struct bpf_prog_info info = { 0 };
-		uint32_t len = sizeof(info);
+		uint64_t runs, ns;
 		char key[96], val[64];
 
-		if (!bpf_program__autoload(prog) || prog == p->skel->progs.flush_stage ||
-		    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) || !info.run_cnt)
+		if (i == REC_MAX_TYPE)
+			break;
+		runs = now[i].runs - p->runs_at_open[i].runs;
+		ns = now[i].ns - p->runs_at_open[i].ns;
+		i++;
+		if (!runs || prog == p->skel->progs.flush_stage)
 			continue;
 		snprintf(key, sizeof(key), "probe.%s", bpf_program__name(prog));
-		snprintf(val, sizeof(val), "runs=%llu;run_ns=%llu", (unsigned long long)info.run_cnt,
-			 (unsigned long long)info.run_time_ns);
+		snprintf(val, sizeof(val), "runs=%llu;run_ns=%llu", (unsigned long long)runs,
+			 (unsigned long long)ns);
 		st_writer_set_meta(w, key, val);
 	}
 }

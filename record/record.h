@@ -111,6 +111,11 @@ void ring_close(struct rec_ring *ring);
 struct sttrace_bpf;
 struct bpf_link;
 
+/* A program's runs and run time (BPF statistics). */
+struct rec_runs {
+	uint64_t runs, ns;
+};
+
 struct rec_probes {
 	struct sttrace_bpf *skel;
 	struct bpf_link *links[REC_MAX_TYPE];
@@ -121,6 +126,7 @@ struct rec_probes {
 	const struct st_stage_age *ages;	/* per possible CPU, mapped */
 	size_t ages_size;
 	uint64_t *lost;			/* per CPU, last read */
+	struct rec_runs runs_at_open[REC_MAX_TYPE];	/* per program, when the window opened */
 };
 /*
  * Check the environment (root, BTF, tracefs) and the selected tracepoints:
@@ -170,8 +176,8 @@ uint64_t probes_read_lost(struct rec_probes *p);
 uint64_t probes_read_skipped(struct rec_probes *p);
 /*
  * With the kernel's BPF run-time statistics on (kernel.bpf_stats_enabled or
- * BPF_ENABLE_STATS), store each program's runs and run time from attach to
- * now as metadata `probe.<program>` = "runs=N;run_ns=T".
+ * BPF_ENABLE_STATS), store each program's runs and run time from the
+ * window's opening to now as metadata `probe.<program>` = "runs=N;run_ns=T".
  */
 void probes_store_runs(struct rec_probes *p, struct st_writer *w);
 void probes_stop(struct rec_probes *p);
