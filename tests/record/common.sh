@@ -121,3 +121,12 @@ rec_probe_runs() {
 	st-format info "$1" | awk -v re="^probe\\\\.(${2:-.*})\$" '
 		$1 ~ re { split($3, kv, /[=;]/); n += kv[2] } END { print n + 0 }'
 }
+
+# rec_issued FILE COLUMN...: rec_rows of every issued request, whichever
+# event recorded it (block_rq_issue, or block_rq_issue_stamped of `block`).
+rec_issued() {
+	local file=$1
+	shift
+	rec_rows "$file" block_rq_issue "$@"
+	rec_rows "$file" block_rq_issue_stamped "$@"
+}
