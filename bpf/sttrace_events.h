@@ -112,7 +112,7 @@ struct st_event_header {
 
 #define st_fields_block_rq_issue_stamped(F, A)					\
 	st_fields_block_rq_issue(F, A)						\
-	F(__u32, stamped,   ST_FT_HEX,  "which times below the kernel stamped (ST_STAMPED_*)") \
+	F(__u32, stamped,   ST_FT_HEX,  "times the kernel stamped: bit 0 getrq_ago, bit 1+i queue_ago[i]") \
 	F(__u32, getrq_ago, ST_FT_UINT, "ns from the request's allocation (rq->start_time_ns) to this issue") \
 	A(__u32, queue_ago, ST_RQ_BIOS, ST_FT_UINT, "ns from each stored bio's queueing (its issue time stamp) to this issue") \
 	A(__u32, bio_sectors, ST_RQ_BIOS, ST_FT_UINT, "length of each stored bio in 512-byte sectors")
