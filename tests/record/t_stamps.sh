@@ -114,3 +114,22 @@ else
 	fail record_stamps_same_q2c "of $n I/Os joined by sector, $q1 within 1 us, $q50 within 50 us (bio stamps: $qstamped)"
 fi
 rec_check_no_loss record_stamps_no_loss "$T/light.sttrace"
+
+# Where the kernel keeps no stamp (forced here by --no-stamps), st-record
+# records the stage's own probe instead and says so once per probe; the
+# analysis then takes Q and G from those probes (Q2G > 0: the allocation
+# comes after the queueing, by 0.4 us or more here).
+st-record -o "$T/probes.sttrace" -e block --no-stamps -d "$L" -- fio --name=probes \
+	--filename="$L" --rw=randread --bs=4k --direct=1 --ioengine=psync --size=32M \
+	--number_ios=500 >/dev/null 2>"$T/probes.log"
+said_q=$(grep -c "no-stamps: Q from its probe: recording block/block_bio_queue too" "$T/probes.log")
+said_g=$(grep -c "no-stamps: G from its probe: recording block/block_getrq too" "$T/probes.log")
+queued=$(rec_rows "$T/probes.sttrace" block_bio_queue dev | grep -cx "$devno")
+allocated=$(rec_rows "$T/probes.sttrace" block_getrq dev | grep -cx "$devno")
+q2g=$(st-analyze --csv --dev "$L" "$T/probes.sttrace" 2>/dev/null | awk -F, '$7 == "Q2G" { print $8, $9 }')
+if [ "$said_q" = 1 ] && [ "$said_g" = 1 ] && [ "$queued" = 500 ] && [ "$allocated" = 500 ] &&
+   awk -v n="${q2g% *}" -v min="${q2g#* }" 'BEGIN { exit !(n >= 498 && min > 0) }'; then
+	pass record_stamps_fallback_probes
+else
+	fail record_stamps_fallback_probes "said Q $said_q, G $said_g times (want 1 each); $queued queued, $allocated allocated of 500; Q2G n min: $q2g: $(tr '\n' ' ' <"$T/probes.log")"
+fi
