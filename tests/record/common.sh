@@ -90,23 +90,15 @@ AWK_HEX='function hex(s,   i, v) { v = 0; s = tolower(s); sub(/^0x/, "", s);
 	for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1;
 	return v }'
 
-# rec_bpf_stats: the kernel's BPF run-time statistics on (run_cnt, run_time_ns
-# of every program) until exit, through a BPF_ENABLE_STATS file descriptor
-# held by a helper process: unlike kernel.bpf_stats_enabled, which other users
-# of the machine may switch off, the kernel keeps them on while any such
-# descriptor is open. Fails when the kernel refuses.
+# rec_bpf_stats: the kernel's BPF run-time statistics on until exit
+# (scripts/bench/bpf-stats-on: unlike kernel.bpf_stats_enabled, which other
+# users of the machine may switch off, they stay on while it runs). Fails
+# when the kernel refuses.
 rec_bpf_stats() {
 	local log i
 	log=$(mktemp)
 	at_exit "rm -f '$log'"
-	python3 -c '
-import ctypes, signal, sys
-libc = ctypes.CDLL(None, use_errno=True)
-attr = ctypes.create_string_buffer(16)	# union bpf_attr: enable_stats.type = BPF_STATS_RUN_TIME (0)
-fd = libc.syscall(321, 32, attr, 16)	# bpf(BPF_ENABLE_STATS) on x86_64
-print("on" if fd >= 0 else "failed: errno %d" % ctypes.get_errno(), flush=True)
-if fd >= 0:
-    signal.pause()' >"$log" 2>&1 &
+	"$(dirname "${BASH_SOURCE[0]}")/../../scripts/bench/bpf-stats-on" >"$log" 2>&1 &
 	at_exit "kill $!"
 	for ((i = 0; i < 100; i++)); do
 		grep -q . "$log" && break
