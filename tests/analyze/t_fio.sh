@@ -57,7 +57,7 @@ read -r n p50 p99 <<<"$row"
 # and never completed is fio's count, and those are rare.
 devno=$(rec_devno "$dev")
 count_on_dev() { rec_rows "$dir/fio.sttrace" "$1" dev | grep -cx "$devno"; }
-uncompleted=$(($(count_on_dev block_rq_issue) - $(count_on_dev block_rq_complete)))
+uncompleted=$(($(rec_issued "$dir/fio.sttrace" dev | grep -cx "$devno") - $(count_on_dev block_rq_complete)))
 if [ "$fio_ios" = "$IOS" ] && [ -n "$n" ] && [ $((n + uncompleted)) = "$fio_ios" ] && [ "$uncompleted" -le 2 ]; then
 	pass analyze.fio.count
 else
