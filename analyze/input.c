@@ -37,6 +37,7 @@ struct held {
 };
 
 #define REORDER_NS 100000000ull	/* stamps older than this before their issue come late */
+#define REQUEUED_MAX 64		/* requeued requests awaiting their issue; the oldest give way */
 
 struct reorder {
 	struct held *heap;
@@ -68,6 +69,9 @@ struct file_in {
 	uint8_t stamped;	/* the file has stamped issues: read through ro */
 	uint8_t stamped_ok;	/* 0: the file has block_rq_issue, the stamped ones are dropped */
 	struct reorder ro;
+	/* requests requeued and not issued again: their next issue stands for no stage event */
+	uint64_t requeued[REQUEUED_MAX];
+	unsigned nrequeued;
 	uint64_t scratch[MAX_RECORD / 8];	/* adapted record */
 };
 
@@ -346,9 +350,32 @@ static int push_bio(struct reorder *ro, const struct st_ev_block_rq_issue_stampe
  * ST_RQ_BIOS become one merged bio (the request's address + 1, never a bio's)
  * holding the rest of the request.
  */
+/* A requeued request (rq_requeue) is issued again: remember it until then. */
+static void note_requeue(struct file_in *f, uint64_t rq)
+{
+	if (f->nrequeued == REQUEUED_MAX)
+		memmove(f->requeued, f->requeued + 1, --f->nrequeued * sizeof(*f->requeued));
+	f->requeued[f->nrequeued++] = rq;
+}
+
+/* Whether rq's issue is a requeued request's; forgets it. */
+static int take_requeued(struct file_in *f, uint64_t rq)
+{
+	unsigned i;
+
+	for (i = 0; i < f->nrequeued; i++)
+		if (f->requeued[i] == rq) {
+			f->requeued[i] = f->requeued[--f->nrequeued];
+			return 1;
+		}
+	return 0;
+}
+
 static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamped *e)
 {
 	struct reorder *ro = &f->ro;
+	/* issued again after a requeue: its bios were queued and its request allocated before */
+	int again = take_requeued(f, e->p.rq);
 	uint64_t g = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : 0;
 	uint64_t q[ST_RQ_BIOS], sector = e->p.sector, fallback = g ? g : e->h.ts;
 	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i, first = 0, left;
@@ -361,7 +388,7 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 			first = i;
 	}
 	left = e->p.nr_sector;
-	for (i = 0; i < n && f->synth_queue; i++) {
+	for (i = 0; i < n && f->synth_queue && !again; i++) {
 		uint32_t len = e->p.bio_sectors[i] < left ? e->p.bio_sectors[i] : left;
 
 		ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[i], e->p.bios[i], sector, len);
@@ -370,11 +397,11 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 		sector += len;
 		left -= len;
 	}
-	if (f->synth_queue && e->p.nr_bios > ST_RQ_BIOS && left) {
+	if (f->synth_queue && !again && e->p.nr_bios > ST_RQ_BIOS && left) {
 		ret |= push_bio(ro, e, ST_EV_block_bio_queue, fallback, e->p.rq + 1, sector, left);
 		ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, fallback, e->p.rq + 1, sector, left);
 	}
-	if (f->synth_getrq && g && n)
+	if (f->synth_getrq && !again && g && n)
 		ret |= push_bio(ro, e, ST_EV_block_getrq, g, e->p.bios[first], e->p.sector,
 				e->p.nr_sector);
 	memcpy(&issue, e, sizeof(issue));
@@ -402,6 +429,8 @@ static int reordered_next(struct file_in *f, const struct st_event_header **ev, 
 			break;
 		if (h->ts > ro->newest)
 			ro->newest = h->ts;
+		if (h->type == ST_EV_block_rq_requeue)
+			note_requeue(f, ((const struct st_ev_block_rq *)h)->p.rq);
 		if (h->type != ST_EV_block_rq_issue_stamped ?
 		    reorder_push(ro, h, h->size) :
 		    f->stamped_ok && synthesize(f, (const struct st_ev_block_rq_issue_stamped *)h)) {
@@ -471,6 +500,7 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 		st_cursor_close(f->c);
 		f->c = NULL;
 		reorder_clear(&f->ro);
+		f->nrequeued = 0;
 		if (st_cursor_open(f->r, from, to, &f->c)) {
 			snprintf(err, cap, "%s: %s", f->path, st_reader_errmsg(f->r));
 			return -1;

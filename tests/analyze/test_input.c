@@ -263,6 +263,30 @@ int main(void)
 		      out[3].ts[AN_TS_COMPLETE] == 2100, "input.stamped_issue_unstamped",
 		      "an issue without stamps: Q %" PRIu64 " G %" PRIu64, out[3].ts[AN_TS_QUEUE],
 		      out[3].ts[AN_TS_GETRQ]);
+
+		/*
+		 * Requeued after its first issue: the second issue stands for no
+		 * new bio. Without stamps its bio would be queued at that issue,
+		 * when it is already in the request.
+		 */
+		w = create(a, 0);
+		put_stamped(w, 1000, 0x40, 1, bios, none, 0, 0);
+		{
+			struct st_ev_block_rq rq = { .p = { .rq = 0x40, .dev = 7 << 20, .nr_sector = 8 } };
+
+			head(&rq.h, ST_EV_block_rq_requeue, sizeof(rq), 1100);
+			st_writer_append(w, &rq, sizeof(rq));
+		}
+		put_stamped(w, 1300, 0x40, 1, bios, none, 0, 0);
+		put_complete(w, 1500, 0x40, 0);
+		st_writer_close(w, NULL, 0);
+		ooo = analyze(paths, 1);
+		check(nout == 1 && ooo == 0 && !(out[0].flags & AN_IO_INCOMPLETE) &&
+		      out[0].ts[AN_TS_QUEUE] == 1000 && out[0].ts[AN_TS_ISSUE] == 1300 &&
+		      out[0].requeues == 1 && out[0].ts[AN_TS_COMPLETE] == 1500,
+		      "input.stamped_requeued", "%d I/Os, flags 0x%x, Q %" PRIu64 " D %" PRIu64
+		      " requeues %u", nout, out[0].flags, out[0].ts[AN_TS_QUEUE],
+		      out[0].ts[AN_TS_ISSUE], out[0].requeues);
 	}
 	unlink(a);
 	unlink(b);
