@@ -16,7 +16,7 @@
 #define PROG "st-analyze"
 
 static const char usage_text[] =
-"usage: st-analyze [options] FILE...\n"
+"usage: st-analyze [options] FILE...     (FILE - is standard input)\n"
 "       st-analyze diff BASE NEW [options]   (st-analyze diff --help)\n"
 "\n"
 "Correlates the events of one or more .sttrace files (merged in time order)\n"
@@ -34,7 +34,9 @@ static const char usage_text[] =
 "                     (interval: --interval, else 1/100 of the trace)\n"
 "  --csv              CSV instead of text for every table\n"
 "  --gnuplot DIR      write .dat + .gp per plot (latency CDF per stage, time series,\n"
-"                     both heatmaps) into DIR and render PNG and SVG with gnuplot\n"
+"                     both heatmaps) into DIR and render PNG and SVG with gnuplot;\n"
+"                     DIR is made 0700, never followed when it is a symlink\n"
+"  --force            follow a symlink given as --gnuplot DIR\n"
 "Filters (an I/O counts when it starts inside the window):\n"
 "  --dev DEV          device: name (loop0), /dev/name or major:minor\n"
 "  --pid PID, --comm NAME\n"
@@ -44,7 +46,7 @@ static const char usage_text[] =
 "                     (default 10000), then a log-linear sketch, relative error\n"
 "                     <= 0.39 %; the report says which was used\n"
 "  --stale T          I/Os open longer than T are reported incomplete (default 60s)\n"
-"  -h, --help\n"
+"  -h, --help, --version\n"
 "\n"
 "I/Os: a data syscall (read/write/pread64/pwrite64/readv/writev/preadv*/pwritev*/\n"
 "fsync/fdatasync/sync_file_range) with the bios its thread queued while it was\n"
@@ -168,6 +170,10 @@ int main(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		}
+		if (opt == 'V') {
+			printf(PROG " " ST_VERSION " (format %d.%d)\n", ST_FORMAT_MAJOR, ST_FORMAT_MINOR);
+			return 0;
+		}
 		if (opt == '?' || opt == AN_OPT_THRESHOLD)
 			return an_usage_error(PROG, "%s: unknown option or missing argument",
 					      argv[optind - 1]);
@@ -176,7 +182,8 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return an_usage_error(PROG, "%s", "no input file");
-	if ((ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
+	if ((ret = an_stdin_files(argv + optind, argc - optind, PROG)) ||
+	    (ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
 		return ret;
 	ret = report_main(&r, &o);
 	an_run_close(&r);

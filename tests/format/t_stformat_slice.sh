@@ -26,7 +26,7 @@ slice_case() {
 
 t1=$(sed -n 1000p "$T/cat" | cut -d' ' -f1)
 t2=$(sed -n 3000p "$T/cat" | cut -d' ' -f1)
-slice_case slice_absolute "$t1" "$t2" "$t1" "$t2"
+slice_case slice_absolute "@$t1" "@$t2" "$t1" "$t2"
 slice_case slice_relative 2ms 4.5ms $((start + 2000000)) $((start + 4500000))
 slice_case slice_empty 3600s 3601s $((start + 3600000000000)) $((start + 3601000000000))
 check slice_absolute_is_smaller test "$(stat -c %s "$T/slice_absolute.st")" -lt "$(stat -c %s "$T/a.st")"
@@ -57,7 +57,7 @@ check slice_of_cut_file_events test "$(st-format cat "$T/cut-slice.st" | wc -l)"
 	"$(st-format cat --from 1ms "$T/cut.st" | wc -l)"
 
 # Event types unknown to this build are copied through the file's schema.
-st-format synth-future -o "$T/future.st"
+"$ST_BUILD/tests/synth-future" "$T/future.st"
 st-format slice "$T/future.st" -o "$T/future-slice.st" --from 20us >/dev/null
 check slice_unknown_type_verifies st-format verify -q "$T/future-slice.st"
 check slice_unknown_type_events diff <(st-format cat --from 20us "$T/future.st") <(st-format cat "$T/future-slice.st")

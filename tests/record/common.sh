@@ -17,6 +17,7 @@ rec_require_bpf() {
 rec_start() {
 	local out=$1 log=$2 i
 	shift 2
+	: >"$log"	# exists before the loop below reads it
 	st-record -o "$out" "$@" 2>"$log" &
 	REC_PID=$!
 	at_exit "kill -KILL $REC_PID"

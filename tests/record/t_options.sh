@@ -53,7 +53,7 @@ fi
 AS=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 expect_exit record_not_root 1 "must run as root" -o "$T/x" -e block -t 1
 AS=()
-expect_exit record_output_unwritable 1 "$T/no/such/dir/x.sttrace: No such file or directory" \
+expect_exit record_output_unwritable 1 "$T/no/such/dir/x.sttrace: cannot create: No such file or directory" \
 	-o "$T/no/such/dir/x.sttrace" -e block -t 1
 
 st_loopdev L 32

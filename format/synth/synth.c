@@ -26,7 +26,7 @@
 #include <json-c/json.h>
 
 #include "format/sttrace.h"
-#include "format/synth.h"
+#include "format/synth/synth.h"
 
 /* Simulated host. */
 #define EVENT_CLOCK_START_NS	1000000000000ull	/* 1000 s after boot */
@@ -1017,7 +1017,7 @@ static void host_metadata(struct synth *s)
 {
 	char key[64], value[160];
 
-	set_meta(s, "tool", "st-format synth " SYNTH_VERSION);
+	set_meta(s, "tool", "st-format synth " ST_VERSION);
 	command_line(s);
 	options_json(s);
 	set_meta(s, "kernel.release", "6.18.0-synth");
