@@ -20,14 +20,17 @@
 #
 # Per I/O, the two recordings see the same tracepoints for D and C: each
 # timestamp pair differs by the run time of the other recorder's program in
-# between (measured here: median 0.09 us) and, now and then, an interrupt
-# taken between the two (up to 27 us measured on this loaded 2-CPU machine).
+# between (measured here: median 0.03-0.09 us) and, now and then, an
+# interrupt taken between the two (up to 47 us on this loaded 2-CPU machine).
 # Q is the bio's queue stamp where the kernel keeps one (4.19-6.17); 6.18
 # stamps bios only under blk-iolatency, and then the `block` preset takes Q
 # at the request's allocation (G): its Q2C is the full recording's Q2C - Q2G.
-#   90 % of I/Os within 1 us, 99 % within 50 us, for D2C and for Q2C.
-# Swapped or missing stamps (Q at the issue, say) move Q2C by G2D, 1.4-4 us
-# here, so the 1 us bound fails them.
+# That G is the kernel's stamp, the full recording's the block_getrq probe a
+# little later in the allocation (median 0.27 us later, p90 0.7 us, at load
+# average 14; a fifth of the I/Os over 1 us in a busier moment).
+#   median within 1 us, 99 % within 50 us, for D2C and for Q2C.
+# Swapped or missing stamps (Q at the issue, say) move every I/O's Q2C by
+# G2D, 1.4-4 us here, so the median fails them.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 rec_require_bpf record_stamps
@@ -102,7 +105,8 @@ join "$T/light.io" "$T/full.io" | awk -v qs="$qstamped" '
 	  d1 += d <= 1; d50 += d <= 50; q1 += q <= 1; q50 += q <= 50 }
 	END { printf "%d %d %d %d %d\n", n, d1, d50, q1, q50 }' >"$T/agree"
 read -r n d1 d50 q1 q50 <"$T/agree"
-within() { [ "$n" -eq "$light_ios" ] && [ $(($1 * 100)) -ge $((n * 90)) ] && [ $(($2 * 100)) -ge $((n * 99)) ]; }
+# within N1 N50: the median within 1 us (half of them, at least), 99 % within 50 us
+within() { [ "$n" -eq "$light_ios" ] && [ $(($1 * 2)) -ge "$n" ] && [ $(($2 * 100)) -ge $((n * 99)) ]; }
 if within "$d1" "$d50"; then
 	pass record_stamps_same_d2c
 else
