@@ -434,6 +434,19 @@ static bool struct_has_member(const struct btf *btf, const char *type, const cha
 	return false;
 }
 
+/* A disk without a request layer (zram, device mapper): its bios complete without requests. */
+static bool disk_is_bio_based(uint32_t devt)
+{
+	char path[96];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", devt >> 20, devt & 0xfffff);
+	if (stat(path, &st))
+		return false;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/mq", devt >> 20, devt & 0xfffff);
+	return stat(path, &st) != 0;
+}
+
 static void add_probe(struct rec_selection *sel, uint16_t type, const char *why)
 {
 	char tp[128];
@@ -471,6 +484,9 @@ void probes_resolve_stamps(struct rec_selection *sel, const struct rec_filters *
 	else if (f->pid || f->comm || f->cgroup_id)
 		add_probe(sel, ST_EV_block_bio_queue, "-p, -c, --cgroup and -- CMD select bios "
 			  "as their task queues them");
+	else if (f->ndevs && disk_is_bio_based(f->devs[0]))
+		add_probe(sel, ST_EV_block_bio_queue, "-d names a bio-based disk (no requests, "
+			  "so no request stamps)");
 	else if (bio_stamp_gated && !sel->on[ST_EV_block_bio_queue])
 		fprintf(stderr, "%s: this kernel stamps bios with their queue time only for disks "
 			"under blk-iolatency (bio->issue_time_ns, 6.18+): elsewhere Q is the "

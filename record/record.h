@@ -140,8 +140,9 @@ int probes_check(struct rec_selection *sel, char *err, size_t cap);
 /*
  * The `block` preset reads the times the kernel stamps on requests and bios
  * (block_rq_issue_stamped). Where this kernel keeps no such stamp, or
- * no_stamps asks so, or a task filter needs to see bios queued, add the
- * probe that takes that stage instead to *sel, saying so once on stderr.
+ * no_stamps asks so, or a task filter needs to see bios queued, or -d names
+ * a bio-based disk (no requests), add the probe that takes that stage
+ * instead to *sel, saying so once on stderr.
  */
 void probes_resolve_stamps(struct rec_selection *sel, const struct rec_filters *f, bool no_stamps);
 /*

@@ -137,3 +137,26 @@ if [ "$said_q" = 1 ] && [ "$said_g" = 1 ] && [ "$queued" = 500 ] && [ "$allocate
 else
 	fail record_stamps_fallback_probes "said Q $said_q, G $said_g times (want 1 each); $queued queued, $allocated allocated of 500; Q2G n min: $q2g: $(tr '\n' ' ' <"$T/probes.log")"
 fi
+
+# A bio-based disk (zram: no request layer, so no request stamps): with -d
+# naming it, `block` records block_bio_queue too, and the analysis counts
+# fio's I/Os with their Q2C.
+if zram_id=$(cat /sys/class/zram-control/hot_add 2>/dev/null); then
+	at_exit "echo $zram_id >/sys/class/zram-control/hot_remove"
+	echo 64M >"/sys/block/zram$zram_id/disksize"
+	Z=/dev/zram$zram_id
+	rec_start "$T/zram.sttrace" "$T/zram.log" -e block -d "$Z" ||
+		{ fail record_stamps_bio_based_disk "$(cat "$T/zram.log")"; exit 1; }
+	fio --name=zram --filename="$Z" --rw=randread --bs=4k --direct=1 --ioengine=psync \
+		--size=32M --number_ios=500 >/dev/null 2>&1
+	rec_stop
+	said=$(grep -c "names a bio-based disk .*recording block/block_bio_queue too" "$T/zram.log")
+	q2c=$(st-analyze --csv --dev "$Z" "$T/zram.sttrace" 2>/dev/null | awk -F, '$7 == "Q2C" { print $8 }')
+	if [ "$said" = 1 ] && [ "$q2c" = 500 ]; then
+		pass record_stamps_bio_based_disk
+	else
+		fail record_stamps_bio_based_disk "said $said times (want 1); Q2C of ${q2c:-no} I/Os, want 500: $(tr '\n' ' ' <"$T/zram.log")"
+	fi
+else
+	skip record_stamps_bio_based_disk "no zram device can be added (zram module not loaded)"
+fi
