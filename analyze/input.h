@@ -53,6 +53,8 @@ const struct an_input_info *an_input_info(const struct an_input *in);
  * the stamped issues of the `block` preset stand for.
  */
 uint64_t an_input_type_events(const struct an_input *in, uint16_t id);
+/* Metadata key of the first file that has it, NULL when none does. */
+const char *an_input_meta(const struct an_input *in, const char *key);
 void an_input_close(struct an_input *in);
 
 #endif /* AN_INPUT_H */

@@ -49,7 +49,8 @@ REC_TESTS := $(REC_UNITS:%=$(B)/tests/%)
 TESTS += $(REC_TESTS)
 
 $(B)/tests/record/%.o: $(B)/sttrace.skel.h
-$(REC_TESTS): $(B)/tests/%: $(B)/tests/record/%.o $(B)/record/meta.o $(B)/record/options.o $(LIBST)
+$(REC_TESTS): $(B)/tests/%: $(B)/tests/record/%.o $(B)/record/meta.o $(B)/record/options.o \
+		$(B)/record/flight.o $(LIBST)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ -ljson-c $(LIBST_LIBS)
 
