@@ -113,6 +113,22 @@ struct st_event_header {
 	st_fields_block_rq(F, A)						\
 	F(__u64, bio, ST_FT_HEX, "first bio of the chain (rq->bio) as the request completes, 0 none: names the bio of a request never issued (an empty PREFLUSH in the flush sequence)")
 
+/*
+ * block_rq_issue plus the stage times the kernel stamped on the request and
+ * its bios, as nanoseconds before this event: one probe run gives Q, G and D.
+ * A time the kernel did not stamp (or one more than 4.29 s before the issue)
+ * has its `stamped` bit clear and is 0.
+ */
+#define ST_STAMPED_GETRQ	(1u << 0)	/* getrq_ago holds the request's allocation */
+#define ST_STAMPED_QUEUE(i)	(1u << (1 + (i)))	/* queue_ago[i] holds bios[i]'s queueing */
+
+#define st_fields_block_rq_issue_stamped(F, A)					\
+	st_fields_block_rq_issue(F, A)						\
+	F(__u32, stamped,   ST_FT_HEX,  "times the kernel stamped: bit 0 getrq_ago, bit 1+i queue_ago[i]") \
+	F(__u32, getrq_ago, ST_FT_UINT, "ns from the request's allocation (rq->start_time_ns) to this issue") \
+	A(__u32, queue_ago, ST_RQ_BIOS, ST_FT_UINT, "ns from each stored bio's queueing (its issue time stamp) to this issue") \
+	A(__u32, bio_sectors, ST_RQ_BIOS, ST_FT_UINT, "length of each stored bio in 512-byte sectors")
+
 #define st_fields_sys_enter(F, A)						\
 	F(__s64, fd,     ST_FT_INT,  "file descriptor (io_submit: aio context)")	\
 	F(__u64, count,  ST_FT_UINT, "bytes asked for (vector calls: iovec count; io_uring_enter: to_submit; io_submit: nr)") \
@@ -165,6 +181,7 @@ struct st_event_header {
 	E(9,  block_rq_merge,        block_rq)					\
 	E(10, block_rq_requeue,      block_rq)					\
 	E(11, block_rq_complete,     block_rq_complete)				\
+	E(12, block_rq_issue_stamped, block_rq_issue_stamped)			\
 	E(32, sys_enter_read,        sys_enter)					\
 	E(33, sys_exit_read,         sys_exit)					\
 	E(34, sys_enter_write,       sys_enter)					\
@@ -225,6 +242,7 @@ ST_DECLARE_PAYLOAD(block_split)
 ST_DECLARE_PAYLOAD(block_rq)
 ST_DECLARE_PAYLOAD(block_rq_issue)
 ST_DECLARE_PAYLOAD(block_rq_complete)
+ST_DECLARE_PAYLOAD(block_rq_issue_stamped)
 ST_DECLARE_PAYLOAD(sys_enter)
 ST_DECLARE_PAYLOAD(sys_enter_openat)
 ST_DECLARE_PAYLOAD(sys_exit)

@@ -56,7 +56,7 @@ read -r n p50 p99 <<<"$row"
 # so the analyzer counts it (without its block stages): its count is fio's.
 devno=$(rec_devno "$dev")
 count_on_dev() { rec_rows "$dir/fio.sttrace" "$1" dev | grep -cx "$devno"; }
-uncompleted=$(($(count_on_dev block_rq_issue) - $(count_on_dev block_rq_complete)))
+uncompleted=$(($(rec_issued "$dir/fio.sttrace" dev | grep -cx "$devno") - $(count_on_dev block_rq_complete)))
 if [ "$fio_ios" = "$IOS" ] && [ "${n:-}" = "$fio_ios" ]; then
 	pass analyze.fio.count
 else

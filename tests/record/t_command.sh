@@ -17,13 +17,13 @@ if [ $rc -eq 3 ]; then pass record_command_status; else fail record_command_stat
 
 # dd is sh's child: traced through fork tracking. (Loading sh and dd may
 # read from the root disk too: that is the command's I/O as well.)
-got=$(rec_rows "$T/c.sttrace" block_rq_issue dev | grep -cx "$DEV")
+got=$(rec_issued "$T/c.sttrace" dev | grep -cx "$DEV")
 if [ "$got" -eq 30 ]; then
 	pass record_command_children
 else
 	fail record_command_children "$got requests on $DEV, want 30: $(tr '\n' ' ' <"$T/log")"
 fi
-dd_pid=$(rec_rows "$T/c.sttrace" block_rq_issue dev pid | awk -v d="$DEV" '$1 == d { print $2 }' | sort -u)
+dd_pid=$(rec_issued "$T/c.sttrace" dev pid | awk -v d="$DEV" '$1 == d { print $2 }' | sort -u)
 name=$(st-format info "$T/c.sttrace" | awk -v k="pid.$dd_pid" '$1 == k { print $3 }')
 if [ "$name" = dd ]; then pass record_command_pid_names; else fail record_command_pid_names "pid.$dd_pid = '$name', want dd"; fi
 
