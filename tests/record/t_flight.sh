@@ -124,7 +124,15 @@ last=$(st-format info --json "$dump" | jq '.last_ts')
 # the ring turned over (fio runs flat out): the dump holds what the ring spanned
 # when the signal came, as st-record said, and --after after it
 span=$(sed -n 's/.*trigger 1 (SIGUSR1): writing .* (\([0-9.]*\) s before.*/\1/p' "$T/ring.log")
-check flight_ring_turned_over awk -v s="$span" 'BEGIN { exit !(s > 0 && s < 5.5) }'
+# The ring turns over when the workload writes more than 256K of trace in the
+# 6 s before the signal; fio's rate here depends on the machine's load, so
+# the file-mode recording (4 s, same workload) says how much that is.
+file_bytes=$(stat -c %s "$T/file.sttrace")
+if [ "$file_bytes" -gt $((4 * 256 * 1024)) ]; then
+	check flight_ring_turned_over awk -v s="$span" 'BEGIN { exit !(s > 0 && s < 5.5) }'
+else
+	skip flight_ring_turned_over "fio wrote only $file_bytes bytes of trace in 4 s on this loaded machine: a 256K ring holds it all"
+fi
 check flight_ring_covers_before awk -v s="$span" -v d=$((trig - first)) 'BEGIN { exit !(d >= s * 0.9e9) }'
 check flight_ring_covers_after test $((last - trig)) -ge 900000000
 check flight_ring_nothing_else test "$(ls "$T"/ring*.sttrace | wc -l)" -eq 1
