@@ -255,7 +255,8 @@ static int open_writer(struct recorder *r, int argc, char **argv)
 
 	if (ret)
 		return fail("io_uring", strerror(-ret));
-	if (st_writer_open(&r->w, NULL, &wo) || st_writer_add_builtin_types(r->w))
+	if (st_writer_open(&r->w, NULL, &wo) || st_writer_add_builtin_types(r->w) ||
+	    tracepoints_add_types(r->w, &r->sel))
 		return fail(r->opts.output, r->w ? st_writer_errmsg(r->w) : "cannot start the writer");
 	meta_static(r->w, argc, argv, &r->opts);
 	meta_devices(r->w);
@@ -505,6 +506,8 @@ static int setup(struct recorder *r, int argc, char **argv)
 		return usage_error(err);
 	if (probes_check(&r->sel, err, sizeof(err)))
 		return fail("probes", err);
+	if (tracepoints_resolve(&r->sel, err, sizeof(err)))
+		return usage_error(err);
 	/* blocked before the fork, so no SIGCHLD is missed; the loop reads them from a signalfd */
 	loop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
@@ -549,6 +552,7 @@ int main(int argc, char **argv)
 	end_command(&r);
 	if (r.child && r.child_done && ret != REC_EXIT_USAGE)
 		ret = ret ? ret : r.child_status;
+	selection_free(&r.sel);
 	opts_free(&r.opts);
 	return ret;
 }

@@ -18,7 +18,7 @@ $(B)/vmlinux.h:
 	@mkdir -p $(dir $@)
 	$(Q)bpftool btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(B)/bpf/sttrace.bpf.o: bpf/sttrace.bpf.c bpf/sttrace_events.h bpf/sttrace_bpf.h $(B)/vmlinux.h
+$(B)/bpf/sttrace.bpf.o: bpf/sttrace.bpf.c bpf/generic.bpf.h bpf/sttrace_events.h bpf/sttrace_bpf.h $(B)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(Q)clang -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 		-I$(B) -Ibpf -c $< -o $@
