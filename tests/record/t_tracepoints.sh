@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Tracepoints that are not built in, named at record time (`-e SUBSYS:NAME`,
+# globs): buffered writes with dd on ext4 over a loop device, recorded with
+# `-e 'ext4:ext4_da_write_*'` next to a bpftrace count of the same
+# tracepoints (the reference: bpftrace reads the tracepoints on its own).
+# The file holds as many events as bpftrace counted, every field of the
+# tracepoint's format file by name, the positions dd wrote, and only the
+# device -d named. A __data_loc string (workqueue:workqueue_queue_work's
+# `workqueue`) comes out as text bpftrace saw too.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/common.sh"
+rec_require_bpf record_tracepoints
+command -v bpftrace >/dev/null || { skip record_tracepoints "bpftrace not installed"; exit 0; }
+
+WRITES=300
+st_tmpdir T
+st_loopdev L 64
+DEV=$(rec_devno "$L")
+# the tracepoints' dev_t: major << 20 | minor
+DEVT=$(( $(printf '%d' "0x$(stat -c %t "$L")") << 20 | $(printf '%d' "0x$(stat -c %T "$L")") ))
+rec_ext4 record_tracepoints "$L" "$T/mnt"
+FMT=/sys/kernel/tracing/events/ext4
+
+# bpftrace_start LOG PROGRAM: bpftrace in the background, returns once attached; pid in $BT_PID
+bpftrace_start() {
+	bpftrace -e "$2" >"$1" 2>&1 &
+	BT_PID=$!
+	at_exit "kill -KILL $BT_PID"
+	for ((i = 0; i < 600; i++)); do
+		grep -q "^Attached\|^Attaching" "$1" && return 0
+		kill -0 "$BT_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	return 1
+}
+bpftrace_stop() {
+	kill -INT "$BT_PID"
+	wait "$BT_PID"
+}
+
+bpftrace_start "$T/bt" "tracepoint:ext4:ext4_da_write_begin /args->dev == $DEVT/ { @begin = count(); }
+	tracepoint:ext4:ext4_da_write_end /args->dev == $DEVT/ { @end = count(); }" ||
+	{ fail record_tracepoints_bpftrace "bpftrace did not start: $(cat "$T/bt")"; exit 1; }
+rec_start "$T/w.sttrace" "$T/log" -e 'ext4:ext4_da_write_*' -d "$L" ||
+	{ fail record_tracepoints_start "$(cat "$T/log")"; exit 1; }
+dd if=/dev/zero of="$T/mnt/f" bs=4k count=$WRITES status=none
+sync
+check record_tracepoints_stop rec_stop
+bpftrace_stop
+
+bt_begin=$(awk '/^@begin:/ { print $2 }' "$T/bt")
+bt_end=$(awk '/^@end:/ { print $2 }' "$T/bt")
+begin=$(rec_count "$T/w.sttrace" ext4:ext4_da_write_begin)
+end=$(rec_count "$T/w.sttrace" ext4:ext4_da_write_end)
+if [ "$begin" = "$bt_begin" ] && [ "$end" = "$bt_end" ] && [ "$begin" -ge $WRITES ]; then
+	pass record_tracepoints_count_bpftrace
+else
+	fail record_tracepoints_count_bpftrace "file: $begin begin, $end end; bpftrace: ${bt_begin:-?}, ${bt_end:-?} (dd: $WRITES writes)"
+fi
+
+# The glob took every ext4:ext4_da_write_* tracepoint into the schema, next to
+# the built-in types (those of a synthetic file).
+st-format synth -o "$T/s.sttrace" --ios 1 >/dev/null
+want=$(( $(ls "$FMT" | grep -c '^ext4_da_write_') + $(st-format info --json "$T/s.sttrace" | jq .schema_types) ))
+got=$(st-format info --json "$T/w.sttrace" | jq .schema_types)
+if [ "$got" -eq "$want" ]; then
+	pass record_tracepoints_glob
+else
+	fail record_tracepoints_glob "$got types in the schema, want $want"
+fi
+
+# Every field of the format file (common_* aside) is a column of the CSV.
+fields=$(awk -F'[;:]' '/field:/ { n = split($2, w, " "); f = w[n]; sub(/\[.*/, "", f);
+	if (f !~ /^common_/) print f }' "$FMT/ext4_da_write_end/format")
+header=$(st-format cat --csv -t ext4:ext4_da_write_end "$T/w.sttrace" | head -1)
+missing=$(for f in $fields; do echo ",$header," | grep -q ",$f," || echo "$f"; done)
+if [ -n "$fields" ] && [ -z "$missing" ]; then
+	pass record_tracepoints_every_field
+else
+	fail record_tracepoints_every_field "fields not printed: ${missing:-the format file has none}"
+fi
+
+# Values: dd's positions 0, 4096, ... with len 4096, on the -d device only.
+rec_rows "$T/w.sttrace" ext4:ext4_da_write_begin dev pos len | sort -u >"$T/rows"
+for ((i = 0; i < WRITES; i++)); do echo "$DEV $((i * 4096)) 4096"; done | sort -u >"$T/want"
+if cmp -s "$T/rows" "$T/want"; then
+	pass record_tracepoints_values
+else
+	fail record_tracepoints_values "$(diff "$T/want" "$T/rows" | head -3 | tr '\n' ' ')"
+fi
+
+# A __data_loc string: every workqueue name in the file was seen by bpftrace,
+# attached before st-record and detached after it.
+bpftrace_start "$T/bt2" 'tracepoint:workqueue:workqueue_queue_work { @[str(args->workqueue)] = count(); }' ||
+	{ fail record_tracepoints_bpftrace "bpftrace did not start: $(cat "$T/bt2")"; exit 1; }
+rec_start "$T/q.sttrace" "$T/log2" -e workqueue:workqueue_queue_work ||
+	{ fail record_tracepoints_start "$(cat "$T/log2")"; exit 1; }
+dd if=/dev/zero of="$T/mnt/g" bs=4k count=64 conv=fsync status=none
+sleep 0.5
+rec_stop
+bpftrace_stop
+sed -n 's/^@\[\(.*\)\]: [0-9]*$/\1/p' "$T/bt2" | sort -u >"$T/bt_names"
+rec_rows "$T/q.sttrace" workqueue:workqueue_queue_work workqueue | sort -u >"$T/names"
+unseen=$(comm -23 "$T/names" "$T/bt_names")
+if [ -s "$T/names" ] && ! grep -qx '' "$T/names" && [ -z "$unseen" ]; then
+	pass record_tracepoints_data_loc_string
+else
+	fail record_tracepoints_data_loc_string "names: $(head -3 "$T/names" | tr '\n' ' '); not seen by bpftrace: $unseen"
+fi
