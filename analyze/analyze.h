@@ -13,7 +13,8 @@
 
 struct an_opts {
 	double quantile;	/* 0: no --quantile */
-	enum an_stage stage;
+	enum an_stage stage;	/* stage_name resolved by an_opts_resolve() */
+	const char *stage_name;
 	size_t top;
 	enum an_by by;
 	uint64_t interval;	/* 0: none */
@@ -36,6 +37,8 @@ void an_opts_init(struct an_opts *o);
 const struct option *an_long_opts(void);
 /* Apply one getopt_long result; 0 or 2 after printing a one-line error. */
 int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog);
+/* After the last option, when every --span is defined: resolve --stage. 0 or 2 after the error. */
+int an_opts_resolve(struct an_opts *o, const char *prog);
 /* Print "prog: <fmt with arg> (try --help)"; returns 2. */
 int an_usage_error(const char *prog, const char *fmt, const char *arg);
 /* Open files with the options' filters; 0 or 2 after printing the error. */

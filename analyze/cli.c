@@ -13,7 +13,7 @@
 
 enum {
 	OPT_QUANTILE = 256, OPT_STAGE, OPT_TOP, OPT_BY, OPT_INTERVAL, OPT_HEATMAP, OPT_CSV,
-	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE,
+	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE, OPT_SPAN,
 };
 
 static const struct option long_opts[] = {
@@ -32,6 +32,7 @@ static const struct option long_opts[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "exact-limit", required_argument, NULL, OPT_EXACT },
 	{ "stale", required_argument, NULL, OPT_STALE },
+	{ "span", required_argument, NULL, OPT_SPAN },
 	{ "threshold", required_argument, NULL, AN_OPT_THRESHOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -67,10 +68,15 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		o->quantile = v;
 		return 0;
 	case OPT_STAGE:
-		if (an_stage_by_name(arg) < 0)
-			return an_usage_error(prog, "--stage %s: unknown stage", arg);
-		o->stage = an_stage_by_name(arg);
+		o->stage_name = arg;
 		return 0;
+	case OPT_SPAN: {
+		char err[320];
+
+		if (an_span_define(arg, err, sizeof(err)))
+			return an_usage_error(prog, "%s", err);
+		return 0;
+	}
 	case OPT_TOP:
 		if (parse_number(arg, 1, 1e7, &v))
 			return an_usage_error(prog, "--top %s: not a count in [1, 10^7]", arg);
@@ -143,6 +149,16 @@ void an_opts_init(struct an_opts *o)
 	o->exact_limit = 10000;
 	o->threshold = 10;
 	o->stale = 60000000000ull;
+}
+
+int an_opts_resolve(struct an_opts *o, const char *prog)
+{
+	int stage = o->stage_name ? an_stage_by_name(o->stage_name) : AN_ST_TOTAL;
+
+	if (stage < 0)
+		return an_usage_error(prog, "--stage %s: unknown stage or span", o->stage_name);
+	o->stage = (enum an_stage)stage;
+	return 0;
 }
 
 const struct option *an_long_opts(void)

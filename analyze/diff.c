@@ -30,7 +30,7 @@ static const char diff_usage[] =
 "  --quantile Q       percentile of the gate, 0-100 (default 99)\n"
 "  --threshold PCT    regression threshold in percent (default 10)\n"
 "  --csv              CSV output\n"
-"  --dev, --pid, --comm, --from, --to, --exact-limit, --stale   as st-analyze\n"
+"  --dev, --pid, --comm, --from, --to, --exact-limit, --stale, --span   as st-analyze\n"
 "  -h, --help\n"
 "\n"
 "Exit: 0 no regression, 1 the chosen quantile regressed past the threshold,\n"
@@ -199,6 +199,8 @@ int an_diff_main(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return an_usage_error(PROG, "%s", "needs exactly two files, BASE and NEW");
+	if ((ret = an_opts_resolve(&o, PROG)))
+		return ret;
 	if (o.quantile <= 0 || o.quantile >= 100)
 		return an_usage_error(PROG, "%s", "--quantile must be above 0 and below 100");
 	info = o.csv ? stderr : stdout;

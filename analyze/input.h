@@ -41,6 +41,25 @@ int an_input_next(struct an_input *in, const struct st_event_header **ev, char *
 const struct an_input_info *an_input_info(const struct an_input *in);
 /* Events of built-in type id in the files (their footer counts, or scan counts). */
 uint64_t an_input_type_events(const struct an_input *in, uint16_t id);
+/*
+ * Records of the types matching `name` (an_event_name_is) that this build
+ * does not know are passed through as stored, for a consumer that reads them
+ * through their schema (--span). Returns the files that have such a type.
+ */
+int an_input_pass_type(struct an_input *in, const char *name);
+/* The first file's type matching name (an_event_name_is), NULL if none. */
+const struct st_type *an_input_type_named(const struct an_input *in, const char *name);
+/*
+ * The schema type describing ev, the event an_input_next() returned last:
+ * its file's, or the built-in one it was adapted to.
+ */
+const struct st_type *an_input_event_type(const struct an_input *in, const struct st_event_header *ev);
+/*
+ * Whether a schema type name is the event `wanted`: the same name, or a
+ * tracepoint recorded by name ("ext4:ext4_da_write_begin") named without its
+ * subsystem ("ext4_da_write_begin").
+ */
+int an_event_name_is(const char *type_name, const char *wanted);
 void an_input_close(struct an_input *in);
 
 #endif /* AN_INPUT_H */

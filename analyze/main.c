@@ -25,7 +25,16 @@ static const char usage_text[] =
 "Reports (default: summary per device x op):\n"
 "  --quantile Q       list the I/Os at or above the Q-th percentile (0 < Q <= 100) of\n"
 "                     --stage, slowest first, with full breakdown, process, file\n"
-"  --stage S          stage for --quantile, --interval and heatmaps (default total)\n"
+"  --stage S          stage or span for --quantile, --interval and heatmaps\n"
+"                     (default total)\n"
+"  --span NAME=START..END[:KEY]\n"
+"                     a stage of your own: each START event paired with the next\n"
+"                     END event of the same KEY (a field of both, or tid (the\n"
+"                     default) or pid); events by schema name, built-in or\n"
+"                     recorded by name (ext4:ext4_da_write_begin or\n"
+"                     ext4_da_write_begin). Reported as stage NAME of group\n"
+"                     'span' everywhere; unpaired starts/ends are counted.\n"
+"                     Up to 8, NAME up to 15 letters, digits, _\n"
 "  --top N            at most N I/Os in the --quantile list (default 20)\n"
 "  --by KEY           group the summary by devop (default), op, dev, comm, pid, file\n"
 "  --interval T       time series per T: IOPS, MB/s, p50/p99 of --stage, device\n"
@@ -176,6 +185,8 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return an_usage_error(PROG, "%s", "no input file");
+	if ((ret = an_opts_resolve(&o, PROG)))
+		return ret;
 	if ((ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
 		return ret;
 	ret = report_main(&r, &o);

@@ -14,11 +14,14 @@ int an_run_open(struct an_run *r, char *const *files, int nfiles, char *err, siz
 		snprintf(err, cap, "out of memory");
 		return -1;
 	}
-	return an_input_open(&r->in, files, nfiles, r->names, err, cap);
+	if (an_input_open(&r->in, files, nfiles, r->names, err, cap))
+		return -1;
+	return an_spans_new(&r->spans, r->in, err, cap);
 }
 
 void an_run_close(struct an_run *r)
 {
+	an_spans_free(r->spans);
 	an_input_close(r->in);
 	an_names_free(r->names);
 }
@@ -41,7 +44,7 @@ static void on_io(void *ctx, const struct an_io *io)
 		return;
 	if (r->want & AN_WANT_STATS)
 		an_stats_add(&r->stats, io);
-	if (r->want & AN_WANT_SERIES)
+	if ((r->want & AN_WANT_SERIES) && an_io_in_view(io, r->series.stage))
 		an_series_add(&r->series, io);
 	if (r->want & AN_WANT_TOP)
 		an_top_add(&r->top, io);
@@ -74,14 +77,18 @@ int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap)
 		an_corr_free(c);
 		return -1;
 	}
+	an_spans_reset(r->spans);
 	while ((ret = an_input_next(r->in, &ev, err, cap)) > 0) {
 		if (an_names_wants(ev->type))
 			an_names_event(r->names, ev);
 		an_corr_event(c, ev);
+		if (r->spans)
+			an_spans_event(r->spans, ev, on_io, r);
 	}
 	an_corr_finish(c);
+	an_spans_finish(r->spans, on_io, r);
 	r->corr = *an_corr_stats(c);
-	if (!ret && an_corr_failed(c)) {
+	if (!ret && (an_corr_failed(c) || an_spans_failed(r->spans))) {
 		snprintf(err, cap, "out of memory while correlating");
 		ret = -1;
 	}
@@ -157,6 +164,7 @@ void an_run_print_header(const struct an_run *r, FILE *out)
 		" requests, %" PRIu64 " completions; out-of-order events %" PRIu64 "\n",
 		c->ios - c->incomplete, c->incomplete, c->stale, c->orphan_exits, c->orphan_requests,
 		c->orphan_completions, c->out_of_order);
+	an_spans_print(r->spans, out);
 }
 
 int an_parse_duration(const char *s, uint64_t *ns)

@@ -11,6 +11,7 @@
 #include "analyze/names.h"
 #include "analyze/report.h"
 #include "analyze/series.h"
+#include "analyze/span.h"
 
 /* Consumers a pass feeds. */
 #define AN_WANT_STATS	1u	/* per-group stage statistics */
@@ -37,6 +38,7 @@ struct an_run {
 	struct an_slowest slowest;
 	struct an_qest stage_samples;
 	enum an_stage stage;
+	struct an_spans *spans;		/* --span pairing, NULL without spans */
 	struct an_corr_stats corr;	/* of the last pass */
 	int quantile_passes;		/* passes the last an_run_quantile() made */
 };

@@ -89,6 +89,27 @@ else
 	fail record_tracepoints_values "$(diff "$T/want" "$T/rows" | head -3 | tr '\n' ' ')"
 fi
 
+# --span: one span per dd write, none unpaired (dd's own count is the truth),
+# reported by the summary (CSV) and --quantile --stage; reversed (END before
+# START), the first write's begin and the last one's end are left unpaired.
+SPAN='w=ext4:ext4_da_write_begin..ext4:ext4_da_write_end'
+line=$(st-analyze "$T/w.sttrace" --span "$SPAN" | grep '^span w ')
+want="span w = ext4:ext4_da_write_begin .. ext4:ext4_da_write_end by tid: $WRITES paired, 0 unpaired starts, 0 unpaired ends"
+if [ "$line" = "$want" ]; then pass record_tracepoints_span_pairs; else fail record_tracepoints_span_pairs "$line"; fi
+n=$(st-analyze "$T/w.sttrace" --span "$SPAN" --csv 2>/dev/null | awk -F, '$7 == "w" { print $8 }')
+if [ "$n" = "$WRITES" ]; then pass record_tracepoints_span_summary; else fail record_tracepoints_span_summary "stage w: n=${n:-none}"; fi
+n=$(st-analyze "$T/w.sttrace" --span "$SPAN" --quantile 50 --stage w --top 100000 --csv 2>/dev/null |
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "w_us") c = i; next } $c != "" { n++ } END { print n + 0 }')
+# nearest rank: the I/Os at or above the median are at least half of them
+if [ "$n" -ge $((WRITES / 2)) ] && [ "$n" -le "$WRITES" ]; then
+	pass record_tracepoints_span_quantile
+else
+	fail record_tracepoints_span_quantile "$n spans listed at or above the median of $WRITES"
+fi
+line=$(st-analyze "$T/w.sttrace" --span 'r=ext4_da_write_end..ext4_da_write_begin' | grep '^span r ')
+want="span r = ext4_da_write_end .. ext4_da_write_begin by tid: $((WRITES - 1)) paired, 1 unpaired starts, 1 unpaired ends"
+if [ "$line" = "$want" ]; then pass record_tracepoints_span_unpaired; else fail record_tracepoints_span_unpaired "$line"; fi
+
 # A __data_loc string: every workqueue name in the file was seen by bpftrace,
 # attached before st-record and detached after it.
 bpftrace_start "$T/bt2" 'tracepoint:workqueue:workqueue_queue_work { @[str(args->workqueue)] = count(); }' ||
