@@ -28,12 +28,18 @@ struct an_opts {
 	size_t exact_limit;
 	uint64_t stale;		/* open I/Os older than this are incomplete */
 	double threshold;	/* diff: percent */
+	unsigned heatmap_rows;	/* 0: heatmaps use the interval */
 };
 
 /* getopt_long value of --threshold, an option of diff only. */
 #define AN_OPT_THRESHOLD 1000
 
 void an_opts_init(struct an_opts *o);
+/*
+ * --config FILE in argv (a module or a stortrace config, config.c): applied
+ * before the other options, which override it. 0 or 2 after the error.
+ */
+int an_config_apply(struct an_opts *o, int argc, char **argv, const char *prog);
 const struct option *an_long_opts(void);
 /* Apply one getopt_long result; 0 or 2 after printing a one-line error. */
 int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog);

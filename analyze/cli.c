@@ -14,6 +14,7 @@
 enum {
 	OPT_QUANTILE = 256, OPT_STAGE, OPT_TOP, OPT_BY, OPT_INTERVAL, OPT_HEATMAP, OPT_CSV,
 	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE, OPT_SPAN,
+	OPT_CONFIG, OPT_HEATMAP_ROWS,
 };
 
 static const struct option long_opts[] = {
@@ -33,6 +34,8 @@ static const struct option long_opts[] = {
 	{ "exact-limit", required_argument, NULL, OPT_EXACT },
 	{ "stale", required_argument, NULL, OPT_STALE },
 	{ "span", required_argument, NULL, OPT_SPAN },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "heatmap-rows", required_argument, NULL, OPT_HEATMAP_ROWS },
 	{ "threshold", required_argument, NULL, AN_OPT_THRESHOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -129,6 +132,13 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 	case OPT_STALE:
 		if (an_parse_duration(arg, &o->stale) || !o->stale)
 			return an_usage_error(prog, "--stale %s: not a positive duration", arg);
+		return 0;
+	case OPT_CONFIG:	/* an_config_apply() read it first */
+		return 0;
+	case OPT_HEATMAP_ROWS:
+		if (parse_number(arg, 1, AN_SERIES_MAX_BINS, &v))
+			return an_usage_error(prog, "--heatmap-rows %s: not a count in [1, 20000]", arg);
+		o->heatmap_rows = (unsigned)v;
 		return 0;
 	case AN_OPT_THRESHOLD:
 		if (parse_number(arg, 0, 1e6, &v))

@@ -30,7 +30,8 @@ static const char diff_usage[] =
 "  --quantile Q       percentile of the gate, 0-100 (default 99)\n"
 "  --threshold PCT    regression threshold in percent (default 10)\n"
 "  --csv              CSV output\n"
-"  --dev, --pid, --comm, --from, --to, --exact-limit, --stale, --span   as st-analyze\n"
+"  --dev, --pid, --comm, --from, --to, --exact-limit, --stale, --span, --config\n"
+"                     as st-analyze\n"
 "  -h, --help\n"
 "\n"
 "Exit: 0 no regression, 1 the chosen quantile regressed past the threshold,\n"
@@ -184,6 +185,8 @@ int an_diff_main(int argc, char **argv)
 
 	an_opts_init(&o);
 	o.quantile = 99;
+	if ((ret = an_config_apply(&o, argc, argv, PROG)))
+		return ret;
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), NULL)) != -1) {

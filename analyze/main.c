@@ -41,6 +41,7 @@ static const char usage_text[] =
 "                     queue depth, read %, merged %\n"
 "  --heatmap KIND     lat: time x log2 latency counts; pos: time x sector counts\n"
 "                     (interval: --interval, else 1/100 of the trace)\n"
+"  --heatmap-rows N   heatmaps in N intervals instead\n"
 "  --csv              CSV instead of text for every table\n"
 "  --gnuplot DIR      write .dat + .gp per plot (latency CDF per stage, time series,\n"
 "                     both heatmaps) into DIR and render PNG and SVG with gnuplot\n"
@@ -53,6 +54,9 @@ static const char usage_text[] =
 "                     (default 10000), then a log-linear sketch, relative error\n"
 "                     <= 0.39 %; the report says which was used\n"
 "  --stale T          I/Os open longer than T are reported incomplete (default 60s)\n"
+"  --config FILE      JSON: a module (modules/*.json: spans and options) or a\n"
+"                     stortrace config (filter, statistical_params); the\n"
+"                     command line wins (analyze/README.md, Config files)\n"
 "  -h, --help\n"
 "\n"
 "I/Os: a data syscall (read/write/pread64/pwrite64/readv/writev/preadv*/pwritev*/\n"
@@ -132,8 +136,11 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 		uint64_t t0 = r->filter.from > in->first_ts ? r->filter.from : in->first_ts;
 
 		want |= AN_WANT_SERIES;
-		if (an_series_init(&r->series, t0, t0 + an_run_duration(r),
-				   an_auto_interval(r, o->interval), o->stage)) {
+		/* --heatmap-rows: that many intervals for a heatmap, whatever --interval says */
+		uint64_t step = o->heatmap && o->heatmap_rows ? an_run_duration(r) / o->heatmap_rows + 1 :
+				an_auto_interval(r, o->interval);
+
+		if (an_series_init(&r->series, t0, t0 + an_run_duration(r), step, o->stage)) {
 			fprintf(stderr, "%s: --interval: more than %d intervals (or out of memory)\n",
 				PROG, AN_SERIES_MAX_BINS);
 			return 2;
@@ -171,6 +178,8 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return an_diff_main(argc - 1, argv + 1);
 	an_opts_init(&o);
+	if ((ret = an_config_apply(&o, argc, argv, PROG)))
+		return ret;
 	opterr = 0;	/* one message of ours instead of getopt's */
 	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), NULL)) != -1) {
 		if (opt == 'h') {

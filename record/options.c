@@ -42,9 +42,10 @@ static const char usage_text[] =
 "  -z, --zstd-level N       compression level (-7..19, default 1: the recorder\n"
 "                           competes with the workload for CPU)\n"
 "      --chunk-size SIZE    raw bytes per chunk (default 1M)\n"
-"      --config FILE        JSON options (stortrace keys name, event_type,\n"
-"                           logger_io_uring_depth, select_target.{pid,common,files}\n"
-"                           and the long option names); the command line wins\n"
+"      --config FILE        JSON: a module (modules/*.json) or a stortrace config\n"
+"                           (name, event_type, logger_io_uring_depth,\n"
+"                           select_target.{pid,common,files}; trace_level noted),\n"
+"                           and the long option names; the command line wins\n"
 "  -v, --verbose            show libbpf's messages\n"
 "  -h, --help               this text\n"
 "\n"
@@ -241,10 +242,13 @@ static int config_select_target(struct rec_opts *o, json_object *sel, char *err,
 
 		if (!strcmp(key, "files"))
 			ret = config_files(o, val, err, cap);
+		/* stortrace's "any process" and "any command" */
 		else if (!strcmp(key, "pid"))
-			ret = set_option(o, "pid", json_object_get_string(val), err, cap);
+			ret = json_object_get_int64(val) == -1 ? 0 :
+			      set_option(o, "pid", json_object_get_string(val), err, cap);
 		else if (!strcmp(key, "common"))
-			ret = set_option(o, "comm", json_object_get_string(val), err, cap);
+			ret = !*json_object_get_string(val) ? 0 :
+			      set_option(o, "comm", json_object_get_string(val), err, cap);
 		else {
 			snprintf(err, cap, "select_target.%s: unknown key", key);
 			ret = -1;
@@ -284,7 +288,7 @@ static int config_key(struct rec_opts *o, const char *key, json_object *val, cha
 
 	if (!strcmp(key, "select_target"))
 		return config_select_target(o, val, err, cap);
-	if (!strcmp(key, "event_type"))
+	if (!strcmp(key, "event_type") || !strcmp(key, "events"))
 		return config_events(o, val, err, cap);
 	if (!strcmp(key, "logger_io_uring_depth"))
 		return set_option(o, "qd", json_object_get_string(val), err, cap);
@@ -295,9 +299,16 @@ static int config_key(struct rec_opts *o, const char *key, json_object *val, cha
 		snprintf(path, sizeof(path), "%.4000s.sttrace", json_object_get_string(val));
 		return set_option(o, "output", path, err, cap);
 	}
-	/* The analyzer's keys share the file; st-record has no use for them. */
-	if (!strcmp(key, "filter") || !strcmp(key, "statistical_params"))
+	/* The analyzer's keys share the file (a module's too); st-record has no use for them. */
+	if (!strcmp(key, "filter") || !strcmp(key, "statistical_params") ||
+	    !strcmp(key, "spans") || !strcmp(key, "analyze") || !strcmp(key, "description"))
 		return 0;
+	/* stortrace's log level and BPF debug output: sttrace logs nothing to tune */
+	if (!strcmp(key, "trace_level") || !strcmp(key, "show_bpf_internal")) {
+		fprintf(stderr, "%s: %s: %s has no st-record equivalent; ignored\n", REC_NAME,
+			o->config, key);
+		return 0;
+	}
 	for (i = 0; key[i] && i < sizeof(name) - 1; i++)
 		name[i] = key[i] == '_' ? '-' : key[i];
 	name[i] = 0;
