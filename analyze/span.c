@@ -128,7 +128,7 @@ static void split_key(struct span_def *d, struct an_input *in)
 {
 	char *colon = strrchr(d->end, ':');
 
-	if (!colon || an_input_pass_type(in, d->end))
+	if (!colon || an_input_type_named(in, d->end))
 		return;
 	snprintf(d->key, sizeof(d->key), "%s", colon + 1);
 	*colon = 0;
@@ -245,7 +245,7 @@ static const struct type_roles *roles_of(struct an_spans *s, const struct st_typ
 static uint64_t key_of(const struct role *r, const struct span_def *d, const struct st_event_header *ev)
 {
 	if (!r->key)
-		return d->key[0] == 'p' ? ev->pid : ev->tid;
+		return strcmp(d->key, "pid") ? ev->tid : ev->pid;
 	return st_field_u64(ev, r->key, 0);
 }
 

@@ -19,8 +19,10 @@
 # spread is the noise floor of this machine right now), `bare` (bare-ring, the
 # least a ring-buffer tracer of the block preset's tracepoints does: the floor
 # under st-record's block figure here), st-record with the block, dio and all
-# presets, block at --qd 1 and 32 (default 4), and a bpftrace one-liner
-# printing one line per block event, as the peer.
+# presets, block at --qd 1 and 32 (default 4), `generic` (st-record -e
+# block:block_io_start,block:block_io_done: two tracepoints per I/O through
+# the generic probe of tracepoints named at record time), and a bpftrace
+# one-liner printing one line per block event, as the peer.
 #
 # Usage: scripts/bench/overhead.sh     (as root, after `make`)
 #   BENCH_CONFIGS="none block ..."  configurations    BENCH_CYCLES=10  on/off cycles each
@@ -101,6 +103,13 @@ start_tracer() {
 		TRACER=$!
 		wait_for "$WORK/log" attached || die "bpftrace did not start: $(cat "$WORK/log")"
 		;;
+	generic)
+		# two tracepoints of each I/O through the generic probe (-e SUBSYS:NAME)
+		"$BUILD/st-record" -o "$WORK/r.sttrace" -e block:block_io_start,block:block_io_done \
+			-d "$LOOP" 2>"$WORK/log" &
+		TRACER=$!
+		wait_for "$WORK/log" "recording .* probes" || die "st-record did not start: $(cat "$WORK/log")"
+		;;
 	*)
 		local preset=${config%%-qd*} qd=4
 		[[ $config == *-qd* ]] && qd=${config##*-qd}
@@ -179,7 +188,7 @@ summary_sum() {
 		END { print s + 0 }' "$WORK/summaries"
 }
 
-CONFIGS=(${BENCH_CONFIGS:-none bare block dio all block-qd1 block-qd32 bpftrace})
+CONFIGS=(${BENCH_CONFIGS:-none bare block dio all block-qd1 block-qd32 generic bpftrace})
 declare -A BUDGET=([block]=0.95 [dio]=0.90 [all]=0.90)
 echo "overhead.sh: fio randread 4k io_uring QD32 direct on $LOOP (1 GiB in /dev/shm); per configuration" \
 	"$CYCLES cycles of ${PHASE} s with / ${PHASE} s without the tracer in one fio run; recordings in $OUT_DIR;" \
@@ -247,7 +256,7 @@ probe_cost() {
 }
 echo
 echo "BPF probe run time (kernel.bpf_stats_enabled, per program with > 1000 runs, ns/run):"
-for preset in block dio all; do probe_cost "$preset"; done
+for preset in block dio all generic; do probe_cost "$preset"; done
 echo
 echo "(ratio: IOPS with the tracer / without, median over the on-windows, each against the off-windows"
 echo " around it, and the 25th..75th percentile of those ratios; IOPS off: median of the off-window means;"

@@ -44,10 +44,8 @@ JSON
 (cd "$T" && exec st-record --config stortrace.json -d "$L") 2>"$T/log" &
 REC_PID=$!
 at_exit "kill -KILL $REC_PID"
-for ((i = 0; i < 600; i++)); do
-	grep -q "recording .* probes" "$T/log" && break
-	sleep 0.05
-done
+rec_wait_line "$REC_PID" "$T/log" "recording .* probes" ||
+	{ fail record_stortrace_start "$(cat "$T/log")"; exit 1; }
 dd if="$L" of=/dev/null bs=4k count=$READS iflag=direct status=none
 sleep 1.2
 check record_stortrace_stop rec_stop

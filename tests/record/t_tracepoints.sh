@@ -26,12 +26,7 @@ bpftrace_start() {
 	bpftrace -e "$2" >"$1" 2>&1 &
 	BT_PID=$!
 	at_exit "kill -KILL $BT_PID"
-	for ((i = 0; i < 600; i++)); do
-		grep -q "^Attached\|^Attaching" "$1" && return 0
-		kill -0 "$BT_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	return 1
+	rec_wait_line "$BT_PID" "$1" "^Attach"
 }
 bpftrace_stop() {
 	kill -INT "$BT_PID"
