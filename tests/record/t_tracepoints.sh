@@ -5,8 +5,9 @@
 # tracepoints (the reference: bpftrace reads the tracepoints on its own).
 # The file holds as many events as bpftrace counted, every field of the
 # tracepoint's format file by name, the positions dd wrote, and only the
-# device -d named. A __data_loc string (workqueue:workqueue_queue_work's
-# `workqueue`) comes out as text bpftrace saw too.
+# device -d named; --span makes one span per write. A __data_loc string
+# (workqueue:workqueue_queue_work's `workqueue`) comes out as text bpftrace
+# saw too. -c and -d filter generic events (a second file system).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 rec_require_bpf record_tracepoints
@@ -123,3 +124,20 @@ if [ -s "$T/names" ] && ! grep -qx '' "$T/names" && [ -z "$unseen" ]; then
 else
 	fail record_tracepoints_data_loc_string "names: $(head -3 "$T/names" | tr '\n' ' '); not seen by bpftrace: $unseen"
 fi
+
+# Filters on a generic event: -c keeps the tasks of that name, -d the events
+# whose dev field is that disk's. ddfilt (a copy of dd) writes 20 pages on
+# the -d device and 10 on another; dd writes 15 on the -d device: 20 remain.
+st_loopdev L2 64
+DEV2=$(rec_devno "$L2")
+rec_ext4 record_tracepoints "$L2" "$T/mnt2"
+cp "$(command -v dd)" "$T/ddfilt"
+rec_start "$T/f.sttrace" "$T/log3" -e ext4:ext4_da_write_begin -c ddfilt -d "$L2" ||
+	{ fail record_tracepoints_start "$(cat "$T/log3")"; exit 1; }
+"$T/ddfilt" if=/dev/zero of="$T/mnt2/a" bs=4k count=20 status=none
+"$T/ddfilt" if=/dev/zero of="$T/mnt/a" bs=4k count=10 status=none
+dd if=/dev/zero of="$T/mnt2/b" bs=4k count=15 status=none
+rec_stop
+rows=$(rec_rows "$T/f.sttrace" ext4:ext4_da_write_begin dev | sort | uniq -c | awk '{ print $1, $2 }')
+if [ "$rows" = "20 $DEV2" ]; then pass record_tracepoints_filters; else
+	fail record_tracepoints_filters "events per device: ${rows:-none} (want 20 on $DEV2)"; fi
