@@ -100,10 +100,10 @@ static void field_display(const struct tp_field *f, struct st_field *out)
 		out->type = f->is_signed ? ST_FT_INT : ST_FT_UINT;
 }
 
-/* The header fields every type starts with (spec/sttrace-format.md, 11.1). */
+/* The six header fields every type starts with (spec/sttrace-format.md, 11.1): a built-in type's. */
 static size_t header_fields(struct st_field *out)
 {
-	const struct st_type *any = st_builtin_types(&(size_t){ 0 });
+	const struct st_type *any = st_builtin_type(ST_EV_block_bio_queue);
 
 	memcpy(out, any->fields, 6 * sizeof(*out));
 	return 6;
@@ -125,6 +125,7 @@ static int build_tracepoint(struct rec_tracepoint *tp, const char *subsys, const
 	unsigned copy_end = ST_GENERIC_ENTRY_SKIP, slot;
 	FILE *fp;
 
+	memset(tp, 0, sizeof(*tp));
 	snprintf(full, sizeof(full), "%.127s:%.127s", subsys, event);
 	snprintf(path, sizeof(path), TRACEFS_EVENTS "/%.127s/%.127s/format", subsys, event);
 	fp = fopen(path, "re");
@@ -135,7 +136,6 @@ static int build_tracepoint(struct rec_tracepoint *tp, const char *subsys, const
 		return tp_error(err, cap, "tracepoint %s: cannot read its format: %s", full,
 				strerror(errno));
 	}
-	memset(tp, 0, sizeof(*tp));
 	n = header_fields(fields);
 	while (fgets(line, sizeof(line), fp)) {
 		struct st_field *out = &fields[n];
