@@ -21,10 +21,10 @@ struct an_opts {
 	int heatmap;		/* 0, 'l' or 'p' */
 	int csv;
 	const char *gnuplot_dir;
+	int force;		/* --force: DIR may be a symlink (followed) */
 	const char *dev, *comm;
 	int64_t pid;
-	uint64_t from, to;	/* since the first event */
-	unsigned window;	/* 1: from set, 2: to set */
+	const char *from, *to;	/* NULL, or a time: st_parse_time() from the trace start */
 	size_t exact_limit;
 	uint64_t stale;		/* open I/Os older than this are incomplete */
 	double threshold;	/* diff: percent */
@@ -40,13 +40,17 @@ void an_opts_init(struct an_opts *o);
  * before the other options, which override it. 0 or 2 after the error.
  */
 int an_config_apply(struct an_opts *o, int argc, char **argv, const char *prog);
+/* Whether `st-analyze diff` takes this getopt_long value (the others are refused). */
+int an_diff_accepts(int opt);
 const struct option *an_long_opts(void);
 /* Apply one getopt_long result; 0 or 2 after printing a one-line error. */
 int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog);
 /* After the last option, when every --span is defined: resolve --stage. 0 or 2 after the error. */
 int an_opts_resolve(struct an_opts *o, const char *prog);
-/* Print "prog: <fmt with arg> (try --help)"; returns 2. */
+/* Print "prog: <fmt with arg> (see prog --help)"; returns 2. */
 int an_usage_error(const char *prog, const char *fmt, const char *arg);
+/* Replace a "-" among files by a path of standard input's trace (input.h); 0 or 2. */
+int an_stdin_files(char **files, int nfiles, const char *prog);
 /* Open files with the options' filters; 0 or 2 after printing the error. */
 int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int nfiles, const char *prog);
 /* One pass; 0 or 2 after printing the error. */

@@ -10,11 +10,12 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "common/input.h"
 
 enum {
 	OPT_QUANTILE = 256, OPT_STAGE, OPT_TOP, OPT_BY, OPT_INTERVAL, OPT_HEATMAP, OPT_CSV,
-	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE, OPT_SPAN,
-	OPT_CONFIG, OPT_HEATMAP_ROWS,
+	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE, OPT_FORCE,
+	OPT_SPAN, OPT_CONFIG, OPT_HEATMAP_ROWS,
 };
 
 static const struct option long_opts[] = {
@@ -26,6 +27,7 @@ static const struct option long_opts[] = {
 	{ "heatmap", required_argument, NULL, OPT_HEATMAP },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "gnuplot", required_argument, NULL, OPT_GNUPLOT },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "dev", required_argument, NULL, OPT_DEV },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
@@ -38,6 +40,7 @@ static const struct option long_opts[] = {
 	{ "heatmap-rows", required_argument, NULL, OPT_HEATMAP_ROWS },
 	{ "threshold", required_argument, NULL, AN_OPT_THRESHOLD },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -45,7 +48,7 @@ int an_usage_error(const char *prog, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: ", prog);
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (try --help)\n");
+	fprintf(stderr, " (see %s --help)\n", prog);
 	return 2;
 }
 
@@ -61,6 +64,7 @@ static int parse_number(const char *s, double lo, double hi, double *v)
 int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog)
 {
 	static const char *const by_names[] = { "devop", "op", "dev", "comm", "pid", "file" };
+	uint64_t u;
 	double v;
 	size_t i;
 
@@ -93,7 +97,7 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 			}
 		return an_usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file", arg);
 	case OPT_INTERVAL:
-		if (an_parse_duration(arg, &o->interval) || !o->interval)
+		if (st_parse_duration(arg, &o->interval) || !o->interval)
 			return an_usage_error(prog, "--interval %s: not a positive duration", arg);
 		return 0;
 	case OPT_HEATMAP:
@@ -106,6 +110,9 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		return 0;
 	case OPT_GNUPLOT:
 		o->gnuplot_dir = arg;
+		return 0;
+	case OPT_FORCE:
+		o->force = 1;
 		return 0;
 	case OPT_DEV:
 		o->dev = arg;
@@ -120,9 +127,10 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		return 0;
 	case OPT_FROM:
 	case OPT_TO:
-		if (an_parse_duration(arg, opt == OPT_FROM ? &o->from : &o->to))
-			return an_usage_error(prog, "--from/--to %s: not a duration", arg);
-		o->window |= opt == OPT_FROM ? 1 : 2;
+		if (st_parse_time(arg, 0, &u))
+			return an_usage_error(prog, opt == OPT_FROM ? "--from %s: not a time (2, 1.5s, 200ms, @NS)" :
+					  "--to %s: not a time (2, 1.5s, 200ms, @NS)", arg);
+		*(opt == OPT_FROM ? &o->from : &o->to) = arg;
 		return 0;
 	case OPT_EXACT:
 		if (parse_number(arg, 1, 1e9, &v))
@@ -130,7 +138,7 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		o->exact_limit = (size_t)v;
 		return 0;
 	case OPT_STALE:
-		if (an_parse_duration(arg, &o->stale) || !o->stale)
+		if (st_parse_duration(arg, &o->stale) || !o->stale)
 			return an_usage_error(prog, "--stale %s: not a positive duration", arg);
 		return 0;
 	case OPT_CONFIG:	/* an_config_apply() read it first */
@@ -148,6 +156,17 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 	default:
 		return 2;
 	}
+}
+
+int an_diff_accepts(int opt)
+{
+	switch (opt) {
+	case OPT_QUANTILE: case OPT_STAGE: case OPT_CSV: case OPT_DEV: case OPT_PID:
+	case OPT_COMM: case OPT_FROM: case OPT_TO: case OPT_EXACT: case OPT_STALE:
+	case OPT_SPAN: case OPT_CONFIG: case AN_OPT_THRESHOLD: case 'h': case 'V':
+		return 1;
+	}
+	return 0;
 }
 
 void an_opts_init(struct an_opts *o)
@@ -176,6 +195,23 @@ const struct option *an_long_opts(void)
 	return long_opts;
 }
 
+int an_stdin_files(char **files, int nfiles, const char *prog)
+{
+	static char path[32];	/* standard input is one per process (input.h) */
+	char err[256];
+
+	for (int i = 0; i < nfiles; i++) {
+		if (strcmp(files[i], "-"))
+			continue;
+		if (input_path("-", path, sizeof(path), err, sizeof(err))) {
+			fprintf(stderr, "%s: -: %s\n", prog, err);
+			return 2;
+		}
+		files[i] = path;
+	}
+	return 0;
+}
+
 int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int nfiles, const char *prog)
 {
 	const struct an_input_info *info;
@@ -191,10 +227,14 @@ int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int n
 	r->stage = o->stage;
 	r->filter.pid = o->pid;
 	r->filter.comm = o->comm;
-	if (o->window & 1)
-		r->filter.from = info->first_ts + o->from;
-	if (o->window & 2)
-		r->filter.to = info->first_ts + o->to;
+	if (o->from)
+		st_parse_time(o->from, info->start_ts, &r->filter.from);
+	if (o->to)
+		st_parse_time(o->to, info->start_ts, &r->filter.to);
+	if (o->from && o->to && r->filter.from > r->filter.to) {
+		an_run_close(r);
+		return an_usage_error(prog, "--from %s is after --to", o->from);
+	}
 	if (o->dev && !(r->filter.dev = an_names_dev_by_name(r->names, o->dev))) {
 		fprintf(stderr, "%s: --dev %s: no such device in the trace's metadata\n", prog, o->dev);
 		an_run_close(r);

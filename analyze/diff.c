@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "common/csv.h"
 
 #define PROG "st-analyze diff"
 
@@ -32,7 +33,7 @@ static const char diff_usage[] =
 "  --csv              CSV output\n"
 "  --dev, --pid, --comm, --from, --to, --exact-limit, --stale, --span, --config\n"
 "                     as st-analyze\n"
-"  -h, --help\n"
+"  -h, --help, --version\n"
 "\n"
 "Exit: 0 no regression, 1 the chosen quantile regressed past the threshold,\n"
 "2 usage error or unreadable input.\n";
@@ -106,13 +107,16 @@ static int compare_stage(const char *op, int stage, struct an_qest *b, struct an
 	unsigned i;
 
 	if (o->csv) {
-		for (i = 0; i < sizeof(shown_q) / sizeof(shown_q[0]); i++)
-			fprintf(out, "%s,%s,%g,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.2f,,,,,\n", op,
+		for (i = 0; i < sizeof(shown_q) / sizeof(shown_q[0]); i++) {
+			csv_field(out, op);
+			fprintf(out, ",%s,%g,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.2f,,,,,\n",
 				an_stage_name(stage), shown_q[i] * 100, b->n, n->n,
 				an_us(an_qest_quantile(b, shown_q[i])), an_us(an_qest_quantile(n, shown_q[i])),
 				change_pct(an_qest_quantile(b, shown_q[i]), an_qest_quantile(n, shown_q[i])));
-		fprintf(out, "%s,%s,%g,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,%s%s\n",
-			op, an_stage_name(stage), o->quantile, b->n, n->n, an_us(cb.value),
+		}
+		csv_field(out, op);
+		fprintf(out, ",%s,%g,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,%s%s\n",
+			an_stage_name(stage), o->quantile, b->n, n->n, an_us(cb.value),
 			an_us(cn.value), change_pct(cb.value, cn.value), an_us(cb.lo), an_us(cb.hi),
 			an_us(cn.lo), an_us(cn.hi), v, gate ? " (gate)" : "");
 		return gate && regressed;
@@ -181,7 +185,7 @@ int an_diff_main(int argc, char **argv)
 	struct side sides[2] = { { .open = 0 }, { .open = 0 } };
 	struct an_opts o;
 	FILE *info;
-	int opt, ret = 0, i, regressions;
+	int opt, ret = 0, i, regressions, idx = 0;
 
 	an_opts_init(&o);
 	o.quantile = 99;
@@ -189,14 +193,21 @@ int an_diff_main(int argc, char **argv)
 		return ret;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "h", an_long_opts(), &idx)) != -1) {
 		if (opt == 'h') {
 			fputs(diff_usage, stdout);
+			return 0;
+		}
+		if (opt == 'V') {
+			printf("st-analyze " ST_VERSION " (format %d.%d)\n", ST_FORMAT_MAJOR,
+			       ST_FORMAT_MINOR);
 			return 0;
 		}
 		if (opt == '?')
 			return an_usage_error(PROG, "%s: unknown option or missing argument",
 					      argv[optind - 1]);
+		if (!an_diff_accepts(opt))
+			return an_usage_error(PROG, "--%s: not an option of diff", an_long_opts()[idx].name);
 		if ((ret = an_parse_option(&o, opt, optarg, PROG)))
 			return ret;
 	}
@@ -206,6 +217,8 @@ int an_diff_main(int argc, char **argv)
 		return ret;
 	if (o.quantile <= 0 || o.quantile >= 100)
 		return an_usage_error(PROG, "%s", "--quantile must be above 0 and below 100");
+	if ((ret = an_stdin_files(argv + optind, 2, PROG)))
+		return ret;
 	info = o.csv ? stderr : stdout;
 	for (i = 0; i < 2 && !ret; i++)
 		ret = analyze_side(&sides[i], &o, argv[optind + i], info, i ? "new" : "base");

@@ -167,8 +167,13 @@ static int plan_file(struct file_in *f)
 	return 0;
 }
 
-static void info_add(struct an_input_info *info, const struct st_file_info *fi)
+static void info_add(struct an_input_info *info, const struct st_reader *r)
 {
+	const struct st_file_info *fi = st_reader_info(r);
+	uint64_t start = st_trace_start(r);
+
+	if (!info->files || start < info->start_ts)
+		info->start_ts = start;
 	info->events += fi->events;
 	info->lost_events += fi->lost_events;
 	info->recovered += fi->recovered != 0;
@@ -203,7 +208,7 @@ int an_input_open(struct an_input **inp, char *const *paths, int npaths, struct 
 			snprintf(err, cap, "%s: out of memory", f->path);
 			return -1;
 		}
-		info_add(&in->info, st_reader_info(f->r));
+		info_add(&in->info, f->r);
 		in->info.files++;
 	}
 	return 0;

@@ -24,6 +24,7 @@ struct an_input;
 struct an_input_info {
 	uint64_t events;	/* events in the files */
 	uint64_t first_ts, last_ts;
+	uint64_t start_ts;	/* the earliest trace start (st_trace_start): times count from it */
 	uint64_t lost_events;
 	unsigned files, recovered;	/* files, of which read without a valid footer */
 };

@@ -16,7 +16,7 @@
 #define PROG "st-analyze"
 
 static const char usage_text[] =
-"usage: st-analyze [options] FILE...\n"
+"usage: st-analyze [options] FILE...     (FILE - is standard input)\n"
 "       st-analyze diff BASE NEW [options]   (st-analyze diff --help)\n"
 "\n"
 "Correlates the events of one or more .sttrace files (merged in time order)\n"
@@ -44,7 +44,9 @@ static const char usage_text[] =
 "  --heatmap-rows N   heatmaps in N intervals instead\n"
 "  --csv              CSV instead of text for every table\n"
 "  --gnuplot DIR      write .dat + .gp per plot (latency CDF per stage, time series,\n"
-"                     both heatmaps) into DIR and render PNG and SVG with gnuplot\n"
+"                     both heatmaps) into DIR and render PNG and SVG with gnuplot;\n"
+"                     DIR is made 0700, never followed when it is a symlink\n"
+"  --force            follow a symlink given as --gnuplot DIR\n"
 "Filters (an I/O counts when it starts inside the window):\n"
 "  --dev DEV          device: name (loop0), /dev/name or major:minor\n"
 "  --pid PID, --comm NAME\n"
@@ -57,7 +59,7 @@ static const char usage_text[] =
 "  --config FILE      JSON: a module (modules/*.json: spans and options) or a\n"
 "                     stortrace config (filter, statistical_params); the\n"
 "                     command line wins (analyze/README.md, Config files)\n"
-"  -h, --help\n"
+"  -h, --help, --version\n"
 "\n"
 "I/Os: a data syscall (read/write/pread64/pwrite64/readv/writev/preadv*/pwritev*/\n"
 "fsync/fdatasync/sync_file_range) with the bios its thread queued while it was\n"
@@ -186,6 +188,10 @@ int main(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		}
+		if (opt == 'V') {
+			printf(PROG " " ST_VERSION " (format %d.%d)\n", ST_FORMAT_MAJOR, ST_FORMAT_MINOR);
+			return 0;
+		}
 		if (opt == '?' || opt == AN_OPT_THRESHOLD)
 			return an_usage_error(PROG, "%s: unknown option or missing argument",
 					      argv[optind - 1]);
@@ -194,9 +200,9 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return an_usage_error(PROG, "%s", "no input file");
-	if ((ret = an_opts_resolve(&o, PROG)))
-		return ret;
-	if ((ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
+	if ((ret = an_opts_resolve(&o, PROG)) ||
+	    (ret = an_stdin_files(argv + optind, argc - optind, PROG)) ||
+	    (ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
 		return ret;
 	ret = report_main(&r, &o);
 	an_run_close(&r);

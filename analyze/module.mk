@@ -5,11 +5,13 @@ ANALYZE_OBJS := $(ANALYZE_SRCS:%.c=$(B)/%.o)
 ANALYZE_LIB  := $(B)/analyze/libanalyze.a
 
 PROGRAMS += $(B)/st-analyze
+INSTALL_BIN += $(B)/st-analyze
+INSTALL_MAN1 += analyze/st-analyze.1
 
 $(ANALYZE_LIB): $(filter-out $(B)/analyze/main.o,$(ANALYZE_OBJS))
 	$(Q)$(AR) rcs $@ $^
 
-$(B)/st-analyze: $(B)/analyze/main.o $(ANALYZE_LIB) $(LIBST)
+$(B)/st-analyze: $(B)/analyze/main.o $(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -ljson-c -lm
 
 # C unit tests: tests/analyze/test_*.c, one program each, plain and under
@@ -24,13 +26,13 @@ $(B)/tests/analyze/test_quantile: $(B)/format/synth.o
 $(ASAN_B)/tests/analyze/test_quantile: $(ASAN_B)/format/synth.o
 
 # Objects first: an extra object (synth.o) needs the archives after it.
-$(ANALYZE_TESTS): $(B)/tests/analyze/%: $(B)/tests/analyze/%.o $(ANALYZE_LIB) $(LIBST)
+$(ANALYZE_TESTS): $(B)/tests/analyze/%: $(B)/tests/analyze/%.o $(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -ljson-c -lm
 
 $(ANALYZE_ASAN_LIB): $(patsubst $(B)/%,$(ASAN_B)/%,$(filter-out $(B)/analyze/main.o,$(ANALYZE_OBJS)))
 	$(Q)$(AR) rcs $@ $^
 
-$(ANALYZE_ASAN_TESTS): $(ASAN_B)/tests/analyze/%: $(ASAN_B)/tests/analyze/%.o $(ANALYZE_ASAN_LIB) $(LIBST_ASAN)
+$(ANALYZE_ASAN_TESTS): $(ASAN_B)/tests/analyze/%: $(ASAN_B)/tests/analyze/%.o $(ANALYZE_ASAN_LIB) $(LIBCOMMON_ASAN) $(LIBST_ASAN)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -ljson-c -lm

@@ -29,14 +29,18 @@ static const char render_tail[] = "}\nset output\n";
 
 static FILE *open_out(const char *dir, const char *name, const char *ext)
 {
-	char path[4096];
-	FILE *f;
+	char path[4096], why[160];
+	FILE *f = NULL;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
-	f = fopen(path, "w");
-
-	if (!f)
+	fd = st_output_open(path, 0, why, sizeof(why));
+	if (fd < 0)
+		fprintf(stderr, "%s: %s: %s\n", PROG, path, why);
+	else if (!(f = fdopen(fd, "w"))) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, path, strerror(errno));
+		close(fd);
+	}
 	return f;
 }
 
@@ -206,8 +210,10 @@ int an_plot(struct an_run *r, const struct an_opts *o, FILE *info)
 	unsigned i;
 	int ret;
 
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, dir, strerror(errno));
+	char why[160];
+
+	if (st_output_dir(dir, o->force ? ST_OUTPUT_FORCE : 0, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, dir, why);
 		return 2;
 	}
 	if ((ret = plot_cdf(r, dir)) || (ret = plot_series(r, dir)) ||

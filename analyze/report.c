@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze/report.h"
+#include "common/csv.h"
 
 double an_us(uint64_t ns)
 {
@@ -230,16 +231,18 @@ static void print_group(struct an_group *g, FILE *out, int csv, double secs)
 	for (k = 0; k < AN_ST_COUNT; k++) {
 		if (!g->st[k].n)
 			continue;
-		if (csv)
-			fprintf(out, "\"%s\",%" PRIu64 ",%.3f,%.4f,%" PRIu64 ",%" PRIu64 ",%s", g->label,
-				g->count, iops, mbs, g->incomplete, g->errors, an_stage_name(k));
-		else
+		if (csv) {
+			csv_field(out, g->label);
+			fprintf(out, ",%" PRIu64 ",%.3f,%.4f,%" PRIu64 ",%" PRIu64 ",%s", g->count, iops,
+				mbs, g->incomplete, g->errors, an_stage_name(k));
+		} else
 			fprintf(out, "  %-6s", an_stage_name(k));
 		print_stage_row(&g->st[k], out, csv);
 	}
-	if (csv && !g->count)
-		fprintf(out, "\"%s\",0,0,0,%" PRIu64 ",%" PRIu64 ",,0,,,,,,,,,\n", g->label,
-			g->incomplete, g->errors);
+	if (csv && !g->count) {
+		csv_field(out, g->label);
+		fprintf(out, ",0,0,0,%" PRIu64 ",%" PRIu64 ",,0,,,,,,,,,\n", g->incomplete, g->errors);
+	}
 }
 
 void an_stats_print(struct an_stats *s, FILE *out, int csv, uint64_t duration_ns)
@@ -361,11 +364,14 @@ static void print_top_row(const struct an_top *t, const struct an_io *io, size_t
 			fprintf(out, csv ? "," : " %9s", "-");
 	}
 	if (csv) {
-		fprintf(out, ",%s,%s,%" PRIu64 ",%" PRIu64 ",%u,%u,\"%s\",\"%s\",%d,%d,%u\n",
-			an_op_name(io->op), an_names_dev(names, io->dev, dev, sizeof(dev)), io->sector,
-			io->bytes, io->pid, io->tid, an_names_comm(names, io->pid),
-			an_names_file(names, io, file, sizeof(file)), !!(io->flags & AN_IO_MERGED),
-			!!(io->flags & AN_IO_SPLIT), io->requeues);
+		fprintf(out, ",%s,", an_op_name(io->op));
+		csv_field(out, an_names_dev(names, io->dev, dev, sizeof(dev)));
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%u,%u,", io->sector, io->bytes, io->pid, io->tid);
+		csv_field(out, an_names_comm(names, io->pid));
+		putc(',', out);
+		csv_field(out, an_names_file(names, io, file, sizeof(file)));
+		fprintf(out, ",%d,%d,%u\n", !!(io->flags & AN_IO_MERGED), !!(io->flags & AN_IO_SPLIT),
+			io->requeues);
 		return;
 	}
 	fprintf(out, " %-6s %-8s %12" PRIu64 " %8" PRIu64 " %7u %7u %-15s %s%s%s%s\n",

@@ -166,24 +166,3 @@ void an_run_print_header(const struct an_run *r, FILE *out)
 		c->orphan_completions, c->out_of_order);
 	an_spans_print(r->spans, out);
 }
-
-int an_parse_duration(const char *s, uint64_t *ns)
-{
-	static const struct { const char *suffix; double mult; } units[] = {
-		{ "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 },
-		{ "m", 60e9 }, { "h", 3600e9 },
-	};
-	char *end;
-	double v = strtod(s, &end);
-	size_t i;
-
-	if (end == s || !isfinite(v) || v < 0)
-		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].suffix) && v * units[i].mult < 1.8e19) {
-			*ns = (uint64_t)llround(v * units[i].mult);
-			return 0;
-		}
-	}
-	return -1;
-}

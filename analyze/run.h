@@ -69,7 +69,4 @@ uint64_t an_run_duration(const struct an_run *r);
 /* The header lines every report starts with: files, events, loss, incomplete I/Os. */
 void an_run_print_header(const struct an_run *r, FILE *out);
 
-/* "1.5", "250ms", "20us", "100ns", "2s" -> ns; -1 when malformed. */
-int an_parse_duration(const char *s, uint64_t *ns);
-
 #endif /* AN_RUN_H */

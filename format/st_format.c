@@ -6,11 +6,11 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/input.h"
 #include "format/st_format.h"
 
 static const struct sf_cmd *const commands[] = {
@@ -138,6 +138,9 @@ int sf_parse_args(const struct sf_cmd *cmd, int argc, char **argv,
 		case 'c':
 			a->cursor = 1;
 			break;
+		case 'F':
+			a->force = 1;
+			break;
 		default:
 			return SF_USAGE;
 		}
@@ -150,8 +153,13 @@ int sf_parse_args(const struct sf_cmd *cmd, int argc, char **argv,
 
 int sf_open(const char *path, unsigned flags, struct st_reader **r)
 {
-	int rc = st_reader_open(r, path, flags);
+	char real[4096], err[256];
+	int rc;
 
+	*r = NULL;
+	if (input_path(path, real, sizeof(real), err, sizeof(err)))
+		return sf_error(path, "%s", err);
+	rc = st_reader_open(r, real, flags);
 	if (!rc)
 		return SF_OK;
 	sf_error(path, "%s", *r ? st_reader_errmsg(*r) : st_strerror(rc));
@@ -160,57 +168,16 @@ int sf_open(const char *path, unsigned flags, struct st_reader **r)
 	return SF_BAD;
 }
 
-uint64_t sf_trace_start(const struct st_reader *r)
-{
-	const char *s = st_meta_get(r, "record.start_ts");
-	uint64_t ts;
-
-	if (s && !sf_parse_u64(s, &ts))
-		return ts;
-	return st_reader_info(r)->first_ts;
-}
-
-/* T of SF_TIME_HELP into event-clock ns; 0 on success. */
-static int parse_time(const char *s, uint64_t start, uint64_t *ns)
-{
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-	char *end;
-	double v;
-
-	if (!sf_parse_u64(s, ns))
-		return 0;
-	if (!isdigit((unsigned char)*s) && *s != '.')
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		double off = round(v * units[i].ns);
-
-		if (strcmp(end, units[i].unit))
-			continue;
-		if (off >= (double)(UINT64_MAX - start))
-			return -1;
-		*ns = start + (uint64_t)off;
-		return 0;
-	}
-	return -1;
-}
-
 int sf_resolve_range(const struct sf_cmd *cmd, const struct st_reader *r,
 		     const struct sf_range *range, uint64_t *from, uint64_t *to)
 {
-	uint64_t start = sf_trace_start(r);
+	uint64_t start = st_trace_start(r);
 
 	*from = 0;
 	*to = UINT64_MAX;
-	if (range->from && parse_time(range->from, start, from))
+	if (range->from && st_parse_time(range->from, start, from))
 		return sf_usage(cmd, "bad time '%s' for --from", range->from);
-	if (range->to && parse_time(range->to, start, to))
+	if (range->to && st_parse_time(range->to, start, to))
 		return sf_usage(cmd, "bad time '%s' for --to", range->to);
 	if (*from > *to)
 		return sf_usage(cmd, "--from is after --to");
@@ -228,7 +195,7 @@ int main(int argc, char **argv)
 		return SF_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf(SF_PROG " " SF_VERSION " (format %d.%d)\n", ST_FORMAT_MAJOR, ST_FORMAT_MINOR);
+		printf(SF_PROG " " ST_VERSION " (format %d.%d)\n", ST_FORMAT_MAJOR, ST_FORMAT_MINOR);
 		return SF_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -13,7 +13,6 @@
 #include "format/sttrace.h"
 
 #define SF_PROG "st-format"
-#define SF_VERSION "0.1.0"
 
 /* Exit codes scripts can rely on. */
 enum {
@@ -68,13 +67,14 @@ struct sf_args {
 	const char *out;	/* -o, --output OUT */
 	int level;		/* -z, --level LEVEL; 0 = the library's default */
 	int cursor;		/* --cursor (bench-decode) */
+	int force;		/* --force: write OUT even through a symlink or to a non-regular file */
 	struct sf_range range;	/* --from T, --to T */
 };
 
 /*
  * Parse exactly one FILE and the options of longopts, which may be any of
- * output ('o'), level ('z'), from ('f'), to ('T'), cursor ('c') and help
- * ('h'). Returns SF_OK, -1 after printing --help, or SF_USAGE after the error.
+ * output ('o'), level ('z'), from ('f'), to ('T'), cursor ('c'), force ('F')
+ * and help ('h'). Returns SF_OK, -1 after printing --help, or SF_USAGE after the error.
  */
 int sf_parse_args(const struct sf_cmd *cmd, int argc, char **argv,
 		  const struct option *longopts, struct sf_args *a);
@@ -83,14 +83,19 @@ int sf_parse_args(const struct sf_cmd *cmd, int argc, char **argv,
 int sf_open(const char *path, unsigned flags, struct st_reader **r);
 
 #define SF_TIME_HELP \
-	"  T is either a bare integer, an absolute timestamp of the event clock in ns\n" \
-	"  (as printed by cat), or a decimal number with a unit, s, ms, us or ns\n" \
-	"  (1.5s, 200ms), an offset from the trace start: the record.start_ts\n" \
-	"  metadata, or the first event's timestamp when the file has none.\n" \
-	"  Both ends are inclusive: events with FROM <= ts <= TO.\n"
+	"  T is a time in the trace: seconds after the trace start with an optional\n" \
+	"  unit, ns, us, ms, s, m or h (2, 1.5s, 200ms), or @NS, an absolute\n" \
+	"  timestamp of the event clock in ns as cat prints it (@1234567890). The\n" \
+	"  trace start is the record.start_ts metadata, or the first event's\n" \
+	"  timestamp when the file has none. Both ends are inclusive:\n" \
+	"  events with FROM <= ts <= TO.\n"
 
-/* The trace start that relative times count from. */
-uint64_t sf_trace_start(const struct st_reader *r);
+/* Outputs are made 0600 and never through a symlink (st_output_open). */
+#define SF_FORCE_HELP \
+	"  --force            write OUT even if it is a symbolic link (followed) or\n" \
+	"                     not a regular file; a file of another user is never\n" \
+	"                     overwritten. A new OUT is readable by its owner only.\n"
+
 /* Resolve a range into event-clock ns [*from, *to]; a usage error if malformed. */
 int sf_resolve_range(const struct sf_cmd *cmd, const struct st_reader *r,
 		     const struct sf_range *range, uint64_t *from, uint64_t *to);

@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "common/csv.h"
 #include "format/st_format.h"
 
 enum cat_style { CAT_TEXT, CAT_CSV, CAT_JSON };
@@ -70,19 +71,19 @@ static const char *field_string(const void *rec, const struct st_field *f)
 	return buf;
 }
 
-/* A string field, escaped: text quotes it, CSV quotes it only when needed. */
+/* A string field: text quotes it with C escapes; CSV as an RFC 4180 field (csv.h). */
 static void put_string(const void *rec, const struct st_field *f, enum cat_style style)
 {
 	const char *buf = field_string(rec, f);
-	int quote = style == CAT_TEXT;
 
-	if (style == CAT_CSV)
-		quote = strpbrk(buf, ",\"\n\r") != NULL;
-	if (quote)
-		putchar('"');
+	if (style == CAT_CSV) {
+		csv_field(stdout, buf);
+		return;
+	}
+	putchar('"');
 	for (const unsigned char *p = (const unsigned char *)buf; *p; p++) {
 		if (*p == '"')
-			fputs(style == CAT_CSV ? "\"\"" : "\\\"", stdout);
+			fputs("\\\"", stdout);
 		else if (*p == '\\' && style == CAT_TEXT)
 			fputs("\\\\", stdout);
 		else if (isprint(*p))
@@ -90,8 +91,7 @@ static void put_string(const void *rec, const struct st_field *f, enum cat_style
 		else
 			printf("\\x%02x", *p);
 	}
-	if (quote)
-		putchar('"');
+	putchar('"');
 }
 
 static void put_value(const void *rec, const struct st_field *f, enum cat_style style)

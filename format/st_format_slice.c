@@ -22,10 +22,13 @@ static int same_file(const char *a, const char *b)
  * A writer for `out` with the schema, metadata and lost counts of `r`.
  * Errors of the copying calls surface at st_writer_close().
  */
-static int copy_open(const char *in, struct st_reader *r, const char *out, int level,
-		     struct st_writer **w)
+static int copy_open(const struct sf_args *a, struct st_reader *r, struct st_writer **w)
 {
-	struct st_writer_opts opts = { .zstd_level = level };
+	struct st_writer_opts opts = {
+		.zstd_level = a->level,
+		.output_flags = a->force ? ST_OUTPUT_FORCE : 0,
+	};
+	const char *in = a->in, *out = a->out;
 	const char *key, *value;
 	uint32_t cpu;
 	uint64_t lost;
@@ -93,6 +96,7 @@ static int parse_copy_args(const struct sf_cmd *cmd, int argc, char **argv, int 
 		{ "output", required_argument, NULL, 'o' },
 		{ "level", required_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "from", required_argument, NULL, 'f' },
 		{ "to", required_argument, NULL, 'T' },
 		{ 0 },
@@ -101,6 +105,7 @@ static int parse_copy_args(const struct sf_cmd *cmd, int argc, char **argv, int 
 		{ "output", required_argument, NULL, 'o' },
 		{ "level", required_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "force", no_argument, NULL, 'F' },
 		{ 0 },
 	};
 	int rc = sf_parse_args(cmd, argc, argv, with_range ? slice_opts : recover_opts, a);
@@ -146,7 +151,7 @@ static int slice_run(int argc, char **argv)
 		return SF_BAD;
 	rc = sf_resolve_range(&sf_cmd_slice, r, &a.range, &from, &to);
 	if (!rc)
-		rc = copy_open(a.in, r, a.out, a.level, &w);
+		rc = copy_open(&a, r, &w);
 	if (!rc) {
 		set_meta_u64(w, "slice.from_ts", from);
 		set_meta_u64(w, "slice.to_ts", to);
@@ -175,6 +180,7 @@ const struct sf_cmd sf_cmd_slice = {
 	"range in event-clock ns) and the same lost-event counts (losses carry no\n"
 	"time, so all of them are kept). Records keep their order in the file.\n\n"
 	"  -o, --output OUT   the new file (not the input)\n"
+	SF_FORCE_HELP
 	"  --from T, --to T   the range; either may be omitted\n"
 	"  -z, --level LEVEL  zstd level of the new file (default: the library's)\n"
 	"  -h, --help         this text\n\n"
@@ -241,7 +247,7 @@ static int recover_run(int argc, char **argv)
 	if (sf_open(a.in, 0, &r))
 		return SF_BAD;
 	in = st_reader_info(r);
-	rc = copy_open(a.in, r, a.out, a.level, &w);
+	rc = copy_open(&a, r, &w);
 	if (!rc) {
 		recover_chunks(r, w, &rec);
 		rec.dropped_bytes += in->skipped_bytes;
@@ -275,6 +281,7 @@ const struct sf_cmd sf_cmd_recover = {
 	"(recover.dropped_bytes, recover.damage). The new file's chunks are\n"
 	"numbered afresh, so it has no gaps and `st-format verify` accepts it.\n\n"
 	"  -o, --output OUT   the new file (not the input)\n"
+	SF_FORCE_HELP
 	"  -z, --level LEVEL  zstd level of the new file (default: the library's)\n"
 	"  -h, --help         this text\n\n"
 	"Exit status: 0 written, 1 nothing readable (not even a schema) or failed\n"

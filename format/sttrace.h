@@ -56,11 +56,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../bpf/sttrace_events.h"
+#include "sttrace_events.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The toolkit's release: every program's --version and the `tool` metadata. */
+#define ST_VERSION "0.1.0"
 
 #define ST_FORMAT_MAJOR 1
 #define ST_FORMAT_MINOR 0
@@ -102,7 +105,7 @@ struct st_type {
 	const struct st_field *fields;
 };
 
-/* The event types of this build (bpf/sttrace_events.h), header fields included. */
+/* The event types of this build (format/sttrace_events.h), header fields included. */
 const struct st_type *st_builtin_types(size_t *count);
 const struct st_type *st_builtin_type(uint16_t id);
 
@@ -144,6 +147,19 @@ struct st_sink {
  */
 int st_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset);
 
+/*
+ * Create or reuse an output file the safe way for a program run as root:
+ * a new file is made 0600; an existing one is truncated only when it is a
+ * regular file of the caller. Refused: a symbolic link at `path` (the link is
+ * not followed) and anything but a regular file, unless ST_OUTPUT_FORCE;
+ * a file of another user, always. Returns the fd (O_WRONLY, O_CLOEXEC), or a
+ * negative ST_E* code with a one-line reason in msg.
+ * st_output_dir() does the same for a directory of outputs (made 0700).
+ */
+#define ST_OUTPUT_FORCE	1u	/* follow a symlink, write to a non-regular file */
+int st_output_open(const char *path, unsigned flags, char *msg, size_t cap);
+int st_output_dir(const char *path, unsigned flags, char *msg, size_t cap);
+
 /* Far above any CPU count a recorder sees; each lane may hold a chunk_size buffer. */
 #define ST_MAX_LANES	4096u
 
@@ -153,10 +169,11 @@ struct st_writer_opts {
 	const struct st_sink *sink;	/* NULL = write to the path given to open */
 	unsigned lanes;		/* open events chunks, up to ST_MAX_LANES; a record goes to lane
 				   rec->cpu % lanes; 0 = 1 (see "Lanes" above) */
+	unsigned output_flags;	/* ST_OUTPUT_* for the file the writer creates (st_output_open) */
 };
 
 /*
- * Create (truncate) `path`. With opts->sink set, path may be NULL.
+ * Create `path` through st_output_open(). With opts->sink set, path may be NULL.
  * On failure *w is still set (NULL only when out of memory), so
  * st_writer_errmsg(*w) says why; free it with st_writer_close().
  */
@@ -351,6 +368,22 @@ int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, struct st_cu
 /* 1 and *ev (valid until the next call) for an event; 0 at the end; <0 error. */
 int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev);
 void st_cursor_close(struct st_cursor *c);
+
+/* ---- Times on the command line --------------------------------------- */
+
+/*
+ * Every program reads times one way (spec: "Times"):
+ *   duration   a decimal number with an optional unit: ns, us, ms, s (the
+ *              default), m, h; "1.5", "200ms", "2m". Rounded to the ns.
+ *   time       in a trace: a duration after the trace start ("2" is 2 s in),
+ *              or "@NS", an absolute event-clock timestamp as `st-format cat`
+ *              prints it.
+ * The trace start is the record.start_ts metadata (when the recorder began),
+ * else the first event's timestamp. Both return 0 or ST_EINVAL.
+ */
+int st_parse_duration(const char *s, uint64_t *ns);
+int st_parse_time(const char *s, uint64_t start, uint64_t *ns);
+uint64_t st_trace_start(const struct st_reader *r);
 
 #ifdef __cplusplus
 }

@@ -1017,7 +1017,7 @@ static void host_metadata(struct synth *s)
 {
 	char key[64], value[160];
 
-	set_meta(s, "tool", "st-format synth " SYNTH_VERSION);
+	set_meta(s, "tool", "st-format synth " ST_VERSION);
 	command_line(s);
 	options_json(s);
 	set_meta(s, "kernel.release", "6.18.0-synth");

@@ -29,7 +29,7 @@
 #define INDEX_KIND		5u
 #define FUTURE_PID		4242u
 
-/* The record of the future type, as a newer bpf/sttrace_events.h would define it. */
+/* The record of the future type, as a newer format/sttrace_events.h would define it. */
 struct future_cmd {
 	struct st_event_header h;
 	uint64_t cmd_id;
@@ -172,7 +172,7 @@ static void append_builtin(struct st_writer *w, uint64_t ts)
 static void set_metadata(struct st_writer *w)
 {
 	static const char *const kv[][2] = {
-		{ "tool", "st-format synth-future " SF_VERSION },
+		{ "tool", "st-format synth-future " ST_VERSION },
 		{ "command_line", "st-format synth-future" },
 		{ "options", "{}" },
 		{ "kernel.release", "6.18.0-synth" },

@@ -699,11 +699,14 @@ static int alloc_buffers(struct st_writer *w)
 	return 0;
 }
 
-static int open_file_sink(struct st_writer *w, const char *path)
+static int open_file_sink(struct st_writer *w, const char *path, unsigned flags)
 {
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0)
-		return fail(w, ST_EIO, "cannot create: %s", strerror(errno));
+	char why[160];
+	int fd = st_output_open(path, flags, why, sizeof(why));
+
+	if (fd < 0)
+		return fail(w, fd, "%s", why);
+	w->fd = fd;
 	w->sink.write = file_sink_write;
 	w->sink.sync = file_sink_sync;
 	w->sink.ctx = &w->fd;
@@ -727,7 +730,7 @@ int st_writer_open(struct st_writer **wp, const char *path, const struct st_writ
 		w->sink = *opts->sink;
 	else if (!path)
 		return fail(w, ST_EINVAL, "neither a path nor a sink");
-	else if (open_file_sink(w, path))
+	else if (open_file_sink(w, path, opts ? opts->output_flags : 0))
 		return w->err;
 	st_file_header_encode(header);
 	return emit(w, header, sizeof(header));

@@ -198,12 +198,6 @@ static uint64_t store_lost(struct recorder *r)
 
 /* ---- setup ------------------------------------------------------------ */
 
-static int usage_error(const char *msg)
-{
-	fprintf(stderr, "%s: %s\n", REC_NAME, msg);
-	return REC_EXIT_USAGE;
-}
-
 static int resolve_filters(struct recorder *r)
 {
 	struct rec_filters *f = &r->filters;
@@ -213,13 +207,28 @@ static int resolve_filters(struct recorder *r)
 	f->pid = r->opts.pid;
 	if (f->pid && kill(f->pid, 0) && errno == ESRCH) {
 		snprintf(err, sizeof(err), "-p %d: no such process", f->pid);
-		return usage_error(err);
+		return opts_usage_error(err);
 	}
 	f->comm = r->opts.comm;
 	if (r->opts.cgroup && filters_set_cgroup(f, r->opts.cgroup, err, sizeof(err)))
-		return usage_error(err);
+		return opts_usage_error(err);
 	if (r->opts.device && filters_set_device(f, r->opts.device, err, sizeof(err)))
-		return usage_error(err);
+		return opts_usage_error(err);
+	return 0;
+}
+
+/*
+ * `-o -`: the trace goes to what standard output was; standard output itself
+ * (st-record's and the command's) becomes standard error, so nothing else
+ * lands inside the stream. Done before the command is forked.
+ */
+static int open_stdout(struct recorder *r)
+{
+	if (isatty(STDOUT_FILENO))
+		return fail("-o -", "standard output is a terminal; pipe it or redirect it to a file");
+	r->out_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (r->out_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		return fail("-o -", strerror(errno));
 	return 0;
 }
 
@@ -227,9 +236,15 @@ static int open_output(struct recorder *r)
 {
 	struct rec_filters *f = &r->filters;
 	struct stat st;
+	char why[160];
 
-	r->out_fd = open(r->opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (r->out_fd < 0 || fstat(r->out_fd, &st))
+	if (strcmp(r->opts.output, "-")) {
+		r->out_fd = st_output_open(r->opts.output, r->opts.force ? ST_OUTPUT_FORCE : 0, why,
+					   sizeof(why));
+		if (r->out_fd < 0)
+			return fail(r->opts.output, why);
+	}
+	if (fstat(r->out_fd, &st))
 		return fail(r->opts.output, strerror(errno));
 	/* Our own writes reach a traced disk: mark them so their block events are dropped. */
 	f->mark_self_bios = !f->pid && !f->comm && !f->cgroup_id &&
@@ -422,8 +437,7 @@ static double cpu_seconds(void)
 static void summary(struct recorder *r, const struct st_writer_stats *st, uint64_t end_ns,
 		    uint64_t lost)
 {
-	struct stat fs;
-	double file_mb = fstat(r->out_fd, &fs) ? 0 : (double)fs.st_size / 1e6;
+	double file_mb = (double)st->file_bytes / 1e6;
 	double cpu = cpu_seconds() - r->start_cpu;
 	double avg_ms = r->sink.writes ? (double)r->sink.lat_sum_ns / (double)r->sink.writes / 1e6 : 0;
 
@@ -503,15 +517,18 @@ static int setup(struct recorder *r, int argc, char **argv)
 	if (ret)
 		return ret;
 	if (events_select(r->opts.events, &r->sel, err, sizeof(err)))
-		return usage_error(err);
+		return opts_usage_error(err);
 	if (probes_check(&r->sel, err, sizeof(err)))
 		return fail("probes", err);
 	if (tracepoints_resolve(&r->sel, err, sizeof(err)))
-		return usage_error(err);
+		return opts_usage_error(err);
 	/* blocked before the fork, so no SIGCHLD is missed; the loop reads them from a signalfd */
 	loop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* before the fork: the command's standard output must not reach the stream */
+	if (!strcmp(r->opts.output, "-") && (ret = open_stdout(r)))
+		return ret;
 	if (r->opts.cmd) {
 		ret = start_command(r);
 		if (ret)

@@ -1,9 +1,12 @@
 # st-record: the BPF probes (bpf/sttrace.bpf.c) and the recorder. Built only
 # when this machine can build BPF (HAVE_BPF, see the top Makefile).
 #
-# vmlinux.h comes from the running kernel's BTF; the BPF object is compiled
-# against it with CO-RE relocations, so the binary runs on other kernels with
-# BTF too. bpftool embeds the object into a skeleton header st-record includes.
+# vmlinux.h comes from the running kernel's BTF (VMLINUX_BTF), or on a build
+# server without one from bpf/vmlinux/ARCH/vmlinux.h (made from a 6.18 kernel's
+# BTF), the way libbpf-tools builds. The BPF object is compiled against it with
+# CO-RE relocations, so the binary runs on other kernels with BTF too: they
+# need BTF at run time only. bpftool embeds the object into a skeleton header
+# st-record includes.
 
 ifeq ($(HAVE_BPF),1)
 
@@ -12,19 +15,23 @@ BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e '
 
 REC_SRCS := $(wildcard record/*.c)
 REC_OBJS := $(REC_SRCS:%.c=$(B)/%.o)
-REC_LIBS := -lbpf -lelf -lz -luring -ljson-c
+REC_LIBS := $(call pkg_libs,libbpf libelf zlib liburing json-c,-lbpf -lelf -lz -luring -ljson-c)
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 
 $(B)/vmlinux.h:
 	@mkdir -p $(dir $@)
-	$(Q)bpftool btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+	$(Q)if [ -r $(VMLINUX_BTF) ]; then \
+		$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@; \
+	elif [ -r bpf/vmlinux/$(BPF_ARCH)/vmlinux.h ]; then cp bpf/vmlinux/$(BPF_ARCH)/vmlinux.h $@; \
+	else echo "no kernel BTF ($(VMLINUX_BTF)) and no bpf/vmlinux/$(BPF_ARCH)/vmlinux.h" >&2; exit 1; fi
 
-$(B)/bpf/sttrace.bpf.o: bpf/sttrace.bpf.c bpf/generic.bpf.h bpf/sttrace_events.h bpf/sttrace_bpf.h $(B)/vmlinux.h
+$(B)/bpf/sttrace.bpf.o: bpf/sttrace.bpf.c bpf/generic.bpf.h format/sttrace_events.h bpf/sttrace_bpf.h $(B)/vmlinux.h
 	@mkdir -p $(dir $@)
-	$(Q)clang -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
-		-I$(B) -Ibpf -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
+		-I$(B) -Ibpf -Iformat -c $< -o $@
 
 $(B)/sttrace.skel.h: $(B)/bpf/sttrace.bpf.o
-	$(Q)bpftool gen skeleton $< name sttrace_bpf > $@.tmp && mv $@.tmp $@
+	$(Q)$(BPFTOOL) gen skeleton $< name sttrace_bpf > $@.tmp && mv $@.tmp $@
 
 $(REC_OBJS): CPPFLAGS += -I$(B)
 $(REC_OBJS): $(B)/sttrace.skel.h
@@ -33,6 +40,8 @@ $(B)/st-record: $(REC_OBJS) $(LIBST)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(REC_OBJS) $(LIBST) $(REC_LIBS) $(LIBST_LIBS)
 
 PROGRAMS += $(B)/st-record
+INSTALL_SBIN += $(B)/st-record
+INSTALL_MAN8 += record/st-record.8
 
 # Unit tests of the recorder's user-space parts: tests/record/unit_*.c.
 REC_UNITS := $(patsubst tests/record/%.c,%,$(wildcard tests/record/unit_*.c))

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +23,11 @@ static const char usage_text[] =
 "Record kernel I/O events (block, syscalls, file systems, io_uring) into a\n"
 ".sttrace file. Needs root, kernel BTF and tracefs.\n"
 "\n"
-"  -o, --output FILE        output file (created or truncated)\n"
+"  -o, --output FILE        output file (created 0600, or truncated when it is a\n"
+"                           regular file of yours; never through a symlink);\n"
+"                           - streams it to standard output (| ssh host 'cat > f')\n"
+"      --force              write FILE even if it is a symlink (followed) or not\n"
+"                           a regular file\n"
 "  -t, --duration TIME      stop after TIME (10, 500ms, 2m, 1h; default: until\n"
 "                           SIGINT/SIGTERM or the command's exit)\n"
 "      --max-size SIZE      stop when the file reaches SIZE (K, M, G suffixes)\n"
@@ -48,15 +51,18 @@ static const char usage_text[] =
 "                           and the long option names; the command line wins\n"
 "  -v, --verbose            show libbpf's messages\n"
 "  -h, --help               this text\n"
+"      --version            the version (as the trace's `tool` metadata records it)\n"
 "\n"
 "With -- CMD, st-record starts CMD once the probes are attached, traces it and\n"
 "its children, stops when it exits and returns its exit status.\n"
 "Exit status: 0 ok, 1 runtime failure (e.g. output device full), 2 bad usage.\n";
 
-enum { OPT_MAX_SIZE = 256, OPT_CGROUP, OPT_QD, OPT_RINGBUF, OPT_CHUNK, OPT_CONFIG };
+enum { OPT_MAX_SIZE = 256, OPT_CGROUP, OPT_QD, OPT_RINGBUF, OPT_CHUNK, OPT_CONFIG, OPT_FORCE,
+       OPT_VERSION };
 
 static const struct option long_opts[] = {
 	{ "output",       required_argument, NULL, 'o' },
+	{ "force",        no_argument,       NULL, OPT_FORCE },
 	{ "duration",     required_argument, NULL, 't' },
 	{ "max-size",     required_argument, NULL, OPT_MAX_SIZE },
 	{ "events",       required_argument, NULL, 'e' },
@@ -71,6 +77,7 @@ static const struct option long_opts[] = {
 	{ "config",       required_argument, NULL, OPT_CONFIG },
 	{ "verbose",      no_argument,       NULL, 'v' },
 	{ "help",         no_argument,       NULL, 'h' },
+	{ "version",      no_argument,       NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -99,28 +106,6 @@ static int parse_size(const char *s, uint64_t *out)
 		return -1;
 	*out = (uint64_t)(v * (double)(1ull << shift));
 	return 0;
-}
-
-/* "10" (seconds), "1.5s", "500ms", "100us", "2m", "1h". */
-static int parse_duration(const char *s, uint64_t *ns)
-{
-	static const struct { const char *suffix; double ns; } units[] = {
-		{ "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 },
-		{ "m", 60e9 }, { "h", 3600e9 },
-	};
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v <= 0 || !isfinite(v))
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].suffix) && v * units[i].ns < 1.8e19) {
-			*ns = (uint64_t)(v * units[i].ns);
-			return 0;
-		}
-	return -1;
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -161,7 +146,7 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 	if (!strcmp(name, "output")) {
 		set_str(&o->output, val);
 	} else if (!strcmp(name, "duration")) {
-		if (parse_duration(val, &o->duration_ns))
+		if (st_parse_duration(val, &o->duration_ns) || !o->duration_ns)
 			goto bad;
 	} else if (!strcmp(name, "max-size")) {
 		if (parse_size(val, &o->max_size))
@@ -384,7 +369,7 @@ static const char *long_name(int c)
 	return NULL;
 }
 
-static int usage_error(const char *msg)
+int opts_usage_error(const char *msg)
 {
 	fprintf(stderr, "%s: %s (see st-record --help)\n", REC_NAME, msg);
 	return REC_EXIT_USAGE;
@@ -393,9 +378,9 @@ static int usage_error(const char *msg)
 static int check_combination(struct rec_opts *o)
 {
 	if (!o->output)
-		return usage_error("no output file: give -o FILE");
+		return opts_usage_error("no output file: give -o FILE");
 	if (o->cmd && o->pid)
-		return usage_error("-p and -- CMD both choose the process to trace; give one");
+		return opts_usage_error("-p and -- CMD both choose the process to trace; give one");
 	return 0;
 }
 
@@ -423,8 +408,16 @@ int opts_parse(struct rec_opts *o, int argc, char **argv)
 			fputs(usage_text, stdout);
 			return -1;
 		}
+		if (c == OPT_VERSION) {
+			printf("%s (format %d.%d)\n", REC_TOOL, ST_FORMAT_MAJOR, ST_FORMAT_MINOR);
+			return -1;
+		}
 		if (c == 'v') {
 			o->verbose = true;
+			continue;
+		}
+		if (c == OPT_FORCE) {
+			o->force = true;
 			continue;
 		}
 		if (c == OPT_CONFIG)
@@ -432,14 +425,14 @@ int opts_parse(struct rec_opts *o, int argc, char **argv)
 		if (c == '?') {
 			snprintf(err, sizeof(err), "bad option '%s' (unknown, or missing its value)",
 				 argv[optind - 1]);
-			return usage_error(err);
+			return opts_usage_error(err);
 		}
 		if (set_option(o, long_name(c), optarg, err, sizeof(err)))
-			return usage_error(err);
+			return opts_usage_error(err);
 	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--"))
-			return usage_error("unexpected argument; put the command after --");
+			return opts_usage_error("unexpected argument; put the command after --");
 		o->cmd = &argv[optind];
 	}
 	return check_combination(o);

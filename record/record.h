@@ -17,7 +17,7 @@
 #include "format/sttrace.h"
 #include "bpf/sttrace_bpf.h"
 
-#define REC_TOOL	"st-record 0.1.0"
+#define REC_TOOL	"st-record " ST_VERSION
 #define REC_NAME	"st-record"
 
 /* Exit codes scripts rely on; with `-- CMD` the command's status instead. */
@@ -31,6 +31,7 @@
 /* Everything the user asked for, from the config file then the command line. */
 struct rec_opts {
 	const char *output;
+	bool force;			/* --force: output through a symlink or to a non-regular file */
 	uint64_t duration_ns;		/* 0 = until a signal or the command's exit */
 	uint64_t max_size;		/* bytes of output, 0 = unlimited */
 	const char *events;		/* presets and tracepoint names, comma separated */
@@ -57,6 +58,8 @@ struct rec_opts {
 int opts_parse(struct rec_opts *o, int argc, char **argv);
 /* The effective options as a JSON object (the `options` metadata); malloc'd. */
 char *opts_json(const struct rec_opts *o);
+/* "st-record: MSG (see st-record --help)" on stderr; returns REC_EXIT_USAGE. */
+int opts_usage_error(const char *msg);
 void opts_free(struct rec_opts *o);
 
 /*
@@ -189,6 +192,8 @@ void probes_stop(struct rec_probes *p);
 struct rec_sink {
 	struct io_uring ring;
 	int fd;
+	bool stream;			/* a pipe or socket: in order, at its position, no sync */
+	uint64_t stream_pos;		/* a stream's next file offset */
 	unsigned qd;
 	size_t buf_size;
 	char *pool;			/* qd buffers of buf_size, registered when possible */

@@ -12,10 +12,15 @@
  * before it. Writes land in the page cache, where a failing disk reports
  * nothing: st-record asks for a datasync each second (sink_datasync), which
  * both bounds what a host crash loses and surfaces the disk's errors.
+ *
+ * A stream (a pipe or socket: `st-record -o -`) has no offsets: its writes go
+ * out one at a time, in file order, at the stream's position, and there is
+ * nothing to sync.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +37,26 @@ uint64_t now_ns(void)
 static char *buffer_at(struct rec_sink *s, unsigned i)
 {
 	return s->pool + (size_t)i * s->buf_size;
+}
+
+/* Write len bytes at off, synchronously, retrying short writes: 0 or -errno. */
+static int write_all(struct rec_sink *s, const void *buf, size_t len, uint64_t off)
+{
+	const char *p = buf;
+
+	if (!s->stream)
+		return st_pwrite_all(s->fd, buf, len, off);
+	while (len) {
+		ssize_t n = write(s->fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
 }
 
 /* The datasync's completion tag; a write's is its pool buffer's index. */
@@ -60,8 +85,8 @@ static void complete(struct rec_sink *s, struct io_uring_cqe *cqe)
 		s->err = res;
 	else if (res >= 0 && (size_t)res < s->lens[b] && !s->err)
 		/* the rest once more, synchronously: usually it reports why (ENOSPC) */
-		s->err = st_pwrite_all(s->fd, buffer_at(s, b) + res, s->lens[b] - (size_t)res,
-				    s->offsets[b] + (uint64_t)res);
+		s->err = write_all(s, buffer_at(s, b) + res, s->lens[b] - (size_t)res,
+				   s->offsets[b] + (uint64_t)res);
 	s->free_bufs[s->nfree++] = b;
 	s->inflight--;
 }
@@ -103,11 +128,14 @@ static int sink_write(void *ctx, const void *buf, size_t len, uint64_t off)
 
 	if (s->err)
 		return s->err;
+	if (s->stream && off != s->stream_pos)
+		return s->err = -ESPIPE;	/* a stream cannot go back: the writer never does */
+	s->stream_pos = off + len;
 	if (len > s->buf_size) {
 		/* the footer of a long recording: rare and final, written in place */
 		wait_inflight(s, 0, false);
 		if (!s->err)
-			s->err = st_pwrite_all(s->fd, buf, len, off);
+			s->err = write_all(s, buf, len, off);
 		return s->err;
 	}
 	wait_inflight(s, s->qd - 1, false);
@@ -116,6 +144,8 @@ static int sink_write(void *ctx, const void *buf, size_t len, uint64_t off)
 	b = s->free_bufs[--s->nfree];
 	memcpy(buffer_at(s, b), buf, len);
 	sqe = io_uring_get_sqe(&s->ring);
+	if (s->stream)
+		off = (uint64_t)-1;	/* the stream's own position */
 	if (s->fixed)
 		io_uring_prep_write_fixed(sqe, s->fd, buffer_at(s, b), (unsigned)len, off, (int)b);
 	else
@@ -141,7 +171,7 @@ int sink_datasync(struct rec_sink *s)
 	int ret;
 
 	sink_reap(s);
-	if (s->err || s->syncing)
+	if (s->err || s->syncing || s->stream)
 		return s->err;
 	sqe = io_uring_get_sqe(&s->ring);
 	if (!sqe)
@@ -161,7 +191,7 @@ static int sink_sync(void *ctx)
 	struct rec_sink *s = ctx;
 
 	wait_inflight(s, 0, true);
-	if (!s->err && fsync(s->fd))
+	if (!s->err && !s->stream && fsync(s->fd))
 		s->err = -errno;
 	return s->err;
 }
@@ -184,9 +214,13 @@ int sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size)
 {
 	int ret;
 
+	struct stat st;
+
 	memset(s, 0, sizeof(*s));
 	s->fd = fd;
-	s->qd = qd;
+	s->stream = !fstat(fd, &st) && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode);
+	s->qd = s->stream ? 1 : qd;	/* one write at a time keeps a stream in order */
+	qd = s->qd;
 	s->buf_size = (buf_size + 4095) & ~(size_t)4095;
 	ret = io_uring_queue_init(qd, &s->ring, 0);
 	if (ret < 0)

@@ -47,7 +47,7 @@ fio_p99=$(jq '.jobs[0].read.clat_ns.percentile["99.000000"] / 1000' "$dir/fio.js
 # The total stage of the device's read group: n, p50, p99 (CSV columns 8, 11, 13).
 st-analyze --csv --dev "$dev" "$dir/fio.sttrace" >"$dir/summary.csv" 2>"$dir/summary.err" ||
 	{ fail analyze.fio.analyze "st-analyze failed: $(cat "$dir/summary.err")"; exit 1; }
-row=$(awk -F, '$1 ~ / read"$/ && $7 == "total" { print $8, $11, $13 }' "$dir/summary.csv")
+row=$(awk -F, '$1 ~ / read$/ && $7 == "total" { print $8, $11, $13 }' "$dir/summary.csv")
 read -r n p50 p99 <<<"$row"
 
 # This kernel now and then emits no block_rq_complete for a request (about 1

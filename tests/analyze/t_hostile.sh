@@ -5,6 +5,10 @@
 . "$(dirname "$0")/../lib.sh"
 
 st_tmpdir dir
+# The byte flips are random; the seed is printed so a failure can be re-run.
+seed=${ST_SEED:-$((RANDOM * 32768 + RANDOM))}
+RANDOM=$seed
+echo "t_hostile: seed $seed (ST_SEED=$seed $0 repeats this run)"
 st-format synth -o "$dir/a.sttrace" --ios 300 --seed 11 >/dev/null || { fail analyze.hostile "synth failed"; exit 1; }
 size=$(stat -c %s "$dir/a.sttrace")
 bad=""

@@ -45,7 +45,7 @@ else
 fi
 
 # Filters select what --by shows separately.
-fio_n=$(awk -F, '$1 == "\"fio\"" && $7 == "total" { print $2 }' "$dir/c.csv")
+fio_n=$(awk -F, '$1 == "fio" && $7 == "total" { print $2 }' "$dir/c.csv")
 got=$(st-analyze --csv --by comm --comm fio "$t" 2>/dev/null | sum_total 2)
 [ -n "$fio_n" ] && [ "$got" = "$fio_n" ] && pass analyze.filter.comm ||
 	fail analyze.filter.comm "--comm fio counted $got, --by comm says $fio_n"
@@ -55,7 +55,7 @@ pid_n=$(awk -F, '$7 == "total" { print $2; exit }' "$dir/p.csv")
 got=$(st-analyze --csv --pid "$pid" "$t" 2>/dev/null | sum_total 2)
 [ "$got" = "$pid_n" ] && pass analyze.filter.pid || fail analyze.filter.pid "--pid $pid: $got, want $pid_n"
 st-analyze --csv --by dev "$t" 2>/dev/null >"$dir/d.csv"
-dev_n=$(awk -F, '$1 == "\"nvme0n1\"" && $7 == "total" { print $2 }' "$dir/d.csv")
+dev_n=$(awk -F, '$1 == "nvme0n1" && $7 == "total" { print $2 }' "$dir/d.csv")
 got=$(st-analyze --csv --by dev --dev nvme0n1 "$t" 2>/dev/null | awk -F, '$7 == "total"' | wc -l)
 got_n=$(st-analyze --csv --dev nvme0n1 "$t" 2>/dev/null | sum_total 2)
 [ "$got" = 1 ] && [ "$got_n" = "$dev_n" ] && pass analyze.filter.dev ||

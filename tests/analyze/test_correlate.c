@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analyze/correlate.h"
-#include "tests/analyze/check.h"
+#include "tests/check.h"
 #include "tests/analyze/collect.h"
 
 static struct an_corr *start(uint64_t stale_ns)
@@ -448,5 +448,5 @@ int main(void)
 	test_uring();
 	test_stale_and_bio_based();
 	test_random_events();
-	return check_failures ? 1 : 0;
+	return check_failures != 0;
 }

@@ -12,7 +12,7 @@
 
 #include "analyze/correlate.h"
 #include "analyze/input.h"
-#include "tests/analyze/check.h"
+#include "tests/check.h"
 #include "tests/analyze/collect.h"
 
 /* block_rq_complete as an imaginary other recorder stores it: reordered, no opf/nr_bios. */
@@ -183,5 +183,5 @@ int main(void)
 	      nout, ooo);
 	unlink(a);
 	unlink(b);
-	return check_failures ? 1 : 0;
+	return check_failures != 0;
 }

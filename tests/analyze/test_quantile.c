@@ -13,7 +13,7 @@
 
 #include "analyze/run.h"
 #include "format/synth.h"
-#include "tests/analyze/check.h"
+#include "tests/check.h"
 
 #define STALE_NS 60000000000ull
 #define EXACT_ALL ((size_t)1 << 30)
@@ -212,5 +212,5 @@ int main(void)
 	check_ties();
 	check_tie_order();
 	unlink(path);
-	return check_failures ? 1 : 0;
+	return check_failures != 0;
 }

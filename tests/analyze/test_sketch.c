@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analyze/sketch.h"
-#include "tests/analyze/check.h"
+#include "tests/check.h"
 
 #define N 200000
 
@@ -138,5 +138,5 @@ int main(void)
 	test_distribution(2, "bimodal_long_tail");
 	test_merge();
 	test_qest();
-	return check_failures ? 1 : 0;
+	return check_failures != 0;
 }

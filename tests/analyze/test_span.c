@@ -13,7 +13,7 @@
 
 #include "analyze/input.h"
 #include "analyze/span.h"
-#include "tests/analyze/check.h"
+#include "tests/check.h"
 #include "tests/analyze/collect.h"
 
 /* A generic record: header, then the key field `k` and a field `dev`. */

@@ -11,7 +11,7 @@ st-format cat "$T/a.st" >"$T/cat" || fail cat_runs "exit $?"
 
 check cat_one_line_per_event test "$(wc -l <"$T/cat")" = "$events"
 check cat_sorted_by_ts sort -n -c -s -k1,1 "$T/cat"
-# Field names of three types, in the order of bpf/sttrace_events.h.
+# Field names of three types, in the order of format/sttrace_events.h.
 names() { awk -v t="$1" '$2 == t { for (i = 3; i <= NF; i++) { sub(/=.*/, "", $i); printf "%s ", $i }; exit }' "$T/cat"; }
 check cat_fields_rq_issue test "$(names block_rq_issue)" = "cpu pid tid rq sector dev nr_sector bytes opf error nr_bios bios "
 check cat_fields_pread test "$(names sys_enter_pread64)" = "cpu pid tid fd count offset flags "
@@ -51,19 +51,22 @@ check type_filter diff "$T/typed" <(awk '$2 == "block_rq_complete" || $2 == "sys
 check type_filter_count test "$(wc -l <"$T/typed")" = \
 	"$(jq '.events_per_type.block_rq_complete + .events_per_type.sys_exit_fsync' "$T/info.json")"
 
-# --from/--to with absolute ns: inclusive at both ends.
+# --from/--to with absolute ns (@NS): inclusive at both ends.
 t1=$(sed -n 100p "$T/cat" | cut -d' ' -f1)
 t2=$(sed -n 900p "$T/cat" | cut -d' ' -f1)
-st-format cat --from "$t1" --to "$t2" "$T/a.st" >"$T/range"
+st-format cat --from "@$t1" --to "@$t2" "$T/a.st" >"$T/range"
 check range_absolute diff "$T/range" <(awk -v a="$t1" -v b="$t2" '$1 >= a && $1 <= b' "$T/cat")
 check range_inclusive test "$(head -1 "$T/range" | cut -d' ' -f1) $(tail -1 "$T/range" | cut -d' ' -f1)" = "$t1 $t2"
-st-format cat --from "$t1" --to "$t1" "$T/a.st" >"$T/point"
+st-format cat --from "@$t1" --to "@$t1" "$T/a.st" >"$T/point"
 check range_single_ts diff "$T/point" <(awk -v a="$t1" '$1 == a' "$T/cat")
 # Relative times count from record.start_ts.
 start=$(jq -r '.metadata["record.start_ts"]' "$T/info.json")
 st-format cat --from 300us --to 0.5ms "$T/a.st" >"$T/rel"
 check range_relative diff "$T/rel" <(awk -v a=$((start + 300000)) -v b=$((start + 500000)) '$1 >= a && $1 <= b' "$T/cat")
 check range_relative_nonempty test -s "$T/rel"
+# A bare number is seconds after the start in every tool, never nanoseconds.
+st-format cat --from 0 --to 0.0005 "$T/a.st" >"$T/bare"
+check range_bare_number_is_seconds diff "$T/bare" <(awk -v b=$((start + 500000)) '$1 <= b' "$T/cat")
 st-format cat --from 1s "$T/a.st" >"$T/late"
 check range_past_end test ! -s "$T/late"
 st-format cat --to 600000ns --type block_rq_issue --csv "$T/a.st" >"$T/combo"

@@ -26,7 +26,7 @@ slice_case() {
 
 t1=$(sed -n 1000p "$T/cat" | cut -d' ' -f1)
 t2=$(sed -n 3000p "$T/cat" | cut -d' ' -f1)
-slice_case slice_absolute "$t1" "$t2" "$t1" "$t2"
+slice_case slice_absolute "@$t1" "@$t2" "$t1" "$t2"
 slice_case slice_relative 2ms 4.5ms $((start + 2000000)) $((start + 4500000))
 slice_case slice_empty 3600s 3601s $((start + 3600000000000)) $((start + 3601000000000))
 check slice_absolute_is_smaller test "$(stat -c %s "$T/slice_absolute.st")" -lt "$(stat -c %s "$T/a.st")"

@@ -200,5 +200,5 @@ int main(void)
 {
 	RUN(test_unknown_type_and_chunk_kind);
 	RUN(test_newer_minor_version);
-	return unit_failed;
+	return check_failures != 0;
 }

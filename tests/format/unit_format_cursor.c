@@ -323,5 +323,5 @@ int main(void)
 	RUN(test_seek_skips_earlier_chunks);
 	RUN(test_independent_cursors);
 	RUN(test_parallel_decode);
-	return unit_failed;
+	return check_failures != 0;
 }

@@ -227,5 +227,5 @@ int main(void)
 	RUN(test_cut_large_random);
 	RUN(test_bit_flips);
 	RUN(test_garbage);
-	return unit_failed;
+	return check_failures != 0;
 }

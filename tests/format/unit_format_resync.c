@@ -359,5 +359,5 @@ int main(void)
 	RUN(test_file_windows);
 	RUN(test_gaps);
 	RUN(test_hostile);
-	return unit_failed;
+	return check_failures != 0;
 }

@@ -424,5 +424,5 @@ int main(void)
 	RUN(test_metadata);
 	RUN(test_lost_counts);
 	RUN(test_million_events_file);
-	return unit_failed;
+	return check_failures != 0;
 }

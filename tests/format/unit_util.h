@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_util.h - helpers shared by the libsttrace unit tests: result lines
- * for tests/run.sh, a seeded random generator, an in-memory sink, and
+ * unit_util.h - helpers shared by the libsttrace unit tests (results through
+ * tests/check.h): a seeded random generator, an in-memory sink, and
  * writers and readers over memory.
  */
 #ifndef STTRACE_UNIT_UTIL_H
@@ -14,29 +14,7 @@
 #include <string.h>
 
 #include "format/sttrace.h"
-
-static int unit_failed;
-
-/* FAIL line for the first failing check of a test; returns 1 for `if (expect(...))`. */
-static int expectf(int ok, const char *test, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4), unused));
-static int expectf(int ok, const char *test, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok)
-		return 0;
-	printf("FAIL: %s: ", test);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	unit_failed = 1;
-	return 1;
-}
-
-/* Runs a test function that returns 0 on success (after printing FAIL otherwise). */
-#define RUN(fn) do { if (!fn()) printf("PASS: %s\n", #fn); } while (0)
+#include "tests/check.h"
 
 /* xorshift64*: deterministic for a seed, good enough for test data. */
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;

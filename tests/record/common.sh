@@ -29,6 +29,7 @@ rec_wait_line() {
 rec_start() {
 	local out=$1 log=$2
 	shift 2
+	: >"$log"	# exists before the loop below reads it
 	st-record -o "$out" "$@" 2>"$log" &
 	REC_PID=$!
 	at_exit "kill -KILL $REC_PID"

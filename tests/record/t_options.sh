@@ -59,7 +59,7 @@ expect_exit record_usage_unknown_tracepoint_subsys 2 \
 	-o "$T/x" -e 'ext4:ext4_da_writ_begin'
 expect_exit record_usage_unknown_tracepoint_glob 2 "no tracepoint 'ext4:nosuch_\\*'" \
 	-o "$T/x" -e 'ext4:nosuch_*'
-expect_exit record_output_unwritable 1 "$T/no/such/dir/x.sttrace: No such file or directory" \
+expect_exit record_output_unwritable 1 "$T/no/such/dir/x.sttrace: cannot create: No such file or directory" \
 	-o "$T/no/such/dir/x.sttrace" -e block -t 1
 
 st_loopdev L 32

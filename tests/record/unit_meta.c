@@ -85,5 +85,5 @@ int main(void)
 {
 	RUN(test_fork_exec_reordered);
 	RUN(test_openat_reordered);
-	return unit_failed;
+	return check_failures != 0;
 }

@@ -7,7 +7,7 @@
  * recorder, libsttrace's built-in schema, `st-format synth`, the analyzer).
  * Each payload is declared once, as a field list macro; the same list expands
  * into the C struct (ST_DECLARE_PAYLOAD) and into the schema stored in every
- * .sttrace file (format/builtin_schema.c), so the two cannot disagree.
+ * .sttrace file (format/schema.c), so the two cannot disagree.
  *
  * A record is `struct st_event_header` followed by the payload of its type.
  * Every record size is a multiple of 8 and every field is naturally aligned,

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* input.c - standard input as a trace file (input.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/input.h"
+
+/* Copy standard input to an unlinked file; its fd, or -1 with errno set. */
+static int spool_stdin(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char buf[1 << 16];
+	ssize_t n;
+	int fd = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write(fd, buf, (size_t)n) != n) {
+			int err = n < 0 ? errno : errno ? errno : EIO;
+
+			close(fd);
+			errno = err;
+			return -1;
+		}
+	}
+	return fd;
+}
+
+int input_path(const char *arg, char *path, size_t cap, char *err, size_t errcap)
+{
+	static int stdin_fd = -1;	/* standard input is one per process: read it once */
+	struct stat st;
+
+	if (strcmp(arg, "-")) {
+		snprintf(path, cap, "%s", arg);
+		return 0;
+	}
+	if (stdin_fd >= 0) {
+		snprintf(path, cap, "/dev/fd/%d", stdin_fd);
+		return 0;
+	}
+	if (isatty(STDIN_FILENO)) {
+		snprintf(err, errcap, "standard input is a terminal; pipe a trace into it");
+		return -1;
+	}
+	if (!fstat(STDIN_FILENO, &st) && S_ISREG(st.st_mode))
+		stdin_fd = STDIN_FILENO;
+	else if ((stdin_fd = spool_stdin()) < 0) {
+		snprintf(err, errcap, "cannot copy standard input to $TMPDIR: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(path, cap, "/dev/fd/%d", stdin_fd);
+	return 0;
+}

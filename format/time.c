@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * time.c - the one way every sttrace program reads a time from its command
+ * line: durations (st-record -t, st-analyze --interval) and times inside a
+ * trace (--from/--to of st-analyze and st-format), so that `--from 2`
+ * means the same thing to every tool.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sttrace.h"
+
+int st_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {
+		{ "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 },
+		{ "m", 60e9 }, { "h", 3600e9 },
+	};
+	char *end;
+	double v;
+
+	/* strtod would also take "inf", "0x1p3" and leading blanks */
+	if (!isdigit((unsigned char)*s) && *s != '.')
+		return ST_EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		return ST_EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		double t = round(v * units[i].ns);
+
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (t >= 18446744073709549568.0)	/* the largest double below 2^64 */
+			return ST_EINVAL;
+		*ns = (uint64_t)t;
+		return 0;
+	}
+	return ST_EINVAL;
+}
+
+int st_parse_time(const char *s, uint64_t start, uint64_t *ns)
+{
+	uint64_t v;
+	char *end;
+
+	if (*s == '@') {
+		if (!isdigit((unsigned char)s[1]))
+			return ST_EINVAL;
+		errno = 0;
+		v = strtoull(s + 1, &end, 10);
+		if (errno || *end)
+			return ST_EINVAL;
+		*ns = v;
+		return 0;
+	}
+	if (st_parse_duration(s, &v) || v > UINT64_MAX - start)
+		return ST_EINVAL;
+	*ns = start + v;
+	return 0;
+}
+
+uint64_t st_trace_start(const struct st_reader *r)
+{
+	const char *s = st_meta_get(r, "record.start_ts");
+	char *end;
+	uint64_t ts;
+
+	if (s && isdigit((unsigned char)*s)) {
+		errno = 0;
+		ts = strtoull(s, &end, 10);
+		if (!errno && !*end)
+			return ts;
+	}
+	return st_reader_info(r)->first_ts;
+}

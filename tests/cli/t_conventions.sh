@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The conventions every sttrace program shares: --version, one-line usage
+# errors with exit 2, one meaning of a time on the command line, and output
+# files that cannot be redirected by a symlink or another user's file.
+. "$(dirname "$0")/../lib.sh"
+st_tmpdir T
+
+st-format synth -o "$T/a.st" --ios 300 --seed 9 >/dev/null || fail synth "synth failed"
+
+# --- --version: the toolkit version, as the trace's `tool` metadata records it
+version=$(st-format info --json spec/golden/synth-60.sttrace 2>/dev/null | jq -r '.metadata.tool' | awk '{print $NF}')
+[ -n "$version" ] || version=$(jq -r '.metadata.tool' <(st-format info --json "$T/a.st") | awk '{print $NF}')
+for tool in st-format st-analyze; do
+	check "${tool}_version" grep -qx "$tool $version (format [0-9]*\.[0-9]*)" <("$tool" --version)
+done
+if [ -x "$ST_BUILD/st-record" ]; then
+	check st-record_version grep -qx "st-record $version (format [0-9]*\.[0-9]*)" <(st-record --version)
+else
+	skip st-record_version "st-record not built (no clang/bpftool/libbpf)"
+fi
+
+# usage_error NAME ARGS...: exit 2 and exactly one line on stderr naming help.
+usage_error() {
+	local name=$1 rc
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -- "--help)$" "$T/err"; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc, stderr: $(head -2 "$T/err" | tr '\n' ' ')"
+	fi
+}
+for opt in "--by op" "--top 3" "--interval 1s" "--heatmap lat" "--gnuplot $T/g"; do
+	# shellcheck disable=SC2086
+	usage_error "diff_refuses_${opt%% *}" st-analyze diff $opt "$T/a.st" "$T/a.st"
+done
+check diff_refusal_names_option grep -q -- "--heatmap: not an option of diff" \
+	<(st-analyze diff --heatmap lat "$T/a.st" "$T/a.st" 2>&1)
+usage_error analyze_from_after_to st-analyze --from 3 --to 1 "$T/a.st"
+usage_error format_from_after_to st-format cat --from 3 --to 1 "$T/a.st"
+usage_error analyze_bad_time st-analyze --from 2parsecs "$T/a.st"
+
+# --- one time: `--from 2ms` selects the same window in st-format and st-analyze.
+# st-analyze counts the I/Os whose first event is in the window; st-format
+# slice keeps the events in it: the I/Os of the slice started in the window.
+start=$(st-format info --json "$T/a.st" | jq -r '.metadata["record.start_ts"]')
+first=$(st-format cat "$T/a.st" | head -1 | cut -d' ' -f1)
+[ "$start" != "$first" ] || fail time_start_differs "synth's start equals its first event: the test cannot tell them apart"
+st-format cat --from 2ms --to 3ms "$T/a.st" | cut -d' ' -f1 >"$T/ts"
+check time_relative_to_trace_start awk -v a=$((start + 2000000)) -v b=$((start + 3000000)) \
+	'$1 < a || $1 > b { bad = 1 } END { exit bad || NR == 0 }' "$T/ts"
+check time_absolute_form diff <(st-format cat --from "@$((start + 2000000))" --to "@$((start + 3000000))" "$T/a.st" | cut -d' ' -f1) "$T/ts"
+st-analyze --csv --by op --from 2ms --to 3ms "$T/a.st" >"$T/rel.csv" 2>/dev/null
+st-analyze --csv --by op --from "@$((start + 2000000))" --to "@$((start + 3000000))" "$T/a.st" \
+	>"$T/abs.csv" 2>/dev/null
+check time_analyze_counts_from_trace_start diff "$T/rel.csv" "$T/abs.csv"
+check time_analyze_window_nonempty test "$(wc -l <"$T/rel.csv")" -gt 1
+
+# --- safe outputs (st-format slice/recover, st-analyze --gnuplot, st-record -o)
+echo keep >"$T/target"
+ln -s "$T/target" "$T/link"
+st-format slice "$T/a.st" -o "$T/link" >/dev/null 2>"$T/err"
+rc=$?
+check output_symlink_refused test $rc -eq 1
+check output_symlink_message grep -q "is a symbolic link" "$T/err"
+check output_symlink_target_kept grep -qx keep "$T/target"
+check output_force_follows eval 'st-format recover "$T/a.st" -o "$T/link" --force >/dev/null'
+check output_force_wrote_target st-format verify -q "$T/target"
+st-format slice "$T/a.st" -o "$T/new.st" >/dev/null
+check output_created_0600 test "$(stat -c %a "$T/new.st")" = 600
+st-format recover "$T/a.st" -o /dev/null >/dev/null 2>"$T/err"
+check output_non_regular_refused grep -q "not a regular file" "$T/err"
+check output_non_regular_forced eval 'st-format recover "$T/a.st" -o /dev/null --force >/dev/null'
+if [ "$(id -u)" -eq 0 ]; then
+	echo theirs >"$T/theirs"
+	chown 65534:65534 "$T/theirs"
+	st-format slice "$T/a.st" -o "$T/theirs" --force >/dev/null 2>"$T/err"
+	check output_other_user_refused grep -q "belongs to another user" "$T/err"
+	check output_other_user_kept grep -qx theirs "$T/theirs"
+	mkdir "$T/theirdir" && chown 65534:65534 "$T/theirdir"
+	st-analyze --gnuplot "$T/theirdir" "$T/a.st" >/dev/null 2>"$T/err"
+	check gnuplot_other_users_dir_refused grep -q "belongs to another user" "$T/err"
+else
+	skip output_other_user_refused "needs root to make a file of another user"
+	skip gnuplot_other_users_dir_refused "needs root to make a directory of another user"
+fi
+mkdir "$T/real"
+ln -s "$T/real" "$T/plots"
+st-analyze --gnuplot "$T/plots" "$T/a.st" >/dev/null 2>"$T/err"
+check gnuplot_symlink_dir_refused grep -q "is a symbolic link" "$T/err"
+check gnuplot_symlink_dir_untouched test -z "$(ls -A "$T/real")"
+st-analyze --gnuplot "$T/plots2" --interval 1ms "$T/a.st" >/dev/null 2>&1
+check gnuplot_dir_created_0700 test "$(stat -c %a "$T/plots2")" = 700
+check gnuplot_data_0600 test "$(stat -c %a "$T/plots2/cdf.dat")" = 600
+
+why=$(bpf_unavailable)
+if [ -n "$why" ]; then
+	skip record_output_symlink_refused "$why"
+	exit 0
+fi
+echo keep >"$T/rtarget"
+ln -s "$T/rtarget" "$T/rlink"
+st-record -o "$T/rlink" -e block -t 0.2 >/dev/null 2>"$T/err"
+rc=$?
+check record_output_symlink_refused test $rc -eq 1
+check record_output_symlink_message grep -q "rlink: is a symbolic link" "$T/err"
+check record_output_symlink_target_kept grep -qx keep "$T/rtarget"
+st-record -o "$T/r.st" -e block -t 0.2 >/dev/null 2>&1
+check record_output_0600 test "$(stat -c %a "$T/r.st")" = 600

@@ -1,0 +1,42 @@
+# The fuzz harness as a plain corpus replayer over tests/fuzz/corpus (in
+# `make test`, plain and sanitized) and, with clang, as a libFuzzer binary.
+FUZZ_SRCS := tests/fuzz/fuzz_reader.c tests/fuzz/replay_main.c
+FUZZ_REPLAY := $(B)/tests/fuzz_replay
+FUZZ_REPLAY_ASAN := $(ASAN_B)/tests/fuzz_replay
+TESTS += $(FUZZ_REPLAY) $(FUZZ_REPLAY_ASAN)
+
+$(FUZZ_REPLAY): $(FUZZ_SRCS:%.c=$(B)/%.o) $(LIBST)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)
+
+$(FUZZ_REPLAY_ASAN): $(FUZZ_SRCS:%.c=$(ASAN_B)/%.o) $(LIBST_ASAN)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LIBST_LIBS)
+
+$(B)/tests/fuzz/replay_main.o $(ASAN_B)/tests/fuzz/replay_main.o: \
+	CPPFLAGS += -DFUZZ_CORPUS='"$(CURDIR)/tests/fuzz/corpus"'
+
+FUZZ_SECONDS ?= 60
+FUZZ_BIN := $(B)/fuzz/fuzz_reader
+
+$(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIBST_SRCS) $(wildcard format/*.h)
+	@mkdir -p $(dir $@)
+	$(Q)clang -std=gnu11 -O1 -g $(CPPFLAGS) -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
+		-fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -o $@ tests/fuzz/fuzz_reader.c $(LIBST_SRCS) $(LIBST_LIBS)
+
+# Rewrites the committed seed corpus (small files from the writer).
+$(B)/tests/gen_corpus: $(B)/tests/fuzz/gen_corpus.o $(LIBST)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)
+
+.PHONY: fuzz fuzz-corpus test-asan
+fuzz-corpus: $(B)/tests/gen_corpus
+	$(Q)$(B)/tests/gen_corpus tests/fuzz/corpus
+
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(B)/fuzz/corpus
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
+		$(B)/fuzz/corpus tests/fuzz/corpus
+
+test-asan: $(FORMAT_ASAN_TESTS) $(FUZZ_REPLAY_ASAN)
+	$(Q)tests/run.sh $(FORMAT_ASAN_TESTS) $(FUZZ_REPLAY_ASAN)
