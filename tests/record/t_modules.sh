@@ -31,7 +31,7 @@ st-record -o "$T/e.sttrace" --config "$M/ext4-buffered-write.json" -d "$L" -- \
 want_pairs module_ext4_buffered_write "$(span_line "$T/e.sttrace" "$M/ext4-buffered-write.json" ext4_bw)" $WRITES
 # its analyze defaults: groups by command, the dd group holds every span
 n=$(st-analyze "$T/e.sttrace" --config "$M/ext4-buffered-write.json" --csv 2>/dev/null |
-	awk -F, '$1 == "\"dd\"" && $7 == "ext4_bw" { print $8 }')
+	awk -F, '{ gsub(/"/, "", $1) } $1 == "dd" && $7 == "ext4_bw" { print $8 }')
 if [ "$n" = $WRITES ]; then pass module_ext4_defaults; else fail module_ext4_defaults "dd's ext4_bw: n=${n:-none}"; fi
 
 # writeback of an inode: the file dd dirtied is written back by sync
@@ -43,7 +43,7 @@ check module_writeback_stop rec_stop
 ino=$(stat -c %i "$T/mnt/w")
 line=$(span_line "$T/w.sttrace" "$M/writeback-inode.json" wb_inode)
 n=$(st-analyze "$T/w.sttrace" --config "$M/writeback-inode.json" --csv 2>/dev/null |
-	awk -F, -v f="\"ino 0:0/$ino\"" '$1 == f && $7 == "wb_inode" { print $8 }')
+	awk -F, -v f="ino 0:0/$ino" '{ gsub(/"/, "", $1) } $1 == f && $7 == "wb_inode" { print $8 }')
 if [[ $line == *" 0 unpaired starts, 0 unpaired ends" ]] && [ "${n:-0}" -ge 1 ]; then
 	pass module_writeback_inode
 else
