@@ -22,8 +22,8 @@ ANALYZE_ASAN_LIB := $(ASAN_B)/analyze/libanalyze.a
 TESTS += $(ANALYZE_TESTS) $(ANALYZE_ASAN_TESTS)
 
 # test_quantile writes its traces with st-format's synthetic generator.
-$(B)/tests/analyze/test_quantile: $(B)/format/synth.o
-$(ASAN_B)/tests/analyze/test_quantile: $(ASAN_B)/format/synth.o
+$(B)/tests/analyze/test_quantile: $(B)/format/synth/synth.o
+$(ASAN_B)/tests/analyze/test_quantile: $(ASAN_B)/format/synth/synth.o
 
 # Objects first: an extra object (synth.o) needs the archives after it.
 $(ANALYZE_TESTS): $(B)/tests/analyze/%: $(B)/tests/analyze/%.o $(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)

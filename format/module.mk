@@ -1,5 +1,7 @@
-# libsttrace: every format/*.c except the st-format tool's own sources.
-LIBST_SRCS := $(filter-out format/st_format% format/synth%,$(wildcard format/*.c))
+# libsttrace: format/*.c, the library alone. The st-format program
+# (format/st-format/) and the synthetic trace generator (format/synth/) use it
+# like any other program.
+LIBST_SRCS := $(wildcard format/*.c)
 LIBST_OBJS := $(LIBST_SRCS:%.c=$(B)/%.o)
 
 $(LIBST): $(LIBST_OBJS)
@@ -31,3 +33,9 @@ $(FORMAT_ASAN_TESTS): $(ASAN_B)/tests/%: $(ASAN_B)/tests/format/%.o $(LIBST_ASAN
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LIBST_LIBS)
 
+# synth-future: a trace as a later version might write it (compat tests, golden file).
+TEST_TOOLS += $(B)/tests/synth-future
+
+$(B)/tests/synth-future: $(B)/tests/format/synth_future.o $(LIBST)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)

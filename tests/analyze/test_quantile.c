@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "analyze/run.h"
-#include "format/synth.h"
+#include "format/synth/synth.h"
 #include "tests/check.h"
 
 #define STALE_NS 60000000000ull

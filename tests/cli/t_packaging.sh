@@ -8,7 +8,7 @@ st_tmpdir T
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
 # --- man pages: mandoc's linter and groff's warnings find nothing
-for page in record/st-record.8 analyze/st-analyze.1 format/st-format.1; do
+for page in record/st-record.8 analyze/st-analyze.1 format/st-format/st-format.1; do
 	name=$(basename "$page")
 	check "man_${name}_mandoc_lint" test -z "$(mandoc -T lint -W warning "$root/$page" 2>&1)"
 	check "man_${name}_groff_clean" test -z "$(groff -ww -man -z "$root/$page" 2>&1)"
@@ -28,7 +28,7 @@ if [ -x "$ST_BUILD/st-record" ]; then
 	check man_st-record_options man_covers record/st-record.8 st-record
 fi
 for sub in $(st-format --help | awk '/^Subcommands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
-	check "man_st-format_${sub}" grep -q "^\.BR $sub " "$root/format/st-format.1"
+	check "man_st-format_${sub}" grep -q "^\.BR $sub " "$root/format/st-format/st-format.1"
 done
 
 # --- bash completion, as bash would call it

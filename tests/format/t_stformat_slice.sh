@@ -57,7 +57,7 @@ check slice_of_cut_file_events test "$(st-format cat "$T/cut-slice.st" | wc -l)"
 	"$(st-format cat --from 1ms "$T/cut.st" | wc -l)"
 
 # Event types unknown to this build are copied through the file's schema.
-st-format synth-future -o "$T/future.st"
+"$ST_BUILD/tests/synth-future" "$T/future.st"
 st-format slice "$T/future.st" -o "$T/future-slice.st" --from 20us >/dev/null
 check slice_unknown_type_verifies st-format verify -q "$T/future-slice.st"
 check slice_unknown_type_events diff <(st-format cat --from 20us "$T/future.st") <(st-format cat "$T/future-slice.st")

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "format/st_format.h"
+#include "format/st-format/st_format.h"
 
 static double now_s(void)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * synth_future.c - `st-format synth-future`: a small trace as a later
- * recorder might write it, for compatibility tests: an event type this
+ * synth_future.c - `synth-future FILE` (build/tests/synth-future): a small
+ * trace as a later recorder might write it, for compatibility tests and
+ * spec/golden/future.sttrace: an event type this
  * build does not define (every field width and display type, one display
  * type code from the future) and a chunk of a kind this build does not know.
  *
@@ -12,13 +13,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <xxhash.h>
 
-#include "format/st_format.h"
+#include "format/sttrace.h"
 
 #define FUTURE_TYPE_ID		300u
 #define FUTURE_TYPE_SIZE	104u
@@ -343,59 +345,45 @@ out:
 
 static int save(const struct membuf *m, const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	ssize_t n;
 
-	if (fd < 0)
-		return sf_error(path, "cannot create: %s", strerror(errno));
+	if (fd < 0) {
+		fprintf(stderr, "synth-future: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
 	n = write(fd, m->data, m->len);
 	if (close(fd) || n != (ssize_t)m->len) {
 		unlink(path);
-		return sf_error(path, "write failed");
+		fprintf(stderr, "synth-future: %s: write failed\n", path);
+		return 1;
 	}
-	return SF_OK;
+	return 0;
 }
 
-static int synth_future_run(int argc, char **argv)
+/*
+ * Besides built-in events the file holds an event type this build does not
+ * define (id 300, nvme_future_cmd: every field width and display type, and
+ * one display type code newer than this build) and a chunk of an unknown
+ * kind (0x7f02) listed in the index. Readers must print the type through the
+ * file's schema and skip the chunk.
+ */
+int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct membuf m = { 0 };
-	const char *out = NULL;
 	char err[256];
-	int c, rc;
+	int rc;
 
-	while ((c = sf_getopt(&sf_cmd_synth_future, argc, argv, ":ho:", longopts)) != -1) {
-		if (c == 'h')
-			return SF_OK;
-		if (c != 'o')
-			return SF_USAGE;
-		out = optarg;
+	if (argc != 2 || argv[1][0] == '-') {
+		fprintf(stderr, "usage: synth-future FILE\n");
+		return 2;
 	}
-	if (sf_positional(&sf_cmd_synth_future, argc, argv, 0, ""))
-		return SF_USAGE;
-	if (!out)
-		return sf_usage(&sf_cmd_synth_future, "missing -o FILE");
-	if (write_events(&m, err, sizeof(err)) || inject_future_chunk(&m, err, sizeof(err)))
-		rc = sf_error(out, "%s", err);
-	else
-		rc = save(&m, out);
+	if (write_events(&m, err, sizeof(err)) || inject_future_chunk(&m, err, sizeof(err))) {
+		fprintf(stderr, "synth-future: %s\n", err);
+		rc = 1;
+	} else {
+		rc = save(&m, argv[1]);
+	}
 	free(m.data);
 	return rc;
 }
-
-const struct sf_cmd sf_cmd_synth_future = {
-	.name = "synth-future",
-	.help =
-	"Usage: st-format synth-future -o FILE\n"
-	"Write a small trace as a later version of sttrace might: besides built-in\n"
-	"events it holds an event type this build does not define (id 300,\n"
-	"nvme_future_cmd: every field width and display type, and one display\n"
-	"type code newer than this build) and a chunk of an unknown kind (0x7f02)\n"
-	"listed in the index. Readers must print the type through the file's\n"
-	"schema and skip the chunk. spec/golden/future.sttrace was made with it.\n",
-	.run = synth_future_run,
-};

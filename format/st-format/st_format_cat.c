@@ -14,7 +14,7 @@
 #include <json-c/json.h>
 
 #include "common/csv.h"
-#include "format/st_format.h"
+#include "format/st-format/st_format.h"
 
 enum cat_style { CAT_TEXT, CAT_CSV, CAT_JSON };
 

@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "common/input.h"
-#include "format/st_format.h"
+#include "format/st-format/st_format.h"
 
 static const struct sf_cmd *const commands[] = {
 	&sf_cmd_info, &sf_cmd_verify, &sf_cmd_cat, &sf_cmd_slice, &sf_cmd_recover,
-	&sf_cmd_synth, &sf_cmd_synth_future, &sf_cmd_bench_decode, &sf_cmd_bench_write,
+	&sf_cmd_synth, &sf_cmd_bench_decode, &sf_cmd_bench_write,
 	&sf_cmd_dump_raw,
 };
 

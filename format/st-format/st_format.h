@@ -31,7 +31,7 @@ struct sf_cmd {
 
 extern const struct sf_cmd sf_cmd_info, sf_cmd_verify, sf_cmd_cat, sf_cmd_slice,
 	sf_cmd_recover, sf_cmd_synth, sf_cmd_bench_decode, sf_cmd_bench_write,
-	sf_cmd_dump_raw, sf_cmd_synth_future;
+	sf_cmd_dump_raw;
 
 /* "st-format: WHAT: message" on stderr; returns SF_BAD. */
 int sf_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

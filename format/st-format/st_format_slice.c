@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "format/st_format.h"
+#include "format/st-format/st_format.h"
 
 static int same_file(const char *a, const char *b)
 {

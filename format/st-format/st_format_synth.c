@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * st_format_synth.c - `st-format synth`: the command line of the synthetic
- * trace generator (format/synth.c).
+ * trace generator (format/synth/synth.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "format/st_format.h"
-#include "format/synth.h"
+#include "format/st-format/st_format.h"
+#include "format/synth/synth.h"
 
 enum { OPT_IOS = 256, OPT_SEED, OPT_DEVICES, OPT_PROCS, OPT_CPUS, OPT_CHUNK, OPT_SLOW,
        OPT_LOST, OPT_SKIPPED };

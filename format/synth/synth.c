@@ -26,7 +26,7 @@
 #include <json-c/json.h>
 
 #include "format/sttrace.h"
-#include "format/synth.h"
+#include "format/synth/synth.h"
 
 /* Simulated host. */
 #define EVENT_CLOCK_START_NS	1000000000000ull	/* 1000 s after boot */

@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "format/st_format.h"
+#include "format/st-format/st_format.h"
 
 static int same_chunk(const struct st_chunk_info *a, const struct st_chunk_info *b)
 {

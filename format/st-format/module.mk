@@ -1,0 +1,11 @@
+# st-format: the trace tool (format/st-format/) with the synthetic trace
+# generator (format/synth/, also linked by tests and benchmarks), on libsttrace.
+ST_FORMAT_SRCS := $(wildcard format/st-format/*.c) format/synth/synth.c
+ST_FORMAT_OBJS := $(ST_FORMAT_SRCS:%.c=$(B)/%.o)
+
+$(B)/st-format: $(ST_FORMAT_OBJS) $(LIBCOMMON) $(LIBST)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -ljson-c -lm
+
+PROGRAMS += $(B)/st-format
+INSTALL_BIN += $(B)/st-format
+INSTALL_MAN1 += format/st-format/st-format.1
