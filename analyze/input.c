@@ -400,3 +400,14 @@ void an_input_close(struct an_input *in)
 	free(in->files);
 	free(in);
 }
+
+const char *an_input_meta(const struct an_input *in, const char *key)
+{
+	for (int i = 0; i < in->nfiles; i++) {
+		const char *v = st_meta_get(in->files[i].r, key);
+
+		if (v)
+			return v;
+	}
+	return NULL;
+}

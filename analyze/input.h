@@ -61,6 +61,8 @@ const struct st_type *an_input_event_type(const struct an_input *in, const struc
  * subsystem ("ext4_da_write_begin").
  */
 int an_event_name_is(const char *type_name, const char *wanted);
+/* Metadata key of the first file that has it, NULL when none does. */
+const char *an_input_meta(const struct an_input *in, const char *key);
 void an_input_close(struct an_input *in);
 
 #endif /* AN_INPUT_H */

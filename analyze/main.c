@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/analyze.h"
@@ -98,6 +99,37 @@ static void print_quantile_note(struct an_stats *s, size_t limit, FILE *out)
 			"(relative error <= 0.39%%), exact elsewhere (CSV column 'quantiles')\n", limit);
 }
 
+/*
+ * A flight recorder's dump names the request that triggered it (st-record
+ * --trigger): say where it is among the listed I/Os, by device and completion
+ * time (the sector may be another bio's of the same I/O).
+ */
+static void print_trigger(const struct an_run *r, FILE *out)
+{
+	const char *reason = an_input_meta(r->in, "trigger.reason");
+	const char *dev = an_input_meta(r->in, "trigger.dev");
+	const char *sector = an_input_meta(r->in, "trigger.sector");
+	const char *ts = an_input_meta(r->in, "trigger.ts");
+	unsigned maj, min;
+
+	if (!reason)
+		return;
+	if (!dev || !sector || !ts || sscanf(dev, "%u:%u", &maj, &min) != 2) {
+		fprintf(out, "trigger: %s\n", reason);
+		return;
+	}
+	for (size_t i = 0; i < r->top.n; i++) {
+		const struct an_io *io = &r->top.heap[i];
+
+		if (io->dev == (maj << 20 | min) && io->ts[AN_TS_COMPLETE] == strtoull(ts, NULL, 10)) {
+			fprintf(out, "trigger: %s: the I/O listed as #%zu\n", reason, i + 1);
+			return;
+		}
+	}
+	fprintf(out, "trigger: %s: device %s sector %s, not among the I/Os listed\n", reason, dev,
+		sector);
+}
+
 /* --quantile: one pass when the slowest I/Os fit a bounded heap, else two. */
 static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info)
 {
@@ -117,6 +149,7 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 			an_qest_is_exact(&r->stage_samples) ? "exact" : "sketch, <= 0.39% error",
 			r->stage_samples.n, r->top.above, r->top.n);
 		an_top_print(&r->top, r->names, stdout, o->csv, in->first_ts);
+		print_trigger(r, info);
 	}
 	an_top_free(&r->top);
 	an_qest_free(&r->stage_samples);

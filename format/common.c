@@ -189,3 +189,17 @@ int st_chunk_hdr_decode(const uint8_t *in, struct st_chunk_hdr *h, const char **
 		return *why = "chunk first timestamp after last", ST_EFORMAT;
 	return 0;
 }
+
+int st_chunk_peek(const void *buf, size_t len, struct st_chunk_info *ci)
+{
+	struct st_chunk_hdr h;
+	const char *why;
+
+	if (len < ST_CHUNK_HEADER_SIZE || st_chunk_hdr_decode(buf, &h, &why))
+		return ST_EFORMAT;
+	*ci = (struct st_chunk_info){
+		.kind = h.kind, .seq = h.seq, .stored_size = ST_CHUNK_HEADER_SIZE + h.payload_size,
+		.raw_size = h.raw_size, .events = h.events, .first_ts = h.first_ts, .last_ts = h.last_ts,
+	};
+	return 0;
+}

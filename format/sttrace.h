@@ -9,7 +9,7 @@
  * Writing
  *   st_writer_open(&w, path, &opts)           create the file, write its header
  *   st_writer_add_type(w, &type)              declare the schema (before events)
- *   st_writer_set_meta(w, "kernel.release", v) metadata, any time
+ *   st_writer_set_meta(w, "kernel.release", v) metadata, any time (st_writer_meta_at reads it)
  *   st_writer_append(w, rec, rec->size)       one raw record, copied as is
  *   st_writer_flush(w)                        seal the open chunks now
  *   st_writer_set_lost(w, cpu, n)             kernel-side losses, any time
@@ -194,6 +194,13 @@ int st_writer_add_builtin_types(struct st_writer *w);
 int st_writer_set_meta(struct st_writer *w, const char *key, const char *value);
 
 /*
+ * Metadata set so far, key i of the writer (as st_meta_at() of a reader):
+ * 0, or ST_ENOTFOUND past the last. For a program that starts a new file
+ * with what an earlier one knew (rotation).
+ */
+int st_writer_meta_at(const struct st_writer *w, size_t i, const char **key, const char **value);
+
+/*
  * Append one record: `len` bytes starting with a struct st_event_header whose
  * size equals len and whose type was declared. Copied as is (memcpy), no
  * re-encoding, into the open chunk of lane rec->cpu % lanes, which is sealed
@@ -331,6 +338,13 @@ struct st_chunk_info {
 };
 size_t st_chunk_count(const struct st_reader *r);
 const struct st_chunk_info *st_chunk_at(const struct st_reader *r, size_t i);
+/*
+ * The header of the chunk whose encoded bytes start at buf (a sink's write()
+ * receives whole chunks): *ci without its offset. 0, or ST_EFORMAT when buf
+ * does not start with an intact chunk header (the file header, the trailer).
+ * For sinks that keep chunks apart, such as a flight recorder's ring.
+ */
+int st_chunk_peek(const void *buf, size_t len, struct st_chunk_info *ci);
 
 /*
  * Decompress and check chunk i into buf (grown as needed), for readers that

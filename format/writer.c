@@ -522,6 +522,15 @@ int st_writer_set_meta(struct st_writer *w, const char *key, const char *value)
 	return 0;
 }
 
+int st_writer_meta_at(const struct st_writer *w, size_t i, const char **key, const char **value)
+{
+	if (i >= w->nmeta)
+		return ST_ENOTFOUND;
+	*key = w->meta[i].key;
+	*value = w->meta[i].value;
+	return 0;
+}
+
 int st_writer_set_lost(struct st_writer *w, uint32_t cpu, uint64_t lost)
 {
 	struct lost_entry *l;

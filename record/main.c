@@ -55,6 +55,20 @@ struct recorder {
 	double start_cpu;		/* CPU seconds spent before recording (BPF load, scans) */
 	uint64_t tick_events, tick_chunks;	/* writer counts at the last tick */
 	bool status_line;
+	/* --rotate: the file being written is number file_index, begun at file_start_ns */
+	unsigned file_index;
+	uint64_t file_start_ns;
+	char path[4096];		/* the file being written ("-" for standard output) */
+	uint64_t *lost_base;		/* per CPU, then probe skips: counted in earlier files */
+	/* --ring: r->w writes into ring; a trigger dumps it into dump, written through sink */
+	struct flight_ring ring;
+	struct flight_trigger trigger;
+	struct st_writer *dump;
+	uint64_t dump_until, dump_end_ns;
+	unsigned dumps, triggers;
+	bool pending_trigger;
+	struct flight_hit hit;		/* the pending trigger's request (rq 0: a signal) */
+	char reason[128];
 };
 
 static int fail(const char *what, const char *why)
@@ -161,6 +175,7 @@ static void stop_for_write_error(struct recorder *r)
 static int on_batch(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
+	struct flight_hit hit;
 
 	for (size_t off = 0; off < size;) {
 		const struct st_event_header *h = (const void *)((char *)data + off);
@@ -171,9 +186,18 @@ static int on_batch(void *ctx, void *data, size_t size)
 			return ST_EINVAL;
 		}
 		ret = st_writer_append(r->w, h, h->size);
+		if (!ret && r->dump)
+			ret = st_writer_append(r->dump, h, h->size);
 		if (ret) {
 			stop_for_write_error(r);
 			return ret;
+		}
+		if (r->trigger.rqs && flight_trigger_check(&r->trigger, h, &hit) && !r->pending_trigger) {
+			snprintf(r->reason, sizeof(r->reason), "%s %.3f ms > %.3f ms",
+				 r->trigger.q2c ? "Q2C" : "D2C", (double)hit.latency_ns / 1e6,
+				 (double)r->trigger.threshold_ns / 1e6);
+			r->hit = hit;
+			r->pending_trigger = true;
 		}
 		if (h->type == ST_EV_sys_enter_openat || h->type == ST_EV_sys_exit_openat ||
 		    h->type == ST_EV_sched_process_fork || h->type == ST_EV_sched_process_exec)
@@ -184,16 +208,35 @@ static int on_batch(void *ctx, void *data, size_t size)
 }
 
 /* Stores the lost counts; returns their total. */
-static uint64_t store_lost(struct recorder *r)
+/*
+ * Stores the lost counts into w, less what earlier rotated files hold (with
+ * `rebase`, this file's counts become the base of the next); returns the
+ * recording's total.
+ */
+static uint64_t store_lost_into(struct recorder *r, struct st_writer *w, bool rebase)
 {
 	uint64_t total = probes_read_lost(&r->probes), skipped = probes_read_skipped(&r->probes);
+	uint64_t *base = r->lost_base;
+	int n = r->probes.ncpus;
 
-	for (int cpu = 0; cpu < r->probes.ncpus; cpu++)
-		if (r->probes.lost[cpu])
-			st_writer_set_lost(r->w, (uint32_t)cpu, r->probes.lost[cpu]);
-	if (skipped)
-		st_writer_set_lost(r->w, ST_LOST_ANY_CPU, skipped);
+	for (int cpu = 0; cpu < n; cpu++) {
+		uint64_t mine = r->probes.lost[cpu] - (base ? base[cpu] : 0);
+
+		if (mine)
+			st_writer_set_lost(w, (uint32_t)cpu, mine);
+		if (base && rebase)
+			base[cpu] = r->probes.lost[cpu];
+	}
+	if (skipped - (base ? base[n] : 0))
+		st_writer_set_lost(w, ST_LOST_ANY_CPU, skipped - (base ? base[n] : 0));
+	if (base && rebase)
+		base[n] = skipped;
 	return total + skipped;
+}
+
+static uint64_t store_lost(struct recorder *r)
+{
+	return store_lost_into(r, r->w, false);
 }
 
 /* ---- setup ------------------------------------------------------------ */
@@ -232,20 +275,33 @@ static int open_stdout(struct recorder *r)
 	return 0;
 }
 
+static bool rotating(const struct recorder *r)
+{
+	return r->opts.rotate_bytes || r->opts.rotate_ns;
+}
+
+/* The file the recording starts with (none in ring mode, which writes only dumps). */
 static int open_output(struct recorder *r)
 {
 	struct rec_filters *f = &r->filters;
 	struct stat st;
 	char why[160];
 
-	if (strcmp(r->opts.output, "-")) {
-		r->out_fd = st_output_open(r->opts.output, r->opts.force ? ST_OUTPUT_FORCE : 0, why,
+	if (r->opts.ring_bytes)
+		return 0;
+	r->file_index = 1;
+	if (rotating(r))
+		flight_name(r->opts.output, "", r->file_index, r->path, sizeof(r->path));
+	else
+		snprintf(r->path, sizeof(r->path), "%s", r->opts.output);
+	if (strcmp(r->path, "-")) {
+		r->out_fd = st_output_open(r->path, r->opts.force ? ST_OUTPUT_FORCE : 0, why,
 					   sizeof(why));
 		if (r->out_fd < 0)
-			return fail(r->opts.output, why);
+			return fail(r->path, why);
 	}
 	if (fstat(r->out_fd, &st))
-		return fail(r->opts.output, strerror(errno));
+		return fail(r->path, strerror(errno));
 	/* Our own writes reach a traced disk: mark them so their block events are dropped. */
 	f->mark_self_bios = !f->pid && !f->comm && !f->cgroup_id &&
 			    filters_disk_traced(f, st.st_dev);
@@ -254,25 +310,49 @@ static int open_output(struct recorder *r)
 	return 0;
 }
 
-static int open_writer(struct recorder *r, int argc, char **argv)
+/* A writer of every built-in type into sink, with the recording's options. */
+static int new_writer(struct recorder *r, const struct st_sink *sink, struct st_writer **w,
+		      const char *path)
 {
 	int cpus = libbpf_num_possible_cpus();
 	/* a chunk per CPU: the probes hand over each CPU's records in time order */
 	struct st_writer_opts wo = {
 		.chunk_size = r->opts.chunk_size,
 		.zstd_level = r->opts.zstd_level,
-		.sink = &r->sink.sink,
+		.sink = sink,
 		.lanes = cpus <= 0 ? 1 : (unsigned)cpus < ST_MAX_LANES ? (unsigned)cpus : ST_MAX_LANES,
 	};
+
+	if (st_writer_open(w, NULL, &wo) || st_writer_add_builtin_types(*w) ||
+	    tracepoints_add_types(*w, &r->sel))
+		return fail(path, *w ? st_writer_errmsg(*w) : "cannot start the writer");
+	return 0;
+}
+
+/* The io_uring sink over r->out_fd. */
+static int open_sink(struct recorder *r)
+{
 	/* a compressed chunk is at most slightly larger than its raw bytes */
 	size_t buf_size = r->opts.chunk_size + r->opts.chunk_size / 16 + (64u << 10);
 	int ret = sink_init(&r->sink, r->out_fd, r->opts.qd, buf_size);
 
+	return ret ? fail("io_uring", strerror(-ret)) : 0;
+}
+
+static int open_writer(struct recorder *r, int argc, char **argv)
+{
+	int ret;
+
+	if (r->opts.ring_bytes) {
+		if (flight_ring_init(&r->ring, r->opts.ring_bytes, r->opts.chunk_size))
+			return fail("memory", strerror(ENOMEM));
+		ret = new_writer(r, &r->ring.sink, &r->w, "ring");
+	} else {
+		ret = open_sink(r);
+		ret = ret ? ret : new_writer(r, &r->sink.sink, &r->w, r->path);
+	}
 	if (ret)
-		return fail("io_uring", strerror(-ret));
-	if (st_writer_open(&r->w, NULL, &wo) || st_writer_add_builtin_types(r->w) ||
-	    tracepoints_add_types(r->w, &r->sel))
-		return fail(r->opts.output, r->w ? st_writer_errmsg(r->w) : "cannot start the writer");
+		return ret;
 	meta_static(r->w, argc, argv, &r->opts);
 	meta_devices(r->w);
 	meta_procs(r->w);
@@ -280,7 +360,195 @@ static int open_writer(struct recorder *r, int argc, char **argv)
 		meta_open_files(r->w, r->filters.pid);
 	meta_paths(r->w, r->opts.files, r->opts.nfiles);
 	r->tracker = meta_tracker_new();
+	if (r->opts.trigger) {
+		flight_trigger_parse(r->opts.trigger, &r->trigger);
+		r->trigger.rqs = calloc(FLIGHT_PAIRS, sizeof(*r->trigger.rqs));
+		r->trigger.bios = calloc(FLIGHT_PAIRS, sizeof(*r->trigger.bios));
+		if (!r->trigger.rqs || !r->trigger.bios)
+			return fail("memory", strerror(ENOMEM));
+	}
 	return r->tracker ? 0 : fail("memory", strerror(ENOMEM));
+}
+
+static void set_meta_u64(struct st_writer *w, const char *key, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	st_writer_set_meta(w, key, buf);
+}
+
+/* Close a file's writer and its sink; 0, or REC_EXIT_FAIL after saying why. */
+static int close_file(struct recorder *r, struct st_writer **w, const char *path, uint64_t end_ns,
+		      bool rebase_lost)
+{
+	char errmsg[256] = "";
+	int ret;
+
+	set_meta_u64(*w, "record.end_ts", end_ns);
+	store_lost_into(r, *w, rebase_lost);
+	ret = st_writer_close(*w, errmsg, sizeof(errmsg));
+	*w = NULL;
+	if (r->status_line)
+		fputc('\n', stderr);
+	if (ret) {
+		fprintf(stderr, "%s: %s: %s; recording stopped, the file keeps every complete "
+			"chunk written before (st-format recover makes it whole)\n", REC_NAME, path,
+			errmsg);
+		stop_for_write_error(r);
+		return REC_EXIT_FAIL;
+	}
+	fprintf(stderr, "%s: wrote %s\n", REC_NAME, path);
+	return 0;
+}
+
+/* ---- rotation and the flight recorder ------------------------------------ */
+
+static int discard_write(void *ctx, const void *buf, size_t len, uint64_t offset)
+{
+	(void)ctx, (void)buf, (void)len, (void)offset;
+	return 0;
+}
+
+static int discard_sync(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+/* Where a writer that only holds metadata writes. */
+static const struct st_sink discard_sink = { discard_write, discard_sync, NULL };
+
+/* Every metadata key of src into dst: a new file knows what the recording knew. */
+static void copy_meta(struct st_writer *dst, const struct st_writer *src)
+{
+	const char *key, *value;
+
+	for (size_t i = 0; st_writer_meta_at(src, i, &key, &value) == 0; i++)
+		st_writer_set_meta(dst, key, value);
+}
+
+/* Open r->path through the sink; the caller has closed the previous file. */
+static int open_next(struct recorder *r, struct st_writer **w)
+{
+	char why[160];
+
+	r->out_fd = st_output_open(r->path, r->opts.force ? ST_OUTPUT_FORCE : 0, why, sizeof(why));
+	if (r->out_fd < 0) {
+		fail(r->path, why);
+		stop_for_write_error(r);
+		return REC_EXIT_FAIL;
+	}
+	if (open_sink(r) || new_writer(r, &r->sink.sink, w, r->path)) {
+		stop_for_write_error(r);
+		return REC_EXIT_FAIL;
+	}
+	return 0;
+}
+
+static void close_out_fd(struct recorder *r)
+{
+	sink_exit(&r->sink);
+	memset(&r->sink, 0, sizeof(r->sink));	/* the next file's, or none: exited once */
+	close(r->out_fd);
+	r->out_fd = -1;
+}
+
+/*
+ * The next file of a rotated recording: the same metadata (pid and fd names
+ * learned so far, the clock), its own start, end and lost counts, so each
+ * file analyzes alone and the set analyzes as one recording.
+ */
+static void rotate(struct recorder *r, uint64_t now)
+{
+	struct st_writer *old = r->w, *next = NULL;
+	char old_path[sizeof(r->path)];
+
+	if (st_writer_flush(old)) {
+		stop_for_write_error(r);
+		return;
+	}
+	/* the new writer needs the sink the old one still uses: keep its metadata in a scratch writer */
+	if (new_writer(r, &discard_sink, &next, "metadata")) {
+		stop_for_write_error(r);
+		return;
+	}
+	copy_meta(next, old);
+	snprintf(old_path, sizeof(old_path), "%s", r->path);
+	if (close_file(r, &r->w, old_path, now, true))
+		goto out;
+	close_out_fd(r);
+	flight_name(r->opts.output, "", ++r->file_index, r->path, sizeof(r->path));
+	if (open_next(r, &r->w))
+		goto out;
+	copy_meta(r->w, next);
+	set_meta_u64(r->w, "record.start_ts", now);
+	set_meta_u64(r->w, "record.file_index", r->file_index);
+	r->file_start_ns = now;
+	if (r->opts.keep && r->file_index > r->opts.keep) {
+		flight_name(r->opts.output, "", r->file_index - r->opts.keep, old_path, sizeof(old_path));
+		if (!unlink(old_path))
+			fprintf(stderr, "%s: removed %s (--keep %u)\n", REC_NAME, old_path, r->opts.keep);
+	}
+out:
+	st_writer_close(next, NULL, 0);
+}
+
+static bool rotation_due(const struct recorder *r, uint64_t now)
+{
+	struct st_writer_stats st;
+
+	if (r->opts.rotate_ns)
+		return now - r->file_start_ns >= r->opts.rotate_ns;
+	st_writer_stats(r->w, &st);
+	return st.file_bytes >= r->opts.rotate_bytes;
+}
+
+/* A trigger in ring mode: the ring and what follows for --after go into a file of their own. */
+static void start_dump(struct recorder *r, uint64_t now)
+{
+	const struct flight_hit *hit = &r->hit;
+	char err[256], dev[32];
+
+	r->pending_trigger = false;
+	r->triggers++;
+	/* a storm of slow requests is one problem: one dump, the rest only counted */
+	if (r->dump || (r->dumps && now - r->dump_end_ns < r->opts.trigger_gap_ns))
+		return;
+	flight_name(r->opts.output, "trigger-", ++r->dumps, r->path, sizeof(r->path));
+	if (st_writer_flush(r->w) || open_next(r, &r->dump))
+		return;
+	copy_meta(r->dump, r->w);
+	st_writer_set_meta(r->dump, "trigger.reason", r->reason);
+	set_meta_u64(r->dump, "trigger.ts", hit->ts);
+	if (hit->rq) {
+		snprintf(dev, sizeof(dev), "%u:%u", hit->dev >> 20, hit->dev & 0xfffff);
+		snprintf(err, sizeof(err), "0x%llx", (unsigned long long)hit->rq);
+		st_writer_set_meta(r->dump, "trigger.rq", err);
+		st_writer_set_meta(r->dump, "trigger.dev", dev);
+		set_meta_u64(r->dump, "trigger.sector", hit->sector);
+		set_meta_u64(r->dump, "trigger.latency_ns", hit->latency_ns);
+	}
+	set_meta_u64(r->dump, "record.start_ts", now);
+	if (flight_ring_dump(&r->ring, r->dump, err, sizeof(err))) {
+		fail(r->path, err);
+		stop_for_write_error(r);
+		return;
+	}
+	fprintf(stderr, "%s: trigger %u (%s): writing %s (%.1f s before, %.1f s after)\n", REC_NAME,
+		r->triggers, r->reason, r->path, (double)flight_ring_span_ns(&r->ring) / 1e9,
+		(double)r->opts.after_ns / 1e9);
+	r->dump_until = now + r->opts.after_ns;
+}
+
+static void end_dump(struct recorder *r, uint64_t now)
+{
+	copy_meta(r->dump, r->w);
+	close_file(r, &r->dump, r->path, now, false);
+	close_out_fd(r);
+	r->dump_end_ns = now;
+	if (r->opts.max_triggers && r->dumps >= r->opts.max_triggers)
+		r->stop_reason = "--max-triggers reached";
 }
 
 /* The signals the event loop handles. */
@@ -290,6 +558,7 @@ static void loop_signals(sigset_t *mask)
 	sigaddset(mask, SIGINT);
 	sigaddset(mask, SIGTERM);
 	sigaddset(mask, SIGCHLD);
+	sigaddset(mask, SIGUSR1);
 }
 
 static int add_fd(int epfd, int fd, uint32_t events)
@@ -331,6 +600,12 @@ static void on_signal(struct recorder *r)
 			reap_command(r, false);
 			if (r->child_done)
 				r->stop_reason = "command exited";
+		} else if (si.ssi_signo == SIGUSR1) {
+			if (r->opts.ring_bytes && !r->pending_trigger) {
+				snprintf(r->reason, sizeof(r->reason), "SIGUSR1");
+				r->hit = (struct flight_hit){ .ts = now_ns() };
+				r->pending_trigger = true;
+			}
 		} else {
 			r->stop_reason = si.ssi_signo == SIGINT ? "interrupted" : "terminated";
 			if (r->child && !r->child_done)
@@ -343,6 +618,14 @@ static void print_status(struct recorder *r, const struct st_writer_stats *st, u
 			 uint64_t lost)
 {
 	double secs = (double)(now - r->last_tick_ns) / 1e9;
+
+	if (r->opts.ring_bytes) {
+		fprintf(stderr, "\r%s: %.0f events/s, ring %.1f s (%.1f of %.1f MB), %u triggers, "
+			"%llu lost   ", REC_NAME, (double)(st->events - r->tick_events) / secs,
+			(double)flight_ring_span_ns(&r->ring) / 1e9, (double)r->ring.bytes / 1e6,
+			(double)r->ring.max_bytes / 1e6, r->triggers, (unsigned long long)lost);
+		return;
+	}
 
 	fprintf(stderr, "\r%s: %.0f events/s, %.1f MB written (%.1fx compressed), %llu lost   ",
 		REC_NAME, (double)(st->events - r->tick_events) / secs, (double)st->file_bytes / 1e6,
@@ -365,7 +648,7 @@ static void tick(struct recorder *r, uint64_t now)
 	}
 	/* what is written reaches the disk: a host crash loses at most a second
 	 * or two, and a failing disk stops the recording now, not at the end */
-	if (sink_datasync(&r->sink))
+	if (r->out_fd >= 0 && sink_datasync(&r->sink))
 		stop_for_write_error(r);
 	lost = store_lost(r);
 	if (r->status_line)
@@ -414,6 +697,12 @@ static void run_loop(struct recorder *r)
 		sink_reap(&r->sink);
 		now = now_ns();
 		meta_release(r->tracker, r->w, now - META_HOLD_NS);
+		if (r->pending_trigger && !r->stop_reason)
+			start_dump(r, now);
+		if (r->dump && now >= r->dump_until && !r->stop_reason)
+			end_dump(r, now);
+		if (rotating(r) && !r->stop_reason && rotation_due(r, now))
+			rotate(r, now);
 		if (now - r->last_tick_ns >= TICK_NS && !r->stop_reason)
 			tick(r, now);
 		if (!r->stop_reason)
@@ -456,9 +745,7 @@ static void summary(struct recorder *r, const struct st_writer_stats *st, uint64
 static int finish(struct recorder *r)
 {
 	struct st_writer_stats st;
-	char errmsg[256] = "", ts[32];
 	uint64_t end_ns, lost;
-	int ret;
 
 	probes_detach(&r->probes);
 	probes_flush(&r->probes, UINT64_MAX);
@@ -466,21 +753,21 @@ static int finish(struct recorder *r)
 		ring_drain(&r->probes.ring);
 	meta_release(r->tracker, r->w, UINT64_MAX);
 	end_ns = now_ns();
-	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)end_ns);
-	st_writer_set_meta(r->w, "record.end_ts", ts);
 	meta_procs(r->w);
 	lost = store_lost(r);
 	st_writer_stats(r->w, &st);
-	ret = st_writer_close(r->w, errmsg, sizeof(errmsg));
-	r->w = NULL;
 	summary(r, &st, end_ns, lost);
-	if (ret) {
-		fprintf(stderr, "%s: %s: %s; recording stopped, the file keeps every complete "
-			"chunk written before (st-format recover makes it whole)\n", REC_NAME,
-			r->opts.output, errmsg);
-		return REC_EXIT_FAIL;
+	if (r->opts.ring_bytes) {
+		if (r->dump)
+			end_dump(r, end_ns);
+		st_writer_close(r->w, NULL, 0);	/* into the ring, which goes with it */
+		r->w = NULL;
+		fprintf(stderr, "%s: %u trigger%s (during a dump or --trigger-gap: ignored), %u "
+			"file%s written\n", REC_NAME, r->triggers, r->triggers == 1 ? "" : "s",
+			r->dumps, r->dumps == 1 ? "" : "s");
+		return r->write_failed ? REC_EXIT_FAIL : 0;
 	}
-	return 0;
+	return close_file(r, &r->w, r->path, end_ns, false);
 }
 
 static int record(struct recorder *r)
@@ -494,12 +781,16 @@ static int record(struct recorder *r)
 	ret = open_loop(r);
 	if (ret)
 		return ret;
+	if (rotating(r) && !(r->lost_base = calloc((size_t)r->probes.ncpus + 1, sizeof(*r->lost_base))))
+		return fail("memory", strerror(ENOMEM));
 	r->start_ns = meta_clock(r->w);
+	r->file_start_ns = r->start_ns;
+	r->trigger.armed_ns = r->start_ns + META_HOLD_NS;
 	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)r->start_ns);
 	st_writer_set_meta(r->w, "record.start_ts", ts);
 	/* tests and scripts wait for this line before starting their workload */
 	fprintf(stderr, "%s: recording %zu probes into %s\n", REC_NAME, r->probes.nlinks,
-		r->opts.output);
+		r->opts.ring_bytes ? "the ring" : r->path);
 	if (r->child)
 		release_command(r);
 	r->status_line = isatty(STDERR_FILENO);
@@ -566,6 +857,11 @@ int main(int argc, char **argv)
 	sink_exit(&r.sink);
 	close_fds(&r);
 	meta_tracker_free(r.tracker);
+	if (r.opts.ring_bytes)
+		flight_ring_free(&r.ring);
+	free(r.trigger.rqs);
+	free(r.trigger.bios);
+	free(r.lost_base);
 	end_command(&r);
 	if (r.child && r.child_done && ret != REC_EXIT_USAGE)
 		ret = ret ? ret : r.child_status;

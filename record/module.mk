@@ -50,7 +50,8 @@ TESTS += $(REC_TESTS)
 
 $(B)/tests/record/%.o: $(B)/sttrace.skel.h
 $(B)/tests/record/%.o: CPPFLAGS += -I$(B)
-$(REC_TESTS): $(B)/tests/%: $(B)/tests/record/%.o $(B)/record/meta.o $(B)/record/options.o $(LIBST)
+$(REC_TESTS): $(B)/tests/%: $(B)/tests/record/%.o $(B)/record/meta.o $(B)/record/options.o \
+		$(B)/record/flight.o $(LIBST)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) -ljson-c $(REC_UNIT_LIBS) $(LIBST_LIBS)
 

@@ -31,6 +31,22 @@ static const char usage_text[] =
 "  -t, --duration TIME      stop after TIME (10, 500ms, 2m, 1h; default: until\n"
 "                           SIGINT/SIGTERM or the command's exit)\n"
 "      --max-size SIZE      stop when the file reaches SIZE (K, M, G suffixes)\n"
+"      --rotate SIZE|TIME   a new file each SIZE (100M) or TIME (10m, 1h): FILE\n"
+"                           run.sttrace becomes run.0001.sttrace, run.0002...,\n"
+"                           each complete; st-analyze reads the set as one\n"
+"      --keep N             with --rotate, remove all but the N newest files\n"
+"      --ring SIZE          flight recorder: keep the last SIZE (>= 256K) of compressed\n"
+"                           chunks in memory (memory: SIZE, plus a chunk per CPU\n"
+"                           being filled and 48 bytes of index per chunk) and\n"
+"                           write nothing until a trigger: SIGUSR1 or --trigger;\n"
+"                           then write the ring and --after into\n"
+"                           run.trigger-0001.sttrace, and go back to the ring\n"
+"      --after TIME         recorded after a trigger (default 5s)\n"
+"      --trigger STAGE>TIME also trigger on a request slower than TIME, STAGE\n"
+"                           D2C or Q2C: --trigger 'D2C>20ms'\n"
+"      --trigger-gap TIME   triggers within TIME of a dump's end are ignored\n"
+"                           (default 10s)\n"
+"      --max-triggers N     stop after N dumps (default: no limit)\n"
 "  -e, --events LIST        presets and tracepoints, comma separated (default\n"
 "                           all); presets: block dio fsync uring all; built-in\n"
 "                           event names; any tracepoint as SUBSYS:NAME, globs\n"
@@ -58,13 +74,21 @@ static const char usage_text[] =
 "Exit status: 0 ok, 1 runtime failure (e.g. output device full), 2 bad usage.\n";
 
 enum { OPT_MAX_SIZE = 256, OPT_CGROUP, OPT_QD, OPT_RINGBUF, OPT_CHUNK, OPT_CONFIG, OPT_FORCE,
-       OPT_VERSION };
+       OPT_VERSION, OPT_ROTATE, OPT_KEEP, OPT_RING, OPT_AFTER, OPT_TRIGGER, OPT_TRIGGER_GAP,
+       OPT_MAX_TRIGGERS };
 
 static const struct option long_opts[] = {
 	{ "output",       required_argument, NULL, 'o' },
 	{ "force",        no_argument,       NULL, OPT_FORCE },
 	{ "duration",     required_argument, NULL, 't' },
 	{ "max-size",     required_argument, NULL, OPT_MAX_SIZE },
+	{ "rotate",       required_argument, NULL, OPT_ROTATE },
+	{ "keep",         required_argument, NULL, OPT_KEEP },
+	{ "ring",         required_argument, NULL, OPT_RING },
+	{ "after",        required_argument, NULL, OPT_AFTER },
+	{ "trigger",      required_argument, NULL, OPT_TRIGGER },
+	{ "trigger-gap",  required_argument, NULL, OPT_TRIGGER_GAP },
+	{ "max-triggers", required_argument, NULL, OPT_MAX_TRIGGERS },
 	{ "events",       required_argument, NULL, 'e' },
 	{ "pid",          required_argument, NULL, 'p' },
 	{ "comm",         required_argument, NULL, 'c' },
@@ -106,6 +130,24 @@ static int parse_size(const char *s, uint64_t *out)
 		return -1;
 	*out = (uint64_t)(v * (double)(1ull << shift));
 	return 0;
+}
+
+/*
+ * --rotate: a duration when it ends in a time unit (s, ms, m, h: "m" is
+ * minutes), a size when it ends in a size unit (K, M, G, T, with an optional
+ * iB or B); a bare number is neither.
+ */
+static int parse_rotate(const char *s, struct rec_opts *o)
+{
+	size_t n = strlen(s);
+	char last = n ? s[n - 1] : 0;
+
+	o->rotate_ns = o->rotate_bytes = 0;
+	if (last == 's' || last == 'm' || last == 'h')
+		return st_parse_duration(s, &o->rotate_ns) || !o->rotate_ns ? -1 : 0;
+	if (last >= 'A' && last <= 'Z')
+		return parse_size(s, &o->rotate_bytes) || o->rotate_bytes < 4096 ? -1 : 0;
+	return -1;
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -151,6 +193,32 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 	} else if (!strcmp(name, "max-size")) {
 		if (parse_size(val, &o->max_size))
 			goto bad;
+	} else if (!strcmp(name, "rotate")) {
+		if (parse_rotate(val, o))
+			goto bad;
+	} else if (!strcmp(name, "keep")) {
+		if (parse_long(val, 1, 1000000, &l))
+			goto bad;
+		o->keep = (unsigned)l;
+	} else if (!strcmp(name, "ring")) {
+		if (parse_size(val, &o->ring_bytes) || o->ring_bytes < (256u << 10))
+			goto bad;
+	} else if (!strcmp(name, "after")) {
+		if (st_parse_duration(val, &o->after_ns))
+			goto bad;
+	} else if (!strcmp(name, "trigger")) {
+		struct flight_trigger t;
+
+		if (flight_trigger_parse(val, &t))
+			goto bad;
+		set_str(&o->trigger, val);
+	} else if (!strcmp(name, "trigger-gap")) {
+		if (st_parse_duration(val, &o->trigger_gap_ns))
+			goto bad;
+	} else if (!strcmp(name, "max-triggers")) {
+		if (parse_long(val, 1, 1000000, &l))
+			goto bad;
+		o->max_triggers = (unsigned)l;
 	} else if (!strcmp(name, "events")) {
 		set_str(&o->events, val);
 	} else if (!strcmp(name, "pid")) {
@@ -379,6 +447,14 @@ static int check_combination(struct rec_opts *o)
 {
 	if (!o->output)
 		return opts_usage_error("no output file: give -o FILE");
+	if ((o->rotate_ns || o->rotate_bytes || o->ring_bytes) && !strcmp(o->output, "-"))
+		return opts_usage_error("--rotate and --ring write files: -o - streams one");
+	if ((o->rotate_ns || o->rotate_bytes) && o->ring_bytes)
+		return opts_usage_error("--rotate and --ring exclude each other");
+	if (o->keep && !o->rotate_ns && !o->rotate_bytes)
+		return opts_usage_error("--keep needs --rotate");
+	if (!o->ring_bytes && (o->trigger || o->max_triggers))
+		return opts_usage_error("--trigger and --max-triggers need --ring");
 	if (o->cmd && o->pid)
 		return opts_usage_error("-p and -- CMD both choose the process to trace; give one");
 	return 0;
@@ -395,6 +471,8 @@ int opts_parse(struct rec_opts *o, int argc, char **argv)
 	o->ringbuf_size = 16u << 20;
 	o->zstd_level = 1;
 	o->chunk_size = 1u << 20;
+	o->after_ns = 5000000000ull;
+	o->trigger_gap_ns = 10000000000ull;
 	set_str(&o->events, "all");
 	if (config) {
 		o->config = config;
@@ -472,6 +550,7 @@ void opts_free(struct rec_opts *o)
 	free((char *)o->comm);
 	free((char *)o->cgroup);
 	free((char *)o->device);
+	free((char *)o->trigger);
 	for (size_t i = 0; i < o->nfiles; i++)
 		free((char *)o->files[i]);
 	free(o->files);

@@ -31,6 +31,14 @@
 /* Everything the user asked for, from the config file then the command line. */
 struct rec_opts {
 	const char *output;
+	uint64_t rotate_bytes;		/* --rotate SIZE: a new file past this many bytes */
+	uint64_t rotate_ns;		/* --rotate DURATION: a new file after this long */
+	unsigned keep;			/* --keep N: rotated files kept, 0 = all */
+	uint64_t ring_bytes;		/* --ring SIZE: flight recorder mode, 0 = off */
+	uint64_t after_ns;		/* --after T: recorded after a trigger */
+	uint64_t trigger_gap_ns;	/* --trigger-gap T: triggers closer than this are ignored */
+	unsigned max_triggers;		/* --max-triggers N, 0 = no limit */
+	const char *trigger;		/* --trigger 'STAGE>TIME' */
 	bool force;			/* --force: output through a symlink or to a non-regular file */
 	uint64_t duration_ns;		/* 0 = until a signal or the command's exit */
 	uint64_t max_size;		/* bytes of output, 0 = unlimited */
@@ -241,6 +249,56 @@ struct meta_tracker *meta_tracker_new(void);
 void meta_track(struct meta_tracker *t, struct st_writer *w, const struct st_event_header *h);
 void meta_release(struct meta_tracker *t, struct st_writer *w, uint64_t before);
 void meta_tracker_free(struct meta_tracker *t);
+
+/*
+ * Flight recorder (flight.c). In ring mode the writer's sink is a flight_ring:
+ * the most recent compressed events chunks, at most max_bytes of them, kept
+ * in memory until a trigger dumps them into a file.
+ */
+struct flight_piece {
+	void *buf;
+	size_t len;
+	uint64_t first_ts, last_ts;	/* events chunks: their records' time range */
+};
+struct flight_ring {
+	struct st_sink sink;		/* give this to st_writer_open */
+	struct flight_piece prefix;	/* the file up to its first events chunk: kept for good */
+	bool events_seen;
+	struct flight_piece *chunks;	/* a FIFO of the chunks after it */
+	size_t head, count, cap;
+	uint64_t bytes, max_bytes;
+};
+int flight_ring_init(struct flight_ring *fr, uint64_t max_bytes, size_t chunk_size);
+void flight_ring_free(struct flight_ring *fr);
+/* Time the kept chunks cover, ns. */
+uint64_t flight_ring_span_ns(const struct flight_ring *fr);
+/* Append every record kept in the ring to w; 0, or -1 with a message in err. */
+int flight_ring_dump(const struct flight_ring *fr, struct st_writer *w, char *err, size_t cap);
+
+/* --trigger 'STAGE>TIME': a request whose D2C (or Q2C) passes the threshold. */
+#define FLIGHT_PAIRS 65536u		/* requests (and bios) in flight it follows */
+struct flight_pair {
+	uint64_t key, ts;
+};
+struct flight_hit {
+	uint64_t latency_ns, ts, rq, sector;
+	uint32_t dev, bytes;
+};
+struct flight_trigger {
+	uint64_t threshold_ns;
+	/* Requests that started before this do not trigger: in the recording's first
+	 * moments a request's bios may have been queued before the probes attached. */
+	uint64_t armed_ns;
+	bool q2c;
+	struct flight_pair *rqs, *bios;	/* FLIGHT_PAIRS each, allocated by the caller */
+};
+/* "D2C>20ms" or "Q2C>1.5s"; 0 or -1. */
+int flight_trigger_parse(const char *s, struct flight_trigger *t);
+/* Follow one record; true, and the request in *hit, when it completes one slower than the threshold. */
+bool flight_trigger_check(struct flight_trigger *t, const struct st_event_header *h,
+			  struct flight_hit *hit);
+/* OUTPUT "run.sttrace", tag "" or "trigger-", n 3: "run.0003.sttrace", "run.trigger-0003.sttrace". */
+void flight_name(const char *output, const char *tag, unsigned n, char *path, size_t cap);
 
 /* Monotonic (event clock) now, ns. */
 uint64_t now_ns(void);
