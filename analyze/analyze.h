@@ -13,7 +13,8 @@
 
 struct an_opts {
 	double quantile;	/* 0: no --quantile */
-	enum an_stage stage;
+	enum an_stage stage;	/* stage_name resolved by an_opts_resolve() */
+	const char *stage_name;
 	size_t top;
 	enum an_by by;
 	uint64_t interval;	/* 0: none */
@@ -28,12 +29,18 @@ struct an_opts {
 	size_t exact_limit;
 	uint64_t stale;		/* open I/Os older than this are incomplete */
 	double threshold;	/* diff: percent */
+	unsigned heatmap_rows;	/* 0: heatmaps use the interval */
 };
 
 /* getopt_long value of --threshold, an option of diff only. */
 #define AN_OPT_THRESHOLD 1000
 
 void an_opts_init(struct an_opts *o);
+/*
+ * --config FILE in argv (a module or a stortrace config, config.c): applied
+ * before the other options, which override it. 0 or 2 after the error.
+ */
+int an_config_apply(struct an_opts *o, int argc, char **argv, const char *prog);
 /* Whether `st-analyze diff` takes this getopt_long value (the others are refused). */
 int an_diff_accepts(int opt);
 /*
@@ -53,6 +60,8 @@ int an_merge_accepts(int opt);
 const struct option *an_long_opts(void);
 /* Apply one getopt_long result; 0 or 2 after printing a one-line error. */
 int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog);
+/* After the last option, when every --span is defined: resolve --stage. 0 or 2 after the error. */
+int an_opts_resolve(struct an_opts *o, const char *prog);
 /* Print "prog: <fmt with arg> (see prog --help)"; returns 2. */
 int an_usage_error(const char *prog, const char *fmt, const char *arg);
 /* Replace a "-" among files by a path of standard input's trace (input.h); 0 or 2. */

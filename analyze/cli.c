@@ -16,6 +16,7 @@ enum {
 	OPT_QUANTILE = 256, OPT_STAGE, OPT_TOP, OPT_BY, OPT_INTERVAL, OPT_HEATMAP, OPT_CSV,
 	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE, OPT_FORCE,
 	OPT_SAVE_SUMMARY,
+	OPT_SPAN, OPT_CONFIG, OPT_HEATMAP_ROWS,
 };
 
 static const struct option long_opts[] = {
@@ -36,6 +37,9 @@ static const struct option long_opts[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "exact-limit", required_argument, NULL, OPT_EXACT },
 	{ "stale", required_argument, NULL, OPT_STALE },
+	{ "span", required_argument, NULL, OPT_SPAN },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "heatmap-rows", required_argument, NULL, OPT_HEATMAP_ROWS },
 	{ "threshold", required_argument, NULL, AN_OPT_THRESHOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -71,10 +75,15 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		o->quantile = v;
 		return 0;
 	case OPT_STAGE:
-		if (an_stage_by_name(arg) < 0)
-			return an_usage_error(prog, "--stage %s: unknown stage", arg);
-		o->stage = an_stage_by_name(arg);
+		o->stage_name = arg;
 		return 0;
+	case OPT_SPAN: {
+		char err[320];
+
+		if (an_span_define(arg, err, sizeof(err)))
+			return an_usage_error(prog, "%s", err);
+		return 0;
+	}
 	case OPT_TOP:
 		if (parse_number(arg, 1, 1e7, &v))
 			return an_usage_error(prog, "--top %s: not a count in [1, 10^7]", arg);
@@ -134,6 +143,13 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		if (st_parse_duration(arg, &o->stale) || !o->stale)
 			return an_usage_error(prog, "--stale %s: not a positive duration", arg);
 		return 0;
+	case OPT_CONFIG:	/* an_config_apply() read it first */
+		return 0;
+	case OPT_HEATMAP_ROWS:
+		if (parse_number(arg, 1, AN_SERIES_MAX_BINS, &v))
+			return an_usage_error(prog, "--heatmap-rows %s: not a count in [1, 20000]", arg);
+		o->heatmap_rows = (unsigned)v;
+		return 0;
 	case AN_OPT_THRESHOLD:
 		if (parse_number(arg, 0, 1e6, &v))
 			return an_usage_error(prog, "--threshold %s: not a percentage", arg);
@@ -149,7 +165,8 @@ int an_diff_accepts(int opt)
 	switch (opt) {
 	case OPT_QUANTILE: case OPT_STAGE: case OPT_CSV: case OPT_DEV: case OPT_PID:
 	case OPT_COMM: case OPT_FROM: case OPT_TO: case OPT_EXACT: case OPT_STALE:
-	case OPT_GNUPLOT: case OPT_FORCE: case AN_OPT_THRESHOLD: case 'h': case 'V':
+	case OPT_GNUPLOT: case OPT_FORCE: case OPT_SPAN: case OPT_CONFIG: case AN_OPT_THRESHOLD:
+	case 'h': case 'V':
 		return 1;
 	}
 	return 0;
@@ -213,6 +230,16 @@ void an_opts_init(struct an_opts *o)
 	o->exact_limit = 10000;
 	o->threshold = 10;
 	o->stale = 60000000000ull;
+}
+
+int an_opts_resolve(struct an_opts *o, const char *prog)
+{
+	int stage = o->stage_name ? an_stage_by_name(o->stage_name) : AN_ST_TOTAL;
+
+	if (stage < 0)
+		return an_usage_error(prog, "--stage %s: unknown stage or span", o->stage_name);
+	o->stage = (enum an_stage)stage;
+	return 0;
 }
 
 const struct option *an_long_opts(void)

@@ -5,6 +5,7 @@
 
 #include "analyze/correlate.h"
 #include "analyze/idmap.h"
+#include "analyze/span.h"
 
 /*
  * Pools of fixed-size entries addressed by index (indices stay valid when a
@@ -1267,28 +1268,29 @@ int an_corr_begins_io(uint16_t type)
 
 /* ---- names and stage definitions --------------------------------------- */
 
-static const char *const stage_names[AN_ST_COUNT] = {
+static const char *const stage_names[AN_ST_SPAN0] = {
 	"total", "sys2fs", "fs", "fs2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "wb", "jnl",
 	"flush", "reap", "Q2Q",
 };
 
 static const char *const op_names[AN_OP_COUNT] = {
-	"read", "write", "flush", "discard", "fsync", "other",
+	"read", "write", "flush", "discard", "fsync", "other", "span",
 };
 
 const char *an_stage_name(enum an_stage s)
 {
-	return stage_names[s];
+	return s < AN_ST_SPAN0 ? stage_names[s] : an_span_name(s - AN_ST_SPAN0);
 }
 
 int an_stage_by_name(const char *name)
 {
 	int s;
 
-	for (s = 0; s < AN_ST_COUNT; s++)
+	for (s = 0; s < AN_ST_SPAN0; s++)
 		if (!strcasecmp(name, stage_names[s]))
 			return s;
-	return -1;
+	s = an_span_by_name(name);
+	return s < 0 ? -1 : AN_ST_SPAN0 + s;
 }
 
 const char *an_op_name(enum an_op op)

@@ -53,14 +53,23 @@ enum an_ts {
 	AN_TS_COUNT
 };
 
-/* Reported latencies; an_io_stage() gives their exact definitions. */
+/* Spans the user may define (--span, analyze/span.h): each is a stage after the built-in ones. */
+#define AN_MAX_SPANS	8
+
+/*
+ * Reported latencies; an_io_stage() gives their exact definitions. Stage
+ * AN_ST_SPAN0 + i is span i (analyze/span.h), measured on span records only.
+ */
 enum an_stage {
 	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_Q2G, AN_ST_G2I, AN_ST_I2D,
 	AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_WB, AN_ST_JNL, AN_ST_FLUSH, AN_ST_REAP, AN_ST_Q2Q,
-	AN_ST_COUNT
+	AN_ST_SPAN0,
+	AN_ST_COUNT = AN_ST_SPAN0 + AN_MAX_SPANS
 };
 
-enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, AN_OP_OTHER, AN_OP_COUNT };
+/* AN_OP_SPAN: a span record (a START..END pair of --span), not an I/O. */
+enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, AN_OP_OTHER,
+	     AN_OP_SPAN, AN_OP_COUNT };
 
 #define AN_IO_SYSCALL		(1u << 0)	/* begun by a data syscall */
 #define AN_IO_URING		(1u << 1)	/* an io_uring request */
@@ -95,7 +104,9 @@ struct an_io {
 	int32_t fd;		/* -1 unknown */
 	uint32_t gen;		/* internal: reuse generation */
 	uint32_t reap_next;	/* internal: next I/O of its thread waiting for a reap */
+	uint64_t span_ns;	/* span records: END - START */
 	uint16_t syscall;	/* enter event type id, 0 none */
+	uint8_t span;		/* span records: span index + 1; 0 for I/Os */
 	uint16_t nbios, pending, requeues, merges;
 	uint16_t recording;	/* index of its recording in the run (set by the run, not here) */
 	uint16_t flags;		/* AN_IO_* */
@@ -188,8 +199,10 @@ static inline int an_io_stage(const struct an_io *io, enum an_stage s, uint64_t 
 		*ns = io->q2q;
 		return io->q2q != UINT64_MAX;
 	}
-	if ((unsigned)s >= AN_ST_COUNT)
-		return 0;
+	if ((unsigned)s >= AN_ST_SPAN0) {
+		*ns = io->span_ns;
+		return io->span && (unsigned)s == AN_ST_SPAN0 + io->span - 1u;
+	}
 	an_io_stage_ends(io, s, &from, &to);
 	return an_io_span(io, from, to, ns);
 }
@@ -220,7 +233,21 @@ static inline unsigned an_io_stages(const struct an_io *io, uint64_t ns[AN_ST_CO
 		defined |= (unsigned)(a && b >= a) << s;
 	}
 	ns[AN_ST_Q2Q] = io->q2q;
-	return defined | (unsigned)(io->q2q != UINT64_MAX) << AN_ST_Q2Q;
+	defined |= (unsigned)(io->q2q != UINT64_MAX) << AN_ST_Q2Q;
+	if (io->span) {
+		ns[AN_ST_SPAN0 + io->span - 1] = io->span_ns;
+		defined |= 1u << (AN_ST_SPAN0 + io->span - 1);
+	}
+	return defined;
+}
+
+/*
+ * Whether io belongs to the per-interval views of stage s (series, heatmaps):
+ * a span's records for a span, I/Os for a built-in stage.
+ */
+static inline int an_io_in_view(const struct an_io *io, enum an_stage s)
+{
+	return (unsigned)s >= AN_ST_SPAN0 ? an_io_stage(io, s, &(uint64_t){ 0 }) : !io->span;
 }
 
 #endif /* AN_CORRELATE_H */

@@ -40,7 +40,8 @@ static const char diff_usage[] =
 "                     confidence intervals (diff_quantiles_OP), as .dat, .gp,\n"
 "                     PNG and SVG\n"
 "  --force            DIR may be a symbolic link (followed)\n"
-"  --dev, --pid, --comm, --from, --to, --exact-limit, --stale   as st-analyze\n"
+"  --dev, --pid, --comm, --from, --to, --exact-limit, --stale, --span, --config\n"
+"                     as st-analyze\n"
 "  -h, --help, --version\n"
 "\n"
 "Exit: 0 no regression, 1 the chosen quantile regressed past the threshold,\n"
@@ -218,10 +219,14 @@ int an_diff_main(int argc, char **argv)
 
 	an_opts_init(&o);
 	o.quantile = 99;
+	if ((ret = an_config_apply(&o, argc, argv, PROG)))
+		return ret;
 	if ((ret = an_parse_args(argc, argv, &o, "diff", diff_usage, an_diff_accepts)) >= 0)
 		return ret;
 	if (argc - optind != 2)
 		return an_usage_error(PROG, "%s", "needs exactly two files, BASE and NEW");
+	if ((ret = an_opts_resolve(&o, PROG)))
+		return ret;
 	if (o.quantile <= 0 || o.quantile >= 100)
 		return an_usage_error(PROG, "%s", "--quantile must be above 0 and below 100");
 	if ((ret = an_stdin_files(argv + optind, 2, PROG)))

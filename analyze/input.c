@@ -576,6 +576,61 @@ uint64_t an_input_type_events(const struct an_input *in, uint16_t id)
 	return n;
 }
 
+int an_event_name_is(const char *type_name, const char *wanted)
+{
+	const char *colon = strchr(type_name, ':');
+
+	return !strcmp(type_name, wanted) || (colon && !strchr(wanted, ':') && !strcmp(colon + 1, wanted));
+}
+
+int an_input_pass_type(struct an_input *in, const char *name)
+{
+	int i, found = 0;
+
+	for (i = 0; i < in->nfiles; i++) {
+		struct file_in *f = &in->files[i];
+		size_t k, ntypes = st_type_count(f->r);
+		int has = 0;
+
+		for (k = 0; k < ntypes; k++) {
+			const struct st_type *t = st_type_at(f->r, k);
+
+			if (!an_event_name_is(t->name, name))
+				continue;
+			has = 1;
+			if (f->slot[t->id] == NO_ADAPTER)
+				f->pass_min[t->id] = t->size;
+		}
+		found += has;
+	}
+	return found;
+}
+
+const struct st_type *an_input_type_named(const struct an_input *in, const char *name)
+{
+	for (int i = 0; i < in->nfiles; i++) {
+		size_t k, ntypes = st_type_count(in->files[i].r);
+
+		for (k = 0; k < ntypes; k++) {
+			const struct st_type *t = st_type_at(in->files[i].r, k);
+
+			if (an_event_name_is(t->name, name))
+				return t;
+		}
+	}
+	return NULL;
+}
+
+const struct st_type *an_input_event_type(const struct an_input *in, const struct st_event_header *ev)
+{
+	const struct st_type *builtin = st_builtin_type(ev->type);
+
+	/* a built-in id: passed with the built-in layout, or adapted to it */
+	if (builtin)
+		return builtin;
+	return st_type_by_id(in->files[in->nfiles > 1 ? in->advance : 0].r, ev->type);
+}
+
 void an_input_close(struct an_input *in)
 {
 	int i;

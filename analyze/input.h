@@ -53,6 +53,25 @@ const struct an_input_info *an_input_info(const struct an_input *in);
  * the stamped issues of the `block` preset stand for.
  */
 uint64_t an_input_type_events(const struct an_input *in, uint16_t id);
+/*
+ * Records of the types matching `name` (an_event_name_is) that this build
+ * does not know are passed through as stored, for a consumer that reads them
+ * through their schema (--span). Returns the files that have such a type.
+ */
+int an_input_pass_type(struct an_input *in, const char *name);
+/* The first file's type matching name (an_event_name_is), NULL if none. */
+const struct st_type *an_input_type_named(const struct an_input *in, const char *name);
+/*
+ * The schema type describing ev, the event an_input_next() returned last:
+ * its file's, or the built-in one it was adapted to.
+ */
+const struct st_type *an_input_event_type(const struct an_input *in, const struct st_event_header *ev);
+/*
+ * Whether a schema type name is the event `wanted`: the same name, or a
+ * tracepoint recorded by name ("ext4:ext4_da_write_begin") named without its
+ * subsystem ("ext4_da_write_begin").
+ */
+int an_event_name_is(const char *type_name, const char *wanted);
 /* Metadata key of the first file that has it, NULL when none does. */
 const char *an_input_meta(const struct an_input *in, const char *key);
 void an_input_close(struct an_input *in);

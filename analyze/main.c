@@ -28,7 +28,16 @@ static const char usage_text[] =
 "Reports (default: summary per device x op):\n"
 "  --quantile Q       list the I/Os at or above the Q-th percentile (0 < Q <= 100) of\n"
 "                     --stage, slowest first, with full breakdown, process, file\n"
-"  --stage S          stage for --quantile, --interval and heatmaps (default total)\n"
+"  --stage S          stage or span for --quantile, --interval and heatmaps\n"
+"                     (default total)\n"
+"  --span NAME=START..END[:KEY]\n"
+"                     a stage of your own: each START event paired with the next\n"
+"                     END event of the same KEY (a field of both, or tid (the\n"
+"                     default) or pid); events by schema name, built-in or\n"
+"                     recorded by name (ext4:ext4_da_write_begin or\n"
+"                     ext4_da_write_begin). Reported as stage NAME of group\n"
+"                     'span' everywhere; unpaired starts/ends are counted.\n"
+"                     Up to 8, NAME up to 15 letters, digits, _\n"
 "  --top N            at most N I/Os in the --quantile list (default 20)\n"
 "  --by KEY           group the summary by devop (default), op, dev, comm, pid, file,\n"
 "                     host (host.name; the file name when two files of one host\n"
@@ -37,6 +46,7 @@ static const char usage_text[] =
 "                     queue depth, read %, merged %\n"
 "  --heatmap KIND     lat: time x log2 latency counts; pos: time x sector counts\n"
 "                     (interval: --interval, else 1/100 of the trace)\n"
+"  --heatmap-rows N   heatmaps in N intervals instead\n"
 "  --csv              CSV instead of text for every table\n"
 "  --gnuplot DIR      write .dat + .gp per plot (latency CDF per stage, time series,\n"
 "                     both heatmaps) into DIR and render PNG and SVG with gnuplot;\n"
@@ -57,6 +67,9 @@ static const char usage_text[] =
 "                     (default 10000), then a log-linear sketch, relative error\n"
 "                     <= 0.39 %; the report says which was used\n"
 "  --stale T          I/Os open longer than T are reported incomplete (default 60s)\n"
+"  --config FILE      JSON: a module (modules/*.json: spans and options) or a\n"
+"                     stortrace config (filter, statistical_params); the\n"
+"                     command line wins (analyze/README.md, Config files)\n"
 "  -h, --help, --version\n"
 "\n"
 "I/Os: a data syscall (read/write/pread64/pwrite64/readv/writev/preadv*/pwritev*/\n"
@@ -184,8 +197,11 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 		uint64_t t0 = r->filter.from > r->info.first_ts ? r->filter.from : r->info.first_ts;
 
 		want |= AN_WANT_SERIES;
-		if (an_series_init(&r->series, t0, t0 + an_run_duration(r),
-				   an_auto_interval(r, o->interval), o->stage)) {
+		/* --heatmap-rows: that many intervals for a heatmap, whatever --interval says */
+		uint64_t step = o->heatmap && o->heatmap_rows ? an_run_duration(r) / o->heatmap_rows + 1 :
+				an_auto_interval(r, o->interval);
+
+		if (an_series_init(&r->series, t0, t0 + an_run_duration(r), step, o->stage)) {
 			fprintf(stderr, "%s: --interval: more than %d intervals (or out of memory)\n",
 				PROG, AN_SERIES_MAX_BINS);
 			return 2;
@@ -230,13 +246,16 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return an_merge_main(argc - 1, argv + 1);
 	an_opts_init(&o);
+	if ((ret = an_config_apply(&o, argc, argv, PROG)))
+		return ret;
 	if ((ret = an_parse_args(argc, argv, &o, NULL, usage_text, an_report_accepts)) >= 0)
 		return ret;
 	if (optind >= argc)
 		return an_usage_error(PROG, "%s", "no input file");
 	if (o.save_summary && o.quantile > 0)
 		return an_usage_error(PROG, "%s", "--save-summary saves the summary, not a --quantile list");
-	if ((ret = an_stdin_files(argv + optind, argc - optind, PROG)) ||
+	if ((ret = an_opts_resolve(&o, PROG)) ||
+	    (ret = an_stdin_files(argv + optind, argc - optind, PROG)) ||
 	    (ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
 		return ret;
 	ret = report_main(&r, &o);

@@ -12,7 +12,7 @@ $(ANALYZE_LIB): $(filter-out $(B)/analyze/main.o,$(ANALYZE_OBJS))
 	$(Q)$(AR) rcs $@ $^
 
 $(B)/st-analyze: $(B)/analyze/main.o $(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)
-	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -lm -pthread
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -ljson-c -lm -pthread
 
 # C unit tests: tests/analyze/test_*.c, one program each, plain and under
 # ASan+UBSan (ASAN_* in the top Makefile).

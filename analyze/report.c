@@ -424,17 +424,27 @@ static const enum an_stage breakdown[] = {
 };
 #define NBREAK (sizeof(breakdown) / sizeof(breakdown[0]))
 
-static void print_top_row(const struct an_io *io, size_t rank, const struct an_origin *origin,
-			  int show_host, FILE *out, int csv, uint64_t t0)
+/* The stages of the list: the breakdown, and the span the list ranks by, if it is one. */
+static unsigned top_stages(const struct an_top *t, enum an_stage stages[NBREAK + 1])
+{
+	memcpy(stages, breakdown, sizeof(breakdown));
+	stages[NBREAK] = t->stage;
+	return t->stage >= AN_ST_SPAN0 ? NBREAK + 1 : NBREAK;
+}
+
+static void print_top_row(const struct an_top *t, const struct an_io *io, size_t rank,
+			  const struct an_origin *origin, int show_host, FILE *out, int csv,
+			  uint64_t t0)
 {
 	const struct an_names *names = origin->names;
+	enum an_stage stages[NBREAK + 1];
+	unsigned i, n = top_stages(t, stages);
 	char dev[32], file[128];
-	unsigned i;
 	uint64_t ns;
 
 	fprintf(out, csv ? "%zu,%.6f" : "%4zu %10.6f", rank, (io->start - t0) / 1e9);
-	for (i = 0; i < NBREAK; i++) {
-		if (an_io_stage(io, breakdown[i], &ns))
+	for (i = 0; i < n; i++) {
+		if (an_io_stage(io, stages[i], &ns))
 			fprintf(out, csv ? ",%.3f" : " %9.1f", an_us(ns));
 		else
 			fprintf(out, csv ? "," : " %9s", "-");
@@ -465,18 +475,19 @@ static void print_top_row(const struct an_io *io, size_t rank, const struct an_o
 void an_top_print(struct an_top *t, const struct an_origin *origins, int show_host, FILE *out,
 		  int csv, uint64_t t0)
 {
-	size_t i;
+	enum an_stage stages[NBREAK + 1];
+	size_t i, n = top_stages(t, stages);
 
 	qsort_r(t->heap, t->n, sizeof(*t->heap), cmp_slowest, &t->stage);
 	if (csv) {
 		fprintf(out, "rank,start_s");
-		for (i = 0; i < NBREAK; i++)
-			fprintf(out, ",%s_us", an_stage_name(breakdown[i]));
+		for (i = 0; i < n; i++)
+			fprintf(out, ",%s_us", an_stage_name(stages[i]));
 		fprintf(out, ",op,dev,sector,bytes,pid,tid,comm,file,merged,split,requeues,host\n");
 	} else {
 		fprintf(out, "%4s %10s", "#", "start_s");
-		for (i = 0; i < NBREAK; i++)
-			fprintf(out, " %9s", an_stage_name(breakdown[i]));
+		for (i = 0; i < n; i++)
+			fprintf(out, " %9s", an_stage_name(stages[i]));
 		fprintf(out, " %-6s %-8s %12s %8s %7s %7s %-15s ", "op", "dev", "sector", "bytes",
 			"pid", "tid", "comm");
 		if (show_host)
@@ -484,8 +495,8 @@ void an_top_print(struct an_top *t, const struct an_origin *origins, int show_ho
 		fprintf(out, "file\n");
 	}
 	for (i = 0; i < t->n; i++)
-		print_top_row(&t->heap[i], i + 1, &origins[t->heap[i].recording], show_host, out, csv,
-			      t0);
+		print_top_row(t, &t->heap[i], i + 1, &origins[t->heap[i].recording], show_host, out,
+			      csv, t0);
 }
 
 void an_top_merge(struct an_top *dst, const struct an_top *src)

@@ -135,7 +135,7 @@ static int open_recording(struct an_run *r, unsigned rec, const struct file_id *
 			paths[n++] = files[i];
 	ret = an_input_open(&x->in, paths, n, x->names, err, cap);
 	free(paths);
-	return ret;
+	return ret ? ret : an_spans_new(&x->spans, x->in, err, cap);
 }
 
 /* Put every recording on one clock and add up what the files hold. */
@@ -236,6 +236,7 @@ void an_run_close(struct an_run *r)
 	unsigned a;
 
 	for (a = 0; r->recs && a < r->nrecs; a++) {
+		an_spans_free(r->recs[a].spans);
 		an_input_close(r->recs[a].in);
 		an_names_free(r->recs[a].names);
 	}
@@ -282,7 +283,7 @@ static void on_io(void *ctx, const struct an_io *io)
 	}
 	if (x->run->want & AN_WANT_STATS)
 		an_stats_add(&x->stats, io);
-	if (x->run->want & AN_WANT_SERIES)
+	if ((x->run->want & AN_WANT_SERIES) && an_io_in_view(io, x->series.stage))
 		an_series_add(&x->series, io);
 	if (x->run->want & AN_WANT_TOP)
 		an_top_add(&x->top, io);
@@ -327,14 +328,18 @@ static void pass_recording(struct an_recording *x)
 		an_corr_free(c);
 		return;
 	}
+	an_spans_reset(x->spans);
 	while ((ret = an_input_next(x->in, &ev, x->err, sizeof(x->err))) > 0) {
 		if (an_names_wants(ev->type))
 			an_names_event(x->names, ev);
 		an_corr_event(c, ev);
+		if (x->spans)
+			an_spans_event(x->spans, ev, on_io, x);
 	}
 	an_corr_finish(c);
+	an_spans_finish(x->spans, on_io, x);
 	x->corr = *an_corr_stats(c);
-	if (!ret && an_corr_failed(c)) {
+	if (!ret && (an_corr_failed(c) || an_spans_failed(x->spans))) {
 		snprintf(x->err, sizeof(x->err), "out of memory while correlating");
 		ret = -1;
 	}
@@ -537,6 +542,8 @@ void an_run_print_header(const struct an_run *r, FILE *out)
 		" requests, %" PRIu64 " completions; out-of-order events %" PRIu64 "\n",
 		c->ios - c->incomplete, c->incomplete, c->stale, c->orphan_exits, c->orphan_requests,
 		c->orphan_completions, c->out_of_order);
+	for (a = 0; a < r->nrecs; a++)
+		an_spans_print(r->recs[a].spans, out);
 	if (r->nrecs < 2)
 		return;
 	fprintf(out, "recordings: %u, each correlated on its own, times on one wall clock "

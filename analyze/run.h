@@ -11,6 +11,7 @@
 #include "analyze/names.h"
 #include "analyze/report.h"
 #include "analyze/series.h"
+#include "analyze/span.h"
 
 /*
  * A recording whose wall-clock offset at its end differs from the one at its
@@ -48,6 +49,7 @@
 struct an_recording {
 	struct an_input *in;
 	struct an_names *names;
+	struct an_spans *spans;		/* --span pairing, NULL without spans */
 	char host[128];		/* host.name; the file name when that is ambiguous */
 	int64_t clock_offset;	/* clock.realtime_offset_ns: wall = ts + offset */
 	int64_t clock_step;	/* clock.realtime_offset_end_ns - clock_offset, 0 unknown */

@@ -1045,3 +1045,7 @@ int BPF_PROG(sched_process_exit, struct task_struct *p)
 		bpf_map_delete_elem(&tracked_tgids, &tgid);
 	return 0;
 }
+
+/* ---- tracepoints named at record time ---------------------------------- */
+
+#include "generic.bpf.h"

@@ -32,4 +32,36 @@ struct st_stage_age {
 	__u8 pad[56];
 };
 
+/*
+ * Tracepoints named at record time (`-e SUBSYS:NAME`) share one probe,
+ * generic_tracepoint (bpf/generic.bpf.h), attached once per tracepoint with
+ * the index of its layout in `generic_events` as the BPF cookie. st-record
+ * builds each layout and the matching schema type from the tracepoint's
+ * format file (record/tracepoint.c):
+ *
+ *   record = header (24 bytes)
+ *          | the tracepoint's entry after its 8-byte common part, copy_len bytes
+ *            (so an entry field at offset o is at record offset o + 16)
+ *          | one slot of ST_GENERIC_STR_LEN bytes per __data_loc string,
+ *            NUL-padded (a longer string is cut to ST_GENERIC_STR_LEN - 1 bytes)
+ */
+#define ST_GENERIC_MAX_EVENTS	1024	/* tracepoints of one recording, `-e 'xfs:*'` has 633 */
+#define ST_GENERIC_MAX_STRINGS	4	/* __data_loc strings copied per event */
+#define ST_GENERIC_STR_LEN	64	/* bytes kept of each, NUL included */
+#define ST_GENERIC_ENTRY_SKIP	8	/* the entry's common part (type, flags, preempt count, pid) */
+
+struct st_generic_string {
+	__u16 loc_offset;		/* the __data_loc word in the entry */
+	__u16 slot_offset;		/* its slot in the record */
+};
+
+struct st_generic_event {
+	__u16 type;			/* record type id */
+	__u16 size;			/* record size, a multiple of 8, <= ST_MAX_RECORD_BYTES */
+	__u16 copy_len;			/* entry bytes copied after its common part */
+	__u16 dev_offset;		/* a dev_t field `dev` in the entry (-d applies), 0 = none */
+	__u32 nstrings;
+	struct st_generic_string strings[ST_GENERIC_MAX_STRINGS];
+};
+
 #endif /* STTRACE_BPF_H */

@@ -225,6 +225,13 @@ struct st_event_header {
 	E(97, sched_process_exec,    task)					\
 	E(98, sched_process_exit,    task)
 
+/*
+ * Ids from here up are tracepoints named at record time (`st-record -e
+ * SUBSYS:NAME`), numbered per file: their schema entry, named "SUBSYS:NAME",
+ * is all that describes them.
+ */
+#define ST_GENERIC_TYPE_FIRST	0x8000
+
 /* Type ids: ST_EV_block_rq_issue, ... */
 #define ST_DECLARE_ID(id, name, payload) ST_EV_##name = id,
 enum st_event_type { ST_EVENT_TYPES(ST_DECLARE_ID) };

@@ -323,7 +323,8 @@ static int new_writer(struct recorder *r, const struct st_sink *sink, struct st_
 		.lanes = cpus <= 0 ? 1 : (unsigned)cpus < ST_MAX_LANES ? (unsigned)cpus : ST_MAX_LANES,
 	};
 
-	if (st_writer_open(w, NULL, &wo) || st_writer_add_builtin_types(*w))
+	if (st_writer_open(w, NULL, &wo) || st_writer_add_builtin_types(*w) ||
+	    tracepoints_add_types(*w, &r->sel))
 		return fail(path, *w ? st_writer_errmsg(*w) : "cannot start the writer");
 	return 0;
 }
@@ -820,6 +821,8 @@ static int setup(struct recorder *r, int argc, char **argv)
 		return opts_usage_error(err);
 	if (probes_check(&r->sel, err, sizeof(err)))
 		return fail("probes", err);
+	if (tracepoints_resolve(&r->sel, err, sizeof(err)))
+		return opts_usage_error(err);
 	/* blocked before the fork, so no SIGCHLD is missed; the loop reads them from a signalfd */
 	loop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
@@ -875,6 +878,7 @@ int main(int argc, char **argv)
 	end_command(&r);
 	if (r.child && r.child_done && ret != REC_EXIT_USAGE)
 		ret = ret ? ret : r.child_status;
+	selection_free(&r.sel);
 	opts_free(&r.opts);
 	return ret;
 }

@@ -25,7 +25,7 @@ $(B)/vmlinux.h:
 	elif [ -r bpf/vmlinux/$(BPF_ARCH)/vmlinux.h ]; then cp bpf/vmlinux/$(BPF_ARCH)/vmlinux.h $@; \
 	else echo "no kernel BTF ($(VMLINUX_BTF)) and no bpf/vmlinux/$(BPF_ARCH)/vmlinux.h" >&2; exit 1; fi
 
-$(B)/bpf/sttrace.bpf.o: bpf/sttrace.bpf.c format/sttrace_events.h bpf/sttrace_bpf.h $(B)/vmlinux.h
+$(B)/bpf/sttrace.bpf.o: bpf/sttrace.bpf.c bpf/generic.bpf.h format/sttrace_events.h bpf/sttrace_bpf.h $(B)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 		-I$(B) -Ibpf -Iformat -c $< -o $@
@@ -49,10 +49,15 @@ REC_TESTS := $(REC_UNITS:%=$(B)/tests/%)
 TESTS += $(REC_TESTS)
 
 $(B)/tests/record/%.o: $(B)/sttrace.skel.h
+$(B)/tests/record/%.o: CPPFLAGS += -I$(B)
 $(REC_TESTS): $(B)/tests/%: $(B)/tests/record/%.o $(B)/record/meta.o $(B)/record/options.o \
 		$(B)/record/flight.o $(LIBST)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ -ljson-c $(LIBST_LIBS)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) -ljson-c $(REC_UNIT_LIBS) $(LIBST_LIBS)
+
+# unit_events opens the BPF object and asks the probe selection.
+$(B)/tests/unit_events: $(B)/record/probes.o $(B)/record/tracepoint.o $(B)/record/ring.o
+$(B)/tests/unit_events: REC_UNIT_LIBS := -lbpf -lelf -lz
 
 # without-bpf: runs a command where the bpf system call fails (t_environment.sh).
 TEST_TOOLS += $(B)/tests/record/without-bpf

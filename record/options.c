@@ -47,10 +47,11 @@ static const char usage_text[] =
 "      --trigger-gap TIME   triggers within TIME of a dump's end are ignored\n"
 "                           (default 10s)\n"
 "      --max-triggers N     stop after N dumps (default: no limit)\n"
-"  -e, --events LIST        presets and tracepoint names, comma separated\n"
-"                           (default all); presets: block block-queue block-all\n"
-"                           dio fsync uring all (record/README.md: what each\n"
-"                           records and costs)\n"
+"  -e, --events LIST        presets and tracepoints, comma separated (default\n"
+"                           all); presets: block block-queue block-all dio fsync\n"
+"                           uring all (record/README.md: what each records and\n"
+"                           costs); built-in event names; any tracepoint as\n"
+"                           SUBSYS:NAME, globs allowed ('xfs:*'), or NAME alone\n"
 "      --no-stamps          take every block stage from its own probe, not from\n"
 "                           the times the kernel stamps on requests and bios\n"
 "  -p, --pid PID            only this process, its threads and its descendants\n"
@@ -63,9 +64,10 @@ static const char usage_text[] =
 "  -z, --zstd-level N       compression level (-7..19, default 1: the recorder\n"
 "                           competes with the workload for CPU)\n"
 "      --chunk-size SIZE    raw bytes per chunk (default 1M)\n"
-"      --config FILE        JSON options (stortrace keys name, event_type,\n"
-"                           logger_io_uring_depth, select_target.{pid,common,files}\n"
-"                           and the long option names); the command line wins\n"
+"      --config FILE        JSON: a module (modules/*.json) or a stortrace config\n"
+"                           (name, event_type, logger_io_uring_depth,\n"
+"                           select_target.{pid,common,files}; trace_level noted),\n"
+"                           and the long option names; the command line wins\n"
 "  -v, --verbose            show libbpf's messages\n"
 "  -h, --help               this text\n"
 "      --version            the version (as the trace's `tool` metadata records it)\n"
@@ -297,10 +299,13 @@ static int config_select_target(struct rec_opts *o, json_object *sel, char *err,
 
 		if (!strcmp(key, "files"))
 			ret = config_files(o, val, err, cap);
+		/* stortrace's "any process" and "any command" */
 		else if (!strcmp(key, "pid"))
-			ret = set_option(o, "pid", json_object_get_string(val), err, cap);
+			ret = json_object_get_int64(val) == -1 ? 0 :
+			      set_option(o, "pid", json_object_get_string(val), err, cap);
 		else if (!strcmp(key, "common"))
-			ret = set_option(o, "comm", json_object_get_string(val), err, cap);
+			ret = !*json_object_get_string(val) ? 0 :
+			      set_option(o, "comm", json_object_get_string(val), err, cap);
 		else {
 			snprintf(err, cap, "select_target.%s: unknown key", key);
 			ret = -1;
@@ -340,7 +345,7 @@ static int config_key(struct rec_opts *o, const char *key, json_object *val, cha
 
 	if (!strcmp(key, "select_target"))
 		return config_select_target(o, val, err, cap);
-	if (!strcmp(key, "event_type"))
+	if (!strcmp(key, "event_type") || !strcmp(key, "events"))
 		return config_events(o, val, err, cap);
 	if (!strcmp(key, "logger_io_uring_depth"))
 		return set_option(o, "qd", json_object_get_string(val), err, cap);
@@ -351,9 +356,16 @@ static int config_key(struct rec_opts *o, const char *key, json_object *val, cha
 		snprintf(path, sizeof(path), "%.4000s.sttrace", json_object_get_string(val));
 		return set_option(o, "output", path, err, cap);
 	}
-	/* The analyzer's keys share the file; st-record has no use for them. */
-	if (!strcmp(key, "filter") || !strcmp(key, "statistical_params"))
+	/* The analyzer's keys share the file (a module's too); st-record has no use for them. */
+	if (!strcmp(key, "filter") || !strcmp(key, "statistical_params") ||
+	    !strcmp(key, "spans") || !strcmp(key, "analyze") || !strcmp(key, "description"))
 		return 0;
+	/* stortrace's log level and BPF debug output: sttrace logs nothing to tune */
+	if (!strcmp(key, "trace_level") || !strcmp(key, "show_bpf_internal")) {
+		fprintf(stderr, "%s: %s: %s has no st-record equivalent; ignored\n", REC_NAME,
+			o->config, key);
+		return 0;
+	}
 	for (i = 0; key[i] && i < sizeof(name) - 1; i++)
 		name[i] = key[i] == '_' ? '-' : key[i];
 	name[i] = 0;

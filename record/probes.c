@@ -154,6 +154,8 @@ static bool is_preset(const char *s)
 
 static int select_one(const char *item, struct rec_selection *sel, char *err, size_t cap)
 {
+	char **patterns;
+
 	if (is_preset(item)) {
 		for (size_t i = 0; i < NR_EVENTS; i++)
 			if (in_preset(item, event_names[i].name))
@@ -166,9 +168,17 @@ static int select_one(const char *item, struct rec_selection *sel, char *err, si
 			sel->required[event_names[i].type] = true;
 			return 0;
 		}
-	snprintf(err, cap, "--events: unknown preset or tracepoint '%s' (presets: block block-queue "
-		 "block-all dio fsync uring all; tracepoints: the event names of `st-format info`)", item);
-	return -1;
+	/* any other tracepoint, resolved once tracefs is known to be there */
+	patterns = realloc(sel->patterns, (sel->npatterns + 1) * sizeof(*patterns));
+	if (!patterns || !(patterns[sel->npatterns] = strdup(item))) {
+		if (patterns)
+			sel->patterns = patterns;
+		snprintf(err, cap, "--events: %s", strerror(ENOMEM));
+		return -1;
+	}
+	sel->patterns = patterns;
+	sel->npatterns++;
+	return 0;
 }
 
 int events_select(const char *spec, struct rec_selection *sel, char *err, size_t cap)
@@ -182,7 +192,7 @@ int events_select(const char *spec, struct rec_selection *sel, char *err, size_t
 	free(copy);
 	if (ret)
 		return ret;
-	if (!memchr(sel->on, true, sizeof(sel->on))) {
+	if (!memchr(sel->on, true, sizeof(sel->on)) && !sel->npatterns) {
 		snprintf(err, cap, "--events: no event named in '%s'", spec);
 		return -1;
 	}
@@ -529,7 +539,8 @@ static int select_programs(struct sttrace_bpf *skel, const struct rec_selection 
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, skel->obj) {
-		bool on = prog == skel->progs.flush_stage;
+		bool on = prog == skel->progs.flush_stage ||
+			  (prog == skel->progs.generic_tracepoint && sel->ntps);
 
 		for (size_t i = 0; i < NR_EVENTS; i++)
 			if (!strcmp(bpf_program__name(prog), event_names[i].name))
@@ -566,14 +577,18 @@ static void track_descendants(int map_fd, pid_t root)
 	}
 }
 
-static int attach_all(struct rec_probes *p, char *err, size_t cap)
+static int attach_all(struct rec_probes *p, const struct rec_selection *sel, char *err, size_t cap)
 {
 	struct bpf_program *prog;
 
+	p->links = calloc(REC_MAX_TYPE + sel->ntps, sizeof(*p->links));
+	if (!p->links)
+		return env_error(err, cap, "%s", strerror(ENOMEM));
 	bpf_object__for_each_program(prog, p->skel->obj) {
 		struct bpf_link *link;
 
-		if (!bpf_program__autoload(prog) || prog == p->skel->progs.flush_stage)
+		if (!bpf_program__autoload(prog) || prog == p->skel->progs.flush_stage ||
+		    prog == p->skel->progs.generic_tracepoint)
 			continue;
 		link = bpf_program__attach(prog);
 		if (!link)
@@ -583,7 +598,7 @@ static int attach_all(struct rec_probes *p, char *err, size_t cap)
 		/* attaching takes milliseconds a probe: the first ones' events flow already */
 		ring_drain(&p->ring);
 	}
-	return 0;
+	return tracepoints_attach(p, sel, err, cap);
 }
 
 static int map_stage_ages(struct rec_probes *p)
@@ -629,7 +644,7 @@ int probes_start(struct rec_probes *p, const struct rec_selection *sel, const st
 	ret = ring_open(&p->ring, bpf_map__fd(p->skel->maps.events), fn, ctx);
 	if (ret)
 		return env_error(err, cap, "cannot map the ring buffer: %s", strerror(-ret));
-	return attach_all(p, err, cap);
+	return attach_all(p, sel, err, cap);
 }
 
 void probes_set_verbose(bool on)
@@ -807,6 +822,7 @@ void probes_stop(struct rec_probes *p)
 	if (p->ages)
 		munmap((void *)p->ages, p->ages_size);
 	sttrace_bpf__destroy(p->skel);
+	free(p->links);
 	free(p->lost);
 	memset(p, 0, sizeof(*p));
 }

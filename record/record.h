@@ -71,13 +71,41 @@ char *opts_json(const struct rec_opts *o);
 int opts_usage_error(const char *msg);
 void opts_free(struct rec_opts *o);
 
+/*
+ * A tracepoint named at record time, recorded by the generic probe
+ * (tracepoint.c, bpf/generic.bpf.h): its schema type, built from the
+ * tracepoint's format file, and the layout the probe follows.
+ */
+struct rec_tracepoint {
+	char *name;			/* "subsys:event", the type's name */
+	struct st_type type;
+	struct st_generic_event layout;
+};
+
 /* Which event types to enable; required ones were named explicitly. */
 struct rec_selection {
 	bool on[REC_MAX_TYPE];
 	bool required[REC_MAX_TYPE];
+	char **patterns;		/* names not built in: SUBSYS:NAME, globs, NAME */
+	size_t npatterns;
+	struct rec_tracepoint *tps;	/* the tracepoints they resolved to */
+	size_t ntps;
 };
-/* Fills *sel from "block,sys_enter_fsync,..."; message in err on a bad name. */
+/*
+ * Fills *sel from "block,sys_enter_fsync,ext4:*,..."; names that are not
+ * built in are kept as patterns. Message in err on a bad list.
+ */
 int events_select(const char *spec, struct rec_selection *sel, char *err, size_t cap);
+/*
+ * Resolve sel->patterns against tracefs (mounted: after probes_check): a
+ * built-in event selects its typed probe, any other tracepoint gets the
+ * generic one. A pattern that matches nothing is an error naming the closest
+ * tracepoints. Message in err.
+ */
+int tracepoints_resolve(struct rec_selection *sel, char *err, size_t cap);
+/* Declare the resolved tracepoints' types in the writer's schema. */
+int tracepoints_add_types(struct st_writer *w, const struct rec_selection *sel);
+void selection_free(struct rec_selection *sel);
 /* Tracepoint name of an event type ("block/block_rq_issue"), NULL if unknown. */
 const char *event_tracepoint(uint16_t type, char *buf, size_t cap);
 
@@ -129,7 +157,7 @@ struct rec_runs {
 
 struct rec_probes {
 	struct sttrace_bpf *skel;
-	struct bpf_link *links[REC_MAX_TYPE];
+	struct bpf_link **links;	/* a typed probe per event type, the generic one per tracepoint */
 	size_t nlinks;
 	struct rec_ring ring;
 	int ncpus;			/* possible CPUs: entries of the lost counter */
@@ -166,6 +194,8 @@ int probes_start(struct rec_probes *p, const struct rec_selection *sel, const st
  * to 0 before detaching, so every probe covers the same window.
  */
 void probes_set_window(struct rec_probes *p, uint64_t until_ns);
+/* Attach the generic probe to each resolved tracepoint (tracepoint.c). */
+int tracepoints_attach(struct rec_probes *p, const struct rec_selection *sel, char *err, size_t cap);
 /* Show libbpf's messages (verifier logs) on stderr. */
 void probes_set_verbose(bool on);
 /*

@@ -23,6 +23,9 @@
 # printing one line per block event, as the peer. Then the CPU cost per I/O
 # of bare and each preset (see "CPU cost per I/O" below), on the loop device,
 # the same with mq-deadline, and a zram disk.
+# `generic` is st-record -e block:block_io_start,block:block_io_done: two
+# tracepoints per I/O through the generic probe of tracepoints named at
+# record time.
 #
 # Usage: scripts/bench/overhead.sh     (as root, after `make`)
 #   BENCH_CONFIGS="none block ..."  configurations    BENCH_CYCLES=10  on/off cycles each
@@ -106,6 +109,13 @@ start_tracer() {
 		TRACER=$!
 		wait_for "$WORK/log" attached || die "bpftrace did not start: $(cat "$WORK/log")"
 		;;
+	generic)
+		# two tracepoints of each I/O through the generic probe (-e SUBSYS:NAME)
+		"$BUILD/st-record" -o "$WORK/r.sttrace" -e block:block_io_start,block:block_io_done \
+			-d "$LOOP" 2>"$WORK/log" &
+		TRACER=$!
+		wait_for "$WORK/log" "recording .* probes" || die "st-record did not start: $(cat "$WORK/log")"
+		;;
 	*)
 		local preset=${config%%-qd*} qd=4
 		[[ $config == *-qd* ]] && qd=${config##*-qd}
@@ -187,7 +197,7 @@ summary_sum() {
 		END { print s + 0 }' "$WORK/summaries"
 }
 
-CONFIGS=(${BENCH_CONFIGS:-none bare block block-queue block-all dio all block-qd1 block-qd32 bpftrace})
+CONFIGS=(${BENCH_CONFIGS:-none bare block block-queue block-all dio all block-qd1 block-qd32 generic bpftrace})
 declare -A BUDGET=([block]=0.95 [dio]=0.90 [all]=0.90)
 echo "overhead.sh: fio randread 4k io_uring QD32 direct on $LOOP (1 GiB in /dev/shm); per configuration" \
 	"$CYCLES cycles of ${PHASE} s with / ${PHASE} s without the tracer in one fio run; recordings in $OUT_DIR;" \

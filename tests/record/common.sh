@@ -12,20 +12,28 @@ rec_require_bpf() {
 	fi
 }
 
+# rec_wait_line PID LOG PATTERN: until LOG has a line matching PATTERN
+# (a tracer's "attached" line); fails when PID exits first, or after 30 s.
+rec_wait_line() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		grep -q "$3" "$2" 2>/dev/null && return 0
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	return 1
+}
+
 # rec_start OUT LOG ARGS...: st-record in the background, returns once its
 # probes are attached (its "recording" line). The pid is in $REC_PID.
 rec_start() {
-	local out=$1 log=$2 i
+	local out=$1 log=$2
 	shift 2
 	: >"$log"	# exists before the loop below reads it
 	st-record -o "$out" "$@" 2>"$log" &
 	REC_PID=$!
 	at_exit "kill -KILL $REC_PID"
-	for ((i = 0; i < 600; i++)); do
-		grep -q "recording .* probes" "$log" && return 0
-		kill -0 "$REC_PID" 2>/dev/null || break
-		sleep 0.05
-	done
+	rec_wait_line "$REC_PID" "$log" "recording .* probes" && return 0
 	echo "st-record did not start: $(cat "$log")" >&2
 	return 1
 }

@@ -32,8 +32,6 @@ expect_exit record_usage_unknown_option 2 "'--frobnicate'" -o "$T/x" --frobnicat
 expect_exit record_usage_no_output 2 "no output file" -e block
 expect_exit record_usage_bad_size 2 "max-size: bad value" -o "$T/x" --max-size 12Q
 expect_exit record_usage_bad_qd 2 "qd: bad value" -o "$T/x" --qd 0
-expect_exit record_usage_unknown_tracepoint 2 "unknown preset or tracepoint 'block_rq_frob'" \
-	-o "$T/x" -e block,block_rq_frob
 expect_exit record_usage_no_events 2 "no event named" -o "$T/x" -e ,
 expect_exit record_usage_unknown_device 2 "/dev/null: not a block device" -o "$T/x" -d /dev/null
 expect_exit record_usage_no_such_pid 2 "-p 999999999: no such process" -o "$T/x" -p 999999999
@@ -53,6 +51,14 @@ fi
 AS=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 expect_exit record_not_root 1 "must run as root" -o "$T/x" -e block -t 1
 AS=()
+# names are looked up in tracefs, so only where st-record can run
+expect_exit record_usage_unknown_tracepoint 2 \
+	"no tracepoint 'block_rq_frob' on this kernel; closest: block:block_rq_" -o "$T/x" -e block,block_rq_frob
+expect_exit record_usage_unknown_tracepoint_subsys 2 \
+	"no tracepoint 'ext4:ext4_da_writ_begin' on this kernel; closest: ext4:ext4_da_write_begin" \
+	-o "$T/x" -e 'ext4:ext4_da_writ_begin'
+expect_exit record_usage_unknown_tracepoint_glob 2 "no tracepoint 'ext4:nosuch_\\*'" \
+	-o "$T/x" -e 'ext4:nosuch_*'
 expect_exit record_output_unwritable 1 "$T/no/such/dir/x.sttrace: cannot create: No such file or directory" \
 	-o "$T/no/such/dir/x.sttrace" -e block -t 1
 
