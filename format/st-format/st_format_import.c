@@ -295,22 +295,31 @@ static int emit_bio(struct import *im, uint16_t type, const struct blk_io_trace 
 static int emit_rq(struct import *im, uint16_t type, const struct blk_io_trace *t,
 		   const struct request *rq)
 {
-	struct st_ev_block_rq_issue e = { 0 };
-	uint16_t size = type == ST_EV_block_rq_issue ? sizeof(e) : sizeof(struct st_ev_block_rq);
+	/* issue and complete extend block_rq: a bio chain, or the first bio */
+	union {
+		struct st_ev_block_rq rq;
+		struct st_ev_block_rq_issue issue;
+		struct st_ev_block_rq_complete complete;
+	} u = { 0 };
+	struct st_ev_block_rq_issue *ep = &u.issue;
+	uint16_t size = type == ST_EV_block_rq_issue ? sizeof(u.issue) :
+			type == ST_EV_block_rq_complete ? sizeof(u.complete) : sizeof(u.rq);
 
-	header(&e.h, type, size, t);
-	e.p.rq = rq ? rq->id : RQ_ID_BASE + ++im->last_rq;
-	e.p.sector = t->sector;
-	e.p.dev = t->device;
-	e.p.nr_sector = t->bytes >> 9;
-	e.p.bytes = t->bytes;
-	e.p.opf = sf_bt_opf(t->action, t->bytes);
-	e.p.error = (int16_t)t->error;
+	header(&ep->h, type, size, t);
+	ep->p.rq = rq ? rq->id : RQ_ID_BASE + ++im->last_rq;
+	ep->p.sector = t->sector;
+	ep->p.dev = t->device;
+	ep->p.nr_sector = t->bytes >> 9;
+	ep->p.bytes = t->bytes;
+	ep->p.opf = sf_bt_opf(t->action, t->bytes);
+	ep->p.error = (int16_t)t->error;
 	if (type == ST_EV_block_rq_issue && rq) {
-		e.p.nr_bios = rq->nbios;
-		memcpy(e.p.bios, rq->bios, sizeof(e.p.bios));
+		ep->p.nr_bios = rq->nbios;
+		memcpy(ep->p.bios, rq->bios, sizeof(ep->p.bios));
 	}
-	return st_writer_append(im->w, &e, size);
+	if (type == ST_EV_block_rq_complete && rq)
+		u.complete.p.bio = rq->bios[0];
+	return st_writer_append(im->w, &u, size);
 }
 
 static int emit_split(struct import *im, const struct blk_io_trace *t, struct device *d,

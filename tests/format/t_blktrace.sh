@@ -50,11 +50,11 @@ st_loopdev raw 64
 st_loopdev fsdev 128
 rec_ext4 convert.blktrace.record "$fsdev" "$dir/mnt"
 
-st-record -o "$dir/direct.sttrace" -e block -d "$raw" -- fio --name=direct --filename="$raw" \
+st-record -o "$dir/direct.sttrace" -e block-all -d "$raw" -- fio --name=direct --filename="$raw" \
 	--rw=randrw --bs=4k --direct=1 --ioengine=libaio --iodepth=4 --size=64M \
 	--number_ios=2000 >"$dir/direct.log" 2>&1 ||
 	{ fail convert.blktrace.record "st-record failed: $(tail -1 "$dir/direct.log")"; exit 1; }
-st-record -o "$dir/fsync.sttrace" -e block -d "$fsdev" -- fio --name=fsync \
+st-record -o "$dir/fsync.sttrace" -e block-all -d "$fsdev" -- fio --name=fsync \
 	--directory="$dir/mnt" --rw=randwrite --bs=4k --size=4M --fsync=16 --numjobs=2 \
 	--ioengine=psync >"$dir/fsync.log" 2>&1 ||
 	{ fail convert.blktrace.record "st-record failed: $(tail -1 "$dir/fsync.log")"; exit 1; }

@@ -30,7 +30,7 @@ fi
 
 st_tmpdir dir
 st_loopdev dev 64
-st-record -o "$dir/orig.sttrace" -e block -d "$dev" -- fio --name=orig --filename="$dev" \
+st-record -o "$dir/orig.sttrace" -e block-all -d "$dev" -- fio --name=orig --filename="$dev" \
 	--rw=randrw --bs=4k --direct=1 --ioengine=libaio --iodepth=4 --size=64M \
 	--number_ios=2000 --output-format=json --output="$dir/orig.json" >"$dir/orig.log" 2>&1 ||
 	{ fail convert.fio_iolog.record "st-record failed: $(tail -1 "$dir/orig.log")"; exit 1; }
@@ -42,7 +42,7 @@ if [ -n "$others" ]; then
 	exit 1
 fi
 
-st-record -o "$dir/replay.sttrace" -e block -d "$dev" -- fio --name=replay \
+st-record -o "$dir/replay.sttrace" -e block-all -d "$dev" -- fio --name=replay \
 	--read_iolog="$dir/orig.iolog" --ioengine=libaio --iodepth=4 --direct=1 \
 	--output-format=json --output="$dir/replay.json" >"$dir/replay.log" 2>&1 ||
 	{ fail convert.fio_iolog.replay "replay failed: $(tail -1 "$dir/replay.log")"; exit 1; }

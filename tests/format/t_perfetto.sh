@@ -7,7 +7,8 @@
 #     category, id and track, not before it; every complete slice (X) has a
 #     duration >= 0;
 #   - the device's request slices are as many as the requests the trace
-#     shows issued and then completed (counted from st-format cat --json);
+#     shows issued (block_rq_issue or the block preset's stamped issue) and
+#     then completed (counted from st-format cat --json);
 #   - the fio job's thread has one pread64 slice per read fio counts, and
 #     its process is named fio.
 . "$(dirname "$0")/../lib.sh"
@@ -28,7 +29,9 @@ st-record -o "$dir/t.sttrace" -e all -- fio --name=pf --filename="$dev" --rw=ran
 	{ fail convert.perfetto "st-record failed: $(tail -1 "$dir/record.log")"; exit 1; }
 st-format convert "$dir/t.sttrace" --to perfetto -o "$dir/t.json" ||
 	{ fail convert.perfetto "convert failed"; exit 1; }
-st-format cat --json -t block_rq_issue,block_rq_complete "$dir/t.sttrace" >"$dir/rq.jsonl"
+types=block_rq_issue,block_rq_complete
+st-format info "$dir/t.sttrace" | grep -q '^  block_rq_issue_stamped ' && types=$types,block_rq_issue_stamped
+st-format cat --json -t "$types" "$dir/t.sttrace" >"$dir/rq.jsonl"
 devname=$(basename "$dev")
 
 if python3 - "$dir" "$devname" <<'EOF'
@@ -53,7 +56,7 @@ assert not begins, ("begins without end", len(begins))
 issued, completed = set(), 0
 for line in open(d + "/rq.jsonl"):
     r = json.loads(line)
-    if r["type"] == "block_rq_issue":
+    if r["type"].startswith("block_rq_issue"):
         issued.add(r["rq"])
     elif r["rq"] in issued:
         issued.discard(r["rq"])
