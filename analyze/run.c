@@ -13,7 +13,7 @@ struct file_id {
 	char host[128];
 	char offset[32];	/* clock.realtime_offset_ns, "" absent */
 	int64_t clock_offset, clock_step;
-	uint64_t first_ts, last_ts, events;
+	uint64_t first_ts, last_ts;
 	unsigned rec;
 };
 
@@ -45,7 +45,6 @@ static int identify(struct file_id *id, const char *path, char *err, size_t cap)
 	fi = st_reader_info(rd);
 	id->first_ts = fi->first_ts;
 	id->last_ts = fi->last_ts;
-	id->events = fi->events;
 	st_reader_close(rd);
 	return 0;
 }
@@ -58,12 +57,25 @@ static int overlap(const struct file_id *a, int64_t shift_a, const struct file_i
 }
 
 /*
+ * Do a and b follow one another, as parts of one recording do? They may
+ * overlap a little (events reach a file in per-CPU batches, so one file's
+ * last ones can follow the next file's first), but by less than half the
+ * shorter one: two recordings made side by side, or the same file again,
+ * overlap wholly.
+ */
+static int follow(const struct file_id *a, const struct file_id *b)
+{
+	uint64_t from = a->first_ts > b->first_ts ? a->first_ts : b->first_ts;
+	uint64_t to = a->last_ts < b->last_ts ? a->last_ts : b->last_ts;
+	uint64_t span_a = a->last_ts - a->first_ts, span_b = b->last_ts - b->first_ts;
+
+	return to < from || (to - from) * 2 < (span_a < span_b ? span_a : span_b);
+}
+
+/*
  * Is file i a part of recording rec: the same host and the same clock
  * offset (read once per recording: its slices and rotated files carry it),
- * and not a part it already has (the same span and event count: the same
- * file given again)? Parts may overlap a little in time: events reach a
- * file in per-CPU batches, so one file's last ones can follow the next
- * file's first.
+ * following each of its files?
  */
 static int joins(const struct file_id *ids, int i, unsigned rec)
 {
@@ -76,7 +88,7 @@ static int joins(const struct file_id *ids, int i, unsigned rec)
 		if (g->rec != rec)
 			continue;
 		if (!f->offset[0] || strcmp(f->host, g->host) || strcmp(f->offset, g->offset) ||
-		    (f->first_ts == g->first_ts && f->last_ts == g->last_ts && f->events == g->events))
+		    !follow(f, g))
 			return 0;
 	}
 	return 1;

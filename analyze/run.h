@@ -93,9 +93,9 @@ struct an_run {
 /*
  * Open the files; -1 with "FILE: what is wrong" in err. Files are one
  * recording when their metadata names the same host and clock offset (read
- * once per recording: slices, or the rotated files of st-record --rotate),
- * unless one is the same part again (same span and event count); any other
- * file is a recording of its own. With several recordings, event
+ * once per recording: slices, or the rotated files of st-record --rotate)
+ * and they follow one another in time (overlapping by less than half the
+ * shorter one); any other file is a recording of its own. With several recordings, event
  * times are put on one clock, the wall clock (clock.realtime_offset_ns)
  * minus the smallest offset among them; one recording keeps its event clock.
  */
