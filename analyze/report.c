@@ -28,17 +28,6 @@ int an_by_by_name(const char *name)
 	return -1;
 }
 
-int an_filter_match(const struct an_filter *f, const struct an_names *names, const struct an_io *io)
-{
-	if (f->dev && io->dev != f->dev && io->fs_dev != f->dev)
-		return 0;
-	if (f->pid >= 0 && io->pid != (uint64_t)f->pid)
-		return 0;
-	if (io->start < f->from || (f->to && io->start >= f->to))
-		return 0;
-	return !f->comm || !strcmp(an_names_comm(names, io->pid), f->comm);
-}
-
 void an_stats_init(struct an_stats *s, enum an_by by, size_t exact_limit, const struct an_names *names)
 {
 	memset(s, 0, sizeof(*s));

@@ -22,19 +22,9 @@ struct an_origin {
 	const char *host;
 };
 
-/* Which I/Os count; zero values mean "any". Times are event-clock ns. */
-struct an_filter {
-	uint32_t dev;
-	int64_t pid;		/* -1 any */
-	const char *comm;
-	uint64_t from, to;	/* I/O start in [from, to) */
-};
-
 /* "devop", "op", ... for --by and summaries; an_by_by_name: -1 unknown. */
 const char *an_by_name(enum an_by by);
 int an_by_by_name(const char *name);
-
-int an_filter_match(const struct an_filter *f, const struct an_names *names, const struct an_io *io);
 
 struct an_group {
 	char label[128];

@@ -13,6 +13,15 @@
 #include "analyze/series.h"
 #include "analyze/span.h"
 
+/* Which I/Os a run counts (--dev, --pid, --comm, --from/--to); zero values mean "any". */
+struct an_filter {
+	uint32_t dev;
+	int64_t pid;		/* -1 any */
+	const char *comm;
+	uint64_t from, to;	/* I/O start in [from, to), on the run's clock */
+};
+int an_filter_match(const struct an_filter *f, const struct an_names *names, const struct an_io *io);
+
 /*
  * A recording whose wall-clock offset at its end differs from the one at its
  * start by this much saw its wall clock stepped; the header says so.

@@ -28,14 +28,14 @@
 
 /* ---- the ring of chunks ------------------------------------------------ */
 
-static void piece_free(struct flight_piece *p)
+static void piece_free(struct rec_flight_piece *p)
 {
 	free(p->buf);
 	p->buf = NULL;
 	p->len = 0;
 }
 
-static int piece_set(struct flight_piece *p, const void *buf, size_t len)
+static int piece_set(struct rec_flight_piece *p, const void *buf, size_t len)
 {
 	void *copy = malloc(len);
 
@@ -49,7 +49,7 @@ static int piece_set(struct flight_piece *p, const void *buf, size_t len)
 }
 
 /* Append to a piece that only grows: the file's beginning. */
-static int piece_add(struct flight_piece *p, const void *buf, size_t len)
+static int piece_add(struct rec_flight_piece *p, const void *buf, size_t len)
 {
 	char *grown = realloc(p->buf, p->len + len);
 
@@ -62,9 +62,9 @@ static int piece_add(struct flight_piece *p, const void *buf, size_t len)
 }
 
 /* Drop the oldest events chunk. */
-static void ring_evict(struct flight_ring *fr)
+static void ring_evict(struct rec_flight_ring *fr)
 {
-	struct flight_piece *p = &fr->chunks[fr->head];
+	struct rec_flight_piece *p = &fr->chunks[fr->head];
 
 	fr->bytes -= p->len;
 	piece_free(p);
@@ -74,9 +74,9 @@ static void ring_evict(struct flight_ring *fr)
 
 static int ring_write(void *ctx, const void *buf, size_t len, uint64_t offset)
 {
-	struct flight_ring *fr = ctx;
+	struct rec_flight_ring *fr = ctx;
 	struct st_chunk_info ci;
-	struct flight_piece *p;
+	struct rec_flight_piece *p;
 
 	if (st_chunk_peek(buf, len, &ci)) {
 		/* the file header (offset 0) stays; the trailer of the ring writer's close goes */
@@ -103,7 +103,7 @@ static int ring_sync(void *ctx)
 	return 0;
 }
 
-int flight_ring_init(struct flight_ring *fr, uint64_t max_bytes, size_t chunk_size)
+int rec_flight_ring_init(struct rec_flight_ring *fr, uint64_t max_bytes, size_t chunk_size)
 {
 	memset(fr, 0, sizeof(*fr));
 	fr->max_bytes = max_bytes;
@@ -116,7 +116,7 @@ int flight_ring_init(struct flight_ring *fr, uint64_t max_bytes, size_t chunk_si
 	return fr->chunks ? 0 : -ENOMEM;
 }
 
-void flight_ring_free(struct flight_ring *fr)
+void rec_flight_ring_free(struct rec_flight_ring *fr)
 {
 	while (fr->count)
 		ring_evict(fr);
@@ -125,12 +125,12 @@ void flight_ring_free(struct flight_ring *fr)
 	fr->chunks = NULL;
 }
 
-uint64_t flight_ring_span_ns(const struct flight_ring *fr)
+uint64_t rec_flight_ring_span_ns(const struct rec_flight_ring *fr)
 {
 	uint64_t first = UINT64_MAX, last = 0;
 
 	for (size_t i = 0; i < fr->count; i++) {
-		const struct flight_piece *p = &fr->chunks[(fr->head + i) % fr->cap];
+		const struct rec_flight_piece *p = &fr->chunks[(fr->head + i) % fr->cap];
 
 		if (!p->last_ts)
 			continue;	/* metadata, lost counts */
@@ -141,7 +141,7 @@ uint64_t flight_ring_span_ns(const struct flight_ring *fr)
 }
 
 /* The kept bytes as one file image: the beginning, then the chunks oldest first. */
-static void *ring_image(const struct flight_ring *fr, size_t *len)
+static void *ring_image(const struct rec_flight_ring *fr, size_t *len)
 {
 	size_t n = fr->prefix.len + fr->bytes, off = 0;
 	char *img = malloc(n ? n : 1);
@@ -151,7 +151,7 @@ static void *ring_image(const struct flight_ring *fr, size_t *len)
 	memcpy(img, fr->prefix.buf, fr->prefix.len);
 	off += fr->prefix.len;
 	for (size_t i = 0; i < fr->count; i++) {
-		const struct flight_piece *p = &fr->chunks[(fr->head + i) % fr->cap];
+		const struct rec_flight_piece *p = &fr->chunks[(fr->head + i) % fr->cap];
 
 		memcpy(img + off, p->buf, p->len);
 		off += p->len;
@@ -160,7 +160,7 @@ static void *ring_image(const struct flight_ring *fr, size_t *len)
 	return img;
 }
 
-int flight_ring_dump(const struct flight_ring *fr, struct st_writer *w, char *err, size_t cap)
+int rec_flight_ring_dump(const struct rec_flight_ring *fr, struct st_writer *w, char *err, size_t cap)
 {
 	struct st_chunk_buf buf = { 0 };
 	struct st_reader *r = NULL;
@@ -199,7 +199,7 @@ int flight_ring_dump(const struct flight_ring *fr, struct st_writer *w, char *er
 
 /* ---- the trigger --------------------------------------------------------- */
 
-int flight_trigger_parse(const char *s, struct flight_trigger *t)
+int rec_flight_trigger_parse(const char *s, struct rec_flight_trigger *t)
 {
 	char stage[8];
 	const char *gt = strchr(s, '>');
@@ -223,12 +223,12 @@ static size_t slot_of(uint64_t key)
 }
 
 /* Earliest queueing of the issued request's bios, 0 when none was seen. */
-static uint64_t queued_at(struct flight_trigger *t, const struct st_ev_block_rq_issue *e)
+static uint64_t queued_at(struct rec_flight_trigger *t, const struct st_ev_block_rq_issue *e)
 {
 	uint64_t q = 0;
 
 	for (unsigned i = 0; i < e->p.nr_bios && i < ST_RQ_BIOS; i++) {
-		struct flight_pair *b = &t->bios[slot_of(e->p.bios[i])];
+		struct rec_flight_pair *b = &t->bios[slot_of(e->p.bios[i])];
 
 		if (b->key == e->p.bios[i] && (!q || b->ts < q))
 			q = b->ts;
@@ -247,17 +247,17 @@ static uint64_t stamped_queue_time(const struct st_ev_block_rq_issue_stamped *e)
 	return q;
 }
 
-bool flight_trigger_check(struct flight_trigger *t, const struct st_event_header *h,
-			  struct flight_hit *hit)
+bool rec_flight_trigger_check(struct rec_flight_trigger *t, const struct st_event_header *h,
+			  struct rec_flight_hit *hit)
 {
-	struct flight_pair *p;
+	struct rec_flight_pair *p;
 
 	switch (h->type) {
 	case ST_EV_block_bio_queue: {
 		const struct st_ev_block_bio *e = (const void *)h;
 
 		if (t->q2c)
-			t->bios[slot_of(e->p.bio)] = (struct flight_pair){ .key = e->p.bio, .ts = h->ts };
+			t->bios[slot_of(e->p.bio)] = (struct rec_flight_pair){ .key = e->p.bio, .ts = h->ts };
 		return false;
 	}
 	case ST_EV_block_rq_issue:
@@ -268,7 +268,7 @@ bool flight_trigger_check(struct flight_trigger *t, const struct st_event_header
 				 stamped_queue_time((const void *)h);
 
 		if (start)
-			t->rqs[slot_of(e->p.rq)] = (struct flight_pair){ .key = e->p.rq, .ts = start };
+			t->rqs[slot_of(e->p.rq)] = (struct rec_flight_pair){ .key = e->p.rq, .ts = start };
 		return false;
 	}
 	case ST_EV_block_rq_complete: {
@@ -280,7 +280,7 @@ bool flight_trigger_check(struct flight_trigger *t, const struct st_event_header
 		p->key = 0;
 		if (h->ts - p->ts <= t->threshold_ns || p->ts < t->armed_ns)
 			return false;
-		*hit = (struct flight_hit){ .latency_ns = h->ts - p->ts, .ts = h->ts, .rq = e->p.rq,
+		*hit = (struct rec_flight_hit){ .latency_ns = h->ts - p->ts, .ts = h->ts, .rq = e->p.rq,
 					    .dev = e->p.dev, .sector = e->p.sector, .bytes = e->p.bytes };
 		return true;
 	}
@@ -291,7 +291,7 @@ bool flight_trigger_check(struct flight_trigger *t, const struct st_event_header
 
 /* ---- file names ---------------------------------------------------------- */
 
-void flight_name(const char *output, const char *tag, unsigned n, char *path, size_t cap)
+void rec_flight_name(const char *output, const char *tag, unsigned n, char *path, size_t cap)
 {
 	size_t len = strlen(output);
 	const char *ext = ".sttrace";

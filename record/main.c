@@ -42,7 +42,7 @@ struct recorder {
 	struct st_writer *w;
 	struct rec_sink sink;
 	struct rec_probes probes;
-	struct meta_tracker *tracker;
+	struct rec_meta_tracker *tracker;
 	int out_fd;
 	pid_t child;			/* the `-- CMD` process, 0 = none */
 	int child_go_fd;		/* closing it without a byte makes the child give up */
@@ -61,13 +61,13 @@ struct recorder {
 	char path[4096];		/* the file being written ("-" for standard output) */
 	uint64_t *lost_base;		/* per CPU, then probe skips: counted in earlier files */
 	/* --ring: r->w writes into ring; a trigger dumps it into dump, written through sink */
-	struct flight_ring ring;
-	struct flight_trigger trigger;
+	struct rec_flight_ring ring;
+	struct rec_flight_trigger trigger;
 	struct st_writer *dump;
 	uint64_t dump_until, dump_end_ns;
 	unsigned dumps, triggers;
 	bool pending_trigger;
-	struct flight_hit hit;		/* the pending trigger's request (rq 0: a signal) */
+	struct rec_flight_hit hit;		/* the pending trigger's request (rq 0: a signal) */
 	char reason[128];
 };
 
@@ -175,7 +175,7 @@ static void stop_for_write_error(struct recorder *r)
 static int on_batch(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
-	struct flight_hit hit;
+	struct rec_flight_hit hit;
 
 	for (size_t off = 0; off < size;) {
 		const struct st_event_header *h = (const void *)((char *)data + off);
@@ -192,7 +192,7 @@ static int on_batch(void *ctx, void *data, size_t size)
 			stop_for_write_error(r);
 			return ret;
 		}
-		if (r->trigger.rqs && flight_trigger_check(&r->trigger, h, &hit) && !r->pending_trigger) {
+		if (r->trigger.rqs && rec_flight_trigger_check(&r->trigger, h, &hit) && !r->pending_trigger) {
 			snprintf(r->reason, sizeof(r->reason), "%s %.3f ms > %.3f ms",
 				 r->trigger.q2c ? "Q2C" : "D2C", (double)hit.latency_ns / 1e6,
 				 (double)r->trigger.threshold_ns / 1e6);
@@ -201,7 +201,7 @@ static int on_batch(void *ctx, void *data, size_t size)
 		}
 		if (h->type == ST_EV_sys_enter_openat || h->type == ST_EV_sys_exit_openat ||
 		    h->type == ST_EV_sched_process_fork || h->type == ST_EV_sched_process_exec)
-			meta_track(r->tracker, r->w, h);
+			rec_meta_track(r->tracker, r->w, h);
 		off += h->size;
 	}
 	return 0;
@@ -215,7 +215,7 @@ static int on_batch(void *ctx, void *data, size_t size)
  */
 static uint64_t store_lost_into(struct recorder *r, struct st_writer *w, bool rebase)
 {
-	uint64_t total = probes_read_lost(&r->probes), skipped = probes_read_skipped(&r->probes);
+	uint64_t total = rec_probes_read_lost(&r->probes), skipped = rec_probes_read_skipped(&r->probes);
 	uint64_t *base = r->lost_base;
 	int n = r->probes.ncpus;
 
@@ -250,13 +250,13 @@ static int resolve_filters(struct recorder *r)
 	f->pid = r->opts.pid;
 	if (f->pid && kill(f->pid, 0) && errno == ESRCH) {
 		snprintf(err, sizeof(err), "-p %d: no such process", f->pid);
-		return opts_usage_error(err);
+		return rec_opts_usage_error(err);
 	}
 	f->comm = r->opts.comm;
-	if (r->opts.cgroup && filters_set_cgroup(f, r->opts.cgroup, err, sizeof(err)))
-		return opts_usage_error(err);
-	if (r->opts.device && filters_set_device(f, r->opts.device, err, sizeof(err)))
-		return opts_usage_error(err);
+	if (r->opts.cgroup && rec_filters_set_cgroup(f, r->opts.cgroup, err, sizeof(err)))
+		return rec_opts_usage_error(err);
+	if (r->opts.device && rec_filters_set_device(f, r->opts.device, err, sizeof(err)))
+		return rec_opts_usage_error(err);
 	return 0;
 }
 
@@ -291,7 +291,7 @@ static int open_output(struct recorder *r)
 		return 0;
 	r->file_index = 1;
 	if (rotating(r))
-		flight_name(r->opts.output, "", r->file_index, r->path, sizeof(r->path));
+		rec_flight_name(r->opts.output, "", r->file_index, r->path, sizeof(r->path));
 	else
 		snprintf(r->path, sizeof(r->path), "%s", r->opts.output);
 	if (strcmp(r->path, "-")) {
@@ -304,7 +304,7 @@ static int open_output(struct recorder *r)
 		return fail(r->path, strerror(errno));
 	/* Our own writes reach a traced disk: mark them so their block events are dropped. */
 	f->mark_self_bios = !f->pid && !f->comm && !f->cgroup_id &&
-			    filters_disk_traced(f, st.st_dev);
+			    rec_filters_disk_traced(f, st.st_dev);
 	f->self_ino = st.st_ino;
 	f->self_sdev = major(st.st_dev) << 20 | minor(st.st_dev);
 	return 0;
@@ -324,7 +324,7 @@ static int new_writer(struct recorder *r, const struct st_sink *sink, struct st_
 	};
 
 	if (st_writer_open(w, NULL, &wo) || st_writer_add_builtin_types(*w) ||
-	    tracepoints_add_types(*w, &r->sel))
+	    rec_tracepoints_add_types(*w, &r->sel))
 		return fail(path, *w ? st_writer_errmsg(*w) : "cannot start the writer");
 	return 0;
 }
@@ -334,7 +334,7 @@ static int open_sink(struct recorder *r)
 {
 	/* a compressed chunk is at most slightly larger than its raw bytes */
 	size_t buf_size = r->opts.chunk_size + r->opts.chunk_size / 16 + (64u << 10);
-	int ret = sink_init(&r->sink, r->out_fd, r->opts.qd, buf_size);
+	int ret = rec_sink_init(&r->sink, r->out_fd, r->opts.qd, buf_size);
 
 	return ret ? fail("io_uring", strerror(-ret)) : 0;
 }
@@ -344,7 +344,7 @@ static int open_writer(struct recorder *r, int argc, char **argv)
 	int ret;
 
 	if (r->opts.ring_bytes) {
-		if (flight_ring_init(&r->ring, r->opts.ring_bytes, r->opts.chunk_size))
+		if (rec_flight_ring_init(&r->ring, r->opts.ring_bytes, r->opts.chunk_size))
 			return fail("memory", strerror(ENOMEM));
 		ret = new_writer(r, &r->ring.sink, &r->w, "ring");
 	} else {
@@ -353,15 +353,15 @@ static int open_writer(struct recorder *r, int argc, char **argv)
 	}
 	if (ret)
 		return ret;
-	meta_static(r->w, argc, argv, &r->opts);
-	meta_devices(r->w);
-	meta_procs(r->w);
+	rec_meta_static(r->w, argc, argv, &r->opts);
+	rec_meta_devices(r->w);
+	rec_meta_procs(r->w);
 	if (r->filters.pid)
-		meta_open_files(r->w, r->filters.pid);
-	meta_paths(r->w, r->opts.files, r->opts.nfiles);
-	r->tracker = meta_tracker_new();
+		rec_meta_open_files(r->w, r->filters.pid);
+	rec_meta_paths(r->w, r->opts.files, r->opts.nfiles);
+	r->tracker = rec_meta_tracker_new();
 	if (r->opts.trigger) {
-		flight_trigger_parse(r->opts.trigger, &r->trigger);
+		rec_flight_trigger_parse(r->opts.trigger, &r->trigger);
 		r->trigger.rqs = calloc(FLIGHT_PAIRS, sizeof(*r->trigger.rqs));
 		r->trigger.bios = calloc(FLIGHT_PAIRS, sizeof(*r->trigger.bios));
 		if (!r->trigger.rqs || !r->trigger.bios)
@@ -387,7 +387,7 @@ static int close_file(struct recorder *r, struct st_writer **w, const char *path
 
 	set_meta_u64(*w, "record.end_ts", end_ns);
 	/* sampled again: a reader can tell a wall clock stepped during the file */
-	meta_clock(*w, "clock.realtime_offset_end_ns");
+	rec_meta_clock(*w, "clock.realtime_offset_end_ns");
 	store_lost_into(r, *w, rebase_lost);
 	ret = st_writer_close(*w, errmsg, sizeof(errmsg));
 	*w = NULL;
@@ -450,7 +450,7 @@ static int open_next(struct recorder *r, struct st_writer **w)
 
 static void close_out_fd(struct recorder *r)
 {
-	sink_exit(&r->sink);
+	rec_sink_exit(&r->sink);
 	memset(&r->sink, 0, sizeof(r->sink));	/* the next file's, or none: exited once */
 	close(r->out_fd);
 	r->out_fd = -1;
@@ -480,7 +480,7 @@ static void rotate(struct recorder *r, uint64_t now)
 	if (close_file(r, &r->w, old_path, now, true))
 		goto out;
 	close_out_fd(r);
-	flight_name(r->opts.output, "", ++r->file_index, r->path, sizeof(r->path));
+	rec_flight_name(r->opts.output, "", ++r->file_index, r->path, sizeof(r->path));
 	if (open_next(r, &r->w))
 		goto out;
 	copy_meta(r->w, next);
@@ -488,7 +488,7 @@ static void rotate(struct recorder *r, uint64_t now)
 	set_meta_u64(r->w, "record.file_index", r->file_index);
 	r->file_start_ns = now;
 	if (r->opts.keep && r->file_index > r->opts.keep) {
-		flight_name(r->opts.output, "", r->file_index - r->opts.keep, old_path, sizeof(old_path));
+		rec_flight_name(r->opts.output, "", r->file_index - r->opts.keep, old_path, sizeof(old_path));
 		if (!unlink(old_path))
 			fprintf(stderr, "%s: removed %s (--keep %u)\n", REC_NAME, old_path, r->opts.keep);
 	}
@@ -509,7 +509,7 @@ static bool rotation_due(const struct recorder *r, uint64_t now)
 /* A trigger in ring mode: the ring and what follows for --after go into a file of their own. */
 static void start_dump(struct recorder *r, uint64_t now)
 {
-	const struct flight_hit *hit = &r->hit;
+	const struct rec_flight_hit *hit = &r->hit;
 	char err[256], dev[32];
 
 	r->pending_trigger = false;
@@ -517,7 +517,7 @@ static void start_dump(struct recorder *r, uint64_t now)
 	/* a storm of slow requests is one problem: one dump, the rest only counted */
 	if (r->dump || (r->dumps && now - r->dump_end_ns < r->opts.trigger_gap_ns))
 		return;
-	flight_name(r->opts.output, "trigger-", ++r->dumps, r->path, sizeof(r->path));
+	rec_flight_name(r->opts.output, "trigger-", ++r->dumps, r->path, sizeof(r->path));
 	if (st_writer_flush(r->w) || open_next(r, &r->dump))
 		return;
 	copy_meta(r->dump, r->w);
@@ -532,13 +532,13 @@ static void start_dump(struct recorder *r, uint64_t now)
 		set_meta_u64(r->dump, "trigger.latency_ns", hit->latency_ns);
 	}
 	set_meta_u64(r->dump, "record.start_ts", now);
-	if (flight_ring_dump(&r->ring, r->dump, err, sizeof(err))) {
+	if (rec_flight_ring_dump(&r->ring, r->dump, err, sizeof(err))) {
 		fail(r->path, err);
 		stop_for_write_error(r);
 		return;
 	}
 	fprintf(stderr, "%s: trigger %u (%s): writing %s (%.1f s before, %.1f s after)\n", REC_NAME,
-		r->triggers, r->reason, r->path, (double)flight_ring_span_ns(&r->ring) / 1e9,
+		r->triggers, r->reason, r->path, (double)rec_flight_ring_span_ns(&r->ring) / 1e9,
 		(double)r->opts.after_ns / 1e9);
 	r->dump_until = now + r->opts.after_ns;
 }
@@ -605,7 +605,7 @@ static void on_signal(struct recorder *r)
 		} else if (si.ssi_signo == SIGUSR1) {
 			if (r->opts.ring_bytes && !r->pending_trigger) {
 				snprintf(r->reason, sizeof(r->reason), "SIGUSR1");
-				r->hit = (struct flight_hit){ .ts = now_ns() };
+				r->hit = (struct rec_flight_hit){ .ts = rec_now_ns() };
 				r->pending_trigger = true;
 			}
 		} else {
@@ -624,7 +624,7 @@ static void print_status(struct recorder *r, const struct st_writer_stats *st, u
 	if (r->opts.ring_bytes) {
 		fprintf(stderr, "\r%s: %.0f events/s, ring %.1f s (%.1f of %.1f MB), %u triggers, "
 			"%llu lost   ", REC_NAME, (double)(st->events - r->tick_events) / secs,
-			(double)flight_ring_span_ns(&r->ring) / 1e9, (double)r->ring.bytes / 1e6,
+			(double)rec_flight_ring_span_ns(&r->ring) / 1e9, (double)r->ring.bytes / 1e6,
 			(double)r->ring.max_bytes / 1e6, r->triggers, (unsigned long long)lost);
 		return;
 	}
@@ -650,7 +650,7 @@ static void tick(struct recorder *r, uint64_t now)
 	}
 	/* what is written reaches the disk: a host crash loses at most a second
 	 * or two, and a failing disk stops the recording now, not at the end */
-	if (r->out_fd >= 0 && sink_datasync(&r->sink))
+	if (r->out_fd >= 0 && rec_sink_datasync(&r->sink))
 		stop_for_write_error(r);
 	lost = store_lost(r);
 	if (r->status_line)
@@ -677,7 +677,7 @@ static void run_loop(struct recorder *r)
 {
 	struct epoll_event evs[4];
 
-	r->last_tick_ns = now_ns();
+	r->last_tick_ns = rec_now_ns();
 	while (!r->stop_reason) {
 		int n = epoll_wait(r->epfd, evs, 4, -1);
 		uint64_t now, expirations;
@@ -692,13 +692,13 @@ static void run_loop(struct recorder *r)
 			else if (evs[i].data.fd == r->timerfd) {
 				if (read(r->timerfd, &expirations, sizeof(expirations)) < 0)
 					r->stop_reason = "timer failed";
-				probes_flush(&r->probes, now_ns() - DRAIN_INTERVAL_NS);
+				rec_probes_flush(&r->probes, rec_now_ns() - DRAIN_INTERVAL_NS);
 			}
 		}
-		ring_drain(&r->probes.ring);
-		sink_reap(&r->sink);
-		now = now_ns();
-		meta_release(r->tracker, r->w, now - META_HOLD_NS);
+		rec_ring_drain(&r->probes.ring);
+		rec_sink_reap(&r->sink);
+		now = rec_now_ns();
+		rec_meta_release(r->tracker, r->w, now - META_HOLD_NS);
 		if (r->pending_trigger && !r->stop_reason)
 			start_dump(r, now);
 		if (r->dump && now >= r->dump_until && !r->stop_reason)
@@ -750,17 +750,17 @@ static int finish(struct recorder *r)
 	uint64_t end_ns, lost;
 
 	/* the window closes for every probe at once; detaching takes a while */
-	probes_set_window(&r->probes, 0);
-	end_ns = now_ns();
+	rec_probes_set_window(&r->probes, 0);
+	end_ns = rec_now_ns();
 	if (r->opts.duration_ns && end_ns > r->start_ns + r->opts.duration_ns)
 		end_ns = r->start_ns + r->opts.duration_ns;
-	probes_detach(&r->probes);
-	probes_flush(&r->probes, UINT64_MAX);
+	rec_probes_detach(&r->probes);
+	rec_probes_flush(&r->probes, UINT64_MAX);
 	if (!r->write_failed)
-		ring_drain(&r->probes.ring);
-	meta_release(r->tracker, r->w, UINT64_MAX);
-	meta_procs(r->w);
-	probes_store_runs(&r->probes, r->w);
+		rec_ring_drain(&r->probes.ring);
+	rec_meta_release(r->tracker, r->w, UINT64_MAX);
+	rec_meta_procs(r->w);
+	rec_probes_store_runs(&r->probes, r->w);
 	lost = store_lost(r);
 	st_writer_stats(r->w, &st);
 	summary(r, &st, end_ns, lost);
@@ -782,7 +782,7 @@ static int record(struct recorder *r)
 	char err[512], ts[32];
 	int ret;
 
-	if (probes_start(&r->probes, &r->sel, &r->filters, r->opts.ringbuf_size, on_batch, r,
+	if (rec_probes_start(&r->probes, &r->sel, &r->filters, r->opts.ringbuf_size, on_batch, r,
 			 err, sizeof(err)))
 		return fail("probes", err);
 	ret = open_loop(r);
@@ -791,8 +791,8 @@ static int record(struct recorder *r)
 	if (rotating(r) && !(r->lost_base = calloc((size_t)r->probes.ncpus + 1, sizeof(*r->lost_base))))
 		return fail("memory", strerror(ENOMEM));
 	/* every probe is attached: the window opens for all of them at once */
-	r->start_ns = meta_clock(r->w, "clock.realtime_offset_ns");
-	probes_set_window(&r->probes, r->opts.duration_ns ? r->start_ns + r->opts.duration_ns :
+	r->start_ns = rec_meta_clock(r->w, "clock.realtime_offset_ns");
+	rec_probes_set_window(&r->probes, r->opts.duration_ns ? r->start_ns + r->opts.duration_ns :
 			  UINT64_MAX);
 	r->file_start_ns = r->start_ns;
 	r->trigger.armed_ns = r->start_ns + META_HOLD_NS;
@@ -817,12 +817,12 @@ static int setup(struct recorder *r, int argc, char **argv)
 
 	if (ret)
 		return ret;
-	if (events_select(r->opts.events, &r->sel, err, sizeof(err)))
-		return opts_usage_error(err);
-	if (probes_check(&r->sel, err, sizeof(err)))
+	if (rec_events_select(r->opts.events, &r->sel, err, sizeof(err)))
+		return rec_opts_usage_error(err);
+	if (rec_probes_check(&r->sel, err, sizeof(err)))
 		return fail("probes", err);
-	if (tracepoints_resolve(&r->sel, err, sizeof(err)))
-		return opts_usage_error(err);
+	if (rec_tracepoints_resolve(&r->sel, err, sizeof(err)))
+		return rec_opts_usage_error(err);
 	/* blocked before the fork, so no SIGCHLD is missed; the loop reads them from a signalfd */
 	loop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
@@ -839,7 +839,7 @@ static int setup(struct recorder *r, int argc, char **argv)
 	ret = open_output(r);
 	if (ret)
 		return ret;
-	probes_resolve_stamps(&r->sel, &r->filters, r->opts.no_stamps);
+	rec_probes_resolve_stamps(&r->sel, &r->filters, r->opts.no_stamps);
 	return open_writer(r, argc, argv);
 }
 
@@ -856,29 +856,29 @@ int main(int argc, char **argv)
 {
 	struct recorder r = { .out_fd = -1, .child_go_fd = -1, .epfd = -1, .sigfd = -1,
 			      .timerfd = -1 };
-	int ret = opts_parse(&r.opts, argc, argv);
+	int ret = rec_opts_parse(&r.opts, argc, argv);
 
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	probes_set_verbose(r.opts.verbose);
+	rec_probes_set_verbose(r.opts.verbose);
 	ret = setup(&r, argc, argv);
 	if (!ret)
 		ret = record(&r);
 	if (r.w)
 		st_writer_close(r.w, NULL, 0);
-	probes_stop(&r.probes);
-	sink_exit(&r.sink);
+	rec_probes_stop(&r.probes);
+	rec_sink_exit(&r.sink);
 	close_fds(&r);
-	meta_tracker_free(r.tracker);
+	rec_meta_tracker_free(r.tracker);
 	if (r.opts.ring_bytes)
-		flight_ring_free(&r.ring);
+		rec_flight_ring_free(&r.ring);
 	free(r.trigger.rqs);
 	free(r.trigger.bios);
 	free(r.lost_base);
 	end_command(&r);
 	if (r.child && r.child_done && ret != REC_EXIT_USAGE)
 		ret = ret ? ret : r.child_status;
-	selection_free(&r.sel);
-	opts_free(&r.opts);
+	rec_selection_free(&r.sel);
+	rec_opts_free(&r.opts);
 	return ret;
 }

@@ -56,10 +56,10 @@ static void join_args(char *out, size_t cap, int argc, char **argv)
 		used += (size_t)snprintf(out + used, cap - used, "%s%s", i ? " " : "", argv[i]);
 }
 
-void meta_static(struct st_writer *w, int argc, char **argv, const struct rec_opts *o)
+void rec_meta_static(struct st_writer *w, int argc, char **argv, const struct rec_opts *o)
 {
 	char line[4096];
-	char *json = opts_json(o);
+	char *json = rec_opts_json(o);
 	struct utsname u;
 
 	st_writer_set_meta(w, "tool", REC_TOOL);
@@ -75,7 +75,7 @@ void meta_static(struct st_writer *w, int argc, char **argv, const struct rec_op
 	meta_setf(w, "cpu.count", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-uint64_t meta_clock(struct st_writer *w, const char *key)
+uint64_t rec_meta_clock(struct st_writer *w, const char *key)
 {
 	struct timespec real, mono;
 
@@ -135,7 +135,7 @@ static void meta_device(struct st_writer *w, const char *name)
 		  sector[0] ? sector : "512", sched, rot[0] ? rot : "0", model);
 }
 
-void meta_devices(struct st_writer *w)
+void rec_meta_devices(struct st_writer *w)
 {
 	DIR *d = opendir("/sys/class/block");
 	struct dirent *de;
@@ -157,7 +157,7 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-void meta_procs(struct st_writer *w)
+void rec_meta_procs(struct st_writer *w)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -185,7 +185,7 @@ static void meta_inode(struct st_writer *w, const struct stat *st, const char *p
 	st_writer_set_meta(w, key, path);
 }
 
-void meta_open_files(struct st_writer *w, pid_t pid)
+void rec_meta_open_files(struct st_writer *w, pid_t pid)
 {
 	char dir[64], path[320], target[PATH_MAX], key[64];
 	struct dirent *de;
@@ -213,7 +213,7 @@ void meta_open_files(struct st_writer *w, pid_t pid)
 		closedir(d);
 }
 
-void meta_paths(struct st_writer *w, const char **paths, size_t n)
+void rec_meta_paths(struct st_writer *w, const char **paths, size_t n)
 {
 	struct stat st;
 
@@ -238,13 +238,13 @@ struct pending_open {
  * The probes hand records over per CPU (bpf/sttrace.bpf.c), so a fork and
  * the exec after it, or an openat's enter and exit, may arrive out of time
  * order when they ran on different CPUs. Records are held until they are
- * older than what any CPU may still have staged (meta_release), in a
+ * older than what any CPU may still have staged (rec_meta_release), in a
  * min-heap by timestamp, and taken in time order. Copies live in a fixed
  * pool: no allocation per record.
  */
 #define HELD_MAX 4096		/* past this the oldest goes at once: bounded memory */
 
-/* Room for any record meta_track holds; an openat enter is the largest. */
+/* Room for any record rec_meta_track holds; an openat enter is the largest. */
 union held_rec {
 	struct st_event_header h;
 	struct st_ev_task task;
@@ -252,7 +252,7 @@ union held_rec {
 	struct st_ev_sys_exit open_exit;
 };
 
-struct meta_tracker {
+struct rec_meta_tracker {
 	struct pending_open opens[TRACK_SLOTS];
 	struct { uint32_t pid; char comm[ST_COMM_LEN]; } names[TRACK_SLOTS];
 	union held_rec pool[HELD_MAX];
@@ -261,21 +261,21 @@ struct meta_tracker {
 	size_t nspare, nheld;
 };
 
-struct meta_tracker *meta_tracker_new(void)
+struct rec_meta_tracker *rec_meta_tracker_new(void)
 {
-	struct meta_tracker *t = calloc(1, sizeof(*t));
+	struct rec_meta_tracker *t = calloc(1, sizeof(*t));
 
 	for (size_t i = 0; t && i < HELD_MAX; i++)
 		t->spare[t->nspare++] = &t->pool[i];
 	return t;
 }
 
-void meta_tracker_free(struct meta_tracker *t)
+void rec_meta_tracker_free(struct rec_meta_tracker *t)
 {
 	free(t);
 }
 
-static void track_comm(struct meta_tracker *t, struct st_writer *w, uint32_t pid, const char *comm)
+static void track_comm(struct rec_meta_tracker *t, struct st_writer *w, uint32_t pid, const char *comm)
 {
 	unsigned slot = pid & (TRACK_SLOTS - 1);
 	char key[32];
@@ -289,7 +289,7 @@ static void track_comm(struct meta_tracker *t, struct st_writer *w, uint32_t pid
 	meta_setf(w, key, "%.*s", ST_COMM_LEN, comm);
 }
 
-static void track_open_exit(struct meta_tracker *t, struct st_writer *w,
+static void track_open_exit(struct rec_meta_tracker *t, struct st_writer *w,
 			    const struct st_ev_sys_exit *e)
 {
 	struct pending_open *p = &t->opens[e->h.tid & (TRACK_SLOTS - 1)];
@@ -304,7 +304,7 @@ static void track_open_exit(struct meta_tracker *t, struct st_writer *w,
 	meta_setf(w, key, "%.*s", ST_PATH_LEN, p->filename);
 }
 
-static void learn(struct meta_tracker *t, struct st_writer *w, const struct st_event_header *h)
+static void learn(struct rec_meta_tracker *t, struct st_writer *w, const struct st_event_header *h)
 {
 	switch (h->type) {
 	case ST_EV_sched_process_fork:
@@ -325,7 +325,7 @@ static void learn(struct meta_tracker *t, struct st_writer *w, const struct st_e
 	}
 }
 
-static void held_swap(struct meta_tracker *t, size_t a, size_t b)
+static void held_swap(struct rec_meta_tracker *t, size_t a, size_t b)
 {
 	union held_rec *x = t->held[a];
 
@@ -334,7 +334,7 @@ static void held_swap(struct meta_tracker *t, size_t a, size_t b)
 }
 
 /* The oldest held record, removed from the heap (its pool entry stays in use). */
-static union held_rec *held_pop(struct meta_tracker *t)
+static union held_rec *held_pop(struct rec_meta_tracker *t)
 {
 	union held_rec *top = t->held[0];
 	size_t i = 0;
@@ -354,7 +354,7 @@ static union held_rec *held_pop(struct meta_tracker *t)
 	}
 }
 
-void meta_release(struct meta_tracker *t, struct st_writer *w, uint64_t before)
+void rec_meta_release(struct rec_meta_tracker *t, struct st_writer *w, uint64_t before)
 {
 	while (t->nheld && t->held[0]->h.ts < before) {
 		union held_rec *rec = held_pop(t);
@@ -364,14 +364,14 @@ void meta_release(struct meta_tracker *t, struct st_writer *w, uint64_t before)
 	}
 }
 
-void meta_track(struct meta_tracker *t, struct st_writer *w, const struct st_event_header *h)
+void rec_meta_track(struct rec_meta_tracker *t, struct st_writer *w, const struct st_event_header *h)
 {
 	union held_rec *rec;
 
 	if (h->size > sizeof(*rec))
 		return;		/* not a record this tracker learns from */
 	if (!t->nspare)
-		meta_release(t, w, t->held[0]->h.ts + 1);
+		rec_meta_release(t, w, t->held[0]->h.ts + 1);
 	rec = t->spare[--t->nspare];
 	memcpy(rec, h, h->size);
 	t->held[t->nheld] = rec;

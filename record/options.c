@@ -211,9 +211,9 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 		if (st_parse_duration(val, &o->after_ns))
 			goto bad;
 	} else if (!strcmp(name, "trigger")) {
-		struct flight_trigger t;
+		struct rec_flight_trigger t;
 
-		if (flight_trigger_parse(val, &t))
+		if (rec_flight_trigger_parse(val, &t))
 			goto bad;
 		set_str(&o->trigger, val);
 	} else if (!strcmp(name, "trigger-gap")) {
@@ -441,7 +441,7 @@ static const char *long_name(int c)
 	return NULL;
 }
 
-int opts_usage_error(const char *msg)
+int rec_opts_usage_error(const char *msg)
 {
 	fprintf(stderr, "%s: %s (see st-record --help)\n", REC_NAME, msg);
 	return REC_EXIT_USAGE;
@@ -450,21 +450,21 @@ int opts_usage_error(const char *msg)
 static int check_combination(struct rec_opts *o)
 {
 	if (!o->output)
-		return opts_usage_error("no output file: give -o FILE");
+		return rec_opts_usage_error("no output file: give -o FILE");
 	if ((o->rotate_ns || o->rotate_bytes || o->ring_bytes) && !strcmp(o->output, "-"))
-		return opts_usage_error("--rotate and --ring write files: -o - streams one");
+		return rec_opts_usage_error("--rotate and --ring write files: -o - streams one");
 	if ((o->rotate_ns || o->rotate_bytes) && o->ring_bytes)
-		return opts_usage_error("--rotate and --ring exclude each other");
+		return rec_opts_usage_error("--rotate and --ring exclude each other");
 	if (o->keep && !o->rotate_ns && !o->rotate_bytes)
-		return opts_usage_error("--keep needs --rotate");
+		return rec_opts_usage_error("--keep needs --rotate");
 	if (!o->ring_bytes && (o->trigger || o->max_triggers))
-		return opts_usage_error("--trigger and --max-triggers need --ring");
+		return rec_opts_usage_error("--trigger and --max-triggers need --ring");
 	if (o->cmd && o->pid)
-		return opts_usage_error("-p and -- CMD both choose the process to trace; give one");
+		return rec_opts_usage_error("-p and -- CMD both choose the process to trace; give one");
 	return 0;
 }
 
-int opts_parse(struct rec_opts *o, int argc, char **argv)
+int rec_opts_parse(struct rec_opts *o, int argc, char **argv)
 {
 	char err[256];
 	const char *config = find_config(argc, argv);
@@ -511,20 +511,20 @@ int opts_parse(struct rec_opts *o, int argc, char **argv)
 		if (c == '?') {
 			snprintf(err, sizeof(err), "bad option '%s' (unknown, or missing its value)",
 				 argv[optind - 1]);
-			return opts_usage_error(err);
+			return rec_opts_usage_error(err);
 		}
 		if (set_option(o, long_name(c), optarg, err, sizeof(err)))
-			return opts_usage_error(err);
+			return rec_opts_usage_error(err);
 	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--"))
-			return opts_usage_error("unexpected argument; put the command after --");
+			return rec_opts_usage_error("unexpected argument; put the command after --");
 		o->cmd = &argv[optind];
 	}
 	return check_combination(o);
 }
 
-char *opts_json(const struct rec_opts *o)
+char *rec_opts_json(const struct rec_opts *o)
 {
 	json_object *j = json_object_new_object();
 	json_object *files = json_object_new_array();
@@ -552,7 +552,7 @@ char *opts_json(const struct rec_opts *o)
 	return out;
 }
 
-void opts_free(struct rec_opts *o)
+void rec_opts_free(struct rec_opts *o)
 {
 	free((char *)o->output);
 	free((char *)o->events);

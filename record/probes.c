@@ -67,7 +67,7 @@ static const char *tracepoint_name(const char *name)
 	return !strcmp(name, "block_rq_issue_stamped") ? "block_rq_issue" : name;
 }
 
-const char *event_tracepoint(uint16_t type, char *buf, size_t cap)
+const char *rec_event_tracepoint(uint16_t type, char *buf, size_t cap)
 {
 	const char *name = event_name(type);
 
@@ -181,7 +181,7 @@ static int select_one(const char *item, struct rec_selection *sel, char *err, si
 	return 0;
 }
 
-int events_select(const char *spec, struct rec_selection *sel, char *err, size_t cap)
+int rec_events_select(const char *spec, struct rec_selection *sel, char *err, size_t cap)
 {
 	char *copy = strdup(spec), *save = NULL;
 	int ret = 0;
@@ -298,7 +298,7 @@ static int disk_of(const char *name, char *disk, size_t cap)
 	return link_name(path, 1, disk, cap);
 }
 
-int filters_set_device(struct rec_filters *f, const char *device, char *err, size_t cap)
+int rec_filters_set_device(struct rec_filters *f, const char *device, char *err, size_t cap)
 {
 	char name[256], disk[256], path[512];
 	struct dirent *de;
@@ -320,7 +320,7 @@ int filters_set_device(struct rec_filters *f, const char *device, char *err, siz
 	return 0;
 }
 
-int filters_set_cgroup(struct rec_filters *f, const char *path, char *err, size_t cap)
+int rec_filters_set_cgroup(struct rec_filters *f, const char *path, char *err, size_t cap)
 {
 	char full[4096];
 	struct statfs fs;
@@ -337,7 +337,7 @@ int filters_set_cgroup(struct rec_filters *f, const char *path, char *err, size_
 	return 0;
 }
 
-bool filters_disk_traced(const struct rec_filters *f, dev_t output_dev)
+bool rec_filters_disk_traced(const struct rec_filters *f, dev_t output_dev)
 {
 	char dev[32], name[256], disk[256];
 	uint32_t devt;
@@ -400,7 +400,7 @@ static bool tracepoint_exists(uint16_t type)
 {
 	char tp[128], path[256];
 
-	if (!event_tracepoint(type, tp, sizeof(tp)))
+	if (!rec_event_tracepoint(type, tp, sizeof(tp)))
 		return false;
 	snprintf(path, sizeof(path), TRACEFS "/events/%s", tp);
 	return access(path, F_OK) == 0;
@@ -416,7 +416,7 @@ static int check_tracepoints(struct rec_selection *sel, char *err, size_t cap)
 
 		if (!sel->on[t] || tracepoint_exists(t))
 			continue;
-		event_tracepoint(t, tp, sizeof(tp));
+		rec_event_tracepoint(t, tp, sizeof(tp));
 		if (sel->required[t])
 			return env_error(err, cap, "tracepoint %s does not exist on this kernel", tp);
 		fprintf(stderr, "%s: tracepoint %s not on this kernel, skipped\n", REC_NAME, tp);
@@ -425,7 +425,7 @@ static int check_tracepoints(struct rec_selection *sel, char *err, size_t cap)
 	return 0;
 }
 
-int probes_check(struct rec_selection *sel, char *err, size_t cap)
+int rec_probes_check(struct rec_selection *sel, char *err, size_t cap)
 {
 	return check_environment(err, cap) || check_tracepoints(sel, err, cap) ? -1 : 0;
 }
@@ -464,11 +464,11 @@ static void add_probe(struct rec_selection *sel, uint16_t type, const char *why)
 	if (sel->on[type])
 		return;
 	sel->on[type] = true;
-	event_tracepoint(type, tp, sizeof(tp));
+	rec_event_tracepoint(type, tp, sizeof(tp));
 	fprintf(stderr, "%s: %s: recording %s too\n", REC_NAME, why, tp);
 }
 
-void probes_resolve_stamps(struct rec_selection *sel, const struct rec_filters *f, bool no_stamps)
+void rec_probes_resolve_stamps(struct rec_selection *sel, const struct rec_filters *f, bool no_stamps)
 {
 	struct btf *btf;
 	bool rq_stamp, bio_stamp, bio_stamp_gated;
@@ -596,9 +596,9 @@ static int attach_all(struct rec_probes *p, const struct rec_selection *sel, cha
 					 strerror(errno));
 		p->links[p->nlinks++] = link;
 		/* attaching takes milliseconds a probe: the first ones' events flow already */
-		ring_drain(&p->ring);
+		rec_ring_drain(&p->ring);
 	}
-	return tracepoints_attach(p, sel, err, cap);
+	return rec_tracepoints_attach(p, sel, err, cap);
 }
 
 static int map_stage_ages(struct rec_probes *p)
@@ -614,7 +614,7 @@ static int map_stage_ages(struct rec_probes *p)
 	return 0;
 }
 
-int probes_start(struct rec_probes *p, const struct rec_selection *sel, const struct rec_filters *f,
+int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, const struct rec_filters *f,
 		 uint64_t ringbuf_size, rec_event_fn fn, void *ctx, char *err, size_t cap)
 {
 	int ret;
@@ -641,13 +641,13 @@ int probes_start(struct rec_probes *p, const struct rec_selection *sel, const st
 	ret = map_stage_ages(p);
 	if (ret)
 		return env_error(err, cap, "cannot map the stage ages: %s", strerror(-ret));
-	ret = ring_open(&p->ring, bpf_map__fd(p->skel->maps.events), fn, ctx);
+	ret = rec_ring_open(&p->ring, bpf_map__fd(p->skel->maps.events), fn, ctx);
 	if (ret)
 		return env_error(err, cap, "cannot map the ring buffer: %s", strerror(-ret));
 	return attach_all(p, sel, err, cap);
 }
 
-void probes_set_verbose(bool on)
+void rec_probes_set_verbose(bool on)
 {
 	verbose_libbpf = on;
 }
@@ -674,7 +674,7 @@ static void read_runs(struct rec_probes *p, struct rec_runs *runs)
 	}
 }
 
-void probes_set_window(struct rec_probes *p, uint64_t until_ns)
+void rec_probes_set_window(struct rec_probes *p, uint64_t until_ns)
 {
 	if (!p->skel)
 		return;
@@ -683,7 +683,7 @@ void probes_set_window(struct rec_probes *p, uint64_t until_ns)
 	__atomic_store_n(&p->skel->bss->record_until, until_ns, __ATOMIC_RELEASE);
 }
 
-void probes_flush(struct rec_probes *p, uint64_t staged_before)
+void rec_probes_flush(struct rec_probes *p, uint64_t staged_before)
 {
 	for (int cpu = 0; p->ages && cpu < p->ncpus; cpu++) {
 		LIBBPF_OPTS(bpf_test_run_opts, run, .cpu = (uint32_t)cpu, .flags = BPF_F_TEST_RUN_ON_CPU);
@@ -695,7 +695,7 @@ void probes_flush(struct rec_probes *p, uint64_t staged_before)
 	}
 }
 
-#define DETACH_THREADS	8	/* destroying links at the end (probes_detach) */
+#define DETACH_THREADS	8	/* destroying links at the end (rec_probes_detach) */
 
 /* Links to destroy, shared by the detaching threads. */
 struct detach_work {
@@ -730,7 +730,7 @@ static void *detach_thread(void *arg)
  * drains the ring buffer until they are all gone, or a busy ring would
  * overflow.
  */
-void probes_detach(struct rec_probes *p)
+void rec_probes_detach(struct rec_probes *p)
 {
 	struct detach_work d = { .links = p->links, .n = p->nlinks };
 	pthread_t threads[DETACH_THREADS];
@@ -748,16 +748,16 @@ void probes_detach(struct rec_probes *p)
 	if (!started)	/* no thread: all here, the ring drained after */
 		destroy_links(&d);
 	while (__atomic_load_n(&d.running, __ATOMIC_ACQUIRE) > 0) {
-		ring_drain(&p->ring);
+		rec_ring_drain(&p->ring);
 		usleep(1000);
 	}
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
-	ring_drain(&p->ring);
+	rec_ring_drain(&p->ring);
 	p->nlinks = 0;
 }
 
-uint64_t probes_read_lost(struct rec_probes *p)
+uint64_t rec_probes_read_lost(struct rec_probes *p)
 {
 	uint32_t zero = 0;
 	uint64_t sum = 0;
@@ -770,7 +770,7 @@ uint64_t probes_read_lost(struct rec_probes *p)
 	return sum;
 }
 
-void probes_store_runs(struct rec_probes *p, struct st_writer *w)
+void rec_probes_store_runs(struct rec_probes *p, struct st_writer *w)
 {
 	struct rec_runs now[REC_MAX_TYPE];
 	struct bpf_program *prog;
@@ -797,7 +797,7 @@ void probes_store_runs(struct rec_probes *p, struct st_writer *w)
 	}
 }
 
-uint64_t probes_read_skipped(struct rec_probes *p)
+uint64_t rec_probes_read_skipped(struct rec_probes *p)
 {
 	struct bpf_program *prog;
 	uint64_t sum = 0;
@@ -815,10 +815,10 @@ uint64_t probes_read_skipped(struct rec_probes *p)
 	return sum;
 }
 
-void probes_stop(struct rec_probes *p)
+void rec_probes_stop(struct rec_probes *p)
 {
-	probes_detach(p);
-	ring_close(&p->ring);
+	rec_probes_detach(p);
+	rec_ring_close(&p->ring);
 	if (p->ages)
 		munmap((void *)p->ages, p->ages_size);
 	sttrace_bpf__destroy(p->skel);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <liburing.h>
 
@@ -64,12 +65,12 @@ struct rec_opts {
  * Returns 0 to go on, REC_EXIT_USAGE after printing the error, or -1 when
  * --help was printed (exit 0).
  */
-int opts_parse(struct rec_opts *o, int argc, char **argv);
+int rec_opts_parse(struct rec_opts *o, int argc, char **argv);
 /* The effective options as a JSON object (the `options` metadata); malloc'd. */
-char *opts_json(const struct rec_opts *o);
+char *rec_opts_json(const struct rec_opts *o);
 /* "st-record: MSG (see st-record --help)" on stderr; returns REC_EXIT_USAGE. */
-int opts_usage_error(const char *msg);
-void opts_free(struct rec_opts *o);
+int rec_opts_usage_error(const char *msg);
+void rec_opts_free(struct rec_opts *o);
 
 /*
  * A tracepoint named at record time, recorded by the generic probe
@@ -95,19 +96,19 @@ struct rec_selection {
  * Fills *sel from "block,sys_enter_fsync,ext4:*,..."; names that are not
  * built in are kept as patterns. Message in err on a bad list.
  */
-int events_select(const char *spec, struct rec_selection *sel, char *err, size_t cap);
+int rec_events_select(const char *spec, struct rec_selection *sel, char *err, size_t cap);
 /*
- * Resolve sel->patterns against tracefs (mounted: after probes_check): a
+ * Resolve sel->patterns against tracefs (mounted: after rec_probes_check): a
  * built-in event selects its typed probe, any other tracepoint gets the
  * generic one. A pattern that matches nothing is an error naming the closest
  * tracepoints. Message in err.
  */
-int tracepoints_resolve(struct rec_selection *sel, char *err, size_t cap);
+int rec_tracepoints_resolve(struct rec_selection *sel, char *err, size_t cap);
 /* Declare the resolved tracepoints' types in the writer's schema. */
-int tracepoints_add_types(struct st_writer *w, const struct rec_selection *sel);
-void selection_free(struct rec_selection *sel);
+int rec_tracepoints_add_types(struct st_writer *w, const struct rec_selection *sel);
+void rec_selection_free(struct rec_selection *sel);
 /* Tracepoint name of an event type ("block/block_rq_issue"), NULL if unknown. */
-const char *event_tracepoint(uint16_t type, char *buf, size_t cap);
+const char *rec_event_tracepoint(uint16_t type, char *buf, size_t cap);
 
 /* In-kernel filters, resolved from the options before the probes load. */
 struct rec_filters {
@@ -122,11 +123,11 @@ struct rec_filters {
 	uint32_t self_sdev;			/* its file system (kernel dev_t) */
 };
 /* Resolve -d DEVICE to its disk and partitions; message in err on failure. */
-int filters_set_device(struct rec_filters *f, const char *device, char *err, size_t cap);
+int rec_filters_set_device(struct rec_filters *f, const char *device, char *err, size_t cap);
 /* Resolve --cgroup PATH to its id; message in err on failure. */
-int filters_set_cgroup(struct rec_filters *f, const char *path, char *err, size_t cap);
+int rec_filters_set_cgroup(struct rec_filters *f, const char *path, char *err, size_t cap);
 /* Whether the disk holding the output (st_dev of its file system) is traced. */
-bool filters_disk_traced(const struct rec_filters *f, dev_t output_dev);
+bool rec_filters_disk_traced(const struct rec_filters *f, dev_t output_dev);
 
 /* Called for each record drained from the ring buffer; non-zero stops the drain. */
 typedef int (*rec_event_fn)(void *ctx, void *data, size_t size);
@@ -142,10 +143,10 @@ struct rec_ring {
 	rec_event_fn fn;
 	void *ctx;
 };
-int ring_open(struct rec_ring *ring, int map_fd, rec_event_fn fn, void *ctx);
+int rec_ring_open(struct rec_ring *ring, int map_fd, rec_event_fn fn, void *ctx);
 /* Hand every record submitted so far to fn; fn's first non-zero return, or 0. */
-int ring_drain(struct rec_ring *ring);
-void ring_close(struct rec_ring *ring);
+int rec_ring_drain(struct rec_ring *ring);
+void rec_ring_close(struct rec_ring *ring);
 
 struct sttrace_bpf;
 struct bpf_link;
@@ -161,7 +162,7 @@ struct rec_probes {
 	size_t nlinks;
 	struct rec_ring ring;
 	int ncpus;			/* possible CPUs: entries of the lost counter */
-	int flush_fd;			/* flush_stage, run on a CPU by probes_flush() */
+	int flush_fd;			/* flush_stage, run on a CPU by rec_probes_flush() */
 	const struct st_stage_age *ages;	/* per possible CPU, mapped */
 	size_t ages_size;
 	uint64_t *lost;			/* per CPU, last read */
@@ -172,7 +173,7 @@ struct rec_probes {
  * missing optional ones are reported and dropped from *sel, a missing one
  * named explicitly is an error. Message in err.
  */
-int probes_check(struct rec_selection *sel, char *err, size_t cap);
+int rec_probes_check(struct rec_selection *sel, char *err, size_t cap);
 /*
  * The `block` preset reads the times the kernel stamps on requests and bios
  * (block_rq_issue_stamped). Where this kernel keeps no such stamp, or
@@ -180,12 +181,12 @@ int probes_check(struct rec_selection *sel, char *err, size_t cap);
  * a bio-based disk (no requests), add the probe that takes that stage
  * instead to *sel, saying so once on stderr.
  */
-void probes_resolve_stamps(struct rec_selection *sel, const struct rec_filters *f, bool no_stamps);
+void rec_probes_resolve_stamps(struct rec_selection *sel, const struct rec_filters *f, bool no_stamps);
 /*
  * Open, configure and load the probes of *sel, attach them and set up the
  * ring buffer reader. Message in err.
  */
-int probes_start(struct rec_probes *p, const struct rec_selection *sel, const struct rec_filters *f,
+int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, const struct rec_filters *f,
 		 uint64_t ringbuf_size, rec_event_fn fn, void *ctx, char *err, size_t cap);
 /*
  * The probes run from their attach to their detach but record only while
@@ -193,36 +194,36 @@ int probes_start(struct rec_probes *p, const struct rec_selection *sel, const st
  * set it once every probe is attached (UINT64_MAX, or the end of -t), and
  * to 0 before detaching, so every probe covers the same window.
  */
-void probes_set_window(struct rec_probes *p, uint64_t until_ns);
+void rec_probes_set_window(struct rec_probes *p, uint64_t until_ns);
 /* Attach the generic probe to each resolved tracepoint (tracepoint.c). */
-int tracepoints_attach(struct rec_probes *p, const struct rec_selection *sel, char *err, size_t cap);
+int rec_tracepoints_attach(struct rec_probes *p, const struct rec_selection *sel, char *err, size_t cap);
 /* Show libbpf's messages (verifier logs) on stderr. */
-void probes_set_verbose(bool on);
+void rec_probes_set_verbose(bool on);
 /*
  * The probes stage records per CPU and hand them to the ring buffer in
  * batches (bpf/sttrace.bpf.c). Move the staged records of every CPU whose
  * oldest one was taken before `staged_before` (event clock, ns) into the
  * ring buffer: at each drain, so a quiet CPU's records wait about one drain
- * period, and with UINT64_MAX after probes_detach().
+ * period, and with UINT64_MAX after rec_probes_detach().
  */
-void probes_flush(struct rec_probes *p, uint64_t staged_before);
+void rec_probes_flush(struct rec_probes *p, uint64_t staged_before);
 /* Detach every probe: no new events after this returns. */
-void probes_detach(struct rec_probes *p);
+void rec_probes_detach(struct rec_probes *p);
 /* Read the per-CPU lost counters into p->lost; returns their sum. */
-uint64_t probes_read_lost(struct rec_probes *p);
+uint64_t rec_probes_read_lost(struct rec_probes *p);
 /*
  * Probe runs the kernel skipped: a probe is not run while the same probe is
  * running on that CPU (say an interrupt completes requests while the probe
  * of a completion in process context runs). No CPU is known for them.
  */
-uint64_t probes_read_skipped(struct rec_probes *p);
+uint64_t rec_probes_read_skipped(struct rec_probes *p);
 /*
  * With the kernel's BPF run-time statistics on (kernel.bpf_stats_enabled or
  * BPF_ENABLE_STATS), store each program's runs and run time from the
  * window's opening to now as metadata `probe.<program>` = "runs=N;run_ns=T".
  */
-void probes_store_runs(struct rec_probes *p, struct st_writer *w);
-void probes_stop(struct rec_probes *p);
+void rec_probes_store_runs(struct rec_probes *p, struct st_writer *w);
+void rec_probes_stop(struct rec_probes *p);
 
 /* The output: chunk bytes written through io_uring, up to qd in flight. */
 struct rec_sink {
@@ -245,95 +246,101 @@ struct rec_sink {
 	uint64_t writes, lat_sum_ns, lat_max_ns;
 	struct st_sink sink;
 };
-int sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size);
+int rec_sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size);
 /* Collect finished writes (and datasync) without waiting. */
-void sink_reap(struct rec_sink *s);
+void rec_sink_reap(struct rec_sink *s);
 /*
  * Start an fdatasync of what is written so far, unless one is in flight; it
  * does not wait. A failure shows in the sink's first error. Returns that
  * error (0 when none yet).
  */
-int sink_datasync(struct rec_sink *s);
-void sink_exit(struct rec_sink *s);
+int rec_sink_datasync(struct rec_sink *s);
+void rec_sink_exit(struct rec_sink *s);
 
 /* Metadata known at start (and refreshed at end). */
-void meta_static(struct st_writer *w, int argc, char **argv, const struct rec_opts *o);
+void rec_meta_static(struct st_writer *w, int argc, char **argv, const struct rec_opts *o);
 /*
  * The wall clock's offset to the event clock, under key (at the start
  * clock.realtime_offset_ns, at the end clock.realtime_offset_end_ns: they
  * differ when the wall clock was stepped meanwhile), and the event-clock
  * now, in ns.
  */
-uint64_t meta_clock(struct st_writer *w, const char *key);
-void meta_devices(struct st_writer *w);
-void meta_procs(struct st_writer *w);
+uint64_t rec_meta_clock(struct st_writer *w, const char *key);
+void rec_meta_devices(struct st_writer *w);
+void rec_meta_procs(struct st_writer *w);
 /* fd.* and inode.* of a process's open files. */
-void meta_open_files(struct st_writer *w, pid_t pid);
+void rec_meta_open_files(struct st_writer *w, pid_t pid);
 /* inode.* of the given paths. */
-void meta_paths(struct st_writer *w, const char **paths, size_t n);
+void rec_meta_paths(struct st_writer *w, const char **paths, size_t n);
 /*
  * pid.* and fd.* learned from fork/exec/openat records as they are drained.
- * Records of different CPUs arrive out of time order, so meta_track holds
- * them and meta_release learns, in time order, those taken before `before`
+ * Records of different CPUs arrive out of time order, so rec_meta_track holds
+ * them and rec_meta_release learns, in time order, those taken before `before`
  * (event clock, ns; UINT64_MAX at the end).
  */
-struct meta_tracker;
-struct meta_tracker *meta_tracker_new(void);
-void meta_track(struct meta_tracker *t, struct st_writer *w, const struct st_event_header *h);
-void meta_release(struct meta_tracker *t, struct st_writer *w, uint64_t before);
-void meta_tracker_free(struct meta_tracker *t);
+struct rec_meta_tracker;
+struct rec_meta_tracker *rec_meta_tracker_new(void);
+void rec_meta_track(struct rec_meta_tracker *t, struct st_writer *w, const struct st_event_header *h);
+void rec_meta_release(struct rec_meta_tracker *t, struct st_writer *w, uint64_t before);
+void rec_meta_tracker_free(struct rec_meta_tracker *t);
 
 /*
- * Flight recorder (flight.c). In ring mode the writer's sink is a flight_ring:
+ * Flight recorder (flight.c). In ring mode the writer's sink is a rec_flight_ring:
  * the most recent compressed events chunks, at most max_bytes of them, kept
  * in memory until a trigger dumps them into a file.
  */
-struct flight_piece {
+struct rec_flight_piece {
 	void *buf;
 	size_t len;
 	uint64_t first_ts, last_ts;	/* events chunks: their records' time range */
 };
-struct flight_ring {
+struct rec_flight_ring {
 	struct st_sink sink;		/* give this to st_writer_open */
-	struct flight_piece prefix;	/* the file up to its first events chunk: kept for good */
+	struct rec_flight_piece prefix;	/* the file up to its first events chunk: kept for good */
 	bool events_seen;
-	struct flight_piece *chunks;	/* a FIFO of the chunks after it */
+	struct rec_flight_piece *chunks;	/* a FIFO of the chunks after it */
 	size_t head, count, cap;
 	uint64_t bytes, max_bytes;
 };
-int flight_ring_init(struct flight_ring *fr, uint64_t max_bytes, size_t chunk_size);
-void flight_ring_free(struct flight_ring *fr);
+int rec_flight_ring_init(struct rec_flight_ring *fr, uint64_t max_bytes, size_t chunk_size);
+void rec_flight_ring_free(struct rec_flight_ring *fr);
 /* Time the kept chunks cover, ns. */
-uint64_t flight_ring_span_ns(const struct flight_ring *fr);
+uint64_t rec_flight_ring_span_ns(const struct rec_flight_ring *fr);
 /* Append every record kept in the ring to w; 0, or -1 with a message in err. */
-int flight_ring_dump(const struct flight_ring *fr, struct st_writer *w, char *err, size_t cap);
+int rec_flight_ring_dump(const struct rec_flight_ring *fr, struct st_writer *w, char *err, size_t cap);
 
 /* --trigger 'STAGE>TIME': a request whose D2C (or Q2C) passes the threshold. */
 #define FLIGHT_PAIRS 65536u		/* requests (and bios) in flight it follows */
-struct flight_pair {
+struct rec_flight_pair {
 	uint64_t key, ts;
 };
-struct flight_hit {
+struct rec_flight_hit {
 	uint64_t latency_ns, ts, rq, sector;
 	uint32_t dev, bytes;
 };
-struct flight_trigger {
+struct rec_flight_trigger {
 	uint64_t threshold_ns;
 	/* Requests that started before this do not trigger: in the recording's first
 	 * moments a request's bios may have been queued before the probes attached. */
 	uint64_t armed_ns;
 	bool q2c;
-	struct flight_pair *rqs, *bios;	/* FLIGHT_PAIRS each, allocated by the caller */
+	struct rec_flight_pair *rqs, *bios;	/* FLIGHT_PAIRS each, allocated by the caller */
 };
 /* "D2C>20ms" or "Q2C>1.5s"; 0 or -1. */
-int flight_trigger_parse(const char *s, struct flight_trigger *t);
+int rec_flight_trigger_parse(const char *s, struct rec_flight_trigger *t);
 /* Follow one record; true, and the request in *hit, when it completes one slower than the threshold. */
-bool flight_trigger_check(struct flight_trigger *t, const struct st_event_header *h,
-			  struct flight_hit *hit);
+bool rec_flight_trigger_check(struct rec_flight_trigger *t, const struct st_event_header *h,
+			  struct rec_flight_hit *hit);
 /* OUTPUT "run.sttrace", tag "" or "trigger-", n 3: "run.0003.sttrace", "run.trigger-0003.sttrace". */
-void flight_name(const char *output, const char *tag, unsigned n, char *path, size_t cap);
+void rec_flight_name(const char *output, const char *tag, unsigned n, char *path, size_t cap);
 
-/* Monotonic (event clock) now, ns. */
-uint64_t now_ns(void);
+/* The event clock now (CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns), ns. */
+static inline uint64_t rec_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 #endif /* RECORD_H */

@@ -20,7 +20,7 @@
 
 #include "record/record.h"
 
-int ring_open(struct rec_ring *ring, int map_fd, rec_event_fn fn, void *ctx)
+int rec_ring_open(struct rec_ring *ring, int map_fd, rec_event_fn fn, void *ctx)
 {
 	struct bpf_map_info info = { 0 };
 	uint32_t len = sizeof(info);
@@ -39,7 +39,7 @@ int ring_open(struct rec_ring *ring, int map_fd, rec_event_fn fn, void *ctx)
 	ring->map_size = page + 2 * (size_t)info.max_entries;
 	prod = mmap(NULL, ring->map_size, PROT_READ, MAP_SHARED, map_fd, (off_t)page);
 	if (prod == MAP_FAILED) {
-		ring_close(ring);
+		rec_ring_close(ring);
 		return -errno;
 	}
 	ring->producer_pos = prod;
@@ -52,7 +52,7 @@ int ring_open(struct rec_ring *ring, int map_fd, rec_event_fn fn, void *ctx)
 	return 0;
 }
 
-int ring_drain(struct rec_ring *ring)
+int rec_ring_drain(struct rec_ring *ring)
 {
 	uint64_t cons = *ring->consumer_pos;
 	uint64_t prod = __atomic_load_n(ring->producer_pos, __ATOMIC_ACQUIRE);
@@ -73,7 +73,7 @@ int ring_drain(struct rec_ring *ring)
 	return ret;
 }
 
-void ring_close(struct rec_ring *ring)
+void rec_ring_close(struct rec_ring *ring)
 {
 	if (ring->producer_pos)
 		munmap((void *)ring->producer_pos, ring->map_size);

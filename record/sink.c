@@ -10,7 +10,7 @@
  * or a failed datasync) is kept and returned by every later call, so the
  * writer stops at the first bad write and the file keeps every chunk written
  * before it. Writes land in the page cache, where a failing disk reports
- * nothing: st-record asks for a datasync each second (sink_datasync), which
+ * nothing: st-record asks for a datasync each second (rec_sink_datasync), which
  * both bounds what a host crash loses and surfaces the disk's errors.
  *
  * A stream (a pipe or socket: `st-record -o -`) has no offsets: its writes go
@@ -21,18 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "record/record.h"
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static char *buffer_at(struct rec_sink *s, unsigned i)
 {
@@ -76,7 +67,7 @@ static void complete(struct rec_sink *s, struct io_uring_cqe *cqe)
 			s->err = res;
 		return;
 	}
-	lat = now_ns() - s->submit_ns[b];
+	lat = rec_now_ns() - s->submit_ns[b];
 	s->writes++;
 	s->lat_sum_ns += lat;
 	if (lat > s->lat_max_ns)
@@ -91,7 +82,7 @@ static void complete(struct rec_sink *s, struct io_uring_cqe *cqe)
 	s->inflight--;
 }
 
-void sink_reap(struct rec_sink *s)
+void rec_sink_reap(struct rec_sink *s)
 {
 	struct io_uring_cqe *cqe;
 
@@ -104,7 +95,7 @@ static void wait_inflight(struct rec_sink *s, unsigned max_inflight, bool idle)
 {
 	struct io_uring_cqe *cqe;
 
-	sink_reap(s);
+	rec_sink_reap(s);
 	while (s->inflight > max_inflight || (idle && s->syncing)) {
 		int ret = io_uring_wait_cqe(&s->ring, &cqe);
 
@@ -151,7 +142,7 @@ static int sink_write(void *ctx, const void *buf, size_t len, uint64_t off)
 	else
 		io_uring_prep_write(sqe, s->fd, buffer_at(s, b), (unsigned)len, off);
 	io_uring_sqe_set_data64(sqe, b);
-	s->submit_ns[b] = now_ns();
+	s->submit_ns[b] = rec_now_ns();
 	s->lens[b] = len;
 	s->offsets[b] = off;
 	s->inflight++;
@@ -165,12 +156,12 @@ static int sink_write(void *ctx, const void *buf, size_t len, uint64_t off)
 	return s->err;
 }
 
-int sink_datasync(struct rec_sink *s)
+int rec_sink_datasync(struct rec_sink *s)
 {
 	struct io_uring_sqe *sqe;
 	int ret;
 
-	sink_reap(s);
+	rec_sink_reap(s);
 	if (s->err || s->syncing || s->stream)
 		return s->err;
 	sqe = io_uring_get_sqe(&s->ring);
@@ -210,7 +201,7 @@ static void register_pool(struct rec_sink *s)
 	free(iov);
 }
 
-int sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size)
+int rec_sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size)
 {
 	int ret;
 
@@ -231,7 +222,7 @@ int sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size)
 	s->lens = calloc(qd, sizeof(*s->lens));
 	s->offsets = calloc(qd, sizeof(*s->offsets));
 	if (!s->pool || !s->free_bufs || !s->submit_ns || !s->lens || !s->offsets) {
-		sink_exit(s);
+		rec_sink_exit(s);
 		return -ENOMEM;
 	}
 	for (unsigned i = 0; i < qd; i++)
@@ -243,7 +234,7 @@ int sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size)
 	return 0;
 }
 
-void sink_exit(struct rec_sink *s)
+void rec_sink_exit(struct rec_sink *s)
 {
 	if (s->ring.ring_fd > 0) {
 		if (s->inflight || s->syncing)

@@ -208,7 +208,7 @@ static uint16_t builtin_of(const char *subsys, const char *event)
 
 	snprintf(want, sizeof(want), "%.127s/%.127s", subsys, event);
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(t[i].name, event) && event_tracepoint(t[i].id, tp, sizeof(tp)) &&
+		if (!strcmp(t[i].name, event) && rec_event_tracepoint(t[i].id, tp, sizeof(tp)) &&
 		    !strcmp(tp, want))
 			return t[i].id;
 	return 0;
@@ -349,7 +349,7 @@ static int resolve_pattern(struct rec_selection *sel, const char *pattern, char 
 	return -1;
 }
 
-int tracepoints_resolve(struct rec_selection *sel, char *err, size_t cap)
+int rec_tracepoints_resolve(struct rec_selection *sel, char *err, size_t cap)
 {
 	for (size_t i = 0; i < sel->npatterns; i++)
 		if (resolve_pattern(sel, sel->patterns[i], err, cap))
@@ -357,7 +357,7 @@ int tracepoints_resolve(struct rec_selection *sel, char *err, size_t cap)
 	return 0;
 }
 
-int tracepoints_add_types(struct st_writer *w, const struct rec_selection *sel)
+int rec_tracepoints_add_types(struct st_writer *w, const struct rec_selection *sel)
 {
 	for (size_t i = 0; i < sel->ntps; i++) {
 		int ret = st_writer_add_type(w, &sel->tps[i].type);
@@ -368,7 +368,7 @@ int tracepoints_add_types(struct st_writer *w, const struct rec_selection *sel)
 	return 0;
 }
 
-int tracepoints_attach(struct rec_probes *p, const struct rec_selection *sel, char *err, size_t cap)
+int rec_tracepoints_attach(struct rec_probes *p, const struct rec_selection *sel, char *err, size_t cap)
 {
 	int map_fd = bpf_map__fd(p->skel->maps.generic_events);
 
@@ -389,12 +389,12 @@ int tracepoints_attach(struct rec_probes *p, const struct rec_selection *sel, ch
 		if (!link)
 			return tp_error(err, cap, "cannot attach %s: %s", tp->name, strerror(errno));
 		p->links[p->nlinks++] = link;
-		ring_drain(&p->ring);
+		rec_ring_drain(&p->ring);
 	}
 	return 0;
 }
 
-void selection_free(struct rec_selection *sel)
+void rec_selection_free(struct rec_selection *sel)
 {
 	for (size_t i = 0; i < sel->ntps; i++)
 		free_tracepoint(&sel->tps[i]);

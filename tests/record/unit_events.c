@@ -54,7 +54,7 @@ static int test_every_event_has_its_pieces(void)
 	    expectf(spec != NULL, __func__, "cannot read " SPEC " (run from the source tree)"))
 		return 1;
 	for (size_t p = 0; p < NPRESETS; p++)
-		bad |= expectf(!events_select(presets[p], &sel[p], err, sizeof(err)), __func__,
+		bad |= expectf(!rec_events_select(presets[p], &sel[p], err, sizeof(err)), __func__,
 			       "preset %s: %s", presets[p], err);
 	for (size_t i = 0; i < n && !bad; i++) {
 		const struct st_type *t = &types[i];
@@ -64,7 +64,7 @@ static int test_every_event_has_its_pieces(void)
 			in += sel[p].on[t->id];
 		bad |= expectf(bpf_object__find_program_by_name(skel->obj, t->name) != NULL, __func__,
 			       "%s: no probe of that name in bpf/sttrace.bpf.c", t->name);
-		bad |= expectf(event_tracepoint(t->id, tp, sizeof(tp)) != NULL, __func__,
+		bad |= expectf(rec_event_tracepoint(t->id, tp, sizeof(tp)) != NULL, __func__,
 			       "%s: no tracepoint category for its prefix in record/probes.c", t->name);
 		bad |= expectf(in > 0, __func__, "%s: in no preset (%s %s %s %s) of record/probes.c",
 			       t->name, presets[0], presets[1], presets[2], presets[3]);
@@ -72,7 +72,7 @@ static int test_every_event_has_its_pieces(void)
 			       " (make spec-table)", t->name, t->id);
 	}
 	for (size_t p = 0; p < NPRESETS; p++)
-		selection_free(&sel[p]);
+		rec_selection_free(&sel[p]);
 	sttrace_bpf__destroy(skel);
 	free(spec);
 	return bad;

@@ -29,7 +29,7 @@ static int test_fork_exec_reordered(void)
 {
 	struct mem_sink m = { 0 };
 	struct st_writer *w = mem_writer(__func__, &m, 0, 0);
-	struct meta_tracker *t = meta_tracker_new();
+	struct rec_meta_tracker *t = rec_meta_tracker_new();
 	struct st_ev_task exec = task_event(ST_EV_sched_process_exec, 2000, 100, "dd");
 	struct st_ev_task fork = task_event(ST_EV_sched_process_fork, 1000, 100, "sh");
 	struct st_reader *r = NULL;
@@ -37,10 +37,10 @@ static int test_fork_exec_reordered(void)
 
 	if (!w || !t)
 		return 1;
-	meta_track(t, w, &exec.h);
-	meta_track(t, w, &fork.h);
-	meta_release(t, w, UINT64_MAX);
-	meta_tracker_free(t);
+	rec_meta_track(t, w, &exec.h);
+	rec_meta_track(t, w, &fork.h);
+	rec_meta_release(t, w, UINT64_MAX);
+	rec_meta_tracker_free(t);
 	bad = expectf(!st_writer_close(w, NULL, 0), __func__, "close") ||
 	      open_mem(__func__, &r, m.data, m.len, 0) ||
 	      expectf(!strcmp(meta_of(r, "pid.100"), "dd"), __func__, "pid.100 = '%s', want dd",
@@ -55,7 +55,7 @@ static int test_openat_reordered(void)
 {
 	struct mem_sink m = { 0 };
 	struct st_writer *w = mem_writer(__func__, &m, 0, 0);
-	struct meta_tracker *t = meta_tracker_new();
+	struct rec_meta_tracker *t = rec_meta_tracker_new();
 	struct st_ev_sys_enter_openat enter = { .h = { .type = ST_EV_sys_enter_openat,
 		.size = sizeof(enter), .ts = 3000, .pid = 7, .tid = 8 } };
 	struct st_ev_sys_exit exit = { .h = { .type = ST_EV_sys_exit_openat, .size = sizeof(exit),
@@ -66,12 +66,12 @@ static int test_openat_reordered(void)
 	if (!w || !t)
 		return 1;
 	snprintf(enter.p.filename, sizeof(enter.p.filename), "/data/file");
-	meta_track(t, w, &exit.h);
+	rec_meta_track(t, w, &exit.h);
 	/* held: nothing taken after 3100 ns is learned before its time comes */
-	meta_release(t, w, 3050);
-	meta_track(t, w, &enter.h);
-	meta_release(t, w, UINT64_MAX);
-	meta_tracker_free(t);
+	rec_meta_release(t, w, 3050);
+	rec_meta_track(t, w, &enter.h);
+	rec_meta_release(t, w, UINT64_MAX);
+	rec_meta_tracker_free(t);
 	bad = expectf(!st_writer_close(w, NULL, 0), __func__, "close") ||
 	      open_mem(__func__, &r, m.data, m.len, 0) ||
 	      expectf(!strcmp(meta_of(r, "fd.7.5"), "/data/file"), __func__,
