@@ -26,7 +26,7 @@ struct old_complete {
 	uint32_t bytes;
 };
 
-static struct st_field old_fields[12];
+static struct st_field old_fields[13];
 static struct st_type old_type = {
 	.id = ST_EV_block_rq_complete, .size = sizeof(struct old_complete),
 	.name = "block_rq_complete", .fields = old_fields,
@@ -39,6 +39,7 @@ static void declare_old_type(void)
 		{ "extra", 24, 8, ST_FT_UINT }, { "rq", 32, 8, ST_FT_HEX },
 		{ "sector", 40, 8, ST_FT_UINT }, { "dev", 48, 4, ST_FT_DEV },
 		{ "nr_sector", 52, 4, ST_FT_UINT }, { "error", 56, 4, ST_FT_INT },
+		{ "bytes", 60, 4, ST_FT_UINT },	/* a schema covers its record exactly (spec 5.2) */
 	};
 	unsigned i, n = 0;
 
@@ -235,7 +236,7 @@ int main(void)
 		put_stamped(w, 1000, 0x40, 3, bios, ago, 550, ST_STAMPED_GETRQ | ST_STAMPED_QUEUE(0) |
 			    ST_STAMPED_QUEUE(1) | ST_STAMPED_QUEUE(2));
 		{
-			struct st_ev_block_rq done = { .p = { .rq = 0x40, .dev = 7 << 20, .nr_sector = 24 } };
+			struct st_ev_block_rq_complete done = { .p = { .rq = 0x40, .dev = 7 << 20, .nr_sector = 24 } };
 
 			head(&done.h, ST_EV_block_rq_complete, sizeof(done), 1200);
 			st_writer_append(w, &done, sizeof(done));
