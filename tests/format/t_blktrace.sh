@@ -105,7 +105,8 @@ done
 # btt reads blkparse's merged binary dump; its "ALL" table has
 # NAME MIN AVG MAX N, times in seconds.
 blkparse -q -i "$direct_bt" -d "$dir/direct/bt.bin" -O >/dev/null 2>&1
-btt -i "$dir/direct/bt.bin" >"$dir/direct/btt.txt" 2>&1
+# (in the scratch directory: btt writes its per-device .dat files where it runs)
+(cd "$dir/direct" && btt -i bt.bin >btt.txt 2>&1)
 st-analyze --by dev --csv "$dir/direct.sttrace" >"$dir/direct/analyze.csv" 2>/dev/null
 bttok=1
 for stage in Q2C D2C; do
