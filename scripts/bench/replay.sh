@@ -14,6 +14,8 @@
 #    pattern), recorded, then replayed on its recorded schedule: recorded and
 #    replayed IOPS and the schedule slip (submission against plan) p50, p99,
 #    max, and I/Os more than 1 ms late.
+# 3. The afap trace converted to fio's iolog and replayed by fio without
+#    stalls at QD 32 on the same device, next to st-replay's last round.
 #
 # Usage: scripts/bench/replay.sh     (as root, after `make`)
 #   BENCH_IOS=200000  I/Os of the afap trace     BENCH_ROUNDS=5  afap rounds
@@ -94,4 +96,14 @@ for rate in $RATES; do
 		awk -F'\t' '{ printf "%-10s %12.0f %12.0f %9.1f %9.1f %9.1f %8s of %s\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
 done
 echo
-echo "fio's iolog of the same trace (st-format convert --to fio-iolog): not in this build"
+echo "== the afap trace replayed by fio from its iolog (st-format convert --to fio-iolog)"
+"$BUILD/st-format" convert "$WORK/afap.sttrace" --to fio-iolog -o "$WORK/afap.iolog" ||
+	die "convert --to fio-iolog failed"
+fio --name=iolog --read_iolog="$WORK/afap.iolog" --replay_no_stall=1 --replay_redirect="$LOOP" \
+	--direct=1 --ioengine=io_uring --iodepth=32 --output-format=json --output="$WORK/iolog.json" ||
+	die "fio --read_iolog failed"
+s=$(replay_iops "$WORK/afap.json")
+f=$(fio_iops "$WORK/iolog.json")
+printf 'fio --read_iolog (no stall, QD 32): %.0f IOPS, %s reads; st-replay afap (last round): %.0f IOPS, %s I/Os; ratio %.3f\n' \
+	"$f" "$(jq '.jobs[0].read.total_ios' "$WORK/iolog.json")" "$s" "$(jq .completed "$WORK/afap.json")" \
+	"$(awk -v s="$s" -v f="$f" 'BEGIN { print s / f }')"

@@ -12,7 +12,7 @@ rp_require() {
 # rp_requests FILE DEV: "R|W|F|D offset bytes" of every request issued on DEV
 # (major:minor) in FILE, sorted: the multiset a replay must reproduce.
 rp_requests() {
-	rec_rows "$1" block_rq_issue dev sector bytes opf nr_sector |
+	rec_issued "$1" dev sector bytes opf nr_sector |
 		awk "$AWK_HEX"' $1 == "'"$2"'" { op = hex($4) % 256
 			if (op == 0) print "R", $2 * 512, $3
 			else if (op == 1) print "W", $2 * 512, $3
