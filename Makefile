@@ -99,7 +99,7 @@ install: all
 	sed -e 's#@PREFIX@#$(PREFIX)#' -e 's#@VERSION@#$(VERSION)#' format/sttrace.pc.in \
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/sttrace.pc
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-	for p in st-format st-analyze $(if $(INSTALL_SBIN),st-record); do \
+	for p in $(notdir $(INSTALL_BIN) $(INSTALL_SBIN)); do \
 		install -m 644 scripts/bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$p; done
 
 clean:

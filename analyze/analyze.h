@@ -66,6 +66,19 @@ uint64_t an_auto_interval(const struct an_run *r, uint64_t interval);
 
 /* --gnuplot: write the plots of r (stats and series filled) into o->gnuplot_dir. */
 int an_plot(struct an_run *r, const struct an_opts *o, FILE *info);
+/* diff --gnuplot: per op, both traces' CDFs per stage and their quantiles with CIs. */
+int an_plot_diff(struct an_stats *base, struct an_stats *now, const struct an_opts *o, FILE *info);
+
+/*
+ * A quantile and its 95 % confidence interval from the distribution-free
+ * order-statistic bound (ranks n*q -/+ 1.96*sqrt(n*q*(1-q))).
+ */
+struct an_ci {
+	uint64_t value, lo, hi;
+	int enough;		/* n*(1-q) >= 5 */
+};
+struct an_ci an_quantile_ci(struct an_qest *e, double q);
+
 /* st-analyze diff; argv[0] is "diff". */
 int an_diff_main(int argc, char **argv);
 /* st-analyze merge; argv[0] is "merge". */

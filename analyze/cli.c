@@ -149,7 +149,7 @@ int an_diff_accepts(int opt)
 	switch (opt) {
 	case OPT_QUANTILE: case OPT_STAGE: case OPT_CSV: case OPT_DEV: case OPT_PID:
 	case OPT_COMM: case OPT_FROM: case OPT_TO: case OPT_EXACT: case OPT_STALE:
-	case AN_OPT_THRESHOLD: case 'h': case 'V':
+	case OPT_GNUPLOT: case OPT_FORCE: case AN_OPT_THRESHOLD: case 'h': case 'V':
 		return 1;
 	}
 	return 0;

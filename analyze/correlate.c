@@ -22,7 +22,7 @@ struct bio_ent {
 	uint32_t io, io_gen;	/* owning I/O, valid while gen matches */
 	uint32_t rq;		/* request it is chained to, AN_NONE before issue */
 	uint32_t rq_next;	/* next bio of that request */
-	uint32_t dev, nr_sector;
+	uint32_t dev, nr_sector, opf;
 	uint8_t merged;
 	uint64_t bio, sector, queue_ts;
 };
@@ -35,17 +35,44 @@ struct rq_ent {
 	uint16_t requeues;
 	uint8_t requeued;	/* requeued since its last issue: it will be issued again */
 	uint64_t rq, insert_ts, first_issue_ts, issue_ts;
+	uint64_t data_done_ts;	/* data step of a flush sequence completed, bios not ended */
+};
+
+/*
+ * A thread inside io_submit: each iocb it submits starts with an
+ * iomap_dio_rw_begin, and the bios queued after it are that iocb's (libaio
+ * has no per-request tracepoint; the reap, io_getevents, is not recorded).
+ */
+struct aio_ent {
+	uint32_t link;
+	uint32_t io, io_gen;	/* I/O of the current iocb, AN_NONE before its first bio */
+	uint32_t fs_dev;
+	uint64_t fs_begin, ino;	/* last iomap_dio_rw_begin, 0 none */
+	int64_t pos;
 };
 
 #define MAX_DEVS 256
 
 struct an_corr {
-	struct pool ios, bios, rqs;
+	struct pool ios, bios, rqs, aios;
 	struct an_idmap bio_map, rq_map;
 	struct an_idmap sys_by_tid;	/* tid -> I/O of its open data syscall */
 	struct an_idmap uring_by_tid;	/* tid -> io_uring I/O it submitted last */
 	struct an_idmap uring_by_req;	/* io_kiocb address -> I/O */
-	struct { uint32_t dev; uint64_t last_queue; } devs[MAX_DEVS];
+	struct an_idmap uring_enter_tid;	/* tids seen in io_uring_enter: 1 in a call that only waits */
+	struct an_idmap reap_by_tid;	/* tid -> first of its I/Os whose CQE waits to be reaped */
+	struct an_idmap aio_by_tid;	/* tid -> aios entry while it is in io_submit */
+	/*
+	 * Per device: the last bio queued (Q2Q), and the last device flush the
+	 * flush sequence completed: the requests it served complete right after
+	 * it, in the same context, without being issued themselves.
+	 */
+	struct dev_ent {
+		uint32_t dev;
+		uint64_t last_queue;
+		uint64_t flush_insert, flush_issue, flush_complete;
+		uint32_t open_fsyncs;	/* fsyncs of its file system in progress */
+	} devs[MAX_DEVS];
 	unsigned ndevs;
 	uint64_t stale_ns, last_ts, next_sweep;
 	an_emit_fn emit;
@@ -101,6 +128,7 @@ static void pool_init(struct pool *p, size_t esz)
 #define IO(c, i)  AT(&(c)->ios, struct an_io, i)
 #define BIO(c, i) AT(&(c)->bios, struct bio_ent, i)
 #define RQ(c, i)  AT(&(c)->rqs, struct rq_ent, i)
+#define AIO(c, i) AT(&(c)->aios, struct aio_ent, i)
 
 int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *ctx)
 {
@@ -111,9 +139,11 @@ int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *c
 	pool_init(&c->ios, sizeof(struct an_io));
 	pool_init(&c->bios, sizeof(struct bio_ent));
 	pool_init(&c->rqs, sizeof(struct rq_ent));
+	pool_init(&c->aios, sizeof(struct aio_ent));
 	if (an_idmap_init(&c->bio_map, 1024) || an_idmap_init(&c->rq_map, 1024) ||
 	    an_idmap_init(&c->sys_by_tid, 256) || an_idmap_init(&c->uring_by_tid, 64) ||
-	    an_idmap_init(&c->uring_by_req, 256)) {
+	    an_idmap_init(&c->uring_by_req, 256) || an_idmap_init(&c->uring_enter_tid, 64) ||
+	    an_idmap_init(&c->reap_by_tid, 64) || an_idmap_init(&c->aio_by_tid, 64)) {
 		an_corr_free(c);
 		return -1;
 	}
@@ -131,11 +161,15 @@ void an_corr_free(struct an_corr *c)
 	free(c->ios.base);
 	free(c->bios.base);
 	free(c->rqs.base);
+	free(c->aios.base);
 	an_idmap_free(&c->bio_map);
 	an_idmap_free(&c->rq_map);
 	an_idmap_free(&c->sys_by_tid);
 	an_idmap_free(&c->uring_by_tid);
 	an_idmap_free(&c->uring_by_req);
+	an_idmap_free(&c->uring_enter_tid);
+	an_idmap_free(&c->reap_by_tid);
+	an_idmap_free(&c->aio_by_tid);
 	free(c);
 }
 
@@ -187,6 +221,23 @@ static uint8_t op_of_opf(uint32_t opf, uint32_t nr_sector)
 	}
 }
 
+/* The entry of device dev, NULL when MAX_DEVS devices are known already. */
+static struct dev_ent *dev_of(struct an_corr *c, uint32_t dev)
+{
+	unsigned d;
+
+	for (d = 0; d < c->ndevs && c->devs[d].dev != dev; d++)
+		;
+	if (d == c->ndevs) {
+		if (c->ndevs == MAX_DEVS)
+			return NULL;
+		c->ndevs++;
+		memset(&c->devs[d], 0, sizeof(c->devs[d]));
+		c->devs[d].dev = dev;
+	}
+	return &c->devs[d];
+}
+
 /* ---- I/O lifetime ----------------------------------------------------- */
 
 static uint32_t io_new(struct an_corr *c, const struct st_event_header *h, uint8_t flags)
@@ -221,6 +272,25 @@ static void del_if(struct an_idmap *m, uint64_t key, uint32_t idx)
 		an_idmap_del(m, key);
 }
 
+/* Take an I/O out of its thread's list of I/Os waiting for a reap (the end of the trace came first). */
+static void reap_unlink(struct an_corr *c, uint32_t i)
+{
+	uint32_t tid = IO(c, i)->tid, head = an_idmap_get(&c->reap_by_tid, tid), k;
+
+	if (head == i) {
+		if (IO(c, i)->reap_next == AN_NONE)
+			an_idmap_del(&c->reap_by_tid, tid);
+		else
+			put_map(c, &c->reap_by_tid, tid, IO(c, i)->reap_next);
+	} else {
+		for (k = head; k != AN_NONE && IO(c, k)->reap_next != i; k = IO(c, k)->reap_next)
+			;
+		if (k != AN_NONE)
+			IO(c, k)->reap_next = IO(c, i)->reap_next;
+	}
+	IO(c, i)->flags &= (uint16_t)~AN_IO_REAP_WAIT;
+}
+
 /* Hand the I/O to the consumer and recycle its entry. */
 static void io_finish(struct an_corr *c, uint32_t i)
 {
@@ -232,28 +302,81 @@ static void io_finish(struct an_corr *c, uint32_t i)
 		del_if(&c->uring_by_tid, io->tid, i);
 		del_if(&c->uring_by_req, io->uring_req, i);
 	}
+	if (io->flags & AN_IO_REAP_WAIT)
+		reap_unlink(c, i);
+	if (io->flags & AN_IO_FSYNC_OPEN)
+		dev_of(c, io->fs_dev)->open_fsyncs--;
 	if (io->pending)
 		io->flags |= AN_IO_INCOMPLETE;
+	/* without bios of its own (an fsync waiting for the journal) its file system's device */
+	if (!io->dev)
+		io->dev = io->fs_dev;
 	if (io->flags & AN_IO_INCOMPLETE) {
 		c->st.incomplete++;
 		c->st.stale += c->sweeping;
 	}
 	c->st.ios++;
-	io->flags &= (uint8_t)~AN_IO_LIVE;
+	io->flags &= (uint16_t)~AN_IO_LIVE;
 	c->st.open_ios--;
 	c->emit(c->ctx, io);
 	io->gen++;
 	pool_put(&c->ios, i);
 }
 
+/*
+ * A syscall or io_uring request that ended while bios it queued are still in
+ * flight (readahead, writeback it started, a flush whose completion did not
+ * join): seen from start to end, it is complete without their block stages,
+ * and the bios go on as one I/O of their own.
+ */
+static void io_hand_off_bios(struct an_corr *c, uint32_t i)
+{
+	uint32_t gen = IO(c, i)->gen, heir = AN_NONE, b;
+	struct st_event_header h = { .pid = IO(c, i)->pid, .tid = IO(c, i)->tid };
+
+	for (b = 0; b < c->bios.used; b++) {
+		struct bio_ent *be = BIO(c, b);
+		struct an_io *io;
+
+		if (be->io != i || be->io_gen != gen)
+			continue;
+		if (heir == AN_NONE) {
+			h.ts = be->queue_ts;
+			heir = io_new(c, &h, 0);
+			if (heir == AN_NONE)
+				break;
+			io = IO(c, heir);
+			io->dev = be->dev;
+			io->sector = be->sector;
+			io->opf = be->opf;
+			io->op = op_of_opf(be->opf, be->nr_sector);
+		}
+		io = IO(c, heir);
+		be->io = heir;
+		be->io_gen = io->gen;
+		set_min(&io->ts[AN_TS_QUEUE], be->queue_ts);
+		io->start = io->ts[AN_TS_QUEUE];
+		io->blk_bytes += (uint64_t)be->nr_sector * 512;
+		io->bytes = io->blk_bytes;
+		io->pending++;
+		io->nbios++;
+	}
+	IO(c, i)->pending = 0;
+	IO(c, i)->flags |= AN_IO_UNJOINED;
+}
+
 static void io_maybe_finish(struct an_corr *c, uint32_t i)
 {
 	struct an_io *io = IO(c, i);
 
-	if (io->pending)
+	if (io->flags & (AN_IO_SYSCALL | AN_IO_URING)) {
+		if (!(io->flags & AN_IO_DONE) || (io->flags & AN_IO_REAP_WAIT))
+			return;
+		if (io->pending)
+			io_hand_off_bios(c, i);
+	} else if (io->pending) {
 		return;
-	if ((io->flags & (AN_IO_SYSCALL | AN_IO_URING)) && !(io->flags & AN_IO_DONE))
-		return;
+	}
 	io_finish(c, i);
 }
 
@@ -332,11 +455,22 @@ static uint32_t io_of_thread(struct an_corr *c, uint32_t tid)
 
 static void fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
 {
-	uint32_t i = io_of_thread(c, e->h.tid);
+	uint32_t i = io_of_thread(c, e->h.tid), a;
+	struct dev_ent *d;
 	struct an_io *io;
 
-	if (i == AN_NONE)
+	if (i == AN_NONE) {
+		/* a new iocb of io_submit */
+		a = an_idmap_get(&c->aio_by_tid, e->h.tid);
+		if (a != AN_NONE && !done && e->h.type == ST_EV_iomap_dio_rw_begin) {
+			AIO(c, a)->io = AN_NONE;
+			AIO(c, a)->fs_begin = e->h.ts;
+			AIO(c, a)->ino = e->p.ino;
+			AIO(c, a)->fs_dev = e->p.dev;
+			AIO(c, a)->pos = e->p.pos;
+		}
 		return;
+	}
 	io = IO(c, i);
 	if (done) {
 		set_max(&io->ts[AN_TS_FS_DONE], e->h.ts);
@@ -345,8 +479,68 @@ static void fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
 	set_min(&io->ts[AN_TS_FS_BEGIN], e->h.ts);
 	io->ino = e->p.ino;
 	io->fs_dev = e->p.dev;
+	if (io->op == AN_OP_FSYNC && !(io->flags & AN_IO_FSYNC_OPEN) && (d = dev_of(c, io->fs_dev))) {
+		d->open_fsyncs++;
+		io->flags |= AN_IO_FSYNC_OPEN;
+	}
 	if (io->offset < 0)
 		io->offset = e->p.pos;
+}
+
+/* ---- libaio ------------------------------------------------------------ */
+
+static void aio_submit_event(struct an_corr *c, const struct st_event_header *h, int exit)
+{
+	uint32_t a = an_idmap_get(&c->aio_by_tid, h->tid);
+
+	if (exit) {
+		if (a != AN_NONE) {
+			an_idmap_del(&c->aio_by_tid, h->tid);
+			pool_put(&c->aios, a);
+		}
+		return;
+	}
+	if (a == AN_NONE) {
+		a = pool_get(&c->aios);
+		if (a == AN_NONE) {
+			c->failed = 1;
+			return;
+		}
+		put_map(c, &c->aio_by_tid, h->tid, a);
+	}
+	memset(AIO(c, a), 0, sizeof(struct aio_ent));
+	AIO(c, a)->io = AN_NONE;
+}
+
+/*
+ * The I/O a bio queued by a thread inside io_submit belongs to: the current
+ * iocb's (made at its first bio, starting at its iomap_dio_rw_begin), or
+ * AN_NONE when the thread is not in io_submit.
+ */
+static uint32_t aio_owner(struct an_corr *c, const struct st_event_header *h)
+{
+	uint32_t a = an_idmap_get(&c->aio_by_tid, h->tid), i;
+	struct aio_ent *ae;
+	struct an_io *io;
+
+	if (a == AN_NONE || !AIO(c, a)->fs_begin)
+		return AN_NONE;
+	ae = AIO(c, a);
+	if (ae->io != AN_NONE && IO(c, ae->io)->gen == ae->io_gen && (IO(c, ae->io)->flags & AN_IO_LIVE))
+		return ae->io;
+	i = io_new(c, h, 0);
+	if (i == AN_NONE)
+		return AN_NONE;
+	ae = AIO(c, a);
+	io = IO(c, i);
+	io->start = ae->fs_begin;
+	io->ts[AN_TS_FS_BEGIN] = ae->fs_begin;
+	io->ino = ae->ino;
+	io->fs_dev = ae->fs_dev;
+	io->offset = ae->pos;
+	ae->io = i;
+	ae->io_gen = io->gen;
+	return i;
 }
 
 /* ---- io_uring ---------------------------------------------------------- */
@@ -404,27 +598,66 @@ static void uring_complete(struct an_corr *c, const struct st_ev_uring *e)
 	if (e->p.res < 0)
 		io->flags |= AN_IO_ERROR;
 	io->bytes = io->op == AN_OP_FSYNC ? io->blk_bytes : e->p.res > 0 ? (uint64_t)e->p.res : 0;
+	/* A thread that reaps through io_uring_enter: its next call (or its return) is the reap. */
+	if (an_idmap_get(&c->uring_enter_tid, io->tid) != AN_NONE) {
+		io->flags |= AN_IO_REAP_WAIT;
+		io->reap_next = an_idmap_get(&c->reap_by_tid, io->tid);
+		put_map(c, &c->reap_by_tid, io->tid, i);
+		return;
+	}
 	io_maybe_finish(c, i);
+}
+
+#define IORING_ENTER_GETEVENTS 1u
+
+/*
+ * An io_uring_enter entry or exit of a thread. The CQEs posted for the
+ * requests it submitted before this event are reaped by now when it is an
+ * entry (an application reaps what it finds on the ring before its next
+ * call, or waits in that call: the entry bounds the reap from above) or the
+ * return of a call that only waited for completions (to_submit 0,
+ * GETEVENTS): that return hands them over. The return of a call that
+ * submitted does not: the application looks at the ring after it.
+ */
+static void uring_enter_event(struct an_corr *c, const struct st_event_header *h)
+{
+	uint32_t i = an_idmap_get(&c->reap_by_tid, h->tid), waiting = 0;
+
+	if (h->type == ST_EV_sys_enter_io_uring_enter) {
+		const struct st_ev_sys_enter *e = (const struct st_ev_sys_enter *)h;
+
+		waiting = !e->p.count && (e->p.flags & IORING_ENTER_GETEVENTS);
+		put_map(c, &c->uring_enter_tid, h->tid, waiting);
+	} else if (an_idmap_get(&c->uring_enter_tid, h->tid) == 1) {
+		put_map(c, &c->uring_enter_tid, h->tid, 0);
+	} else {
+		return;
+	}
+	if (i == AN_NONE)
+		return;
+	an_idmap_del(&c->reap_by_tid, h->tid);
+	while (i != AN_NONE) {
+		uint32_t next = IO(c, i)->reap_next;
+
+		IO(c, i)->ts[AN_TS_REAP] = h->ts;
+		IO(c, i)->flags &= (uint16_t)~AN_IO_REAP_WAIT;
+		io_maybe_finish(c, i);
+		i = next;
+	}
 }
 
 /* ---- bios -------------------------------------------------------------- */
 
 static uint64_t q2q_of(struct an_corr *c, uint32_t dev, uint64_t ts)
 {
+	struct dev_ent *d = dev_of(c, dev);
 	uint64_t gap = UINT64_MAX;
-	unsigned d;
 
-	for (d = 0; d < c->ndevs && c->devs[d].dev != dev; d++)
-		;
-	if (d == c->ndevs) {
-		if (c->ndevs == MAX_DEVS)
-			return gap;
-		c->ndevs++;
-		c->devs[d].dev = dev;
-	} else if (ts >= c->devs[d].last_queue) {
-		gap = ts - c->devs[d].last_queue;
-	}
-	c->devs[d].last_queue = ts;
+	if (!d)
+		return gap;
+	if (d->last_queue && ts >= d->last_queue)
+		gap = ts - d->last_queue;
+	d->last_queue = ts;
 	return gap;
 }
 
@@ -462,11 +695,44 @@ static uint32_t bio_new(struct an_corr *c, uint64_t bio, uint32_t io, uint64_t t
 	return b;
 }
 
+/*
+ * A bio no task's syscall queued (a kernel thread's: jbd2's journal commit,
+ * a kworker's writeback) completed on dev: fsyncs of that file system open
+ * since before it was queued waited for it, as far as the events tell.
+ */
+static void fsyncs_waited_for(struct an_corr *c, uint32_t dev, uint64_t queued, uint64_t done)
+{
+	struct dev_ent *d = dev_of(c, dev);
+	uint32_t k;
+
+	if (!d || !d->open_fsyncs)
+		return;
+	for (k = 0; k < c->ios.used; k++) {
+		struct an_io *io = IO(c, k);
+
+		if ((io->flags & (AN_IO_LIVE | AN_IO_FSYNC_OPEN | AN_IO_DONE)) ==
+		    (AN_IO_LIVE | AN_IO_FSYNC_OPEN) && io->fs_dev == dev &&
+		    io->ts[AN_TS_SYS_ENTER] <= queued) {
+			set_min(&io->ts[AN_TS_JNL_BEGIN], queued);
+			set_max(&io->ts[AN_TS_JNL_DONE], done);
+		}
+	}
+}
+
+/* An empty bio carrying a preflush: a device cache flush, what fsync sends. */
+static int bio_is_flush(const struct bio_ent *be)
+{
+	return !be->nr_sector && (be->opf & ST_F_PREFLUSH);
+}
+
 /* Forget a bio; `completed_at` 0 means it was lost (its I/O is incomplete). */
 static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, int32_t error)
 {
 	struct bio_ent *be = BIO(c, b);
 	uint32_t i = io_of_bio(c, b);
+	uint64_t queue_ts = be->queue_ts;
+	uint32_t dev = be->dev;
+	int flush = bio_is_flush(be);
 
 	del_if(&c->bio_map, be->bio, b);
 	be->io = AN_NONE;
@@ -475,10 +741,21 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 		return;
 	struct an_io *io = IO(c, i);
 
-	if (completed_at)
+	if (completed_at) {
 		set_max(&io->ts[AN_TS_COMPLETE], completed_at);
-	else
+		/* fsync's parts: its device flushes, and the data it wrote back */
+		if (flush) {
+			set_min(&io->ts[AN_TS_FLUSH_BEGIN], queue_ts);
+			set_max(&io->ts[AN_TS_FLUSH_DONE], completed_at);
+		} else if (io->op == AN_OP_FSYNC) {
+			set_min(&io->ts[AN_TS_WB_BEGIN], queue_ts);
+			set_max(&io->ts[AN_TS_WB_DONE], completed_at);
+		}
+		if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) && !io->ts[AN_TS_FS_BEGIN])
+			fsyncs_waited_for(c, dev, queue_ts, completed_at);
+	} else {
 		io->flags |= AN_IO_INCOMPLETE;
+	}
 	if (error)
 		io->flags |= AN_IO_ERROR;
 	io->pending--;
@@ -513,6 +790,8 @@ static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 			rq_unlink_bio(c, b);
 		bio_release(c, b, 0, 0);
 	}
+	if (owner == AN_NONE)
+		owner = aio_owner(c, &e->h);
 	if (owner == AN_NONE) {
 		owner = io_new(c, &e->h, 0);
 		if (owner == AN_NONE)
@@ -524,6 +803,7 @@ static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 	BIO(c, b)->dev = e->p.dev;
 	BIO(c, b)->sector = e->p.sector;
 	BIO(c, b)->nr_sector = e->p.nr_sector;
+	BIO(c, b)->opf = e->p.opf;
 	io = IO(c, owner);
 	io->blk_bytes += (uint64_t)e->p.nr_sector * 512;
 	if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)))
@@ -554,6 +834,7 @@ static void bio_split(struct an_corr *c, const struct st_ev_block_split *e)
 	BIO(c, b)->dev = e->p.dev;
 	BIO(c, b)->sector = e->p.sector;
 	BIO(c, b)->nr_sector = e->p.nr_sector;
+	BIO(c, b)->opf = e->p.opf;
 	IO(c, owner)->flags |= AN_IO_SPLIT;
 	c->st.splits++;
 }
@@ -741,8 +1022,8 @@ static void rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
 	}
 }
 
-/* Copy the request's stage times into an I/O it carries. */
-static void rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i)
+/* Copy the stage times of a request completed at `completed_at` into an I/O it carries. */
+static void rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at)
 {
 	struct rq_ent *re = RQ(c, r);
 	struct an_io *io = IO(c, i);
@@ -751,6 +1032,11 @@ static void rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i)
 	set_min(&io->ts[AN_TS_ISSUE], re->issue_ts);
 	io->requeues += re->requeues;
 	io->requeue_ns += re->issue_ts - re->first_issue_ts;
+	/* PREFLUSH/FUA data on a device that needs a post-flush: data done -> sequence done. */
+	if (re->data_done_ts) {
+		set_min(&io->ts[AN_TS_FLUSH_BEGIN], re->data_done_ts);
+		set_max(&io->ts[AN_TS_FLUSH_DONE], completed_at);
+	}
 }
 
 static void rq_free(struct an_corr *c, uint32_t r)
@@ -764,13 +1050,21 @@ static void rq_free(struct an_corr *c, uint32_t r)
 static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int32_t error)
 {
 	uint32_t b = RQ(c, r)->head, i;
+	struct dev_ent *d;
+
+	if (completed_at && b == AN_NONE && (RQ(c, r)->opf & ST_F_FLUSH_SEQ) &&
+	    (d = dev_of(c, RQ(c, r)->dev))) {
+		d->flush_insert = RQ(c, r)->insert_ts;
+		d->flush_issue = RQ(c, r)->issue_ts;
+		d->flush_complete = completed_at;
+	}
 
 	while (b != AN_NONE) {
 		uint32_t next = BIO(c, b)->rq_next;
 
 		i = io_of_bio(c, b);
 		if (i != AN_NONE && completed_at)
-			rq_stamp_io(c, r, i);
+			rq_stamp_io(c, r, i, completed_at);
 		bio_release(c, b, completed_at, error);
 		b = next;
 	}
@@ -779,7 +1073,7 @@ static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int
 		struct an_io *io = IO(c, i);
 
 		if (completed_at) {
-			rq_stamp_io(c, r, i);
+			rq_stamp_io(c, r, i, completed_at);
 			set_max(&io->ts[AN_TS_COMPLETE], completed_at);
 		} else {
 			io->flags |= AN_IO_INCOMPLETE;
@@ -792,11 +1086,39 @@ static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int
 	rq_free(c, r);
 }
 
-static void rq_complete(struct an_corr *c, const struct st_ev_block_rq *e)
+/*
+ * A request completed without ever being issued, named by its bio: the flush
+ * sequence ending an empty PREFLUSH bio's request right after the device
+ * flush that served it, which completed just before in the same context and
+ * gives it its insert and issue. 0 when the bio is not one waiting for that.
+ */
+static int rq_complete_unissued(struct an_corr *c, const struct st_ev_block_rq_complete *e)
+{
+	uint32_t b = e->p.bio ? an_idmap_get(&c->bio_map, e->p.bio) : AN_NONE, i;
+	struct dev_ent *d;
+	uint64_t queued;
+
+	if (b == AN_NONE || BIO(c, b)->rq != AN_NONE)
+		return 0;
+	i = io_of_bio(c, b);
+	d = dev_of(c, e->p.dev);
+	queued = BIO(c, b)->queue_ts;
+	if (i != AN_NONE && d && d->flush_issue >= queued && d->flush_complete <= e->h.ts) {
+		if (d->flush_insert >= queued)
+			set_min(&IO(c, i)->ts[AN_TS_INSERT], d->flush_insert);
+		set_min(&IO(c, i)->ts[AN_TS_ISSUE], d->flush_issue);
+	}
+	bio_release(c, b, e->h.ts, e->p.error);
+	return 1;
+}
+
+static void rq_complete(struct an_corr *c, const struct st_ev_block_rq_complete *e)
 {
 	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
 	struct rq_ent *re;
 
+	if (r == AN_NONE && rq_complete_unissued(c, e))
+		return;
 	if (r == AN_NONE || !RQ(c, r)->issue_ts) {
 		c->st.orphan_completions++;
 		if (r != AN_NONE)
@@ -804,6 +1126,11 @@ static void rq_complete(struct an_corr *c, const struct st_ev_block_rq *e)
 		return;
 	}
 	re = RQ(c, r);
+	/* A data step of the flush sequence: its bios end when the sequence does. */
+	if ((e->p.opf & ST_F_FLUSH_SEQ) && re->head != AN_NONE) {
+		set_max(&re->data_done_ts, e->h.ts);
+		return;
+	}
 	/* A partial completion leaves the request in flight. */
 	if (e->p.nr_sector && e->p.nr_sector < re->remaining) {
 		re->remaining -= e->p.nr_sector;
@@ -835,7 +1162,9 @@ static void sweep(struct an_corr *c, uint64_t older_than, int all)
 		struct an_io *io = IO(c, k);
 
 		if ((io->flags & AN_IO_LIVE) && (all || io->start < older_than)) {
-			io->flags |= AN_IO_INCOMPLETE;
+			/* a posted CQE whose reap is not in the trace is complete */
+			if (!(io->flags & AN_IO_REAP_WAIT))
+				io->flags |= AN_IO_INCOMPLETE;
 			io_finish(c, k);
 		}
 	}
@@ -891,7 +1220,7 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 		rq_requeue(c, (const struct st_ev_block_rq *)h);
 		break;
 	case ST_EV_block_rq_complete:
-		rq_complete(c, (const struct st_ev_block_rq *)h);
+		rq_complete(c, (const struct st_ev_block_rq_complete *)h);
 		break;
 	case ST_EV_iomap_dio_rw_begin:
 	case ST_EV_ext4_sync_file_enter:
@@ -907,6 +1236,14 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 		break;
 	case ST_EV_io_uring_complete:
 		uring_complete(c, (const struct st_ev_uring *)h);
+		break;
+	case ST_EV_sys_enter_io_uring_enter:
+	case ST_EV_sys_exit_io_uring_enter:
+		uring_enter_event(c, h);
+		break;
+	case ST_EV_sys_enter_io_submit:
+	case ST_EV_sys_exit_io_submit:
+		aio_submit_event(c, h, h->type == ST_EV_sys_exit_io_submit);
 		break;
 	default:
 		if (h->type >= ST_EV_sys_enter_read && h->type <= ST_EV_sys_exit_sync_file_range) {
@@ -931,7 +1268,8 @@ int an_corr_begins_io(uint16_t type)
 /* ---- names and stage definitions --------------------------------------- */
 
 static const char *const stage_names[AN_ST_COUNT] = {
-	"total", "sys2fs", "fs", "fs2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "Q2Q",
+	"total", "sys2fs", "fs", "fs2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "wb", "jnl",
+	"flush", "reap", "Q2Q",
 };
 
 static const char *const op_names[AN_OP_COUNT] = {

@@ -9,12 +9,19 @@
  *     the bios queued by its thread while it is open belong to it;
  *   - an io_uring request (submit_req .. complete, joined by req address):
  *     the bios its submitting thread queues right after submission belong to it;
+ *   - a libaio iocb: an iomap_dio_rw_begin inside io_submit and the bios the
+ *     thread queues after it;
  *   - otherwise one queued bio (writeback, readahead of other threads, the
  *     `block` preset without syscalls), or a request without bios (a flush
  *     issued by the flush machinery outside any fsync).
- * Bios join requests exactly through the bios[] chain of block_rq_issue;
+ * Bios join requests exactly through the bios[] chain of block_rq_issue, or
+ * the bio block_rq_complete names for a request never issued (an fsync's
+ * empty PREFLUSH, ended by the kernel's flush sequence after the device
+ * flush, whose insert/issue it takes);
  * merged bios complete with the request that absorbed them; the front piece
- * of a split joins its parent's I/O. Memory is bounded by what is in flight:
+ * of a split joins its parent's I/O. A syscall or io_uring I/O is emitted at
+ * its end even when bios it queued are still in flight (AN_IO_UNJOINED): they
+ * go on as an I/O of their own. Memory is bounded by what is in flight:
  * entries leave their maps at completion, and anything older than the stale
  * window is emitted as incomplete.
  */
@@ -36,13 +43,21 @@ enum an_ts {
 	AN_TS_COMPLETE,		/* last block_rq_complete / block_bio_complete (C) */
 	AN_TS_FS_DONE,		/* iomap_dio_complete / ext4_sync_file_exit */
 	AN_TS_SYS_EXIT,		/* syscall exit, or io_uring complete */
+	AN_TS_WB_BEGIN,		/* fsync: first data bio its thread queued */
+	AN_TS_WB_DONE,		/* fsync: last completion of those bios */
+	AN_TS_FLUSH_BEGIN,	/* empty PREFLUSH bio queued, or a data step of the flush sequence done */
+	AN_TS_FLUSH_DONE,	/* the flush sequence ended: the request's final completion */
+	AN_TS_REAP,		/* io_uring: the submitting thread's first io_uring_enter event after the CQE */
+	AN_TS_JNL_BEGIN,	/* fsync: first kernel-thread bio queued on its device while it was open */
+	AN_TS_JNL_DONE,		/* fsync: last completion of those (before its exit) */
 	AN_TS_COUNT
 };
 
 /* Reported latencies; an_io_stage() gives their exact definitions. */
 enum an_stage {
 	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_Q2G, AN_ST_G2I, AN_ST_I2D,
-	AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_Q2Q, AN_ST_COUNT
+	AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_WB, AN_ST_JNL, AN_ST_FLUSH, AN_ST_REAP, AN_ST_Q2Q,
+	AN_ST_COUNT
 };
 
 enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, AN_OP_OTHER, AN_OP_COUNT };
@@ -55,6 +70,11 @@ enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, A
 #define AN_IO_INCOMPLETE	(1u << 5)	/* a stage is missing: open at the end, stale, or a lost bio */
 #define AN_IO_DONE		(1u << 6)	/* syscall exited / io_uring completed */
 #define AN_IO_LIVE		(1u << 7)	/* internal: in use */
+#define AN_IO_UNJOINED		(1u << 8)	/* syscall seen whole, but bios it queued had not completed at
+						   its exit (fsync: no device flush joined): block stages
+						   missing; those bios became an I/O of their own */
+#define AN_IO_REAP_WAIT		(1u << 9)	/* internal: CQE posted, its reap not seen yet */
+#define AN_IO_FSYNC_OPEN	(1u << 10)	/* internal: an fsync counted open on its fs device */
 
 struct an_io {
 	uint64_t ts[AN_TS_COUNT];
@@ -68,17 +88,18 @@ struct an_io {
 	uint64_t uring_req;	/* io_kiocb address of an io_uring I/O */
 	int64_t offset;		/* file offset, -1 unknown */
 	int64_t ret;		/* syscall / CQE result, or block error */
-	uint32_t dev;		/* block device (kernel dev_t), 0 unknown */
+	uint32_t dev;		/* block device (kernel dev_t), else its file system's, 0 unknown */
 	uint32_t fs_dev;	/* device of the file system (inode's dev) */
 	uint32_t opf;		/* ST_OP_* | ST_F_* of the first bio/request */
 	uint32_t pid, tid;
 	int32_t fd;		/* -1 unknown */
 	uint32_t gen;		/* internal: reuse generation */
+	uint32_t reap_next;	/* internal: next I/O of its thread waiting for a reap */
 	uint16_t syscall;	/* enter event type id, 0 none */
 	uint16_t nbios, pending, requeues, merges;
 	uint16_t recording;	/* index of its recording in the run (set by the run, not here) */
+	uint16_t flags;		/* AN_IO_* */
 	uint8_t op;		/* enum an_op */
-	uint8_t flags;		/* AN_IO_* */
 };
 
 struct an_corr_stats {
@@ -134,6 +155,10 @@ static const uint8_t an_stage_ends[AN_ST_COUNT][2] = {
 	[AN_ST_D2C]    = { AN_TS_ISSUE, AN_TS_COMPLETE },
 	[AN_ST_Q2C]    = { AN_TS_QUEUE, AN_TS_COMPLETE },
 	[AN_ST_C2RET]  = { AN_TS_COMPLETE, AN_TS_SYS_EXIT },
+	[AN_ST_WB]     = { AN_TS_WB_BEGIN, AN_TS_WB_DONE },
+	[AN_ST_JNL]    = { AN_TS_JNL_BEGIN, AN_TS_JNL_DONE },
+	[AN_ST_FLUSH]  = { AN_TS_FLUSH_BEGIN, AN_TS_FLUSH_DONE },
+	[AN_ST_REAP]   = { AN_TS_SYS_EXIT, AN_TS_REAP },
 };
 
 /* Ends of stage s (not Q2Q) for io: total runs from the earliest stage it has. */
@@ -147,7 +172,8 @@ static inline void an_io_stage_ends(const struct an_io *io, enum an_stage s, enu
 		*from = AN_TS_SYS_ENTER;
 		*to = AN_TS_SYS_EXIT;
 	} else {
-		*from = io->ts[AN_TS_QUEUE] ? AN_TS_QUEUE :
+		/* a libaio iocb starts at its iomap_dio_rw_begin inside io_submit */
+		*from = io->ts[AN_TS_FS_BEGIN] ? AN_TS_FS_BEGIN : io->ts[AN_TS_QUEUE] ? AN_TS_QUEUE :
 			io->ts[AN_TS_INSERT] ? AN_TS_INSERT : AN_TS_ISSUE;
 		*to = AN_TS_COMPLETE;
 	}

@@ -34,6 +34,12 @@ static const char diff_usage[] =
 "  --quantile Q       percentile of the gate, 0-100 (default 99)\n"
 "  --threshold PCT    regression threshold in percent (default 10)\n"
 "  --csv              CSV output\n"
+"  --gnuplot DIR      also plot, per op, both traces' latency CDFs of every\n"
+"                     stage overlaid (log x: diff_cdf_OP) and p50, p90, p99 and\n"
+"                     the chosen quantile of every stage with their 95%\n"
+"                     confidence intervals (diff_quantiles_OP), as .dat, .gp,\n"
+"                     PNG and SVG\n"
+"  --force            DIR may be a symbolic link (followed)\n"
 "  --dev, --pid, --comm, --from, --to, --exact-limit, --stale   as st-analyze\n"
 "  -h, --help, --version\n"
 "\n"
@@ -45,15 +51,10 @@ struct side {
 	int open;
 };
 
-struct ci {
-	uint64_t value, lo, hi;
-	int enough;		/* n*(1-q) >= 5 */
-};
-
-static struct ci quantile_ci(struct an_qest *e, double q)
+struct an_ci an_quantile_ci(struct an_qest *e, double q)
 {
 	double n = (double)e->n, half = 1.96 * sqrt(n * q * (1 - q)), r = n * q;
-	struct ci c;
+	struct an_ci c;
 
 	c.value = an_qest_quantile(e, q);
 	c.lo = an_qest_rank(e, (uint64_t)fmax(1, floor(r - half)));
@@ -68,7 +69,7 @@ static double change_pct(uint64_t base, uint64_t now)
 }
 
 /* Verdict of one quantile; 1 when it is a significant regression past threshold. */
-static const char *verdict(const struct ci *b, const struct ci *n, double threshold, int *regressed)
+static const char *verdict(const struct an_ci *b, const struct an_ci *n, double threshold, int *regressed)
 {
 	double ch = change_pct(b->value, n->value);
 
@@ -103,7 +104,7 @@ static int compare_stage(const char *op, int stage, struct an_qest *b, struct an
 			 const struct an_opts *o, FILE *out)
 {
 	double q = o->quantile / 100;
-	struct ci cb = quantile_ci(b, q), cn = quantile_ci(n, q);
+	struct an_ci cb = an_quantile_ci(b, q), cn = an_quantile_ci(n, q);
 	int gate = stage == (int)o->stage, regressed;
 	const char *v = verdict(&cb, &cn, o->threshold, &regressed);
 	unsigned i;
@@ -233,8 +234,12 @@ int an_diff_main(int argc, char **argv)
 			"and the 95%% confidence intervals do not overlap\n", an_stage_name(o.stage),
 			o.quantile, o.threshold);
 		regressions = compare(&sides[0].run.stats, &sides[1].run.stats, &o, stdout);
-		fprintf(info, "\n%s\n", regressions ? "result: REGRESSION" : "result: no regression");
-		ret = regressions ? 1 : 0;
+		if (o.gnuplot_dir && (ret = an_plot_diff(&sides[0].run.stats, &sides[1].run.stats, &o, info)))
+			regressions = 0;
+		if (!ret) {
+			fprintf(info, "\n%s\n", regressions ? "result: REGRESSION" : "result: no regression");
+			ret = regressions ? 1 : 0;
+		}
 	}
 	for (i = 0; i < 2; i++) {
 		if (!sides[i].open)

@@ -26,6 +26,26 @@ struct adapter {
 #define MAX_RECORD 1024
 #define NO_ADAPTER 0xff
 
+/*
+ * A record held back for time order: the stage events a stamped issue
+ * stands for are dated before it, so a file that has them is read through
+ * a window of REORDER_NS of event time, sorted by (ts, seq).
+ */
+struct held {
+	uint64_t ts, seq;
+	struct st_event_header *rec;	/* malloc'd copy */
+};
+
+#define REORDER_NS 100000000ull	/* stamps older than this before their issue come late */
+#define REQUEUED_MAX 64		/* requeued requests awaiting their issue; the oldest give way */
+
+struct reorder {
+	struct held *heap;
+	size_t n, cap;
+	uint64_t seq, newest;		/* next sequence number; latest ts read from the file */
+	struct st_event_header *out;	/* the record returned last, freed at the next call */
+};
+
 struct file_in {
 	const char *path;
 	struct st_reader *r;
@@ -40,6 +60,18 @@ struct file_in {
 	struct adapter adapters[NO_ADAPTER];
 	unsigned nadapters;
 	const struct st_event_header *cur;	/* current event, NULL at the end */
+	/*
+	 * block_rq_issue_stamped (the `block` preset) stands for the stages the
+	 * kernel stamped: it becomes the block_bio_queue, block_bio_backmerge and
+	 * block_getrq events that the file lacks, then a block_rq_issue.
+	 */
+	uint8_t synth_queue, synth_getrq;	/* the file has none of that type */
+	uint8_t stamped;	/* the file has stamped issues: read through ro */
+	uint8_t stamped_ok;	/* 0: the file has block_rq_issue, the stamped ones are dropped */
+	struct reorder ro;
+	/* requests requeued and not issued again: their next issue stands for no stage event */
+	uint64_t requeued[REQUEUED_MAX];
+	unsigned nrequeued;
 	uint64_t scratch[MAX_RECORD / 8];	/* adapted record */
 };
 
@@ -167,6 +199,30 @@ static int plan_file(struct file_in *f)
 	return 0;
 }
 
+/* Events of built-in type id stored in file f (footer counts, or scan counts). */
+static uint64_t file_type_events(const struct file_in *f, uint16_t id)
+{
+	size_t k, ntypes = st_type_count(f->r);
+	uint64_t n = 0;
+
+	for (k = 0; k < ntypes; k++) {
+		uint16_t stored = st_type_at(f->r, k)->id;
+
+		if (f->slot[stored] != NO_ADAPTER && f->adapters[f->slot[stored]].id == id)
+			n += st_type_events(f->r, stored);
+	}
+	return n;
+}
+
+/* Which stage events the file's stamped issues stand for: those it lacks. */
+static void plan_stamped(struct file_in *f)
+{
+	f->stamped = file_type_events(f, ST_EV_block_rq_issue_stamped) != 0;
+	f->stamped_ok = !file_type_events(f, ST_EV_block_rq_issue);
+	f->synth_queue = !file_type_events(f, ST_EV_block_bio_queue);
+	f->synth_getrq = !file_type_events(f, ST_EV_block_getrq);
+}
+
 static void info_add(struct an_input_info *info, const struct st_reader *r)
 {
 	const struct st_file_info *fi = st_reader_info(r);
@@ -208,14 +264,196 @@ int an_input_open(struct an_input **inp, char *const *paths, int npaths, struct 
 			snprintf(err, cap, "%s: out of memory", f->path);
 			return -1;
 		}
+		plan_stamped(f);
 		info_add(&in->info, f->r);
 		in->info.files++;
 	}
 	return 0;
 }
 
+/* ---- stamped issues: the stage events they stand for, in time order ---- */
+
+static int held_before(const struct held *a, const struct held *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+}
+
+static int reorder_push(struct reorder *ro, const void *rec, unsigned size)
+{
+	struct held h = { .seq = ro->seq++ };
+	size_t i;
+
+	if (ro->n == ro->cap) {
+		size_t cap = ro->cap ? ro->cap * 2 : 256;
+		struct held *nh = realloc(ro->heap, cap * sizeof(*nh));
+
+		if (!nh)
+			return -1;
+		ro->heap = nh;
+		ro->cap = cap;
+	}
+	h.rec = malloc(size);
+	if (!h.rec)
+		return -1;
+	memcpy(h.rec, rec, size);
+	h.ts = h.rec->ts;
+	for (i = ro->n++; i && held_before(&h, &ro->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		ro->heap[i] = ro->heap[(i - 1) / 2];
+	ro->heap[i] = h;
+	return 0;
+}
+
+static struct st_event_header *reorder_pop(struct reorder *ro)
+{
+	struct st_event_header *top = ro->heap[0].rec;
+	struct held last = ro->heap[--ro->n];
+	size_t i = 0, child;
+
+	while ((child = 2 * i + 1) < ro->n) {
+		if (child + 1 < ro->n && held_before(&ro->heap[child + 1], &ro->heap[child]))
+			child++;
+		if (!held_before(&ro->heap[child], &last))
+			break;
+		ro->heap[i] = ro->heap[child];
+		i = child;
+	}
+	if (ro->n)
+		ro->heap[i] = last;
+	return top;
+}
+
+static void reorder_clear(struct reorder *ro)
+{
+	while (ro->n)
+		free(reorder_pop(ro));
+	free(ro->out);
+	ro->out = NULL;
+	ro->newest = 0;
+}
+
+/* A bio event dated ts on behalf of the issue event e. */
+static int push_bio(struct reorder *ro, const struct st_ev_block_rq_issue_stamped *e, uint16_t type,
+		    uint64_t ts, uint64_t bio, uint64_t sector, uint32_t nr_sector)
+{
+	struct st_ev_block_bio b = {
+		.h = e->h,
+		.p = { .bio = bio, .sector = sector, .dev = e->p.dev, .nr_sector = nr_sector,
+		       .opf = e->p.opf },
+	};
+
+	b.h.type = type;
+	b.h.size = sizeof(b);
+	b.h.ts = ts;
+	return reorder_push(ro, &b, sizeof(b));
+}
+
+/*
+ * The events the stamped issue e stands for. Each stored bio is queued at
+ * its stamp, or where the kernel kept none at the request's allocation (G),
+ * or at the issue; the earliest queued got the request, the others merged
+ * into it (a bio merges into a request that exists). Bios past the stored
+ * ST_RQ_BIOS become one merged bio (the request's address + 1, never a bio's)
+ * holding the rest of the request.
+ */
+/* A requeued request (rq_requeue) is issued again: remember it until then. */
+static void note_requeue(struct file_in *f, uint64_t rq)
+{
+	if (f->nrequeued == REQUEUED_MAX)
+		memmove(f->requeued, f->requeued + 1, --f->nrequeued * sizeof(*f->requeued));
+	f->requeued[f->nrequeued++] = rq;
+}
+
+/* Whether rq's issue is a requeued request's; forgets it. */
+static int take_requeued(struct file_in *f, uint64_t rq)
+{
+	unsigned i;
+
+	for (i = 0; i < f->nrequeued; i++)
+		if (f->requeued[i] == rq) {
+			f->requeued[i] = f->requeued[--f->nrequeued];
+			return 1;
+		}
+	return 0;
+}
+
+static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamped *e)
+{
+	struct reorder *ro = &f->ro;
+	/* issued again after a requeue: its bios were queued and its request allocated before */
+	int again = take_requeued(f, e->p.rq);
+	uint64_t g = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : 0;
+	uint64_t q[ST_RQ_BIOS], sector = e->p.sector, fallback = g ? g : e->h.ts;
+	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i, first = 0, left;
+	struct st_ev_block_rq_issue issue;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		q[i] = e->p.stamped & ST_STAMPED_QUEUE(i) ? e->h.ts - e->p.queue_ago[i] : fallback;
+		if (q[i] < q[first])
+			first = i;
+	}
+	left = e->p.nr_sector;
+	for (i = 0; i < n && f->synth_queue && !again; i++) {
+		uint32_t len = e->p.bio_sectors[i] < left ? e->p.bio_sectors[i] : left;
+
+		ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[i], e->p.bios[i], sector, len);
+		if (i != first)
+			ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, q[i], e->p.bios[i], sector, len);
+		sector += len;
+		left -= len;
+	}
+	if (f->synth_queue && !again && e->p.nr_bios > ST_RQ_BIOS && left) {
+		ret |= push_bio(ro, e, ST_EV_block_bio_queue, fallback, e->p.rq + 1, sector, left);
+		ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, fallback, e->p.rq + 1, sector, left);
+	}
+	if (f->synth_getrq && !again && g && n)
+		ret |= push_bio(ro, e, ST_EV_block_getrq, g, e->p.bios[first], e->p.sector,
+				e->p.nr_sector);
+	memcpy(&issue, e, sizeof(issue));
+	issue.h.type = ST_EV_block_rq_issue;
+	issue.h.size = sizeof(issue);
+	return ret | reorder_push(ro, &issue, sizeof(issue));
+}
+
+static int raw_next(struct file_in *f, const struct st_event_header **ev, char *err, size_t cap);
+
+/* The next event of a file with stamped issues: read ahead REORDER_NS, in time order. */
+static int reordered_next(struct file_in *f, const struct st_event_header **ev, char *err,
+			  size_t cap)
+{
+	struct reorder *ro = &f->ro;
+	int ret = 1;
+
+	free(ro->out);
+	ro->out = NULL;
+	while (!ro->n || ro->heap[0].ts + REORDER_NS > ro->newest) {
+		const struct st_event_header *h;
+
+		ret = raw_next(f, &h, err, cap);
+		if (ret <= 0)
+			break;
+		if (h->ts > ro->newest)
+			ro->newest = h->ts;
+		if (h->type == ST_EV_block_rq_requeue)
+			note_requeue(f, ((const struct st_ev_block_rq *)h)->p.rq);
+		if (h->type != ST_EV_block_rq_issue_stamped ?
+		    reorder_push(ro, h, h->size) :
+		    f->stamped_ok && synthesize(f, (const struct st_ev_block_rq_issue_stamped *)h)) {
+			snprintf(err, cap, "%s: out of memory", f->path);
+			return -1;
+		}
+	}
+	if (ret < 0)
+		return ret;
+	if (!ro->n)
+		return 0;
+	ro->out = reorder_pop(ro);
+	*ev = ro->out;
+	return 1;
+}
+
 /* The next event of file f this build knows, in the built-in layout. */
-static inline int file_next(struct file_in *f, const struct st_event_header **ev, char *err,
+static inline int raw_next(struct file_in *f, const struct st_event_header **ev, char *err,
 			    size_t cap)
 {
 	const struct adapter *a;
@@ -241,6 +479,12 @@ static inline int file_next(struct file_in *f, const struct st_event_header **ev
 	return ret;
 }
 
+static inline int file_next(struct file_in *f, const struct st_event_header **ev, char *err,
+			    size_t cap)
+{
+	return f->stamped ? reordered_next(f, ev, err, cap) : raw_next(f, ev, err, cap);
+}
+
 /* Move file f to its next event (f->cur, NULL at the end). */
 static int file_advance(struct file_in *f, char *err, size_t cap)
 {
@@ -260,6 +504,8 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 
 		st_cursor_close(f->c);
 		f->c = NULL;
+		reorder_clear(&f->ro);
+		f->nrequeued = 0;
 		if (st_cursor_open(f->r, from, to, &f->c)) {
 			snprintf(err, cap, "%s: %s", f->path, st_reader_errmsg(f->r));
 			return -1;
@@ -315,14 +561,17 @@ uint64_t an_input_type_events(const struct an_input *in, uint16_t id)
 
 	for (i = 0; i < in->nfiles; i++) {
 		const struct file_in *f = &in->files[i];
-		size_t k, ntypes = st_type_count(f->r);
+		uint64_t stamped = f->stamped && f->stamped_ok ?
+				   file_type_events(f, ST_EV_block_rq_issue_stamped) : 0;
 
-		for (k = 0; k < ntypes; k++) {
-			uint16_t stored = st_type_at(f->r, k)->id;
-
-			if (f->slot[stored] != NO_ADAPTER && f->adapters[f->slot[stored]].id == id)
-				n += st_type_events(f->r, stored);
-		}
+		n += file_type_events(f, id);
+		/* at most: every stored bio and the rest of the chain queued */
+		if (id == ST_EV_block_bio_queue && f->synth_queue)
+			n += stamped * (ST_RQ_BIOS + 1);
+		if (id == ST_EV_block_getrq && f->synth_getrq)
+			n += stamped;
+		if (id == ST_EV_block_rq_issue)
+			n += stamped;
 	}
 	return n;
 }
@@ -339,6 +588,8 @@ void an_input_close(struct an_input *in)
 
 		for (k = 0; k < f->nadapters; k++)
 			free(f->adapters[k].ops);
+		reorder_clear(&f->ro);
+		free(f->ro.heap);
 		st_cursor_close(f->c);
 		st_reader_close(f->r);
 	}

@@ -9,6 +9,13 @@
  * copied field by field, by name, into the built-in layout, with fields the
  * file lacks left 0. Types this build does not know are skipped. Several
  * files are merged by timestamp (each file's cursor is already in order).
+ *
+ * A block_rq_issue_stamped (st-record's `block` preset) carries the times the
+ * kernel stamped on the request and its bios before the issue; it is handed
+ * on as the block_bio_queue, block_bio_backmerge and block_getrq events it
+ * stands for (those the file does not hold already), dated by those stamps,
+ * then as a block_rq_issue, all in time order. The correlator sees the same
+ * events as from a recording with a probe for each stage.
  */
 #ifndef AN_INPUT_H
 #define AN_INPUT_H
@@ -40,7 +47,11 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 /* 1 and *ev, 0 at the end, -1 on a read error (message in err). */
 int an_input_next(struct an_input *in, const struct st_event_header **ev, char *err, size_t cap);
 const struct an_input_info *an_input_info(const struct an_input *in);
-/* Events of built-in type id in the files (their footer counts, or scan counts). */
+/*
+ * Events of built-in type id the stream delivers (footer counts, or scan
+ * counts): exact for stored types, an upper bound for the stage events that
+ * the stamped issues of the `block` preset stand for.
+ */
 uint64_t an_input_type_events(const struct an_input *in, uint16_t id);
 /* Metadata key of the first file that has it, NULL when none does. */
 const char *an_input_meta(const struct an_input *in, const char *key);

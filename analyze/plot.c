@@ -5,6 +5,7 @@
  * user can edit and re-run it (cd DIR && gnuplot cdf.gp). The plots are
  * rendered here when gnuplot is installed.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -53,6 +54,17 @@ static int close_out(FILE *f, const char *dir, const char *name)
 	return 0;
 }
 
+/* One CDF as a gnuplot data block: dense in the body, then the tail out to the maximum. */
+static void write_cdf(FILE *dat, struct an_qest *e)
+{
+	for (unsigned i = 1; i <= 200; i++) {
+		double q = i < 190 ? i / 190.0 * 0.99 : 1 - pow(10, -2 - (i - 190) * 0.3);
+
+		fprintf(dat, "%.3f %.6f\n", an_us(an_qest_quantile(e, q)), q);
+	}
+	fprintf(dat, "%.3f 1\n\n\n", an_us(e->max));
+}
+
 /* Latency CDF of every stage with samples, over all I/Os. */
 static int plot_cdf(struct an_run *r, const char *dir)
 {
@@ -69,13 +81,7 @@ static int plot_cdf(struct an_run *r, const char *dir)
 		an_qest_init(&all, r->stats.exact_limit);
 		if (an_stats_merge_stage(&r->stats, k, &all) == 0 && all.n) {
 			fprintf(dat, "# %s: latency_us fraction\n", an_stage_name(k));
-			/* Dense in the body, then the tail out to the maximum. */
-			for (i = 1; i <= 200; i++) {
-				double q = i < 190 ? i / 190.0 * 0.99 : 1 - pow(10, -2 - (i - 190) * 0.3);
-
-				fprintf(dat, "%.3f %.6f\n", an_us(an_qest_quantile(&all, q)), q);
-			}
-			fprintf(dat, "%.3f 1\n\n\n", an_us(all.max));
+			write_cdf(dat, &all);
 			snprintf(titles[blocks++], sizeof(titles[0]), "%s", an_stage_name(k));
 		}
 		an_qest_free(&all);
@@ -201,6 +207,18 @@ static int render(const char *dir, const char *script)
 	return WEXITSTATUS(status) == 127 ? 1 : WEXITSTATUS(status) ? -1 : 0;
 }
 
+/* --gnuplot DIR made (0700) or reused the safe way (st_output_dir); 0 or 2 after the error. */
+static int plot_dir(const struct an_opts *o)
+{
+	char why[160];
+
+	if (st_output_dir(o->gnuplot_dir, o->force ? ST_OUTPUT_FORCE : 0, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, o->gnuplot_dir, why);
+		return 2;
+	}
+	return 0;
+}
+
 int an_plot(struct an_run *r, const struct an_opts *o, FILE *info)
 {
 	static const char *const scripts[] = {
@@ -210,12 +228,8 @@ int an_plot(struct an_run *r, const struct an_opts *o, FILE *info)
 	unsigned i;
 	int ret;
 
-	char why[160];
-
-	if (st_output_dir(dir, o->force ? ST_OUTPUT_FORCE : 0, why, sizeof(why))) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, dir, why);
-		return 2;
-	}
+	if ((ret = plot_dir(o)))
+		return ret;
 	if ((ret = plot_cdf(r, dir)) || (ret = plot_series(r, dir)) ||
 	    (ret = plot_heatmap(r, dir, 'l')) || (ret = plot_heatmap(r, dir, 'p')))
 		return ret;
@@ -232,5 +246,137 @@ int an_plot(struct an_run *r, const struct an_opts *o, FILE *info)
 		}
 	}
 	fprintf(info, "plots: %s/{cdf,timeseries,heatmap_latency,heatmap_position}.{png,svg}\n", dir);
+	return 0;
+}
+
+/* ---- diff --gnuplot ------------------------------------------------------ */
+
+/* A group label as a file name part: "loop0 read" -> "loop0_read". */
+static void file_part(const char *label, char *out, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; label[i] && i + 1 < cap; i++)
+		out[i] = isalnum((unsigned char)label[i]) || label[i] == '-' ? label[i] : '_';
+	out[i] = 0;
+}
+
+/* diff_cdf_OP: a panel per stage with both traces' CDFs, log x. */
+static int plot_diff_cdf(struct an_group *b, struct an_group *n, const char *dir, const char *name)
+{
+	FILE *dat = open_out(dir, name, "dat"), *gp;
+	int stages[AN_ST_COUNT], nstages = 0, ret;
+	char file[176];
+
+	if (!dat)
+		return 2;
+	for (int k = 0; k < AN_ST_COUNT; k++) {
+		if (!b->st[k].n || !n->st[k].n)
+			continue;
+		fprintf(dat, "# %s base (%s): latency_us fraction\n", an_stage_name(k), b->label);
+		write_cdf(dat, &b->st[k]);
+		fprintf(dat, "# %s new (%s): latency_us fraction\n", an_stage_name(k), n->label);
+		write_cdf(dat, &n->st[k]);
+		stages[nstages++] = k;
+	}
+	snprintf(file, sizeof(file), "%s.dat", name);
+	if ((ret = close_out(dat, dir, file)))
+		return ret;
+	if (!(gp = open_out(dir, name, "gp")))
+		return 2;
+	fprintf(gp, render_head, name);
+	fprintf(gp, "  set multiplot layout %d,%d title '%s: latency CDF per stage, base and new'\n"
+		"  set logscale x\n  set grid\n  set yrange [0:1]\n  set key bottom right\n"
+		"  set xlabel 'latency (us, log scale)'\n  set ylabel 'fraction of I/Os'\n",
+		(nstages + 2) / 3, nstages < 3 ? (nstages ? nstages : 1) : 3, b->label);
+	for (int i = 0; i < nstages; i++)
+		fprintf(gp, "  set title '%s'\n  plot '%s.dat' index %d using 1:2 with lines lw 2 "
+			"title 'base', '' index %d using 1:2 with lines lw 2 dt 2 title 'new'\n",
+			an_stage_name(stages[i]), name, 2 * i, 2 * i + 1);
+	if (!nstages)
+		fprintf(gp, "  plot 0 notitle\n");
+	fprintf(gp, "  unset multiplot\n%s", render_tail);
+	snprintf(file, sizeof(file), "%s.gp", name);
+	return close_out(gp, dir, file);
+}
+
+/* diff_quantiles_OP: p50, p90, p99 and the chosen quantile of each stage, base and new, with CIs. */
+static int plot_diff_quantiles(struct an_group *b, struct an_group *n, const struct an_opts *o,
+			       const char *dir, const char *name)
+{
+	double qs[] = { 0.5, 0.9, 0.99, o->quantile / 100 };
+	/* the chosen quantile once, when it is not one of the three */
+	unsigned nq = o->quantile == 50 || o->quantile == 90 || o->quantile == 99 ? 3 : 4;
+	FILE *dat = open_out(dir, name, "dat"), *gp;
+	char file[176];
+	int ret, row = 0;
+
+	if (!dat)
+		return 2;
+	fprintf(dat, "# row stage quantile base_us base_lo_us base_hi_us new_us new_lo_us new_hi_us\n");
+	for (int k = 0; k < AN_ST_COUNT; k++) {
+		if (!b->st[k].n || !n->st[k].n)
+			continue;
+		for (unsigned i = 0; i < nq; i++) {
+			struct an_ci cb = an_quantile_ci(&b->st[k], qs[i]), cn = an_quantile_ci(&n->st[k], qs[i]);
+
+			fprintf(dat, "%d %s p%g %.3f %.3f %.3f %.3f %.3f %.3f\n", row++, an_stage_name(k),
+				qs[i] * 100, an_us(cb.value), an_us(cb.lo), an_us(cb.hi), an_us(cn.value),
+				an_us(cn.lo), an_us(cn.hi));
+		}
+	}
+	snprintf(file, sizeof(file), "%s.dat", name);
+	if ((ret = close_out(dat, dir, file)))
+		return ret;
+	if (!(gp = open_out(dir, name, "gp")))
+		return 2;
+	fprintf(gp, render_head, name);
+	fprintf(gp, "  set title '%s: quantiles per stage, base and new, with 95%% confidence intervals'\n"
+		"  set logscale y\n  set grid\n  set ylabel 'latency (us, log scale)'\n"
+		"  set xtics rotate by -60 font ',8'\n  set key top left\n  set xrange [-1:%d]\n"
+		"  plot '%s.dat' using ($1-0.15):4:5:6:xtic(stringcolumn(2).' '.stringcolumn(3)) "
+		"with yerrorbars pt 7 title 'base', '' using ($1+0.15):7:8:9 with yerrorbars pt 5 "
+		"title 'new'\n%s", b->label, row ? row : 1, name, render_tail);
+	snprintf(file, sizeof(file), "%s.gp", name);
+	return close_out(gp, dir, file);
+}
+
+int an_plot_diff(struct an_stats *base, struct an_stats *now, const struct an_opts *o, FILE *info)
+{
+	const char *dir = o->gnuplot_dir;
+	char part[128], name[160];
+	int ret, rendered = 0;
+
+	if ((ret = plot_dir(o)))
+		return ret;
+	for (uint32_t g = 0; g < base->ngroups; g++) {
+		struct an_group *b = &base->groups[g], *n = NULL;
+
+		for (uint32_t h = 0; h < now->ngroups && !n; h++)
+			if (!strcmp(now->groups[h].label, b->label))
+				n = &now->groups[h];
+		if (!n)
+			continue;
+		file_part(b->label, part, sizeof(part));
+		for (int kind = 0; kind < 2; kind++) {
+			snprintf(name, sizeof(name), "diff_%s_%s", kind ? "quantiles" : "cdf", part);
+			ret = kind ? plot_diff_quantiles(b, n, o, dir, name) : plot_diff_cdf(b, n, dir, name);
+			if (ret)
+				return ret;
+			strcat(name, ".gp");
+			ret = render(dir, name);
+			if (ret == 1) {
+				fprintf(info, "plots: gnuplot not found; wrote .dat and .gp files to %s\n", dir);
+				return 0;
+			}
+			if (ret) {
+				fprintf(stderr, "%s: %s/%s: gnuplot failed (cd %s && gnuplot %s shows why)\n",
+					PROG, dir, name, dir, name);
+				return 2;
+			}
+			rendered++;
+		}
+	}
+	fprintf(info, "plots: %d in %s/diff_{cdf,quantiles}_OP.{png,svg}\n", rendered, dir);
 	return 0;
 }

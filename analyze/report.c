@@ -237,6 +237,7 @@ void an_stats_add(struct an_stats *s, const struct an_io *io)
 	g->merged += !!(io->flags & AN_IO_MERGED);
 	g->split += !!(io->flags & AN_IO_SPLIT);
 	g->requeues += io->requeues;
+	g->unjoined += !!(io->flags & AN_IO_UNJOINED);
 	for (defined = an_io_stages(io, ns); defined; defined &= defined - 1) {
 		unsigned k = (unsigned)__builtin_ctz(defined);
 
@@ -304,6 +305,9 @@ static void print_group(struct an_group *g, FILE *out, int csv, double secs)
 			", incomplete %" PRIu64 "\n", g->label, g->count, iops, mbs,
 			g->count ? (double)g->bytes / g->count : 0.0, g->merged, g->split,
 			g->requeues, g->errors, g->incomplete);
+		if (g->unjoined)
+			fprintf(out, "  %" PRIu64 " without their block I/O joined (block stages missing; "
+				"fsync: no device flush joined)\n", g->unjoined);
 		fprintf(out, "  %-6s %8s %9s %9s %9s %9s %9s %9s %9s %9s  (us)\n", "stage", "n",
 			"min", "avg", "p50", "p90", "p99", "p99.9", "p99.95", "max");
 	}
@@ -415,7 +419,8 @@ static int cmp_slowest(const void *a, const void *b, void *stage)
 
 static const enum an_stage breakdown[] = {
 	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_Q2G, AN_ST_G2I,
-	AN_ST_I2D, AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET,
+	AN_ST_I2D, AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_WB, AN_ST_JNL, AN_ST_FLUSH,
+	AN_ST_REAP,
 };
 #define NBREAK (sizeof(breakdown) / sizeof(breakdown[0]))
 

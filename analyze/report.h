@@ -39,6 +39,7 @@ int an_filter_match(const struct an_filter *f, const struct an_names *names, con
 struct an_group {
 	char label[128];
 	uint64_t count, bytes, incomplete, errors, merged, split, requeues;
+	uint64_t unjoined;	/* complete syscalls whose bios did not join (AN_IO_UNJOINED) */
 	struct an_qest st[AN_ST_COUNT];
 };
 

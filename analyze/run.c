@@ -304,6 +304,8 @@ static void on_io(void *ctx, const struct an_io *io)
 		if (x->run->want & AN_WANT_SLOWEST)
 			an_slowest_add(&x->slowest, io, ns);
 	}
+	if (x->run->want & AN_WANT_EMIT)
+		x->run->emit(x->run->emit_ctx, io);
 }
 
 /* Event-clock time of the recording for a time t on the run's clock (0 before it starts). */

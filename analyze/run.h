@@ -24,6 +24,9 @@
 #define AN_WANT_TOP	4u	/* slowest I/Os at or above top.threshold */
 #define AN_WANT_STAGE	8u	/* samples of one stage (quantile threshold) */
 #define AN_WANT_SLOWEST	16u	/* with AN_WANT_STAGE: the slowest I/Os of that stage */
+#define AN_WANT_EMIT	32u	/* every I/O to emit(emit_ctx, io): a program's own consumer,
+				   called by the recording's worker (several recordings: several
+				   threads at once) */
 
 /*
  * Most I/Os --quantile keeps in one pass (an_slowest entries of about 210
@@ -79,6 +82,8 @@ struct an_run {
 	struct an_slowest slowest;
 	struct an_qest stage_samples;
 	enum an_stage stage;
+	an_emit_fn emit;		/* AN_WANT_EMIT */
+	void *emit_ctx;
 	struct an_corr_stats corr;	/* of the last pass, every recording's added */
 	int quantile_passes;		/* passes the last an_run_quantile() made */
 };

@@ -18,7 +18,8 @@
  *   task filter (-p, -c, --cgroup): syscall, fs, io_uring and task events are
  *     kept for matching tasks. A bio queued by a matching task is marked in
  *     `marked_bios`; later block events (which may run in interrupt or worker
- *     context) are kept when their bio, or their request's first bio, is marked.
+ *     context) are kept when their bio, or their request's first bio, is marked;
+ *     a device flush (no bios) when a request it serves has a marked bio.
  *   device filter (-d): block events by their disk, fs events by their file
  *     system device (the disk or one of its partitions). Syscall and io_uring
  *     events carry no device and are not filtered by it.
@@ -48,6 +49,15 @@ const volatile __u32 filter_devs[ST_MAX_FILTER_DEVS];
 const volatile bool mark_self_bios;		/* drop block events of the recorder's bios */
 const volatile __u64 self_ino;			/* the output file: its writeback is ours too */
 const volatile __u32 self_sdev;
+
+/*
+ * Probes record while the event clock is below this: 0 until st-record has
+ * attached the last probe, then the end of -t (or never), and 0 again before
+ * the first probe is detached. So every probe records over the same window,
+ * however long attaching and detaching take, and -t bounds it on the event
+ * clock. Outside it the probes only keep their maps (marks, tasks) current.
+ */
+__u64 record_until;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -275,11 +285,12 @@ static __always_inline void flush(struct stage *s)
 static __always_inline void *reserve(__u32 size, __u16 type)
 {
 	struct stage *s = this_stage();
+	__u64 now = bpf_ktime_get_ns();
 	struct st_event_header *h;
 	__u64 id;
 	__u32 depth;
 
-	if (!s)
+	if (!s || now >= record_until)
 		return NULL;
 	depth = s->depth;
 	if (depth > ST_MAX_NESTING) {
@@ -297,7 +308,7 @@ static __always_inline void *reserve(__u32 size, __u16 type)
 	h->type = type;
 	h->size = size;
 	h->cpu = bpf_get_smp_processor_id();
-	h->ts = bpf_ktime_get_ns();
+	h->ts = now;
 	h->pid = id >> 32;
 	h->tid = (__u32)id;
 	return h;
@@ -485,15 +496,58 @@ int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 	return 0;
 }
 
+static __always_inline bool rq_in_flush_seq(const struct request *rq)
+{
+	return rq->rq_flags & (1u << bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ));
+}
+
+/*
+ * The device flush of the flush sequence (no bios) is issued and completed
+ * in kernel threads for the requests waiting on the running list of its
+ * hardware queue's flush queue (rq->queuelist links them; the list is
+ * switched only after the flush's completion event). It was caused by the
+ * traced tasks when one of the first ST_FLUSH_WAITERS carries a marked bio.
+ * List links are read as plain addresses: they point into requests, which
+ * are walked back to with container_of arithmetic.
+ */
+static __always_inline bool flush_serves_marked(const struct request *rq)
+{
+	struct blk_flush_queue *fq = rq->mq_hctx ? rq->mq_hctx->fq : NULL;
+	const struct list_head *head;
+	__u64 pos, req, bio;
+
+	if (!fq)
+		return false;
+	head = BPF_CORE_READ_BITFIELD_PROBED(fq, flush_running_idx) ? &fq->flush_queue[1] :
+								      &fq->flush_queue[0];
+	if (bpf_probe_read_kernel(&pos, sizeof(pos), &head->next))
+		return false;
+	for (int i = 0; i < ST_FLUSH_WAITERS && pos != (__u64)head; i++) {
+		req = pos - bpf_core_field_offset(struct request, queuelist);
+		if (bpf_probe_read_kernel(&bio, sizeof(bio),
+					  (void *)(req + bpf_core_field_offset(struct request, bio))))
+			return false;
+		if (bio && bio_marked((const struct bio *)bio))
+			return true;
+		if (bpf_probe_read_kernel(&pos, sizeof(pos), (void *)pos))
+			return false;
+	}
+	return false;
+}
+
 static __always_inline bool rq_selected(const struct request *rq, __u32 disk)
 {
 	struct bio *first = rq->bio;
 
 	if (!disk_passes(disk))
 		return false;
-	/* A request without bios (a flush) belongs to whoever issued it. */
+	/*
+	 * A request without bios belongs to whoever issued it, except the
+	 * device flush, which belongs to the tasks whose requests it serves.
+	 */
 	if (!first)
-		return task_passes();
+		return task_passes() ||
+		       (task_filter_on() && rq_in_flush_seq(rq) && flush_serves_marked(rq));
 	return bio_selected(first);
 }
 
@@ -506,11 +560,13 @@ static __always_inline void fill_rq(struct st_block_rq *p, const struct request 
 	p->bytes = rq->__data_len;
 	p->nr_sector = rq->__data_len >> 9;
 	p->opf = normalize_opf(rq->cmd_flags);
+	if (rq_in_flush_seq(rq))
+		p->opf |= ST_F_FLUSH_SEQ;
 	p->error = 0;
 	p->nr_bios = 0;
 }
 
-static __always_inline int emit_rq(const struct request *rq, __u16 type, __s32 error, __u32 bytes)
+static __always_inline int emit_rq(const struct request *rq, __u16 type)
 {
 	struct st_ev_block_rq *e;
 	__u32 disk = rq_disk(rq);
@@ -521,11 +577,6 @@ static __always_inline int emit_rq(const struct request *rq, __u16 type, __s32 e
 	if (!e)
 		return 0;
 	fill_rq(&e->p, rq, disk);
-	e->p.error = error;
-	if (bytes) {
-		e->p.bytes = bytes;
-		e->p.nr_sector = bytes >> 9;
-	}
 	submit(e, sizeof(*e));
 	return 0;
 }
@@ -533,19 +584,19 @@ static __always_inline int emit_rq(const struct request *rq, __u16 type, __s32 e
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(block_rq_insert, struct request *rq)
 {
-	return emit_rq(rq, ST_EV_block_rq_insert, 0, 0);
+	return emit_rq(rq, ST_EV_block_rq_insert);
 }
 
 SEC("tp_btf/block_rq_merge")
 int BPF_PROG(block_rq_merge, struct request *rq)
 {
-	return emit_rq(rq, ST_EV_block_rq_merge, 0, 0);
+	return emit_rq(rq, ST_EV_block_rq_merge);
 }
 
 SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(block_rq_requeue, struct request *rq)
 {
-	return emit_rq(rq, ST_EV_block_rq_requeue, 0, 0);
+	return emit_rq(rq, ST_EV_block_rq_requeue);
 }
 
 /* A completed request's bios are gone: drop their marks before the addresses are reused. */
@@ -559,33 +610,47 @@ static __always_inline void unmark_chain(const struct request *rq)
 	}
 }
 
+/*
+ * The tracepoint fires before the request's bios are ended, so rq->bio still
+ * names the chain; for a request the flush sequence completes without ever
+ * issuing it (an empty PREFLUSH) that is the only link to its bio.
+ */
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	emit_rq(rq, ST_EV_block_rq_complete, error, nr_bytes);
-	if (task_filter_on() || mark_self_bios)
+	struct st_ev_block_rq_complete *e;
+	__u32 disk = rq_disk(rq);
+
+	if (rq_selected(rq, disk)) {
+		e = RESERVE(block_rq_complete, block_rq_complete);
+		if (e) {
+			fill_rq((struct st_block_rq *)&e->p, rq, disk);
+			e->p.error = error;
+			if (nr_bytes) {
+				e->p.bytes = nr_bytes;
+				e->p.nr_sector = nr_bytes >> 9;
+			}
+			e->p.bio = (__u64)rq->bio;
+			submit(e, sizeof(*e));
+		}
+	}
+	/* A data step of the flush sequence completes its request once more, bios kept. */
+	if ((task_filter_on() || mark_self_bios) && !(nr_bytes && rq_in_flush_seq(rq)))
 		unmark_chain(rq);
 	return 0;
 }
 
 /* At issue the request's bio chain is final: store the first bios and count all of them. */
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(block_rq_issue, struct request *rq)
+static __always_inline void fill_issue(struct st_block_rq_issue *p, const struct request *rq,
+				       __u32 disk)
 {
-	struct st_ev_block_rq_issue *e;
-	__u32 disk = rq_disk(rq);
 	struct bio *bio;
 	__u32 n = 0;
 
-	if (!rq_selected(rq, disk))
-		return 0;
-	e = RESERVE(block_rq_issue, block_rq_issue);
-	if (!e)
-		return 0;
-	fill_rq((struct st_block_rq *)&e->p, rq, disk);
+	fill_rq((struct st_block_rq *)p, rq, disk);
 	bio = rq->bio;
 	for (int i = 0; i < ST_RQ_BIOS; i++) {
-		e->p.bios[i] = (__u64)bio;
+		p->bios[i] = (__u64)bio;
 		if (bio) {
 			bio = bio->bi_next;
 			n++;
@@ -595,7 +660,103 @@ int BPF_PROG(block_rq_issue, struct request *rq)
 		bio = bio->bi_next;
 		n++;
 	}
-	e->p.nr_bios = n;
+	p->nr_bios = n;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(block_rq_issue, struct request *rq)
+{
+	struct st_ev_block_rq_issue *e;
+	__u32 disk = rq_disk(rq);
+
+	if (!rq_selected(rq, disk))
+		return 0;
+	e = RESERVE(block_rq_issue, block_rq_issue);
+	if (!e)
+		return 0;
+	fill_issue(&e->p, rq, disk);
+	submit(e, sizeof(*e));
+	return 0;
+}
+
+/*
+ * Kernels 4.19 to 6.17 stamp every bio with CONFIG_BLK_CGROUP as it is queued
+ * (submit_bio_noacct_nocheck, next to the block_bio_queue tracepoint) in
+ * bi_issue: 51 bits of ktime_get_ns() under the bio's size.
+ */
+struct bio_issue___old {
+	__u64 value;
+};
+
+struct bio___old {
+	struct bio_issue___old bi_issue;
+} __attribute__((preserve_access_index));
+
+#define BIO_ISSUE_TIME_MASK ((1ull << 51) - 1)
+
+/*
+ * When the bio was queued, 0 when the kernel did not stamp it. 6.18 moved the
+ * stamp to issue_time_ns, set in blk_mq_submit_bio only for disks with
+ * QUEUE_FLAG_BIO_ISSUE_TIME (blk-iolatency in use); st-record's probe check
+ * says which (probes.c).
+ */
+static __always_inline __u64 bio_queue_time(const struct bio *bio, __u64 now)
+{
+	if (bpf_core_field_exists(bio->issue_time_ns))
+		return BPF_CORE_READ(bio, issue_time_ns);
+	if (bpf_core_field_exists(((struct bio___old *)0)->bi_issue)) {
+		__u64 t = BPF_CORE_READ((struct bio___old *)bio, bi_issue.value) & BIO_ISSUE_TIME_MASK;
+
+		/* the mask keeps the low 51 bits of the clock: rebuild the rest from now */
+		return t ? now - ((now - t) & BIO_ISSUE_TIME_MASK) : 0;
+	}
+	return 0;
+}
+
+/* ns from `then` to `now` when then is a stamp within 4.29 s before now, else 0 */
+static __always_inline __u32 ns_before(__u64 then, __u64 now, __u32 bit, __u32 *stamped)
+{
+	if (!then || then > now || now - then > 0xffffffffull)
+		return 0;
+	*stamped |= bit;
+	return (__u32)(now - then);
+}
+
+/*
+ * block_rq_issue with the times the kernel stamped at the stages before it:
+ * the request's allocation (rq->start_time_ns: with I/O statistics on, a
+ * scheduler or blk-stat users; every kernel since 4.18) and each stored bio's
+ * queueing. One probe run instead of one each for Q, G and D.
+ */
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(block_rq_issue_stamped, struct request *rq)
+{
+	struct st_ev_block_rq_issue_stamped *e;
+	__u32 disk = rq_disk(rq), stamped = 0;
+	__u64 now;
+
+	/* Without block_bio_queue the recorder's own bios are found here, by the first one. */
+	if (mark_self_bios && rq->bio &&
+	    (bpf_get_current_pid_tgid() >> 32 == self_tgid || bio_of_output(rq->bio))) {
+		mark_bio(rq->bio);
+		return 0;
+	}
+	if (!rq_selected(rq, disk))
+		return 0;
+	e = RESERVE(block_rq_issue_stamped, block_rq_issue_stamped);
+	if (!e)
+		return 0;
+	fill_issue((struct st_block_rq_issue *)&e->p, rq, disk);
+	now = e->h.ts;
+	e->p.getrq_ago = ns_before(rq->start_time_ns, now, ST_STAMPED_GETRQ, &stamped);
+	for (int i = 0; i < ST_RQ_BIOS; i++) {
+		const struct bio *bio = (const struct bio *)e->p.bios[i];
+
+		e->p.queue_ago[i] = bio ? ns_before(bio_queue_time(bio, now), now,
+						    ST_STAMPED_QUEUE(i), &stamped) : 0;
+		e->p.bio_sectors[i] = bio ? BPF_CORE_READ(bio, bi_iter.bi_size) >> 9 : 0;
+	}
+	e->p.stamped = stamped;
 	submit(e, sizeof(*e));
 	return 0;
 }

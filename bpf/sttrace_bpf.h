@@ -15,6 +15,7 @@
 #define ST_MAX_MARKED_BIOS	65536	/* bios in flight that a filter marked */
 #define ST_MAX_CHAIN_WALK	256	/* bios of a request counted at issue */
 #define ST_MAX_UNMARK		32	/* bios of a request unmarked at completion */
+#define ST_FLUSH_WAITERS	8	/* requests a device flush serves looked at for a mark */
 #define ST_STAGE_BYTES		4096	/* a CPU's staged records go to the ring buffer past this */
 #define ST_MAX_RECORD_BYTES	512	/* the largest record the probes emit */
 #define ST_MAX_NESTING		3	/* probes interrupting a probe on one CPU (softirq, irq, NMI) */

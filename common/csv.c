@@ -14,6 +14,8 @@ void csv_field(FILE *out, const char *s)
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p == '"')
 			fputs("\"\"", out);
+		else if (*p == '\\')
+			fputs("\\\\", out);
 		else if (isprint(*p))
 			putc(*p, out);
 		else

@@ -39,3 +39,17 @@ TEST_TOOLS += $(B)/tests/synth-future
 $(B)/tests/synth-future: $(B)/tests/format/synth_future.o $(LIBST)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)
+
+# write-strings: a trace with the string bytes it is given (t_stformat_strings.sh).
+TEST_TOOLS += $(B)/tests/write-strings
+
+$(B)/tests/write-strings: $(B)/tests/format/write_strings.o $(LIBST)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)
+
+# drop-type-count: a trace whose index leaves out one type's count (t_stformat_cat.sh).
+TEST_TOOLS += $(B)/tests/drop-type-count
+
+$(B)/tests/drop-type-count: $(B)/tests/format/drop_type_count.o $(LIBST)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)

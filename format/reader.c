@@ -46,11 +46,15 @@ struct st_reader {
 	struct meta_kv *meta;
 	size_t nmeta, meta_cap;
 
+	/* Lost entries as read; lost_compact() keeps each CPU's last. */
 	struct st_lost_kv {
 		uint32_t cpu;
 		uint64_t lost;
+		size_t order;	/* position of arrival: later entries win */
 	} *lost;
-	size_t nlost;
+	size_t nlost, lost_cap;
+	size_t lost_compacted;	/* entries after the last compaction */
+	size_t lost_order;	/* entries read so far */
 
 	struct st_damage *damage;	/* ranges a scan skipped */
 	size_t ndamage;
@@ -188,15 +192,32 @@ static int decompress(struct st_chunk_buf *buf, const struct st_chunk_hdr *h, co
 	return 0;
 }
 
-/* A zstd payload must claim the raw size the header gives, when it states one. */
-static int frame_size_ok(const struct st_chunk_hdr *h, const uint8_t *src)
+/*
+ * A zstd payload is one regular frame (not a skippable one) that fills it
+ * exactly, needs no dictionary, and claims the raw size the header gives
+ * when it states one (spec section 1): zstd itself would also decode a
+ * run of frames, or a frame after a skippable one.
+ */
+static const char *frame_problem(const struct st_chunk_hdr *h, const uint8_t *src)
 {
 	unsigned long long n;
+	size_t len;
 
 	if (!(h->flags & ST_CHUNK_F_ZSTD))
-		return 1;
+		return NULL;
+	if (h->payload_size >= 4 && (st_ld32(src) & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START)
+		return "skippable zstd frame";
+	len = ZSTD_findFrameCompressedSize(src, h->payload_size);
+	if (ZSTD_isError(len))
+		return ZSTD_getErrorName(len);
+	if (len != h->payload_size)
+		return "bytes after the zstd frame";
+	if (ZSTD_getDictID_fromFrame(src, h->payload_size))
+		return "zstd frame needs a dictionary";
 	n = ZSTD_getFrameContentSize(src, h->payload_size);
-	return n == ZSTD_CONTENTSIZE_UNKNOWN || n == h->raw_size;
+	if (n != ZSTD_CONTENTSIZE_UNKNOWN && n != h->raw_size)
+		return "zstd frame size differs from the chunk header";
+	return NULL;
 }
 
 /*
@@ -211,6 +232,7 @@ static int load_payload(const struct st_reader *r, uint64_t off, const struct st
 {
 	size_t raw_room = ((size_t)h->raw_size + 15) & ~(size_t)15;
 	uint64_t start = off + ST_CHUNK_HEADER_SIZE;
+	const char *problem;
 	const uint8_t *src;
 	int err;
 
@@ -223,8 +245,8 @@ static int load_payload(const struct st_reader *r, uint64_t off, const struct st
 		return *why = err == ST_EIO ? strerror(errno) : "file ends inside the chunk", err;
 	if (!st_xxh_ok(h->payload_xxh, src, h->payload_size))
 		return *why = "payload checksum mismatch", ST_ECHECKSUM;
-	if (!frame_size_ok(h, src))
-		return *why = "zstd frame size differs from the chunk header", ST_EFORMAT;
+	if ((problem = frame_problem(h, src)))
+		return *why = problem, ST_EFORMAT;
 	if (buf_reserve(buf, raw_room + 16))
 		return *why = "out of memory", ST_ENOMEM;
 	err = decompress(buf, h, src, why);
@@ -437,30 +459,51 @@ uint64_t st_type_events(const struct st_reader *r, uint16_t id)
 	return r->type_slot[id] ? r->type_events[r->type_slot[id] - 1] : 0;
 }
 
-static int lost_set(struct st_reader *r, uint32_t cpu, uint64_t lost)
+static int lost_cmp(const void *a, const void *b)
+{
+	const struct st_lost_kv *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Sorts the entries by CPU and keeps each CPU's last one (spec 5.4). */
+static void lost_compact(struct st_reader *r)
+{
+	size_t out = 0;
+
+	if (!r->nlost)
+		return;
+	qsort(r->lost, r->nlost, sizeof(*r->lost), lost_cmp);
+	for (size_t i = 0; i < r->nlost; i++)
+		if (i + 1 == r->nlost || r->lost[i].cpu != r->lost[i + 1].cpu)
+			r->lost[out++] = r->lost[i];
+	r->nlost = r->lost_compacted = out;
+}
+
+/*
+ * Entries of a lost chunk or of the index's lost section, over the earlier
+ * ones. They are appended and compacted once they doubled, so a file of
+ * many or huge lost chunks costs n log n, never n squared.
+ */
+static int parse_lost(struct st_reader *r, const uint8_t *p, size_t n, const char **why)
 {
 	struct st_lost_kv *l;
 
-	for (size_t i = 0; i < r->nlost; i++) {
-		if (r->lost[i].cpu == cpu) {
-			r->lost[i].lost = lost;
-			return 0;
-		}
-	}
-	l = realloc(r->lost, (r->nlost + 1) * sizeof(*l));
-	if (!l)
-		return ST_ENOMEM;
-	r->lost = l;
-	r->lost[r->nlost++] = (struct st_lost_kv){ cpu, lost };
-	return 0;
-}
+	if (r->nlost + n > r->lost_cap) {
+		size_t cap = (r->nlost + n) * 2;
 
-/* Entries of a lost chunk or of the index's lost section. */
-static int parse_lost(struct st_reader *r, const uint8_t *p, size_t n, const char **why)
-{
-	for (size_t i = 0; i < n; i++, p += ST_LOST_ENTRY_SIZE)
-		if (lost_set(r, st_ld32(p), st_ld64(p + 8)))
+		l = realloc(r->lost, cap * sizeof(*l));
+		if (!l)
 			return *why = "out of memory", ST_ENOMEM;
+		r->lost = l;
+		r->lost_cap = cap;
+	}
+	for (size_t i = 0; i < n; i++, p += ST_LOST_ENTRY_SIZE)
+		r->lost[r->nlost++] = (struct st_lost_kv){ st_ld32(p), st_ld64(p + 8), r->lost_order++ };
+	if (r->nlost > 2 * r->lost_compacted + 1024)
+		lost_compact(r);
 	return 0;
 }
 
@@ -509,9 +552,10 @@ static void info_add_chunk(struct st_file_info *info, const struct st_chunk_info
 	info->chunks++;
 	if (ci->kind != ST_CHUNK_EVENTS)
 		return;
-	if (!info->event_chunks || ci->first_ts < info->first_ts)
+	/* the timestamps of a chunk without records bound nothing (spec 5.3) */
+	if (ci->events && (!info->events || ci->first_ts < info->first_ts))
 		info->first_ts = ci->first_ts;
-	if (ci->last_ts > info->last_ts)
+	if (ci->events && ci->last_ts > info->last_ts)
 		info->last_ts = ci->last_ts;
 	info->event_chunks++;
 	info->events += ci->events;
@@ -528,6 +572,46 @@ static void count_types(struct st_reader *r, const struct st_chunk_buf *buf)
 		r->type_events[r->type_slot[e->type] - 1]++;
 }
 
+/* The head of an index payload, checked against the payload's size (section 5.5). */
+struct index_head {
+	uint32_t nchunks, ntypes, nlost;
+};
+
+static int index_head(const uint8_t *p, size_t len, struct index_head *ih)
+{
+	if (len < ST_INDEX_HEAD_SIZE)
+		return ST_EFORMAT;
+	ih->nchunks = st_ld32(p);
+	ih->ntypes = st_ld32(p + 4);
+	ih->nlost = st_ld32(p + 8);
+	if (len != ST_INDEX_HEAD_SIZE + (uint64_t)ih->nchunks * ST_INDEX_CHUNK_SIZE +
+		   ((uint64_t)ih->ntypes + ih->nlost) * ST_INDEX_COUNT_SIZE)
+		return ST_EFORMAT;
+	return 0;
+}
+
+/*
+ * An index chunk met by a scan must be well formed, and its lost section
+ * is the latest lost counts. The chunk list and type counts are the scan's
+ * own, so its other entries are not used.
+ */
+static int scan_index(struct st_reader *r, const uint8_t *p, size_t len, const char **why)
+{
+	struct index_head ih;
+
+	if (index_head(p, len, &ih))
+		return *why = "index size differs from its counts", ST_EFORMAT;
+	return parse_lost(r, p + len - (size_t)ih.nlost * ST_LOST_ENTRY_SIZE, ih.nlost, why);
+}
+
+/* A lost chunk's payload: entries over earlier counts of the same CPUs. */
+static int use_lost_chunk(struct st_reader *r, const uint8_t *p, size_t len, const char **why)
+{
+	if (len % ST_LOST_ENTRY_SIZE)
+		return *why = "lost chunk size is not a multiple of 16", ST_EFORMAT;
+	return parse_lost(r, p, len / ST_LOST_ENTRY_SIZE, why);
+}
+
 /* What a scan does with the payload of an intact chunk. */
 static int scan_use_chunk(struct st_reader *r, const struct st_chunk_hdr *h, const char **why)
 {
@@ -540,14 +624,14 @@ static int scan_use_chunk(struct st_reader *r, const struct st_chunk_hdr *h, con
 	case ST_CHUNK_SCHEMA:
 		return set_schema(r, p, len, why);
 	case ST_CHUNK_LOST:
-		if (len % ST_LOST_ENTRY_SIZE)
-			return *why = "lost chunk size is not a multiple of 16", ST_EFORMAT;
-		return parse_lost(r, p, len / ST_LOST_ENTRY_SIZE, why);
+		return use_lost_chunk(r, p, len, why);
 	case ST_CHUNK_EVENTS:
 		count_types(r, &r->scratch);
 		return 0;
+	case ST_CHUNK_INDEX:
+		return scan_index(r, p, len, why);
 	default:
-		return 0;	/* the index (rebuilt by the scan) and unknown kinds */
+		return 0;	/* unknown kinds */
 	}
 }
 
@@ -576,7 +660,7 @@ static int scan_chunk(struct st_reader *r, const struct scan_state *s, struct st
 	if (err)
 		return err;
 	*extent = ST_CHUNK_HEADER_SIZE + (uint64_t)h.payload_size;
-	if (h.seq < s->next_seq || (h.seq != s->next_seq && !s->after_skip))
+	if (h.seq < s->next_seq)
 		return *why = "chunk sequence number out of order", ST_EFORMAT;
 	if (h.kind == ST_CHUNK_EVENTS && !r->types)
 		return *why = "events chunk before the schema", ST_EFORMAT;
@@ -593,9 +677,21 @@ static int scan_chunk(struct st_reader *r, const struct scan_state *s, struct st
 	return 0;
 }
 
-/* Takes an intact chunk; after skipped bytes, its sequence number says how many chunks they held. */
+static int damage_add(struct st_reader *r, struct scan_state *s, uint64_t end, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * Takes an intact chunk. Its sequence number says how many chunks are
+ * missing before it: in the bytes skipped since the last intact chunk, or,
+ * when it follows that chunk directly, in an empty range where whole chunks
+ * were cut out of the file.
+ */
 static int scan_accept(struct st_reader *r, struct scan_state *s, const struct st_chunk_info *ci)
 {
+	if (ci->seq > s->next_seq && !s->after_skip &&
+	    damage_add(r, s, s->off, "chunk %llu at offset %llu: absent, chunk %u comes next",
+		       (unsigned long long)s->next_seq, (unsigned long long)s->off, ci->seq))
+		return ST_ENOMEM;
 	if (chunk_add(r, ci))
 		return ST_ENOMEM;
 	info_add_chunk(&r->info, ci);
@@ -609,9 +705,6 @@ static int scan_accept(struct st_reader *r, struct scan_state *s, const struct s
 	s->after_skip = 0;
 	return 0;
 }
-
-static int damage_add(struct st_reader *r, struct scan_state *s, uint64_t end, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 /*
  * Skips [s->off, end) for the reason given; a range that starts where the
@@ -818,36 +911,28 @@ static int footer_counts(struct st_reader *r, const uint8_t *p, uint32_t n)
 }
 
 /*
- * Index payload (in r->scratch) into the chunk list and lost counts; the
- * per-type counts are copied to *counts, since they need the schema, which
- * is read after the index.
+ * Index payload (in r->scratch) into the chunk list; its per-type counts and
+ * lost entries are copied to *tail, used once the chunks it lists are read:
+ * the counts need the schema, and the lost entries come after every lost
+ * chunk.
  */
-static int parse_index(struct st_reader *r, uint64_t index_off, struct st_bytes *counts)
+static int parse_index(struct st_reader *r, uint64_t index_off, struct st_bytes *tail,
+		       struct index_head *ih)
 {
 	const uint8_t *p = r->scratch.data;
-	uint32_t nchunks, ntypes, nlost;
-	const char *why;
+	size_t tail_len;
 	uint8_t *dst;
 
-	if (r->scratch.len < ST_INDEX_HEAD_SIZE)
+	if (index_head(p, r->scratch.len, ih) ||
+	    footer_chunks(r, p + ST_INDEX_HEAD_SIZE, ih->nchunks, index_off))
 		return ST_EFORMAT;
-	nchunks = st_ld32(p);
-	ntypes = st_ld32(p + 4);
-	nlost = st_ld32(p + 8);
-	if (r->scratch.len != ST_INDEX_HEAD_SIZE + (uint64_t)nchunks * ST_INDEX_CHUNK_SIZE +
-			      ((uint64_t)ntypes + nlost) * ST_INDEX_COUNT_SIZE)
-		return ST_EFORMAT;
-	p += ST_INDEX_HEAD_SIZE;
-	if (footer_chunks(r, p, nchunks, index_off))
-		return ST_EFORMAT;
-	p += (size_t)nchunks * ST_INDEX_CHUNK_SIZE;
-	dst = st_bytes_put(counts, (size_t)ntypes * ST_INDEX_COUNT_SIZE);
-	if (!dst && ntypes)
+	tail_len = ((size_t)ih->ntypes + ih->nlost) * ST_INDEX_COUNT_SIZE;
+	dst = st_bytes_put(tail, tail_len);
+	if (!dst && tail_len)
 		return ST_ENOMEM;
-	if (ntypes)
-		memcpy(dst, p, (size_t)ntypes * ST_INDEX_COUNT_SIZE);
-	p += (size_t)ntypes * ST_INDEX_COUNT_SIZE;
-	return parse_lost(r, p, nlost, &why);
+	if (tail_len)
+		memcpy(dst, p + r->scratch.len - tail_len, tail_len);
+	return 0;
 }
 
 /* Reads the index chunk the trailer points at into r->scratch. */
@@ -876,21 +961,28 @@ static int load_index(struct st_reader *r, struct st_chunk_info *ci)
 	return 0;
 }
 
-/* Metadata and schema chunks listed by the index. */
+/* Metadata, schema and lost chunks listed by the index, in file order. */
 static int footer_descriptors(struct st_reader *r)
 {
 	const char *why;
 
 	for (size_t i = 0; i < r->nchunks; i++) {
 		uint32_t kind = r->chunks[i].kind;
+		const uint8_t *p;
+		int err;
 
-		if (kind != ST_CHUNK_META && kind != ST_CHUNK_SCHEMA)
+		if (kind != ST_CHUNK_META && kind != ST_CHUNK_SCHEMA && kind != ST_CHUNK_LOST)
 			continue;
 		if (st_chunk_decode(r, i, &r->scratch))
 			return ST_EFORMAT;
-		if (kind == ST_CHUNK_META && parse_meta(r, r->scratch.data, r->scratch.len, &why))
-			return ST_EFORMAT;
-		if (kind == ST_CHUNK_SCHEMA && set_schema(r, r->scratch.data, r->scratch.len, &why))
+		p = r->scratch.data;
+		if (kind == ST_CHUNK_META)
+			err = parse_meta(r, p, r->scratch.len, &why);
+		else if (kind == ST_CHUNK_SCHEMA)
+			err = set_schema(r, p, r->scratch.len, &why);
+		else
+			err = use_lost_chunk(r, p, r->scratch.len, &why);
+		if (err)
 			return ST_EFORMAT;
 	}
 	return r->types ? 0 : ST_EFORMAT;
@@ -898,21 +990,25 @@ static int footer_descriptors(struct st_reader *r)
 
 static int read_footer(struct st_reader *r)
 {
-	struct st_bytes counts = { 0 };
+	struct st_bytes tail = { 0 };
 	struct st_chunk_info index_ci;
+	struct index_head ih;
+	const char *why;
 	int err = load_index(r, &index_ci);
 
 	if (!err)
-		err = parse_index(r, index_ci.offset, &counts);
+		err = parse_index(r, index_ci.offset, &tail, &ih);
 	if (!err)
 		err = footer_descriptors(r);
 	if (!err)
-		err = footer_counts(r, counts.data, (uint32_t)(counts.len / ST_INDEX_COUNT_SIZE));
+		err = footer_counts(r, tail.data, ih.ntypes);
+	if (!err && ih.nlost)
+		err = parse_lost(r, tail.data + (size_t)ih.ntypes * ST_INDEX_COUNT_SIZE, ih.nlost, &why);
 	if (!err && index_ci.seq != r->nchunks)
 		err = ST_EFORMAT;
 	if (!err)
 		err = chunk_add(r, &index_ci);
-	st_bytes_free(&counts);
+	st_bytes_free(&tail);
 	if (err)
 		return err;
 	for (size_t i = 0; i < r->nchunks; i++)
@@ -939,13 +1035,16 @@ static void reset_contents(struct st_reader *r)
 	r->types = NULL;
 	r->type_events = NULL;
 	r->ntypes = r->nmeta = r->nlost = r->nchunks = r->ndamage = 0;
+	r->lost_compacted = r->lost_order = 0;
 	r->info = (struct st_file_info){ .major = r->info.major, .minor = r->info.minor };
 }
 
+/* Totals, and the lost counts in CPU order whatever order the file lists them in. */
 static void info_finish(struct st_reader *r)
 {
 	r->info.file_size = r->size;
 	r->info.lost_tail_bytes = r->size - r->info.valid_size;
+	lost_compact(r);
 	for (size_t i = 0; i < r->nlost; i++)
 		r->info.lost_events += r->lost[i].lost;
 }

@@ -58,6 +58,12 @@ ST_FIELD_TABLE(block_rq);
 #define ST_REC struct st_ev_block_rq_issue
 ST_FIELD_TABLE(block_rq_issue);
 #undef ST_REC
+#define ST_REC struct st_ev_block_rq_complete
+ST_FIELD_TABLE(block_rq_complete);
+#undef ST_REC
+#define ST_REC struct st_ev_block_rq_issue_stamped
+ST_FIELD_TABLE(block_rq_issue_stamped);
+#undef ST_REC
 #define ST_REC struct st_ev_sys_enter
 ST_FIELD_TABLE(sys_enter);
 #undef ST_REC
@@ -169,8 +175,43 @@ static int field_check(const struct st_field *f, uint16_t rec_size, const char *
 		return *why = "field element size is not 1, 2, 4 or 8", ST_EFORMAT;
 	if (!f->size || f->size % f->elem_size)
 		return *why = "field size is not a multiple of its element size", ST_EFORMAT;
+	if (f->type == ST_FT_STR && f->elem_size != 1)
+		return *why = "string field with elements of more than one byte", ST_EFORMAT;
 	if ((uint32_t)f->offset + f->size > rec_size)
 		return *why = "field extends past the record", ST_EFORMAT;
+	return 0;
+}
+
+/* The first six fields describe the common record header, as it is (spec 5.2). */
+static int header_check(const struct st_type *t, const char **why)
+{
+	static const struct st_field header[] = { ST_HEADER_FIELDS };
+
+	if (t->nfields < ARRAY_SIZE(header))
+		return *why = "fewer fields than the six of the record header", ST_EFORMAT;
+	for (size_t i = 0; i < ARRAY_SIZE(header); i++) {
+		const struct st_field *f = &t->fields[i];
+
+		if (strcmp(f->name, header[i].name) || f->offset != header[i].offset ||
+		    f->size != header[i].size || f->elem_size != header[i].elem_size)
+			return *why = "first six fields are not the record header (type size cpu ts pid tid)",
+			       ST_EFORMAT;
+	}
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Whether n names (sorted in place) hold one twice. */
+static int names_repeat(const char **names, size_t n)
+{
+	qsort(names, n, sizeof(*names), name_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(names[i - 1], names[i]))
+			return 1;
 	return 0;
 }
 
@@ -186,12 +227,17 @@ int st_type_check(const struct st_type *t, const char **why)
 		return *why = "record size is not a multiple of 8 of at least 24", ST_EFORMAT;
 	if (t->nfields > ST_MAX_FIELDS || (t->nfields && !t->fields))
 		return *why = "bad field count", ST_EFORMAT;
+	const char *names[ST_MAX_FIELDS];
+
 	for (uint16_t i = 0; i < t->nfields; i++) {
 		err = field_check(&t->fields[i], t->size, why);
 		if (err)
 			return err;
+		names[i] = t->fields[i].name;
 	}
-	return 0;
+	if (names_repeat(names, t->nfields))
+		return *why = "two fields of the same name", ST_EFORMAT;
+	return header_check(t, why);
 }
 
 static char *dup_str(const char *s)
@@ -354,6 +400,21 @@ static int decode_type(struct st_span *s, struct st_type *t, const char **why)
 	return err ? err : st_type_check(t, why);
 }
 
+/* ST_EFORMAT when two types share a name, ST_ENOMEM, or 0. */
+static int duplicate_name(const struct st_type *types, size_t n)
+{
+	const char **names = malloc((n ? n : 1) * sizeof(*names));
+	int dup;
+
+	if (!names)
+		return ST_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		names[i] = types[i].name;
+	dup = names_repeat(names, n);
+	free(names);
+	return dup ? ST_EFORMAT : 0;
+}
+
 static int duplicate_id(const struct st_type *types, size_t n)
 {
 	uint8_t *seen = calloc(ST_NUM_TYPE_IDS / 8, 1);
@@ -393,6 +454,8 @@ int st_schema_decode(const uint8_t *p, size_t len, struct st_type **types, size_
 		err = (*why = "bytes after the last schema entry", ST_EFORMAT);
 	if (!err && (err = duplicate_id(t, count)) == ST_EFORMAT)
 		*why = "type id declared twice";
+	if (!err && (err = duplicate_name(t, count)) == ST_EFORMAT)
+		*why = "type name declared twice";
 	if (err) {
 		for (uint32_t i = 0; i < count; i++)
 			st_type_free(&t[i]);

@@ -211,7 +211,13 @@ int st_writer_append(struct st_writer *w, const void *rec, size_t len);
 /* Seal every open events chunk that is not empty, and pending metadata, now. */
 int st_writer_flush(struct st_writer *w);
 
-/* Set the count of events lost on `cpu` so far (absolute, not a delta). */
+/*
+ * Set the count of events lost on `cpu` so far (cumulative, not a delta).
+ * When counts changed, a lost chunk with every CPU's count goes out after
+ * the next sealed events chunk, so call it as the counts grow (a recorder:
+ * each second), not only before close: a file cut before close reports the
+ * losses of its last lost chunk (spec section 5.4).
+ */
 int st_writer_set_lost(struct st_writer *w, uint32_t cpu, uint64_t lost);
 /*
  * The `cpu` of events lost on no known CPU: probe runs the kernel skipped
@@ -297,7 +303,9 @@ const struct st_file_info *st_reader_info(const struct st_reader *r);
 /*
  * Byte ranges a scan skipped, in file order (none when the footer was read).
  * A range starts at a chunk that is not intact and ends where the next
- * intact chunk starts, or at the end of the file.
+ * intact chunk starts, or at the end of the file. An empty range (size 0)
+ * is where whole chunks were cut out: an intact chunk follows an intact one
+ * with a sequence gap.
  */
 struct st_damage {
 	uint64_t offset;	/* first byte skipped */
@@ -322,7 +330,11 @@ const struct st_type *st_type_by_name(const struct st_reader *r, const char *nam
 /* Events of a type in the file (footer counts, or counted while scanning). */
 uint64_t st_type_events(const struct st_reader *r, uint16_t id);
 
-/* Lost events per CPU: count of CPUs with an entry, then entry i. */
+/*
+ * Lost events per CPU: count of CPUs with an entry, then entry i, in CPU
+ * order (ST_LOST_ANY_CPU last). Each CPU's count is its last entry in file
+ * order over the lost chunks and the index.
+ */
 size_t st_lost_count(const struct st_reader *r);
 int st_lost_at(const struct st_reader *r, size_t i, uint32_t *cpu, uint64_t *lost);
 
@@ -379,7 +391,14 @@ int st_chunk_next(const struct st_chunk_buf *buf, size_t *pos, const struct st_e
  */
 struct st_cursor;
 int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, struct st_cursor **c);
-/* 1 and *ev (valid until the next call) for an event; 0 at the end; <0 error. */
+/*
+ * 1 and *ev (valid until the next call) for an event; 0 at the end; <0 for
+ * an error. An events chunk that turns out damaged when the cursor decodes
+ * it (the index listed it) gives its error once, st_reader_errmsg() naming
+ * the chunk and its offset; the cursor has then skipped that chunk, and
+ * calling again goes on with the events of the others, as a scan would
+ * (spec section 7.1). After ST_ENOMEM, stop.
+ */
 int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev);
 void st_cursor_close(struct st_cursor *c);
 

@@ -60,6 +60,14 @@ struct st_event_header {
 #define ST_F_RAHEAD		(1u << 12)
 #define ST_F_BACKGROUND		(1u << 13)
 #define ST_F_NOWAIT		(1u << 14)
+/*
+ * Request events only: the request is in the kernel's flush sequence
+ * (RQF_FLUSH_SEQ): the flush request the kernel issues for pre/post flushes,
+ * or a data request with PREFLUSH/FUA between its steps. Such a data
+ * request completes twice: once for its data (this bit set, bios not ended
+ * yet) and once more when the sequence ends (bit clear).
+ */
+#define ST_F_FLUSH_SEQ		(1u << 15)
 
 #define ST_COMM_LEN	16
 #define ST_PATH_LEN	256
@@ -100,6 +108,26 @@ struct st_event_header {
 #define st_fields_block_rq_issue(F, A)						\
 	st_fields_block_rq(F, A)						\
 	A(__u64, bios, ST_RQ_BIOS, ST_FT_HEX, "first bios of the chain (rq->bio, bi_next...), 0 past nr_bios")
+
+#define st_fields_block_rq_complete(F, A)					\
+	st_fields_block_rq(F, A)						\
+	F(__u64, bio, ST_FT_HEX, "first bio of the chain (rq->bio) as the request completes, 0 none: names the bio of a request never issued (an empty PREFLUSH in the flush sequence)")
+
+/*
+ * block_rq_issue plus the stage times the kernel stamped on the request and
+ * its bios, as nanoseconds before this event: one probe run gives Q, G and D.
+ * A time the kernel did not stamp (or one more than 4.29 s before the issue)
+ * has its `stamped` bit clear and is 0.
+ */
+#define ST_STAMPED_GETRQ	(1u << 0)	/* getrq_ago holds the request's allocation */
+#define ST_STAMPED_QUEUE(i)	(1u << (1 + (i)))	/* queue_ago[i] holds bios[i]'s queueing */
+
+#define st_fields_block_rq_issue_stamped(F, A)					\
+	st_fields_block_rq_issue(F, A)						\
+	F(__u32, stamped,   ST_FT_HEX,  "times the kernel stamped: bit 0 getrq_ago, bit 1+i queue_ago[i]") \
+	F(__u32, getrq_ago, ST_FT_UINT, "ns from the request's allocation (rq->start_time_ns) to this issue") \
+	A(__u32, queue_ago, ST_RQ_BIOS, ST_FT_UINT, "ns from each stored bio's queueing (its issue time stamp) to this issue") \
+	A(__u32, bio_sectors, ST_RQ_BIOS, ST_FT_UINT, "length of each stored bio in 512-byte sectors")
 
 #define st_fields_sys_enter(F, A)						\
 	F(__s64, fd,     ST_FT_INT,  "file descriptor (io_submit: aio context)")	\
@@ -152,7 +180,8 @@ struct st_event_header {
 	E(8,  block_rq_issue,        block_rq_issue)				\
 	E(9,  block_rq_merge,        block_rq)					\
 	E(10, block_rq_requeue,      block_rq)					\
-	E(11, block_rq_complete,     block_rq)					\
+	E(11, block_rq_complete,     block_rq_complete)				\
+	E(12, block_rq_issue_stamped, block_rq_issue_stamped)			\
 	E(32, sys_enter_read,        sys_enter)					\
 	E(33, sys_exit_read,         sys_exit)					\
 	E(34, sys_enter_write,       sys_enter)					\
@@ -212,6 +241,8 @@ ST_DECLARE_PAYLOAD(block_bio)
 ST_DECLARE_PAYLOAD(block_split)
 ST_DECLARE_PAYLOAD(block_rq)
 ST_DECLARE_PAYLOAD(block_rq_issue)
+ST_DECLARE_PAYLOAD(block_rq_complete)
+ST_DECLARE_PAYLOAD(block_rq_issue_stamped)
 ST_DECLARE_PAYLOAD(sys_enter)
 ST_DECLARE_PAYLOAD(sys_enter_openat)
 ST_DECLARE_PAYLOAD(sys_exit)

@@ -454,6 +454,9 @@ int st_writer_add_type(struct st_writer *w, const struct st_type *t)
 		return fail(w, ST_EINVAL, "type %u (%s): %s", t->id, t->name ? t->name : "?", why);
 	if (w->type_size[t->id])
 		return fail(w, ST_EINVAL, "type %u declared twice", t->id);
+	for (size_t i = 0; i < w->ntypes; i++)
+		if (!strcmp(w->types[i].name, t->name))
+			return fail(w, ST_EINVAL, "type name %s declared twice", t->name);
 	types = realloc(w->types, (w->ntypes + 1) * sizeof(*types));
 	if (!types)
 		return fail(w, ST_ENOMEM, "out of memory for the schema");

@@ -236,6 +236,17 @@ static uint64_t queued_at(struct flight_trigger *t, const struct st_ev_block_rq_
 	return q;
 }
 
+/* Q of a stamped issue: its earliest bio stamp, else the request's allocation, else the issue. */
+static uint64_t stamped_queue_time(const struct st_ev_block_rq_issue_stamped *e)
+{
+	uint64_t q = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : e->h.ts;
+
+	for (unsigned i = 0; i < e->p.nr_bios && i < ST_RQ_BIOS; i++)
+		if (e->p.stamped & ST_STAMPED_QUEUE(i) && e->h.ts - e->p.queue_ago[i] < q)
+			q = e->h.ts - e->p.queue_ago[i];
+	return q;
+}
+
 bool flight_trigger_check(struct flight_trigger *t, const struct st_event_header *h,
 			  struct flight_hit *hit)
 {
@@ -249,9 +260,12 @@ bool flight_trigger_check(struct flight_trigger *t, const struct st_event_header
 			t->bios[slot_of(e->p.bio)] = (struct flight_pair){ .key = e->p.bio, .ts = h->ts };
 		return false;
 	}
-	case ST_EV_block_rq_issue: {
+	case ST_EV_block_rq_issue:
+	case ST_EV_block_rq_issue_stamped: {
+		/* the stamped issue extends block_rq_issue (format/sttrace_events.h) */
 		const struct st_ev_block_rq_issue *e = (const void *)h;
-		uint64_t start = t->q2c ? queued_at(t, e) : h->ts;
+		uint64_t start = !t->q2c ? h->ts : h->type == ST_EV_block_rq_issue ? queued_at(t, e) :
+				 stamped_queue_time((const void *)h);
 
 		if (start)
 			t->rqs[slot_of(e->p.rq)] = (struct flight_pair){ .key = e->p.rq, .ts = start };

@@ -385,6 +385,7 @@ static int close_file(struct recorder *r, struct st_writer **w, const char *path
 	int ret;
 
 	set_meta_u64(*w, "record.end_ts", end_ns);
+	/* sampled again: a reader can tell a wall clock stepped during the file */
 	meta_clock(*w, "clock.realtime_offset_end_ns");
 	store_lost_into(r, *w, rebase_lost);
 	ret = st_writer_close(*w, errmsg, sizeof(errmsg));
@@ -747,13 +748,18 @@ static int finish(struct recorder *r)
 	struct st_writer_stats st;
 	uint64_t end_ns, lost;
 
+	/* the window closes for every probe at once; detaching takes a while */
+	probes_set_window(&r->probes, 0);
+	end_ns = now_ns();
+	if (r->opts.duration_ns && end_ns > r->start_ns + r->opts.duration_ns)
+		end_ns = r->start_ns + r->opts.duration_ns;
 	probes_detach(&r->probes);
 	probes_flush(&r->probes, UINT64_MAX);
 	if (!r->write_failed)
 		ring_drain(&r->probes.ring);
 	meta_release(r->tracker, r->w, UINT64_MAX);
-	end_ns = now_ns();
 	meta_procs(r->w);
+	probes_store_runs(&r->probes, r->w);
 	lost = store_lost(r);
 	st_writer_stats(r->w, &st);
 	summary(r, &st, end_ns, lost);
@@ -783,7 +789,10 @@ static int record(struct recorder *r)
 		return ret;
 	if (rotating(r) && !(r->lost_base = calloc((size_t)r->probes.ncpus + 1, sizeof(*r->lost_base))))
 		return fail("memory", strerror(ENOMEM));
+	/* every probe is attached: the window opens for all of them at once */
 	r->start_ns = meta_clock(r->w, "clock.realtime_offset_ns");
+	probes_set_window(&r->probes, r->opts.duration_ns ? r->start_ns + r->opts.duration_ns :
+			  UINT64_MAX);
 	r->file_start_ns = r->start_ns;
 	r->trigger.armed_ns = r->start_ns + META_HOLD_NS;
 	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)r->start_ns);
@@ -825,7 +834,10 @@ static int setup(struct recorder *r, int argc, char **argv)
 		r->filters.pid = r->child;
 	}
 	ret = open_output(r);
-	return ret ? ret : open_writer(r, argc, argv);
+	if (ret)
+		return ret;
+	probes_resolve_stamps(&r->sel, &r->filters, r->opts.no_stamps);
+	return open_writer(r, argc, argv);
 }
 
 static void close_fds(struct recorder *r)

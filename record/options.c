@@ -48,7 +48,11 @@ static const char usage_text[] =
 "                           (default 10s)\n"
 "      --max-triggers N     stop after N dumps (default: no limit)\n"
 "  -e, --events LIST        presets and tracepoint names, comma separated\n"
-"                           (default all); presets: block dio fsync uring all\n"
+"                           (default all); presets: block block-queue block-all\n"
+"                           dio fsync uring all (record/README.md: what each\n"
+"                           records and costs)\n"
+"      --no-stamps          take every block stage from its own probe, not from\n"
+"                           the times the kernel stamps on requests and bios\n"
 "  -p, --pid PID            only this process, its threads and its descendants\n"
 "  -c, --comm NAME          only tasks with this command name\n"
 "      --cgroup PATH        only tasks in this cgroup (v2; relative to /sys/fs/cgroup)\n"
@@ -72,7 +76,7 @@ static const char usage_text[] =
 
 enum { OPT_MAX_SIZE = 256, OPT_CGROUP, OPT_QD, OPT_RINGBUF, OPT_CHUNK, OPT_CONFIG, OPT_FORCE,
        OPT_VERSION, OPT_ROTATE, OPT_KEEP, OPT_RING, OPT_AFTER, OPT_TRIGGER, OPT_TRIGGER_GAP,
-       OPT_MAX_TRIGGERS };
+       OPT_MAX_TRIGGERS, OPT_NO_STAMPS };
 
 static const struct option long_opts[] = {
 	{ "output",       required_argument, NULL, 'o' },
@@ -96,6 +100,7 @@ static const struct option long_opts[] = {
 	{ "zstd-level",   required_argument, NULL, 'z' },
 	{ "chunk-size",   required_argument, NULL, OPT_CHUNK },
 	{ "config",       required_argument, NULL, OPT_CONFIG },
+	{ "no-stamps",    no_argument,       NULL, OPT_NO_STAMPS },
 	{ "verbose",      no_argument,       NULL, 'v' },
 	{ "help",         no_argument,       NULL, 'h' },
 	{ "version",      no_argument,       NULL, OPT_VERSION },
@@ -485,6 +490,10 @@ int opts_parse(struct rec_opts *o, int argc, char **argv)
 			o->force = true;
 			continue;
 		}
+		if (c == OPT_NO_STAMPS) {
+			o->no_stamps = true;
+			continue;
+		}
 		if (c == OPT_CONFIG)
 			continue;
 		if (c == '?') {
@@ -521,6 +530,7 @@ char *opts_json(const struct rec_opts *o)
 	json_object_object_add(j, "ringbuf_size", json_object_new_uint64(o->ringbuf_size));
 	json_object_object_add(j, "zstd_level", json_object_new_int(o->zstd_level));
 	json_object_object_add(j, "chunk_size", json_object_new_uint64(o->chunk_size));
+	json_object_object_add(j, "no_stamps", json_object_new_boolean(o->no_stamps));
 	for (size_t i = 0; i < o->nfiles; i++)
 		json_object_array_add(files, json_object_new_string(o->files[i]));
 	json_object_object_add(j, "files", files);

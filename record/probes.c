@@ -23,6 +23,7 @@
 #include <linux/magic.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "record/record.h"
@@ -60,6 +61,12 @@ static const char *event_name(uint16_t type)
 	return NULL;
 }
 
+/* Events whose program attaches to a tracepoint of another name. */
+static const char *tracepoint_name(const char *name)
+{
+	return !strcmp(name, "block_rq_issue_stamped") ? "block_rq_issue" : name;
+}
+
 const char *event_tracepoint(uint16_t type, char *buf, size_t cap)
 {
 	const char *name = event_name(type);
@@ -68,7 +75,7 @@ const char *event_tracepoint(uint16_t type, char *buf, size_t cap)
 		return NULL;
 	for (size_t i = 0; i < sizeof(categories) / sizeof(categories[0]); i++)
 		if (has_prefix(name, categories[i].prefix)) {
-			snprintf(buf, cap, "%s/%s", categories[i].category, name);
+			snprintf(buf, cap, "%s/%s", categories[i].category, tracepoint_name(name));
 			return buf;
 		}
 	return NULL;
@@ -96,14 +103,38 @@ static bool is_sync_syscall(const char *name)
 	       strstr(name, "_sync_file_range") || strstr(name, "_openat");
 }
 
+/*
+ * Block events of the `block` preset: two probe runs per unmerged request on
+ * a request-based disk (issue, with the stage times the kernel stamped
+ * before it, and completion); the others run only on splits, requeues and
+ * the completions of bio-based devices. record/README.md has the table of
+ * the block presets and what each loses.
+ */
+static bool in_block_preset(const char *name)
+{
+	static const char *const light[] = {
+		"block_rq_issue_stamped", "block_rq_complete", "block_split", "block_rq_requeue",
+		"block_bio_complete",
+	};
+
+	for (size_t i = 0; i < sizeof(light) / sizeof(light[0]); i++)
+		if (!strcmp(name, light[i]))
+			return true;
+	return false;
+}
+
 static bool in_preset(const char *preset, const char *name)
 {
 	bool sys = has_prefix(name, "sys_");
 
-	if (!strcmp(preset, "all"))
+	if (!strcmp(preset, "block-all"))
+		return has_prefix(name, "block_") && strcmp(name, "block_rq_issue_stamped");
+	if (!strcmp(preset, "block-queue") && !strcmp(name, "block_bio_queue"))
 		return true;
 	if (has_prefix(name, "block_"))
-		return strcmp(preset, "uring") != 0;
+		return strcmp(preset, "uring") && in_block_preset(name);
+	if (!strcmp(preset, "all"))
+		return true;
 	if (!strcmp(preset, "dio"))
 		return (sys && is_rw_syscall(name)) || has_prefix(name, "iomap_");
 	if (!strcmp(preset, "fsync"))
@@ -116,8 +147,9 @@ static bool in_preset(const char *preset, const char *name)
 
 static bool is_preset(const char *s)
 {
-	return !strcmp(s, "block") || !strcmp(s, "dio") || !strcmp(s, "fsync") ||
-	       !strcmp(s, "uring") || !strcmp(s, "all");
+	return !strcmp(s, "block") || !strcmp(s, "block-queue") || !strcmp(s, "block-all") ||
+	       !strcmp(s, "dio") || !strcmp(s, "fsync") || !strcmp(s, "uring") ||
+	       !strcmp(s, "all");
 }
 
 static int select_one(const char *item, struct rec_selection *sel, char *err, size_t cap)
@@ -134,8 +166,8 @@ static int select_one(const char *item, struct rec_selection *sel, char *err, si
 			sel->required[event_names[i].type] = true;
 			return 0;
 		}
-	snprintf(err, cap, "--events: unknown preset or tracepoint '%s' (presets: block dio fsync "
-		 "uring all; tracepoints: the event names of `st-format info`)", item);
+	snprintf(err, cap, "--events: unknown preset or tracepoint '%s' (presets: block block-queue "
+		 "block-all dio fsync uring all; tracepoints: the event names of `st-format info`)", item);
 	return -1;
 }
 
@@ -154,6 +186,9 @@ int events_select(const char *spec, struct rec_selection *sel, char *err, size_t
 		snprintf(err, cap, "--events: no event named in '%s'", spec);
 		return -1;
 	}
+	/* The full issue event supersedes the stamped one: one issue event per request. */
+	if (sel->on[ST_EV_block_rq_issue])
+		sel->on[ST_EV_block_rq_issue_stamped] = false;
 	/* Process events give pid -> command names and drive -p's child tracking. */
 	for (size_t i = 0; i < NR_EVENTS; i++)
 		if (has_prefix(event_names[i].name, "sched_process_"))
@@ -385,6 +420,79 @@ int probes_check(struct rec_selection *sel, char *err, size_t cap)
 	return check_environment(err, cap) || check_tracepoints(sel, err, cap) ? -1 : 0;
 }
 
+/* ---- the kernel's stage stamps ----------------------------------------- */
+
+static bool struct_has_member(const struct btf *btf, const char *type, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), member))
+			return true;
+	return false;
+}
+
+/* A disk without a request layer (zram, device mapper): its bios complete without requests. */
+static bool disk_is_bio_based(uint32_t devt)
+{
+	char path[96];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", devt >> 20, devt & 0xfffff);
+	if (stat(path, &st))
+		return false;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/mq", devt >> 20, devt & 0xfffff);
+	return stat(path, &st) != 0;
+}
+
+static void add_probe(struct rec_selection *sel, uint16_t type, const char *why)
+{
+	char tp[128];
+
+	if (sel->on[type])
+		return;
+	sel->on[type] = true;
+	event_tracepoint(type, tp, sizeof(tp));
+	fprintf(stderr, "%s: %s: recording %s too\n", REC_NAME, why, tp);
+}
+
+void probes_resolve_stamps(struct rec_selection *sel, const struct rec_filters *f, bool no_stamps)
+{
+	struct btf *btf;
+	bool rq_stamp, bio_stamp, bio_stamp_gated;
+
+	if (!sel->on[ST_EV_block_rq_issue_stamped])
+		return;
+	btf = btf__load_vmlinux_btf();
+	rq_stamp = btf && struct_has_member(btf, "request", "start_time_ns");
+	bio_stamp_gated = btf && struct_has_member(btf, "bio", "issue_time_ns");
+	bio_stamp = btf && (bio_stamp_gated || struct_has_member(btf, "bio", "bi_issue"));
+	btf__free(btf);
+	if (no_stamps) {
+		add_probe(sel, ST_EV_block_getrq, "--no-stamps: G from its probe");
+		add_probe(sel, ST_EV_block_bio_queue, "--no-stamps: Q from its probe");
+		return;
+	}
+	if (!rq_stamp)
+		add_probe(sel, ST_EV_block_getrq, "this kernel keeps no request allocation time "
+			  "(struct request has no start_time_ns)");
+	if (!bio_stamp)
+		add_probe(sel, ST_EV_block_bio_queue, "this kernel keeps no bio queue time "
+			  "(struct bio has neither issue_time_ns nor bi_issue)");
+	else if (f->pid || f->comm || f->cgroup_id)
+		add_probe(sel, ST_EV_block_bio_queue, "-p, -c, --cgroup and -- CMD select bios "
+			  "as their task queues them");
+	else if (f->ndevs && disk_is_bio_based(f->devs[0]))
+		add_probe(sel, ST_EV_block_bio_queue, "-d names a bio-based disk (no requests, "
+			  "so no request stamps)");
+	else if (bio_stamp_gated && !sel->on[ST_EV_block_bio_queue])
+		fprintf(stderr, "%s: this kernel stamps bios with their queue time only for disks "
+			"under blk-iolatency (bio->issue_time_ns, 6.18+): elsewhere Q is the "
+			"request's allocation (G); -e block-queue records Q exactly\n", REC_NAME);
+}
+
 /* ---- loading ---------------------------------------------------------- */
 
 static bool verbose_libbpf;
@@ -529,6 +637,37 @@ void probes_set_verbose(bool on)
 	verbose_libbpf = on;
 }
 
+/* Each selected program's runs and run time so far, in object order; 0 when stats are off. */
+static void read_runs(struct rec_probes *p, struct rec_runs *runs)
+{
+	struct bpf_program *prog;
+	size_t i = 0;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		uint32_t len = sizeof(info);
+
+		if (i == REC_MAX_TYPE)
+			break;
+		runs[i].runs = runs[i].ns = 0;
+		if (bpf_program__autoload(prog) &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len)) {
+			runs[i].runs = info.run_cnt;
+			runs[i].ns = info.run_time_ns;
+		}
+		i++;
+	}
+}
+
+void probes_set_window(struct rec_probes *p, uint64_t until_ns)
+{
+	if (!p->skel)
+		return;
+	if (until_ns)
+		read_runs(p, p->runs_at_open);
+	__atomic_store_n(&p->skel->bss->record_until, until_ns, __ATOMIC_RELEASE);
+}
+
 void probes_flush(struct rec_probes *p, uint64_t staged_before)
 {
 	for (int cpu = 0; p->ages && cpu < p->ncpus; cpu++) {
@@ -614,6 +753,33 @@ uint64_t probes_read_lost(struct rec_probes *p)
 	for (int i = 0; i < p->ncpus; i++)
 		sum += p->lost[i];
 	return sum;
+}
+
+void probes_store_runs(struct rec_probes *p, struct st_writer *w)
+{
+	struct rec_runs now[REC_MAX_TYPE];
+	struct bpf_program *prog;
+	size_t i = 0;
+
+	if (!p->skel)
+		return;
+	read_runs(p, now);
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		uint64_t runs, ns;
+		char key[96], val[64];
+
+		if (i == REC_MAX_TYPE)
+			break;
+		runs = now[i].runs - p->runs_at_open[i].runs;
+		ns = now[i].ns - p->runs_at_open[i].ns;
+		i++;
+		if (!runs || prog == p->skel->progs.flush_stage)
+			continue;
+		snprintf(key, sizeof(key), "probe.%s", bpf_program__name(prog));
+		snprintf(val, sizeof(val), "runs=%llu;run_ns=%llu", (unsigned long long)runs,
+			 (unsigned long long)ns);
+		st_writer_set_meta(w, key, val);
+	}
 }
 
 uint64_t probes_read_skipped(struct rec_probes *p)

@@ -55,6 +55,7 @@ struct rec_opts {
 	const char **files;		/* select_target.files: paths to resolve to inodes */
 	size_t nfiles;
 	char **cmd;			/* after `--`, NULL-terminated; NULL = none */
+	bool no_stamps;			/* take every block stage from its own probe */
 	bool verbose;
 };
 
@@ -121,6 +122,11 @@ void ring_close(struct rec_ring *ring);
 struct sttrace_bpf;
 struct bpf_link;
 
+/* A program's runs and run time (BPF statistics). */
+struct rec_runs {
+	uint64_t runs, ns;
+};
+
 struct rec_probes {
 	struct sttrace_bpf *skel;
 	struct bpf_link *links[REC_MAX_TYPE];
@@ -131,6 +137,7 @@ struct rec_probes {
 	const struct st_stage_age *ages;	/* per possible CPU, mapped */
 	size_t ages_size;
 	uint64_t *lost;			/* per CPU, last read */
+	struct rec_runs runs_at_open[REC_MAX_TYPE];	/* per program, when the window opened */
 };
 /*
  * Check the environment (root, BTF, tracefs) and the selected tracepoints:
@@ -139,11 +146,26 @@ struct rec_probes {
  */
 int probes_check(struct rec_selection *sel, char *err, size_t cap);
 /*
+ * The `block` preset reads the times the kernel stamps on requests and bios
+ * (block_rq_issue_stamped). Where this kernel keeps no such stamp, or
+ * no_stamps asks so, or a task filter needs to see bios queued, or -d names
+ * a bio-based disk (no requests), add the probe that takes that stage
+ * instead to *sel, saying so once on stderr.
+ */
+void probes_resolve_stamps(struct rec_selection *sel, const struct rec_filters *f, bool no_stamps);
+/*
  * Open, configure and load the probes of *sel, attach them and set up the
  * ring buffer reader. Message in err.
  */
 int probes_start(struct rec_probes *p, const struct rec_selection *sel, const struct rec_filters *f,
 		 uint64_t ringbuf_size, rec_event_fn fn, void *ctx, char *err, size_t cap);
+/*
+ * The probes run from their attach to their detach but record only while
+ * the event clock is below until_ns (bpf/sttrace.bpf.c, `record_until`):
+ * set it once every probe is attached (UINT64_MAX, or the end of -t), and
+ * to 0 before detaching, so every probe covers the same window.
+ */
+void probes_set_window(struct rec_probes *p, uint64_t until_ns);
 /* Show libbpf's messages (verifier logs) on stderr. */
 void probes_set_verbose(bool on);
 /*
@@ -164,6 +186,12 @@ uint64_t probes_read_lost(struct rec_probes *p);
  * of a completion in process context runs). No CPU is known for them.
  */
 uint64_t probes_read_skipped(struct rec_probes *p);
+/*
+ * With the kernel's BPF run-time statistics on (kernel.bpf_stats_enabled or
+ * BPF_ENABLE_STATS), store each program's runs and run time from the
+ * window's opening to now as metadata `probe.<program>` = "runs=N;run_ns=T".
+ */
+void probes_store_runs(struct rec_probes *p, struct st_writer *w);
 void probes_stop(struct rec_probes *p);
 
 /* The output: chunk bytes written through io_uring, up to qd in flight. */

@@ -15,8 +15,8 @@
 
 static const struct sf_cmd *const commands[] = {
 	&sf_cmd_info, &sf_cmd_verify, &sf_cmd_cat, &sf_cmd_slice, &sf_cmd_recover,
-	&sf_cmd_synth, &sf_cmd_bench_decode, &sf_cmd_bench_write,
-	&sf_cmd_dump_raw,
+	&sf_cmd_synth, &sf_cmd_anonymize, &sf_cmd_convert, &sf_cmd_import_blktrace,
+	&sf_cmd_bench_decode, &sf_cmd_bench_write, &sf_cmd_dump_raw,
 };
 
 static void main_help(FILE *out)
@@ -26,7 +26,7 @@ static void main_help(FILE *out)
 	      "Subcommands:\n", out);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i]->summary)
-			fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+			fprintf(out, "  %-16s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\n`st-format SUBCOMMAND --help` describes each one.\n"
 	      "Exit status: 0 success (verify: the file is intact), 1 a bad or damaged\n"
 	      "file or a failed check, 2 bad arguments.\n", out);

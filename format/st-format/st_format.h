@@ -31,7 +31,7 @@ struct sf_cmd {
 
 extern const struct sf_cmd sf_cmd_info, sf_cmd_verify, sf_cmd_cat, sf_cmd_slice,
 	sf_cmd_recover, sf_cmd_synth, sf_cmd_bench_decode, sf_cmd_bench_write,
-	sf_cmd_dump_raw;
+	sf_cmd_dump_raw, sf_cmd_convert, sf_cmd_import_blktrace, sf_cmd_anonymize;
 
 /* "st-format: WHAT: message" on stderr; returns SF_BAD. */
 int sf_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -79,6 +79,16 @@ struct sf_args {
 int sf_parse_args(const struct sf_cmd *cmd, int argc, char **argv,
 		  const struct option *longopts, struct sf_args *a);
 
+/*
+ * A writer for a->out (its level, --force) with the schema, metadata and
+ * lost counts of the trace `r` read from a->in (refused when out is in):
+ * SF_OK, or SF_BAD after the error line. Errors of the copying calls
+ * surface at sf_copy_close(), which closes the writer and removes `out`
+ * when it failed.
+ */
+int sf_copy_open(const struct sf_args *a, struct st_reader *r, struct st_writer **w);
+int sf_copy_close(struct st_writer *w, const char *out);
+
 /* Open a trace; on failure prints "st-format: FILE: why" and returns SF_BAD. */
 int sf_open(const char *path, unsigned flags, struct st_reader **r);
 
@@ -99,5 +109,15 @@ int sf_open(const char *path, unsigned flags, struct st_reader **r);
 /* Resolve a range into event-clock ns [*from, *to]; a usage error if malformed. */
 int sf_resolve_range(const struct sf_cmd *cmd, const struct st_reader *r,
 		     const struct sf_range *range, uint64_t *from, uint64_t *to);
+
+/*
+ * JSON strings from a trace's bytes (str fields, metadata, schema names),
+ * which need not be UTF-8: each ill-formed part becomes U+FFFD, so the JSON
+ * is valid UTF-8 (spec/sttrace-format.md, section 14). sf_json_add puts
+ * `value` under such a key.
+ */
+struct json_object;
+struct json_object *sf_json_string(const char *s);
+void sf_json_add(struct json_object *o, const char *key, struct json_object *value);
 
 #endif /* STTRACE_ST_FORMAT_H */

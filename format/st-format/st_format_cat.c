@@ -27,6 +27,7 @@ struct cat {
 	const char **columns;
 	size_t ncolumns;
 	const struct st_field ***field_at;	/* per type id: field of each column or NULL */
+	uint8_t *unlisted;	/* per type id: records met that the per-type counts leave out */
 };
 
 static unsigned elements(const struct st_field *f)
@@ -71,7 +72,11 @@ static const char *field_string(const void *rec, const struct st_field *f)
 	return buf;
 }
 
-/* A string field: text quotes it with C escapes; CSV as an RFC 4180 field (csv.h). */
+/*
+ * A string field: text quotes it with C escapes (a backslash doubled, bytes
+ * outside printable ASCII as \xHH, so every byte can be told back); CSV as an
+ * RFC 4180 field with the same escapes (csv.h).
+ */
 static void put_string(const void *rec, const struct st_field *f, enum cat_style style)
 {
 	const char *buf = field_string(rec, f);
@@ -84,7 +89,7 @@ static void put_string(const void *rec, const struct st_field *f, enum cat_style
 	for (const unsigned char *p = (const unsigned char *)buf; *p; p++) {
 		if (*p == '"')
 			fputs("\\\"", stdout);
-		else if (*p == '\\' && style == CAT_TEXT)
+		else if (*p == '\\')
 			fputs("\\\\", stdout);
 		else if (isprint(*p))
 			putchar(*p);
@@ -143,7 +148,7 @@ static struct json_object *json_value(const void *rec, const struct st_field *f)
 	unsigned n = elements(f);
 
 	if (f->type == ST_FT_STR)
-		return json_object_new_string(field_string(rec, f));
+		return sf_json_string(field_string(rec, f));
 	if (n == 1)
 		return json_scalar(rec, f, 0);
 	a = json_object_new_array_ext((int)n);
@@ -176,9 +181,9 @@ static void print_json(const struct st_type *t, const struct st_event_header *ev
 		const struct st_field *f = &t->fields[i];
 
 		if (!strcmp(f->name, "type"))
-			json_object_object_add(o, "type", json_object_new_string(t->name));
+			json_object_object_add(o, "type", sf_json_string(t->name));
 		else
-			json_object_object_add(o, f->name, json_value(ev, f));
+			sf_json_add(o, f->name, json_value(ev, f));
 	}
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);
@@ -227,7 +232,8 @@ static int csv_setup(struct cat *cat)
 		maxcols += st_type_at(cat->r, i)->nfields;
 	cat->columns = calloc(maxcols + 1, sizeof(*cat->columns));
 	cat->field_at = calloc(1u << 16, sizeof(*cat->field_at));
-	if (!cat->columns || !cat->field_at)
+	cat->unlisted = calloc(1u << 16, 1);
+	if (!cat->columns || !cat->field_at || !cat->unlisted)
 		return -1;
 	for (size_t i = 0; i < st_type_count(cat->r); i++) {
 		const struct st_type *t = st_type_at(cat->r, i);
@@ -252,6 +258,7 @@ static void csv_free(struct cat *cat)
 		free(cat->field_at[id]);
 	free(cat->field_at);
 	free(cat->columns);
+	free(cat->unlisted);
 }
 
 /* --type NAME[,NAME...] into cat->wanted; a usage error names an unknown type. */
@@ -272,19 +279,53 @@ static int select_types(struct cat *cat, char *list)
 	return SF_OK;
 }
 
+/*
+ * CSV columns come from the types the per-type counts list: a record of a
+ * type they leave out (a wrong index) has none, so it is reported, once per
+ * type, instead of printed. 1 when ev was such a record.
+ */
+static int csv_unlisted(struct cat *cat, const struct st_type *t)
+{
+	if (cat->style != CAT_CSV || cat->field_at[t->id])
+		return 0;
+	if (!cat->unlisted[t->id])
+		sf_error(cat->path, "%s records, which the file's per-type counts leave out: "
+			 "not printed (no CSV columns)", t->name);
+	cat->unlisted[t->id] = 1;
+	return 1;
+}
+
+/*
+ * Every event in [from, to]. An events chunk that turns out damaged is
+ * reported and skipped, and the others still print (a damaged chunk costs
+ * only its own events, as in a scan); the exit status then says the output
+ * is incomplete.
+ */
 static int print_events(struct cat *cat, uint64_t from, uint64_t to)
 {
 	const struct st_event_header *ev;
 	struct st_cursor *c;
-	int rc = st_cursor_open(cat->r, from, to, &c);
+	int rc = st_cursor_open(cat->r, from, to, &c), incomplete = 0;
 
 	if (rc)
 		return sf_error(cat->path, "%s", st_reader_errmsg(cat->r));
-	while ((rc = st_cursor_next(c, &ev)) > 0) {
-		const struct st_type *t = st_type_by_id(cat->r, ev->type);
+	while ((rc = st_cursor_next(c, &ev)) != 0) {
+		const struct st_type *t;
 
+		if (rc == ST_ENOMEM)
+			break;
+		if (rc < 0) {
+			sf_error(cat->path, "%s; its events are skipped", st_reader_errmsg(cat->r));
+			incomplete = 1;
+			continue;
+		}
+		t = st_type_by_id(cat->r, ev->type);
 		if (!t || (cat->wanted && !cat->wanted[ev->type]))
 			continue;
+		if (csv_unlisted(cat, t)) {
+			incomplete = 1;
+			continue;
+		}
 		if (cat->style == CAT_TEXT)
 			print_text(t, ev);
 		else if (cat->style == CAT_JSON)
@@ -293,11 +334,11 @@ static int print_events(struct cat *cat, uint64_t from, uint64_t to)
 			print_csv(cat, t, ev);
 	}
 	st_cursor_close(c);
-	if (rc < 0)
-		return sf_error(cat->path, "%s", st_reader_errmsg(cat->r));
 	if (fflush(stdout) || ferror(stdout))
 		return sf_error("stdout", "write failed");
-	return SF_OK;
+	if (rc == ST_ENOMEM)
+		return sf_error(cat->path, "out of memory");
+	return incomplete ? SF_BAD : SF_OK;
 }
 
 static int cat_file(struct cat *cat, char *types, const struct sf_range *range)
@@ -388,6 +429,11 @@ const struct sf_cmd sf_cmd_cat = {
 	"as 0x...; devices as major:minor; strings quoted with C escapes (CSV:\n"
 	"quoted when needed); arrays as [a,b] (CSV: a;b, JSON: arrays). JSON\n"
 	"prints hex fields and devices as strings.\n\n"
+	"A damaged events chunk is named on stderr and its events are skipped; the\n"
+	"events of every other chunk still print, and the exit status is 1. So with\n"
+	"--csv for records of a type the file's per-type counts leave out (no\n"
+	"columns were made for it). The output forms are defined in\n"
+	"spec/sttrace-format.md, section 14.\n\n"
 	"Exit status: 0 printed, 1 unreadable file or damaged chunk, 2 bad arguments.\n",
 	.run = cat_run,
 };

@@ -68,13 +68,31 @@ static double ratio(uint64_t a, uint64_t b)
 	return b ? (double)a / (double)b : 0.0;
 }
 
+/*
+ * A range that runs to the end of the file may have held any number of
+ * chunks (no chunk after it tells), unless it is the 32 bytes after the
+ * index chunk, where only the trailer belongs.
+ */
+static int missing_unknown(const struct st_reader *r, const struct st_damage *d)
+{
+	const struct st_chunk_info *last = st_chunk_at(r, st_chunk_count(r) - 1);
+
+	if (d->chunks || d->offset + d->size < st_reader_info(r)->file_size)
+		return 0;
+	return !(last && last->kind == ST_CHUNK_INDEX && last->offset + last->stored_size == d->offset &&
+		 d->size == 32);
+}
+
 /* Byte ranges the scan skipped, with the chunks missing there and why. */
 static void print_damaged_ranges(const struct st_reader *r, const struct st_file_info *in)
 {
+	const struct st_damage *end = st_damage_at(r, st_damage_count(r) - 1);
+
 	printf("skipped       %" PRIu64 " bytes in %" PRIu64 " damaged range%s, %" PRIu64
-	       " chunk%s missing\n", in->skipped_bytes, in->damaged_ranges,
+	       " chunk%s missing%s\n", in->skipped_bytes, in->damaged_ranges,
 	       in->damaged_ranges == 1 ? "" : "s", in->missing_chunks,
-	       in->missing_chunks == 1 ? "" : "s");
+	       in->missing_chunks == 1 ? "" : "s",
+	       missing_unknown(r, end) ? " and an unknown number at the end" : "");
 	for (size_t i = 0; i < st_damage_count(r); i++) {
 		const struct st_damage *d = st_damage_at(r, i);
 
@@ -84,6 +102,8 @@ static void print_damaged_ranges(const struct st_reader *r, const struct st_file
 			printf(", chunk %u missing", d->first_seq);
 		else if (d->chunks)
 			printf(", chunks %u..%u missing", d->first_seq, d->first_seq + d->chunks - 1);
+		else if (missing_unknown(r, d))
+			printf(", chunks from %u missing: how many is unknown", d->first_seq);
 		printf(": %s\n", d->why);
 	}
 }
@@ -206,7 +226,7 @@ static struct json_object *json_types(const struct st_reader *r)
 		uint64_t n = st_type_events(r, t->id);
 
 		if (n)
-			add_u64(o, t->name, n);
+			sf_json_add(o, t->name, json_object_new_uint64(n));
 	}
 	return o;
 }
@@ -237,7 +257,7 @@ static struct json_object *json_meta(const struct st_reader *r)
 	const char *key, *value;
 
 	for (size_t i = 0; st_meta_at(r, i, &key, &value) == 0; i++)
-		json_object_object_add(o, key, json_object_new_string(value));
+		sf_json_add(o, key, sf_json_string(value));
 	return o;
 }
 
@@ -274,6 +294,7 @@ static struct json_object *json_chunk_list(const struct st_reader *r)
 	return a;
 }
 
+/* missing_chunks is null where the count is unknown (missing_unknown()). */
 static struct json_object *json_damaged_ranges(const struct st_reader *r)
 {
 	struct json_object *a = json_object_new_array();
@@ -285,7 +306,10 @@ static struct json_object *json_damaged_ranges(const struct st_reader *r)
 		add_u64(o, "offset", d->offset);
 		add_u64(o, "size", d->size);
 		add_u64(o, "first_seq", d->first_seq);
-		add_u64(o, "missing_chunks", d->chunks);
+		if (missing_unknown(r, d))
+			json_object_object_add(o, "missing_chunks", NULL);
+		else
+			add_u64(o, "missing_chunks", d->chunks);
 		json_object_object_add(o, "why", json_object_new_string(d->why));
 		json_object_array_add(a, o);
 	}
@@ -316,7 +340,7 @@ static void print_json(const char *path, const struct st_reader *r, int chunk_li
 	char version[16];
 
 	snprintf(version, sizeof(version), "%u.%u", in->major, in->minor);
-	json_object_object_add(o, "file", json_object_new_string(path));
+	json_object_object_add(o, "file", sf_json_string(path));
 	json_object_object_add(o, "format", json_object_new_string(version));
 	add_u64(o, "file_size", in->file_size);
 	json_object_object_add(o, "footer_present", json_object_new_boolean(in->footer_present));

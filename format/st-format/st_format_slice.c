@@ -18,11 +18,7 @@ static int same_file(const char *a, const char *b)
 	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/*
- * A writer for `out` with the schema, metadata and lost counts of `r`.
- * Errors of the copying calls surface at st_writer_close().
- */
-static int copy_open(const struct sf_args *a, struct st_reader *r, struct st_writer **w)
+int sf_copy_open(const struct sf_args *a, struct st_reader *r, struct st_writer **w)
 {
 	struct st_writer_opts opts = {
 		.zstd_level = a->level,
@@ -50,7 +46,7 @@ static int copy_open(const struct sf_args *a, struct st_reader *r, struct st_wri
 	return SF_OK;
 }
 
-static int copy_close(struct st_writer *w, const char *out)
+int sf_copy_close(struct st_writer *w, const char *out)
 {
 	char msg[256];
 
@@ -151,7 +147,7 @@ static int slice_run(int argc, char **argv)
 		return SF_BAD;
 	rc = sf_resolve_range(&sf_cmd_slice, r, &a.range, &from, &to);
 	if (!rc)
-		rc = copy_open(&a, r, &w);
+		rc = sf_copy_open(&a, r, &w);
 	if (!rc) {
 		set_meta_u64(w, "slice.from_ts", from);
 		set_meta_u64(w, "slice.to_ts", to);
@@ -160,7 +156,7 @@ static int slice_run(int argc, char **argv)
 			st_writer_close(w, NULL, 0);
 			unlink(a.out);
 		} else {
-			rc = copy_close(w, a.out);
+			rc = sf_copy_close(w, a.out);
 		}
 	}
 	if (!rc)
@@ -247,7 +243,7 @@ static int recover_run(int argc, char **argv)
 	if (sf_open(a.in, 0, &r))
 		return SF_BAD;
 	in = st_reader_info(r);
-	rc = copy_open(&a, r, &w);
+	rc = sf_copy_open(&a, r, &w);
 	if (!rc) {
 		recover_chunks(r, w, &rec);
 		rec.dropped_bytes += in->skipped_bytes;
@@ -256,7 +252,7 @@ static int recover_run(int argc, char **argv)
 			snprintf(rec.why, sizeof(rec.why), "%s", in->damage[0] ? in->damage : "none");
 		set_meta_u64(w, "recover.dropped_bytes", rec.dropped_bytes);
 		st_writer_set_meta(w, "recover.damage", rec.why);
-		rc = copy_close(w, a.out);
+		rc = sf_copy_close(w, a.out);
 	}
 	if (!rc)
 		print_recovery(a.out, &rec);

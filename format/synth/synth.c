@@ -219,6 +219,7 @@ union synth_rec {
 	struct st_ev_block_split split;
 	struct st_ev_block_rq rq;
 	struct st_ev_block_rq_issue issue;
+	struct st_ev_block_rq_complete complete;
 	struct st_ev_sys_enter enter;
 	struct st_ev_sys_enter_openat openat;
 	struct st_ev_sys_exit exit;
@@ -339,6 +340,8 @@ struct rq_state {
 };
 _Static_assert(offsetof(struct st_block_rq_issue, bios) == sizeof(struct st_block_rq),
 	       "block_rq_issue extends block_rq");
+_Static_assert(offsetof(struct st_block_rq_complete, bio) == sizeof(struct st_block_rq),
+	       "block_rq_complete extends block_rq");
 
 /* A request not issued yet that later bios of the same file may merge into. */
 struct pending_rq {
@@ -476,6 +479,22 @@ static uint32_t emit_issue(struct synth *s, uint64_t ts, struct who who, const s
 	return idx;
 }
 
+/* The chain still hangs off the request as it completes: its first bio is named. */
+static void fill_complete(union synth_rec *rec, const struct rq_state *rq)
+{
+	memcpy(&rec->complete.p, &rq->r, sizeof(rq->r));
+	rec->complete.p.bio = rq->bios[0];
+}
+
+static uint32_t emit_complete(struct synth *s, uint64_t ts, struct who who, const struct rq_state *rq)
+{
+	uint32_t idx;
+
+	fill_complete(event_new(s, ST_EV_block_rq_complete, sizeof(struct st_ev_block_rq_complete),
+				ts, who, &idx), rq);
+	return idx;
+}
+
 static void emit_enter(struct synth *s, uint16_t type, uint64_t ts, struct who who,
 		       int64_t fd, uint64_t count, int64_t offset, uint64_t flags)
 {
@@ -589,7 +608,7 @@ static uint64_t request_run(struct synth *s, struct synth_dev *d, struct who who
 	uint64_t issue_ts = t;
 
 	t += device_latency(s, &rq);
-	complete_slot = emit_rq(s, ST_EV_block_rq_complete, t, irq_who(d), &rq);
+	complete_slot = emit_complete(s, t, irq_who(d), &rq);
 	id_release(&d->tags, tag, t);
 	if (mk && d->sched && !flush)
 		d->pend = (struct pending_rq){
@@ -693,7 +712,7 @@ static uint64_t merge_run(struct synth *s, struct who who, unsigned dev, uint64_
 	rq->r.bytes += nr_sector * 512;
 	if (!s->err) {
 		fill_issue(slot_at(&s->slots, pend->issue_slot), rq);
-		slot_at(&s->slots, pend->complete_slot)->rq.p = rq->r;
+		fill_complete(slot_at(&s->slots, pend->complete_slot), rq);
 	}
 	id_release(&s->bios, slot, pend->complete_ts);
 	return pend->complete_ts;
@@ -1120,6 +1139,36 @@ static void drain_until(struct synth *s, uint64_t limit)
 	}
 }
 
+/*
+ * The kernel side's losses so far, as a recorder reads them while it runs:
+ * each CPU's share of --lost (and --skipped) grows with the I/Os done, so
+ * LOST chunks go out during the file, and a file cut anywhere reports the
+ * losses up to its last one.
+ */
+static uint64_t share_so_far(const struct synth *s, uint64_t total)
+{
+	uint64_t done = s->ios_done < s->o->ios ? s->ios_done : s->o->ios;
+
+	if (!s->o->ios)
+		return total;
+	return (uint64_t)((unsigned __int128)total * done / s->o->ios);
+}
+
+static void set_lost_so_far(struct synth *s)
+{
+	uint64_t per_cpu = s->o->lost / s->o->cpus, extra = s->o->lost % s->o->cpus;
+	uint64_t skipped = share_so_far(s, s->o->skipped);
+
+	for (uint32_t cpu = 0; cpu < s->o->cpus && !s->err; cpu++) {
+		uint64_t n = share_so_far(s, per_cpu + (cpu < extra));
+
+		if (n)
+			s->err = st_writer_set_lost(s->w, cpu, n);
+	}
+	if (skipped && !s->err)
+		s->err = st_writer_set_lost(s->w, ST_LOST_ANY_CPU, skipped);
+}
+
 static void run(struct synth *s)
 {
 	while (s->ios_done < s->o->ios && !s->err) {
@@ -1128,6 +1177,7 @@ static void run(struct synth *s)
 
 		drain_until(s, th->next_start);
 		th->next_start = thread_op(s, th) + think_time(s);
+		set_lost_so_far(s);
 		if (!s->err)
 			s->err = heap_push(&s->runq, th->next_start, it.idx);
 	}
@@ -1136,16 +1186,7 @@ static void run(struct synth *s)
 
 static void finish(struct synth *s)
 {
-	uint64_t per_cpu = s->o->lost / s->o->cpus, extra = s->o->lost % s->o->cpus;
-
-	for (uint32_t cpu = 0; cpu < s->o->cpus && !s->err; cpu++) {
-		uint64_t n = per_cpu + (cpu < extra);
-
-		if (n)
-			s->err = st_writer_set_lost(s->w, cpu, n);
-	}
-	if (s->o->skipped && !s->err)
-		s->err = st_writer_set_lost(s->w, ST_LOST_ANY_CPU, s->o->skipped);
+	set_lost_so_far(s);
 	set_meta_u64(s, "record.end_ts", s->last_ts + 1000);
 }
 

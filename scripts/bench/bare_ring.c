@@ -3,8 +3,10 @@
  * bare_ring.bpf.c): attaches, says so, drains the ring buffer every 10 ms
  * (st-record's drain period) and drops what it reads, until SIGINT or
  * SIGTERM. Then one line in st-record's summary words: events read, events
- * dropped, seconds and CPU seconds since attaching.
+ * dropped, seconds and CPU seconds since attaching, and its programs' runs
+ * and run time (0 unless the kernel's BPF statistics are on).
  */
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +31,23 @@ static int count_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* Runs and run time of every program of the object, summed. */
+static void program_runs(struct bpf_object *obj, unsigned long long *runs, unsigned long long *ns)
+{
+	struct bpf_program *prog;
+
+	*runs = *ns = 0;
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len)) {
+			*runs += info.run_cnt;
+			*ns += info.run_time_ns;
+		}
+	}
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -49,7 +68,7 @@ int main(int argc, char **argv)
 {
 	const struct timespec period = { .tv_nsec = 10 * 1000 * 1000 };
 	struct sigaction sa = { .sa_handler = on_signal };
-	unsigned long long events = 0;
+	unsigned long long events = 0, runs, run_ns;
 	struct bare_ring_bpf *skel;
 	struct ring_buffer *rb;
 	double start, cpu_start;
@@ -81,8 +100,10 @@ int main(int argc, char **argv)
 		ring_buffer__consume(rb);
 	}
 	ring_buffer__consume(rb);
-	fprintf(stderr, "bare-ring: %llu events, %llu lost, %.1f s, %.2f s CPU\n", events,
-		(unsigned long long)skel->bss->dropped, now() - start, cpu_seconds() - cpu_start);
+	program_runs(skel->obj, &runs, &run_ns);
+	fprintf(stderr, "bare-ring: %llu events, %llu lost, %.1f s, %.2f s CPU, %llu probe runs, "
+		"%llu ns of probe run time\n", events, (unsigned long long)skel->bss->dropped,
+		now() - start, cpu_seconds() - cpu_start, runs, run_ns);
 	ring_buffer__free(rb);
 	bare_ring_bpf__destroy(skel);
 	return 0;

@@ -17,14 +17,17 @@
 #
 # Configurations: `none` (the tracer is `sleep`: the A/A control, whose
 # spread is the noise floor of this machine right now), `bare` (bare-ring, the
-# least a ring-buffer tracer of the block preset's tracepoints does: the floor
-# under st-record's block figure here), st-record with the block, dio and all
+# least a ring-buffer tracer of the four tracepoints block-all takes per I/O
+# does), st-record with the block, block-queue, block-all, dio and all
 # presets, block at --qd 1 and 32 (default 4), and a bpftrace one-liner
-# printing one line per block event, as the peer.
+# printing one line per block event, as the peer. Then the CPU cost per I/O
+# of bare and each preset (see "CPU cost per I/O" below), on the loop device,
+# the same with mq-deadline, and a zram disk.
 #
 # Usage: scripts/bench/overhead.sh     (as root, after `make`)
 #   BENCH_CONFIGS="none block ..."  configurations    BENCH_CYCLES=10  on/off cycles each
 #   BENCH_PHASE=2  seconds per window                 BENCH_OUT_DIR=/var/tmp  recordings
+#   BENCH_COST_CONFIGS="bare block ..."  BENCH_COST_SECONDS=5  the CPU cost table
 #   (a real disk: the write latency column is that device's)
 set -u
 cd "$(dirname "$0")/../.."
@@ -48,7 +51,8 @@ cleanup() {
 	[ -n "$TRACER" ] && kill -KILL "$TRACER" 2>/dev/null
 	# fio forks its job: TERM makes the parent stop it, KILL would leave it running
 	[ -n "$FIO" ] && kill -TERM "$FIO" 2>/dev/null && wait "$FIO" 2>/dev/null
-	sysctl -q kernel.bpf_stats_enabled=0
+	[ -n "${STATS:-}" ] && kill "$STATS" 2>/dev/null
+	[ -n "${ZRAM_ID:-}" ] && echo "$ZRAM_ID" >/sys/class/zram-control/hot_remove
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
 	rm -rf "$WORK" "$IMG"
 }
@@ -56,6 +60,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 truncate -s 1G "$IMG"
 LOOP=$(losetup --find --show "$IMG") || die "losetup failed"
+BENCH_DEV=$LOOP	# the device fio and the tracer use
 
 now_ms() { date +%s%3N; }
 
@@ -63,7 +68,7 @@ now_ms() { date +%s%3N; }
 # not a function: a function in the background is a subshell, and signals
 # for fio would reach that subshell instead)
 fio_job() {
-	FIO_JOB=(fio --name=bench --filename="$LOOP" --direct=1 --ioengine=io_uring --iodepth=32
+	FIO_JOB=(fio --name=bench --filename="$BENCH_DEV" --direct=1 --ioengine=io_uring --iodepth=32
 		--rw=randread --bs=4k --time_based --runtime="$1" --randrepeat=0)
 }
 
@@ -104,7 +109,7 @@ start_tracer() {
 	*)
 		local preset=${config%%-qd*} qd=4
 		[[ $config == *-qd* ]] && qd=${config##*-qd}
-		"$BUILD/st-record" -o "$WORK/r.sttrace" -e "$preset" -d "$LOOP" --qd "$qd" 2>"$WORK/log" &
+		"$BUILD/st-record" -o "$WORK/r.sttrace" -e "$preset" -d "$BENCH_DEV" --qd "$qd" 2>"$WORK/log" &
 		TRACER=$!
 		wait_for "$WORK/log" "recording .* probes" || die "st-record did not start: $(cat "$WORK/log")"
 		;;
@@ -117,6 +122,9 @@ stop_tracer() {
 	wait "$TRACER" 2>/dev/null
 	TRACER=""
 	grep "events," "$WORK/log" | tail -1 >>"$WORK/summaries"
+	# the probes' runs and run time over the recording (with BPF statistics on)
+	[ -f "$WORK/r.sttrace" ] && "$BUILD/st-format" info "$WORK/r.sttrace" |
+		awk '$1 ~ /^probe\./ { split($3, kv, /[=;]/); r += kv[2]; n += kv[4] } END { printf "%.0f %.0f\n", r, n }' >"$WORK/runs"
 	rm -f "$WORK/r.sttrace"
 }
 
@@ -179,7 +187,7 @@ summary_sum() {
 		END { print s + 0 }' "$WORK/summaries"
 }
 
-CONFIGS=(${BENCH_CONFIGS:-none bare block dio all block-qd1 block-qd32 bpftrace})
+CONFIGS=(${BENCH_CONFIGS:-none bare block block-queue block-all dio all block-qd1 block-qd32 bpftrace})
 declare -A BUDGET=([block]=0.95 [dio]=0.90 [all]=0.90)
 echo "overhead.sh: fio randread 4k io_uring QD32 direct on $LOOP (1 GiB in /dev/shm); per configuration" \
 	"$CYCLES cycles of ${PHASE} s with / ${PHASE} s without the tracer in one fio run; recordings in $OUT_DIR;" \
@@ -224,30 +232,83 @@ for config in "${CONFIGS[@]}"; do
 		"$lost" "$bpe" "$cpu" "$wlat" "$verdict"
 done
 
-# Probe cost, independent of how busy the machine is: one more run per preset
-# with the kernel's BPF run-time statistics on (they add a little to each run).
-probe_cost() {
-	local preset=$1 out first
-	# program ids only grow: the ones above today's highest are st-record's
-	first=$(bpftool prog show | awk -F: '/^[0-9]+:/ { id = $1 } END { print id + 1 }')
-	sysctl -q kernel.bpf_stats_enabled=1
-	start_tracer "$preset"
-	fio_job "$PHASE"
-	"${FIO_JOB[@]}" --output=/dev/null
-	# "ID: type name NAME ... run_time_ns T run_cnt N"
-	out=$(bpftool prog show | awk -v first="$first" '
-		/^[0-9]+:/ && $1 + 0 >= first { name = ""; t = n = 0
-			for (i = 1; i < NF; i++) { if ($i == "name") name = $(i + 1)
-				if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") n = $(i + 1) }
-			tt += t; nn += n; if (n > 1000) per = per sprintf(" %s %.0f", name, t / n) }
-		END { printf "%.0f ns/event over %d events;%s", nn ? tt / nn : 0, nn, per }')
-	stop_tracer
-	sysctl -q kernel.bpf_stats_enabled=0
-	echo "  probe cost, $preset: $out"
+# ---- CPU cost per I/O, independent of the host's drifting IOPS ----------
+# One fio run of COST_SECONDS per tracer and target (the loop device with
+# scheduler none, the same with mq-deadline, a zram disk: bio-based, no
+# requests) with the kernel's BPF run-time statistics on
+# (scripts/bench/bpf-stats-on; they add a little to every run). Per fio I/O:
+# the tracer's probe runs and their run time (st-record's probe.* metadata,
+# bare-ring's summary), and its own CPU time while fio ran (the sum of its
+# threads' /proc schedstat run time: steady state, without the start, the
+# detach and the last chunks, which a run this short would be dominated by).
+# The probes also
+# run for other users' I/O: "other req" is what the other disks completed
+# meanwhile (/proc/diskstats), which adds to runs and run time.
+
+# requests completed so far by every whole disk but $1, summed
+other_requests() {
+	local parts
+	parts=$(for p in /sys/class/block/*/partition; do [ -e "$p" ] && basename "$(dirname "$p")"; done)
+	awk -v parts="$parts" -v skip="${1##*/}" 'BEGIN { n = split(parts, p, "\n"); for (i = 1; i <= n; i++) part[p[i]] = 1 }
+		!($3 in part) && $3 != skip { s += $4 + $8 + $15 + $19 } END { printf "%.0f\n", s }' /proc/diskstats
 }
+
+# CPU time of process $1's threads so far, in ns
+cpu_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+
+# cost TARGET CONFIG LABEL: one line of the cost table
+cost() {
+	local target=$1 config=$2 before ios runs ns cpu cpu0
+	BENCH_DEV=$target
+	: >"$WORK/summaries"
+	before=$(other_requests "$target")
+	start_tracer "$config"
+	fio_job "$COST_SECONDS"
+	cpu0=$(cpu_ns "$TRACER")
+	"${FIO_JOB[@]}" --output-format=json --output="$WORK/fio.json"
+	cpu=$(($(cpu_ns "$TRACER") - cpu0))
+	stop_tracer
+	ios=$(jq '.jobs[0].read.total_ios' "$WORK/fio.json")
+	if [ "$config" = bare ]; then
+		runs=$(summary_sum '^probe$' 1) ns=$(summary_sum '^ns$' 1)
+	else
+		read -r runs ns <"$WORK/runs"
+	fi
+	awk -v t="$3" -v c="$config" -v i="$ios" -v r="$runs" -v n="$ns" -v cpu="$cpu" \
+		-v o="$(($(other_requests "$target") - before))" 'BEGIN {
+		printf "%-14s %-11s %8d %8d %9.2f %9.0f %9.0f %9.0f\n", t, c, i, o, r / i, n / i,
+			cpu / i, n / i + cpu / i }'
+	BENCH_DEV=$LOOP
+}
+
+COST_SECONDS=${BENCH_COST_SECONDS:-5}
+COST_CONFIGS=(${BENCH_COST_CONFIGS:-bare block block-queue block-all dio all})
+"$(dirname "$0")/bpf-stats-on" >"$WORK/stats" &
+STATS=$!
+for ((i = 0; i < 100; i++)); do grep -qs . "$WORK/stats" && break; sleep 0.05; done
+grep -qx on "$WORK/stats" || die "BPF statistics: $(cat "$WORK/stats")"
+ZRAM_ID=$(cat /sys/class/zram-control/hot_add 2>/dev/null) && echo 1G >"/sys/block/zram$ZRAM_ID/disksize" ||
+	ZRAM_ID=""
 echo
-echo "BPF probe run time (kernel.bpf_stats_enabled, per program with > 1000 runs, ns/run):"
-for preset in block dio all; do probe_cost "$preset"; done
+echo "CPU cost per I/O: fio randread 4k io_uring QD32 direct, ${COST_SECONDS} s per line, BPF statistics on;" \
+	"load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-14s %-11s %8s %8s %9s %9s %9s %9s\n' target config "fio I/Os" "other req" "runs/IO" \
+	"BPF ns/IO" "rec ns/IO" "CPU ns/IO"
+for target in loop loop-deadline zram; do
+	case $target in
+	loop) dev=$LOOP; echo none >"/sys/block/${LOOP##*/}/queue/scheduler" ;;
+	loop-deadline) dev=$LOOP; echo mq-deadline >"/sys/block/${LOOP##*/}/queue/scheduler" ;;
+	zram) [ -n "$ZRAM_ID" ] || { echo "zram: no zram device could be added"; continue; }
+		dev=/dev/zram$ZRAM_ID ;;
+	esac
+	for config in "${COST_CONFIGS[@]}"; do cost "$dev" "$config" "$target"; done
+done
+echo none >"/sys/block/${LOOP##*/}/queue/scheduler"
+echo "(runs/IO, BPF ns/IO: the tracer's probe runs and run time per fio I/O; rec ns/IO: its own CPU"
+echo " time per fio I/O while fio ran; CPU ns/IO: both; other req: requests of other disks meanwhile,"
+echo " whose probe runs count too)"
 echo
 echo "(ratio: IOPS with the tracer / without, median over the on-windows, each against the off-windows"
 echo " around it, and the 25th..75th percentile of those ratios; IOPS off: median of the off-window means;"

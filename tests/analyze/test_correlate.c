@@ -5,6 +5,7 @@
  * stage latencies that must come out.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "analyze/correlate.h"
@@ -40,6 +41,16 @@ static void bio(struct an_corr *c, uint16_t type, uint64_t ts, uint32_t tid, uin
 	an_corr_event(c, &e.h);
 }
 
+/* An empty bio carrying a preflush: what fsync sends to flush the device cache. */
+static void flush_bio(struct an_corr *c, uint16_t type, uint64_t ts, uint32_t tid, uint64_t id)
+{
+	struct st_ev_block_bio e = { .p = { .bio = id, .dev = 7 << 20,
+					    .opf = ST_OP_WRITE | ST_F_PREFLUSH | ST_F_SYNC } };
+
+	head(&e.h, type, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+}
+
 static void split(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t front, uint64_t parent)
 {
 	struct st_ev_block_split e = { .p = { .bio = front, .parent = parent, .dev = 7 << 20,
@@ -49,15 +60,19 @@ static void split(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t front, 
 	an_corr_event(c, &e.h);
 }
 
+/* A request event; b0 is also block_rq_complete's `bio` (the same offset). */
 static void rq(struct an_corr *c, uint16_t type, uint64_t ts, uint32_t tid, uint64_t id,
 	       uint32_t opf, uint32_t nr_bios, uint64_t b0, uint64_t b1)
 {
+	_Static_assert(offsetof(struct st_block_rq_issue, bios) ==
+		       offsetof(struct st_block_rq_complete, bio), "complete's bio is issue's bios[0]");
 	struct st_ev_block_rq_issue e = { .p = { .rq = id, .dev = 7 << 20, .opf = opf,
 						 .nr_sector = nr_bios * 8, .nr_bios = nr_bios,
 						 .bios = { b0, b1 } } };
 
-	head(&e.h, type, type == ST_EV_block_rq_issue ? sizeof(e) : sizeof(struct st_ev_block_rq),
-	     ts, tid);
+	head(&e.h, type, type == ST_EV_block_rq_issue ? sizeof(e) :
+	     type == ST_EV_block_rq_complete ? sizeof(struct st_ev_block_rq_complete) :
+	     sizeof(struct st_ev_block_rq), ts, tid);
 	an_corr_event(c, &e.h);
 }
 
@@ -300,13 +315,169 @@ static void test_lost_completion(void)
 	rq(c, ST_EV_block_rq_issue, 320, 9, 0x800, ST_OP_READ, 1, 0xb, 0);
 	rq(c, ST_EV_block_rq_complete, 400, 0, 0x800, ST_OP_READ, 1, 0, 0);
 	sys(c, ST_EV_sys_exit_pread64, 410, 9, 4096);
-	check(nout == 2 && (out[0].flags & AN_IO_INCOMPLETE) && out[0].ts[AN_TS_COMPLETE] == 0 &&
-	      st->incomplete == 1, "correlate.lost_completion.first_incomplete",
+	/*
+	 * The first pread was seen from entry to exit: complete, with its block
+	 * stages missing; its bio, handed off at the exit, is the incomplete I/O.
+	 */
+	check(nout == 3 && !(out[0].flags & AN_IO_INCOMPLETE) && (out[0].flags & AN_IO_UNJOINED) &&
+	      stage(0, AN_ST_TOTAL) == 100 && out[0].ts[AN_TS_COMPLETE] == 0 &&
+	      (out[1].flags & AN_IO_INCOMPLETE) && !(out[1].flags & AN_IO_SYSCALL) &&
+	      out[1].ts[AN_TS_QUEUE] == 110 && st->incomplete == 1,
+	      "correlate.lost_completion.first_incomplete",
 	      "%d I/Os, first: flags %#x, completed at %" PRIu64, nout, nout ? out[0].flags : 0,
 	      nout ? out[0].ts[AN_TS_COMPLETE] : 0);
-	check(nout == 2 && !(out[1].flags & AN_IO_INCOMPLETE) && stage(1, AN_ST_D2C) == 80 &&
-	      out[1].ts[AN_TS_INSERT] == 315, "correlate.lost_completion.second_alone",
-	      "D2C %" PRIu64, nout == 2 ? stage(1, AN_ST_D2C) : 0);
+	check(nout == 3 && !(out[2].flags & (AN_IO_INCOMPLETE | AN_IO_UNJOINED)) &&
+	      stage(2, AN_ST_D2C) == 80 && out[2].ts[AN_TS_INSERT] == 315,
+	      "correlate.lost_completion.second_alone", "D2C %" PRIu64,
+	      nout == 3 ? stage(2, AN_ST_D2C) : 0);
+	an_corr_free(c);
+}
+
+/*
+ * An fsync recorded before block_rq_complete named its bio: the empty
+ * PREFLUSH bio's request completes unnamed. The fsync, seen from entry to
+ * exit, is complete with its total; only its block stages are missing.
+ */
+static void test_fsync_unjoined(void)
+{
+	struct an_corr *c = start(0);
+
+	sys(c, ST_EV_sys_enter_fsync, 1000, 7, 0);
+	fs(c, ST_EV_ext4_sync_file_enter, 1010, 7);
+	flush_bio(c, ST_EV_block_bio_queue, 1020, 7, 0xf);
+	flush_bio(c, ST_EV_block_getrq, 1025, 7, 0xf);
+	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x601, ST_OP_WRITE | ST_F_SYNC, 0, 0, 0);
+	fs(c, ST_EV_ext4_sync_file_exit, 1590, 7);
+	sys(c, ST_EV_sys_exit_fsync, 1600, 7, 0);
+	check(nout == 1 && out[0].op == AN_OP_FSYNC && !(out[0].flags & AN_IO_INCOMPLETE) &&
+	      (out[0].flags & AN_IO_UNJOINED) && stage(0, AN_ST_TOTAL) == 600 &&
+	      stage(0, AN_ST_FS) == 580 && stage(0, AN_ST_D2C) == UINT64_MAX,
+	      "correlate.fsync_unjoined.complete", "%d I/Os, flags %#x, total %" PRIu64, nout,
+	      nout ? out[0].flags : 0, stage(0, AN_ST_TOTAL));
+	an_corr_finish(c);
+	check(nout == 2 && out[1].op == AN_OP_FLUSH && (out[1].flags & AN_IO_INCOMPLETE) &&
+	      an_corr_stats(c)->incomplete == 1, "correlate.fsync_unjoined.bio_apart",
+	      "%d I/Os, second op %d flags %#x", nout, nout > 1 ? out[1].op : -1,
+	      nout > 1 ? out[1].flags : 0);
+	an_corr_free(c);
+}
+
+/*
+ * An fsync that waits for jbd2's journal commit: the bios jbd2 queues on
+ * the file system's device while the fsync is open, and completes before
+ * it returns, are its jnl stage; one queued before it entered is not.
+ */
+static void test_fsync_journal(void)
+{
+	struct an_corr *c = start(0);
+	struct st_ev_fs_io sync_enter = { .p = { .ino = 12, .dev = 7 << 20 } };
+
+	bio(c, ST_EV_block_bio_queue, 900, 50, 0xe, 300, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 905, 50, 0x610, ST_OP_WRITE, 1, 0xe, 0);
+	sys(c, ST_EV_sys_enter_fsync, 1000, 7, 0);
+	head(&sync_enter.h, ST_EV_ext4_sync_file_enter, sizeof(sync_enter), 1010, 7);
+	an_corr_event(c, &sync_enter.h);
+	bio(c, ST_EV_block_bio_queue, 1100, 50, 0xa, 100, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1110, 50, 0x611, ST_OP_WRITE, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 1200, 0, 0x610, ST_OP_WRITE, 1, 0xe, 0);
+	rq(c, ST_EV_block_rq_complete, 1300, 0, 0x611, ST_OP_WRITE, 1, 0xa, 0);
+	sys(c, ST_EV_sys_exit_fsync, 1400, 7, 0);
+	check(nout == 3 && out[2].op == AN_OP_FSYNC && stage(2, AN_ST_JNL) == 200 &&
+	      stage(2, AN_ST_TOTAL) == 400 && stage(0, AN_ST_Q2C) == 300 &&
+	      stage(1, AN_ST_Q2C) == 200, "correlate.fsync_journal.jnl",
+	      "%d I/Os, jnl %" PRIu64, nout, stage(2, AN_ST_JNL));
+	an_corr_free(c);
+}
+
+/*
+ * The kernel's flush sequence for an fsync: its thread queues an empty
+ * PREFLUSH bio and gets a request R; a kernel thread issues the device
+ * flush F (a request without bios); F completes, and right after, in the
+ * same context, R completes without ever having been issued, naming its bio.
+ */
+static void test_fsync_flush_sequence(void)
+{
+	struct an_corr *c = start(0);
+
+	sys(c, ST_EV_sys_enter_fsync, 1000, 7, 0);
+	fs(c, ST_EV_ext4_sync_file_enter, 1010, 7);
+	bio(c, ST_EV_block_bio_queue, 1020, 7, 0xa, 64, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1030, 7, 0x500, ST_OP_WRITE, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 1080, 0, 0x500, ST_OP_WRITE, 1, 0xa, 0);
+	flush_bio(c, ST_EV_block_bio_queue, 1100, 7, 0xf);
+	flush_bio(c, ST_EV_block_getrq, 1105, 7, 0xf);
+	rq(c, ST_EV_block_rq_insert, 1150, 3, 0x600, ST_OP_FLUSH | ST_F_PREFLUSH | ST_F_FLUSH_SEQ, 0, 0, 0);
+	rq(c, ST_EV_block_rq_issue, 1160, 3, 0x600, ST_OP_FLUSH | ST_F_PREFLUSH | ST_F_FLUSH_SEQ, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x600, ST_OP_FLUSH | ST_F_PREFLUSH | ST_F_FLUSH_SEQ,
+	   0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1510, 0, 0x601, ST_OP_WRITE | ST_F_SYNC, 0, 0xf, 0);
+	fs(c, ST_EV_ext4_sync_file_exit, 1590, 7);
+	sys(c, ST_EV_sys_exit_fsync, 1600, 7, 0);
+	check(nout == 2 && out[0].op == AN_OP_FLUSH && out[1].op == AN_OP_FSYNC,
+	      "correlate.flush_sequence.count", "%d I/Os", nout);
+	check(nout == 2 && !(out[1].flags & (AN_IO_INCOMPLETE | AN_IO_UNJOINED)) &&
+	      stage(1, AN_ST_TOTAL) == 600 && stage(1, AN_ST_FLUSH) == 410 &&
+	      stage(1, AN_ST_WB) == 60 && out[1].ts[AN_TS_COMPLETE] == 1510 &&
+	      out[1].ts[AN_TS_ISSUE] == 1030, "correlate.flush_sequence.fsync_parts",
+	      "flags %#x flush %" PRIu64 " wb %" PRIu64, nout == 2 ? out[1].flags : 0,
+	      stage(1, AN_ST_FLUSH), stage(1, AN_ST_WB));
+	check(nout == 2 && stage(0, AN_ST_D2C) == 340 && stage(0, AN_ST_I2D) == 10 &&
+	      an_corr_stats(c)->orphan_completions == 0, "correlate.flush_sequence.device_flush",
+	      "D2C %" PRIu64 ", %" PRIu64 " orphan completions", stage(0, AN_ST_D2C),
+	      an_corr_stats(c)->orphan_completions);
+	an_corr_free(c);
+}
+
+/* The flush alone: the fsync's device stages are the device flush's. */
+static void test_fsync_flush_only(void)
+{
+	struct an_corr *c = start(0);
+	const uint32_t fl = ST_OP_FLUSH | ST_F_PREFLUSH | ST_F_FLUSH_SEQ;
+
+	/* A device flush that completed before this fsync's bio was queued serves another. */
+	rq(c, ST_EV_block_rq_issue, 900, 3, 0x600, fl, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 950, 0, 0x600, fl, 0, 0, 0);
+	sys(c, ST_EV_sys_enter_fsync, 1000, 7, 0);
+	flush_bio(c, ST_EV_block_bio_queue, 1100, 7, 0xf);
+	rq(c, ST_EV_block_rq_issue, 1160, 3, 0x600, fl, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x600, fl, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1510, 0, 0x601, ST_OP_WRITE | ST_F_SYNC, 0, 0xf, 0);
+	sys(c, ST_EV_sys_exit_fsync, 1600, 7, 0);
+	check(nout == 3 && out[2].op == AN_OP_FSYNC && stage(2, AN_ST_D2C) == 350 &&
+	      stage(2, AN_ST_FLUSH) == 410 && stage(2, AN_ST_WB) == UINT64_MAX &&
+	      stage(2, AN_ST_C2RET) == 90, "correlate.flush_sequence.flush_only",
+	      "%d I/Os, D2C %" PRIu64 " flush %" PRIu64, nout, stage(2, AN_ST_D2C),
+	      stage(2, AN_ST_FLUSH));
+	an_corr_free(c);
+}
+
+/*
+ * An O_DSYNC direct write on a device without FUA: its request carries the
+ * data, completes once for it while in the flush sequence, then the device
+ * flush runs, then the request completes again and only then its bio ends.
+ */
+static void test_fua_write(void)
+{
+	struct an_corr *c = start(0);
+	const uint32_t wf = ST_OP_WRITE | ST_F_FUA | ST_F_SYNC;
+	const uint32_t fl = ST_OP_FLUSH | ST_F_PREFLUSH | ST_F_FLUSH_SEQ;
+
+	sys(c, ST_EV_sys_enter_pwrite64, 1000, 7, 0);
+	bio(c, ST_EV_block_bio_queue, 1020, 7, 0xd, 64, wf);
+	bio(c, ST_EV_block_getrq, 1025, 7, 0xd, 64, wf);
+	rq(c, ST_EV_block_rq_issue, 1030, 3, 0x700, wf | ST_F_FLUSH_SEQ, 1, 0xd, 0);
+	rq(c, ST_EV_block_rq_complete, 1200, 0, 0x700, wf | ST_F_FLUSH_SEQ, 1, 0xd, 0);
+	rq(c, ST_EV_block_rq_issue, 1210, 3, 0x600, fl, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1400, 0, 0x600, fl, 0, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1410, 0, 0x700, wf, 0, 0xd, 0);
+	sys(c, ST_EV_sys_exit_pwrite64, 1420, 7, 4096);
+	check(nout == 2 && out[1].op == AN_OP_WRITE && !(out[1].flags & (AN_IO_INCOMPLETE |
+	      AN_IO_UNJOINED)) && out[1].ts[AN_TS_COMPLETE] == 1410 &&
+	      stage(1, AN_ST_FLUSH) == 210 && stage(1, AN_ST_D2C) == 380 &&
+	      an_corr_stats(c)->orphan_completions == 0, "correlate.fua_write.post_flush",
+	      "%d I/Os, C %" PRIu64 " flush %" PRIu64 ", %" PRIu64 " orphan completions", nout,
+	      nout == 2 ? out[1].ts[AN_TS_COMPLETE] : 0, stage(1, AN_ST_FLUSH),
+	      an_corr_stats(c)->orphan_completions);
 	an_corr_free(c);
 }
 
@@ -332,6 +503,95 @@ static void test_uring(void)
 	      (out[1].flags & AN_IO_URING) && out[1].op == AN_OP_READ && out[1].bytes == 4096,
 	      "correlate.uring.by_identity", "total %" PRIu64 "/%" PRIu64,
 	      stage(0, AN_ST_TOTAL), stage(1, AN_ST_TOTAL));
+	an_corr_free(c);
+}
+
+/* io_uring_enter(to_submit, ..., flags) of thread tid: its entry, then exit at ts_exit. */
+static void uring_enter(struct an_corr *c, uint64_t ts, uint64_t ts_exit, uint32_t tid,
+			uint64_t to_submit, uint64_t flags)
+{
+	struct st_ev_sys_enter e = { .p = { .fd = 4, .count = to_submit, .offset = -1, .flags = flags } };
+
+	head(&e.h, ST_EV_sys_enter_io_uring_enter, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+	if (ts_exit)
+		sys(c, ST_EV_sys_exit_io_uring_enter, ts_exit, tid, (int64_t)to_submit);
+}
+
+/*
+ * The reap of io_uring completions by a thread that uses io_uring_enter. A
+ * is posted while the thread is in user space: its next entry reaps it. B
+ * is posted while it waits in a call that only waits (to_submit 0,
+ * GETEVENTS): the return reaps it. C is posted during a call that submits:
+ * that return does not reap it, the next entry does. D's reap is not in the
+ * trace: complete all the same.
+ */
+static void test_uring_reap(void)
+{
+	struct an_corr *c = start(0);
+	int d;
+
+	uring_enter(c, 1000, 0, 5, 4, 1);
+	uring(c, ST_EV_io_uring_submit_req, 1010, 5, 0xa0, 0);
+	uring(c, ST_EV_io_uring_submit_req, 1011, 5, 0xb0, 0);
+	uring(c, ST_EV_io_uring_submit_req, 1012, 5, 0xc0, 0);
+	uring(c, ST_EV_io_uring_submit_req, 1013, 5, 0xd0, 0);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 1020, 5, 4);
+	uring(c, ST_EV_io_uring_complete, 2000, 0, 0xa0, 4096);
+	check(nout == 0, "correlate.uring_reap.waits", "%d I/Os emitted before the reap", nout);
+	uring_enter(c, 2500, 0, 5, 0, 1);
+	uring(c, ST_EV_io_uring_complete, 3500, 0, 0xb0, 4096);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 3600, 5, 0);
+	uring_enter(c, 3700, 0, 5, 1, 1);
+	uring(c, ST_EV_io_uring_submit_req, 3705, 5, 0xe0, 0);
+	uring(c, ST_EV_io_uring_complete, 3710, 0, 0xc0, 4096);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 3720, 5, 1);
+	check(nout == 2, "correlate.uring_reap.submit_return_no_reap", "%d I/Os", nout);
+	uring_enter(c, 3800, 3900, 5, 0, 1);
+	uring(c, ST_EV_io_uring_complete, 4000, 0, 0xd0, 4096);
+	an_corr_finish(c);
+	check(nout == 5 && stage(0, AN_ST_TOTAL) == 990 && stage(0, AN_ST_REAP) == 500 &&
+	      stage(1, AN_ST_TOTAL) == 2489 && stage(1, AN_ST_REAP) == 100 &&
+	      out[2].uring_req == 0xc0 && stage(2, AN_ST_REAP) == 90,
+	      "correlate.uring_reap.stages", "%d I/Os, reap %" PRIu64 " %" PRIu64 " %" PRIu64, nout,
+	      stage(0, AN_ST_REAP), stage(1, AN_ST_REAP), stage(2, AN_ST_REAP));
+	/* at the end: D (reap unseen) and E (never completed), in either order */
+	d = nout == 5 && out[3].uring_req == 0xd0 ? 3 : 4;
+	check(nout == 5 && out[d].uring_req == 0xd0 && stage(d, AN_ST_REAP) == UINT64_MAX &&
+	      !(out[d].flags & AN_IO_INCOMPLETE) && (out[7 - d].flags & AN_IO_INCOMPLETE) &&
+	      an_corr_stats(c)->incomplete == 1, "correlate.uring_reap.unseen_reap_complete",
+	      "flags %#x, %" PRIu64 " incomplete", nout == 5 ? out[d].flags : 0,
+	      an_corr_stats(c)->incomplete);
+	an_corr_free(c);
+}
+
+/*
+ * libaio: io_submit with two iocbs, each an iomap_dio_rw_begin and its bio;
+ * each is an I/O from its iomap begin to its block completion. A bio the
+ * thread queues outside io_submit is a bare bio I/O as before.
+ */
+static void test_aio_submit(void)
+{
+	struct an_corr *c = start(0);
+
+	sys(c, ST_EV_sys_enter_io_submit, 1000, 6, 0);
+	fs(c, ST_EV_iomap_dio_rw_begin, 1005, 6);
+	bio(c, ST_EV_block_bio_queue, 1010, 6, 0xa, 0, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1020, 6, 0x100, ST_OP_READ, 1, 0xa, 0);
+	fs(c, ST_EV_iomap_dio_rw_begin, 1030, 6);
+	bio(c, ST_EV_block_bio_queue, 1035, 6, 0xb, 64, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1040, 6, 0x101, ST_OP_READ, 1, 0xb, 0);
+	sys(c, ST_EV_sys_exit_io_submit, 1050, 6, 2);
+	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 1600, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
+	bio(c, ST_EV_block_bio_queue, 1700, 6, 0xc, 128, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1710, 6, 0x102, ST_OP_READ, 1, 0xc, 0);
+	rq(c, ST_EV_block_rq_complete, 1800, 0, 0x102, ST_OP_READ, 1, 0xc, 0);
+	check(nout == 3 && stage(0, AN_ST_TOTAL) == 495 && stage(0, AN_ST_FS2Q) == 5 &&
+	      out[0].ino == 12 && stage(1, AN_ST_TOTAL) == 570 && stage(1, AN_ST_Q2C) == 565 &&
+	      stage(2, AN_ST_TOTAL) == 100 && stage(2, AN_ST_FS2Q) == UINT64_MAX,
+	      "correlate.aio_submit.iocbs", "%d I/Os, totals %" PRIu64 " %" PRIu64 " %" PRIu64, nout,
+	      stage(0, AN_ST_TOTAL), stage(1, AN_ST_TOTAL), stage(2, AN_ST_TOTAL));
 	an_corr_free(c);
 }
 
@@ -445,7 +705,14 @@ int main(void)
 	test_out_of_order();
 	test_incomplete();
 	test_lost_completion();
+	test_fsync_unjoined();
+	test_fsync_journal();
+	test_fsync_flush_sequence();
+	test_fsync_flush_only();
+	test_fua_write();
 	test_uring();
+	test_uring_reap();
+	test_aio_submit();
 	test_stale_and_bio_based();
 	test_random_events();
 	return check_failures != 0;

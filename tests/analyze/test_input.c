@@ -3,7 +3,8 @@
  * Files through the input layer: events out of order across chunks (the
  * cursor merges overlapping chunks), a stored type whose layout differs from
  * the built-in one (adapted by field name, missing fields 0), and two files
- * analyzed as one stream.
+ * analyzed as one stream; the stamped issues of st-record's `block` preset
+ * standing in for the queue, merge and allocation events they replace.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -69,7 +70,7 @@ static void put_issue(struct st_writer *w, uint64_t ts, uint64_t rq, uint64_t bi
 
 static void put_complete(struct st_writer *w, uint64_t ts, uint64_t rq, int old_layout)
 {
-	struct st_ev_block_rq e = { .p = { .rq = rq, .dev = 7 << 20, .nr_sector = 8 } };
+	struct st_ev_block_rq_complete e = { .p = { .rq = rq, .dev = 7 << 20, .nr_sector = 8 } };
 	struct old_complete o = { .rq = rq, .dev = 7 << 20, .nr_sector = 8, .extra = 99 };
 
 	if (old_layout) {
@@ -79,6 +80,49 @@ static void put_complete(struct st_writer *w, uint64_t ts, uint64_t rq, int old_
 	}
 	head(&e.h, ST_EV_block_rq_complete, sizeof(e), ts);
 	st_writer_append(w, &e, sizeof(e));
+}
+
+/* A stamped issue of rq at ts: bios queued queue_ago[i] before, allocated getrq_ago before. */
+static void put_stamped(struct st_writer *w, uint64_t ts, uint64_t rq, uint32_t nr_bios,
+			const uint64_t *bios, const uint32_t *queue_ago, uint32_t getrq_ago,
+			uint32_t stamped)
+{
+	struct st_ev_block_rq_issue_stamped e = { .p = { .rq = rq, .sector = 1000, .dev = 7 << 20,
+		.nr_sector = 8 * nr_bios, .nr_bios = nr_bios, .stamped = stamped,
+		.getrq_ago = getrq_ago } };
+	uint32_t i;
+
+	for (i = 0; i < nr_bios && i < ST_RQ_BIOS; i++) {
+		e.p.bios[i] = bios[i];
+		e.p.queue_ago[i] = queue_ago[i];
+		e.p.bio_sectors[i] = 8;
+	}
+	head(&e.h, ST_EV_block_rq_issue_stamped, sizeof(e), ts);
+	st_writer_append(w, &e, sizeof(e));
+}
+
+static const struct an_io *io_at_sector(uint64_t sector)
+{
+	int i;
+
+	for (i = 0; i < nout && i < MAX_OUT; i++)
+		if (out[i].sector == sector)
+			return &out[i];
+	return NULL;
+}
+
+/* Q, G, D, C of the I/O at sector, and whether it merged, as "Q G D C m". */
+static void stages_at(uint64_t sector, char *buf, size_t cap)
+{
+	const struct an_io *io = io_at_sector(sector);
+
+	if (!io) {
+		snprintf(buf, cap, "none");
+		return;
+	}
+	snprintf(buf, cap, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d",
+		 io->ts[AN_TS_QUEUE], io->ts[AN_TS_GETRQ], io->ts[AN_TS_ISSUE],
+		 io->ts[AN_TS_COMPLETE], !!(io->flags & AN_IO_MERGED));
 }
 
 static struct st_writer *create(const char *path, int old_layout)
@@ -173,6 +217,69 @@ int main(void)
 	check(nout == 3 && ooo == 0 && d2c_of(120) == 100 && d2c_of(100) == 700 &&
 	      d2c_of(150) == 550, "input.two_files_merged", "%d I/Os, %" PRIu64 " out of order",
 	      nout, ooo);
+
+	/*
+	 * Stamped: three bios merged into one request, queued at 500, 700 and
+	 * 400, the request allocated at 450 (by the bio queued first, 0xf),
+	 * issued at 1000; an unrelated completion at 600 stored before the
+	 * issue; a request without stamps (queued and allocated: unknown).
+	 */
+	{
+		static const uint64_t bios[] = { 0xd, 0xe, 0xf };
+		static const uint32_t ago[] = { 500, 300, 600 };
+		static const uint32_t none[] = { 0 };
+		char s0[64], s1[64], s2[64];
+
+		w = create(a, 0);
+		put_complete(w, 600, 0x99, 0);
+		put_stamped(w, 1000, 0x40, 3, bios, ago, 550, ST_STAMPED_GETRQ | ST_STAMPED_QUEUE(0) |
+			    ST_STAMPED_QUEUE(1) | ST_STAMPED_QUEUE(2));
+		{
+			struct st_ev_block_rq done = { .p = { .rq = 0x40, .dev = 7 << 20, .nr_sector = 24 } };
+
+			head(&done.h, ST_EV_block_rq_complete, sizeof(done), 1200);
+			st_writer_append(w, &done, sizeof(done));
+		}
+		put_stamped(w, 2000, 0x50, 1, (const uint64_t[]){ 0x11 }, none, 0, 0);
+		put_complete(w, 2100, 0x50, 0);
+		st_writer_close(w, NULL, 0);
+		ooo = analyze(paths, 1);
+		stages_at(1000, s0, sizeof(s0));
+		stages_at(1008, s1, sizeof(s1));
+		stages_at(1016, s2, sizeof(s2));
+		check(nout == 4 && ooo == 0 && !strcmp(s0, "500 0 1000 1200 1") &&
+		      !strcmp(s1, "700 0 1000 1200 1") && !strcmp(s2, "400 450 1000 1200 0"),
+		      "input.stamped_issue", "%d I/Os, %" PRIu64 " out of order; Q G D C merged: "
+		      "%s / %s / %s", nout, ooo, s0, s1, s2);
+		check(nout == 4 && out[3].ts[AN_TS_QUEUE] == 2000 && !out[3].ts[AN_TS_GETRQ] &&
+		      out[3].ts[AN_TS_COMPLETE] == 2100, "input.stamped_issue_unstamped",
+		      "an issue without stamps: Q %" PRIu64 " G %" PRIu64, out[3].ts[AN_TS_QUEUE],
+		      out[3].ts[AN_TS_GETRQ]);
+
+		/*
+		 * Requeued after its first issue: the second issue stands for no
+		 * new bio. Without stamps its bio would be queued at that issue,
+		 * when it is already in the request.
+		 */
+		w = create(a, 0);
+		put_stamped(w, 1000, 0x40, 1, bios, none, 0, 0);
+		{
+			struct st_ev_block_rq rq = { .p = { .rq = 0x40, .dev = 7 << 20, .nr_sector = 8 } };
+
+			head(&rq.h, ST_EV_block_rq_requeue, sizeof(rq), 1100);
+			st_writer_append(w, &rq, sizeof(rq));
+		}
+		put_stamped(w, 1300, 0x40, 1, bios, none, 0, 0);
+		put_complete(w, 1500, 0x40, 0);
+		st_writer_close(w, NULL, 0);
+		ooo = analyze(paths, 1);
+		check(nout == 1 && ooo == 0 && !(out[0].flags & AN_IO_INCOMPLETE) &&
+		      out[0].ts[AN_TS_QUEUE] == 1000 && out[0].ts[AN_TS_ISSUE] == 1300 &&
+		      out[0].requeues == 1 && out[0].ts[AN_TS_COMPLETE] == 1500,
+		      "input.stamped_requeued", "%d I/Os, flags 0x%x, Q %" PRIu64 " D %" PRIu64
+		      " requeues %u", nout, out[0].flags, out[0].ts[AN_TS_QUEUE],
+		      out[0].ts[AN_TS_ISSUE], out[0].requeues);
+	}
 	unlink(a);
 	unlink(b);
 	return check_failures != 0;

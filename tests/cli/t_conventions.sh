@@ -18,6 +18,11 @@ if [ -x "$ST_BUILD/st-record" ]; then
 else
 	skip st-record_version "st-record not built (no clang/bpftool/libbpf)"
 fi
+if [ -x "$ST_BUILD/st-replay" ]; then
+	check st-replay_version grep -qx "st-replay $version (format [0-9]*\.[0-9]*)" <(st-replay --version)
+else
+	skip st-replay_version "st-replay not built (no liburing or json-c)"
+fi
 
 # usage_error NAME ARGS...: exit 2 and exactly one line on stderr naming help.
 usage_error() {
@@ -31,7 +36,8 @@ usage_error() {
 		fail "$name" "exit $rc, stderr: $(head -2 "$T/err" | tr '\n' ' ')"
 	fi
 }
-for opt in "--by op" "--top 3" "--interval 1s" "--heatmap lat" "--gnuplot $T/g"; do
+# (diff plots its own comparison with --gnuplot: t_diff_gnuplot)
+for opt in "--by op" "--top 3" "--interval 1s" "--heatmap lat"; do
 	# shellcheck disable=SC2086
 	usage_error "diff_refuses_${opt%% *}" st-analyze diff $opt "$T/a.st" "$T/a.st"
 done

@@ -8,7 +8,7 @@ st_tmpdir T
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
 # --- man pages: mandoc's linter and groff's warnings find nothing
-for page in record/st-record.8 analyze/st-analyze.1 format/st-format/st-format.1; do
+for page in record/st-record.8 analyze/st-analyze.1 format/st-format/st-format.1 replay/st-replay.1; do
 	name=$(basename "$page")
 	check "man_${name}_mandoc_lint" test -z "$(mandoc -T lint -W warning "$root/$page" 2>&1)"
 	check "man_${name}_groff_clean" test -z "$(groff -ww -man -z "$root/$page" 2>&1)"
@@ -27,6 +27,9 @@ check man_st-analyze_diff_options man_covers analyze/st-analyze.1 st-analyze dif
 if [ -x "$ST_BUILD/st-record" ]; then
 	check man_st-record_options man_covers record/st-record.8 st-record
 fi
+if [ -x "$ST_BUILD/st-replay" ]; then
+	check man_st-replay_options man_covers replay/st-replay.1 st-replay
+fi
 for sub in $(st-format --help | awk '/^Subcommands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
 	check "man_st-format_${sub}" grep -q "^\.BR $sub " "$root/format/st-format/st-format.1"
 done
@@ -42,6 +45,10 @@ check completion_subcommand_options grep -qx -- --chunks <(complete_words st-for
 check completion_analyze_options grep -qx -- --quantile <(complete_words st-analyze --qu)
 check completion_diff_options grep -qx -- --threshold <(complete_words st-analyze diff --thr)
 check completion_by_values test "$(complete_words st-analyze --by c | tr '\n' ' ')" = "comm "
+if [ -x "$ST_BUILD/st-replay" ]; then
+	check completion_replay_options grep -qx -- --allow-write <(complete_words st-replay --allow)
+fi
+check completion_timing_values test "$(complete_words st-replay --timing a | tr '\n' ' ')" = "afap "
 touch "$T/run.sttrace" "$T/notes.txt"
 check completion_trace_files test "$(cd "$T" && complete_words st-analyze r)" = run.sttrace
 
@@ -56,6 +63,11 @@ done
 if [ -x "$ST_BUILD/st-record" ]; then
 	check install_st-record test -x "$T/root/usr/sbin/st-record"
 	check install_st-record.8 test -s "$T/root/usr/share/man/man8/st-record.8"
+fi
+if [ -x "$ST_BUILD/st-replay" ]; then
+	for f in bin/st-replay share/man/man1/st-replay.1 share/bash-completion/completions/st-replay; do
+		check "install_$(basename "$f")" test -s "$T/root/usr/$f"
+	done
 fi
 check install_man_renders grep -qi "stage latencies" <(mandoc -T utf8 "$T/root/usr/share/man/man1/st-analyze.1")
 cat >"$T/user.c" <<'C'

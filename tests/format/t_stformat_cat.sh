@@ -73,3 +73,32 @@ st-format cat --to 600000ns --type block_rq_issue --csv "$T/a.st" >"$T/combo"
 n=$(awk -v b=$((start + 600000)) '$1 <= b && $2 == "block_rq_issue"' "$T/cat" | wc -l)
 check range_and_type_csv test "$(($(wc -l <"$T/combo") - 1))" = "$n"
 check range_and_type_nonempty test "$n" -gt 0
+
+# A listed events chunk whose payload is damaged (the footer is intact): its
+# events are skipped and named on stderr, every other chunk's events print
+# in order, and the exit status says the output is incomplete.
+st-format info --json --chunks "$T/a.st" >"$T/chunks.json"
+read -r seq off stored ev < <(jq -r '[.chunk_list[] | select(.kind == "events")][4] | "\(.seq) \(.offset) \(.stored_size) \(.events)"' "$T/chunks.json")
+cp "$T/a.st" "$T/bad.st"
+printf 'XXXXXXXX' | dd of="$T/bad.st" bs=1 seek=$((off + stored / 2)) conv=notrunc status=none
+st-format cat "$T/bad.st" >"$T/badcat" 2>"$T/err"
+check cat_damaged_chunk_exit test $? = 1
+check cat_damaged_chunk_named test "$(cat "$T/err")" = \
+	"st-format: $T/bad.st: chunk $seq at offset $off: payload checksum mismatch; its events are skipped"
+check cat_damaged_chunk_others_print test "$(wc -l <"$T/badcat")" = $((events - ev))
+check cat_damaged_chunk_no_foreign_events test -z "$(comm -13 <(sort "$T/cat") <(sort "$T/badcat"))"
+check cat_damaged_chunk_sorted sort -n -c -s -k1,1 "$T/badcat"
+
+# An index whose per-type counts leave out block_rq_complete (which has
+# records): the CSV has no columns for it, so its records are reported once
+# and not printed, every other row prints, and the exit status is 1.
+"$ST_BUILD/tests/drop-type-count" "$T/a.st" "$T/uncounted.st" block_rq_complete ||
+	fail drop_type_count "exit $?"
+st-format cat --csv "$T/uncounted.st" >"$T/ucsv" 2>"$T/err"
+check csv_unlisted_type_exit test $? = 1
+check csv_unlisted_type_reported test "$(cat "$T/err")" = \
+	"st-format: $T/uncounted.st: block_rq_complete records, which the file's per-type counts leave out: not printed (no CSV columns)"
+check csv_unlisted_type_other_rows test "$(($(wc -l <"$T/ucsv") - 1))" = \
+	$((events - $(jq .events_per_type.block_rq_complete "$T/info.json")))
+st-format verify "$T/uncounted.st" 2>"$T/err"
+check verify_rejects_unlisted_type test $? = 1

@@ -100,3 +100,21 @@ st-format cat "$T/rec4.st" | sort >"$T/got"
 check recover_keeps_chunks_after_damage test "$(wc -l <"$T/got")" = $((total - ev1 - ev2))
 check recover_footerless_no_foreign_events test -z "$(comm -13 "$T/all" "$T/got")"
 check recover_reports_footerless_damage grep -q "events; dropped $((stored1 + stored2)) bytes, 2 chunks missing (damage: chunk $seq1 at offset $off1:" "$T/msg"
+
+# One whole events chunk cut out of a closed file (the trailer then points
+# past the moved index): the chunk after it is intact and kept, so recover
+# loses exactly the cut chunk's events; info shows the cut as an empty range
+# where that one chunk is missing. A cut in the tail counts as unknown.
+read -r seq3 off3 stored3 ev3 < <(jq -r '[.chunk_list[] | select(.kind == "events")][5] | "\(.seq) \(.offset) \(.stored_size) \(.events)"' "$T/a.json")
+{ head -c "$off3" "$T/a.st"; tail -c +$((off3 + stored3 + 1)) "$T/a.st"; } >"$T/holed.st"
+st-format recover "$T/holed.st" -o "$T/rec5.st" >"$T/msg"
+check recover_whole_chunk_cut_exit test $? = 0
+st-format cat "$T/rec5.st" | sort >"$T/got"
+check recover_whole_chunk_cut_keeps_next test "$(wc -l <"$T/got")" = $((total - ev3))
+check recover_whole_chunk_cut_no_foreign_events test -z "$(comm -13 "$T/all" "$T/got")"
+st-format info --json "$T/holed.st" >"$T/holed.json"
+check info_whole_chunk_cut_range test "$(jq -c '.damaged_ranges[0] | [.offset, .size, .first_seq, .missing_chunks]' "$T/holed.json")" = "[$off3,0,$seq3,1]"
+head -c $((off3 + 100)) "$T/a.st" >"$T/tail.st"
+st-format info --json "$T/tail.st" >"$T/tail.json"
+check info_tail_missing_unknown test "$(jq -c '.damaged_ranges[0] | [.first_seq, .missing_chunks]' "$T/tail.json")" = "[$seq3,null]"
+check info_tail_missing_unknown_text grep -q "chunks from $seq3 missing: how many is unknown" <(st-format info "$T/tail.st")

@@ -97,3 +97,20 @@ st-format info --json "$T/wide.st" >"$T/wide.json"
 check synth_devices_option test "$(jq '[.metadata | keys[] | select(startswith("dev."))] | length' "$T/wide.json")" = 5
 check synth_procs_option test "$(jq '.events_per_type.sched_process_exec' "$T/wide.json")" = 9
 check synth_cpus_option test "$(st-format cat "$T/wide.st" | grep -o ' cpu=[0-9]*' | sort -u | wc -l)" = 3
+
+# Lost counts grow with the I/Os done and go out in LOST chunks during the
+# file, as a recorder's do: the file cut after its middle chunk reports about
+# half of --lost (1000 over 4 CPUs; between a quarter and three quarters,
+# since a LOST chunk follows the events chunk after the counts change), the
+# whole file all of it.
+st-format synth -o "$T/lossy.st" --ios 3000 --seed 42 --lost 1000 --cpus 4 --chunk-size 16384 >/dev/null
+st-format info --json --chunks "$T/lossy.st" >"$T/lossy.json"
+check synth_lost_whole_file test "$(jq .lost_events "$T/lossy.json")" = 1000
+mid=$(jq '[.chunk_list[] | select(.kind == "events")] | .[length / 2 | floor] | .offset' "$T/lossy.json")
+head -c "$mid" "$T/lossy.st" >"$T/lossy-cut.st"
+cut_lost=$(st-format info --json "$T/lossy-cut.st" | jq .lost_events)
+if [ "$cut_lost" -ge 250 ] && [ "$cut_lost" -le 750 ]; then
+	pass synth_lost_in_cut_file
+else
+	fail synth_lost_in_cut_file "the first half of the file reports $cut_lost of 1000 lost events"
+fi

@@ -27,7 +27,7 @@ usage_error() {
 st-format synth -o "$T/s.st" --ios 20 >/dev/null || fail synth_for_usage "synth failed"
 
 # --help: exit 0, usage on stdout, nothing on stderr.
-for sub in "" info verify cat slice recover synth; do
+for sub in "" info verify cat slice recover synth anonymize convert import-blktrace; do
 	out=$(st-format $sub --help 2>"$T/err")
 	rc=$?
 	if [ $rc -eq 0 ] && [[ $out == Usage:\ st-format* ]] && [ ! -s "$T/err" ]; then
@@ -38,7 +38,7 @@ for sub in "" info verify cat slice recover synth; do
 done
 # Every listed subcommand is documented by the main help.
 main_help=$(st-format --help)
-for sub in info verify cat slice recover synth; do
+for sub in info verify cat slice recover synth anonymize convert import-blktrace; do
 	if grep -q "^  $sub " <<<"$main_help"; then
 		pass "help_lists_$sub"
 	else
@@ -68,6 +68,14 @@ usage_error synth_bad_ios "bad value 'many' for --ios" synth -o "$T/x.st" --ios 
 usage_error synth_too_many_devices "bad value '99' for --devices" synth -o "$T/x.st" --ios 5 --devices 99
 usage_error synth_bad_slow_factor "bad factor '-2' for --slow-factor" synth -o "$T/x.st" --ios 5 --slow-factor -2
 usage_error synth_positional "unexpected argument 'stray'" synth -o "$T/x.st" --ios 5 stray
+usage_error convert_without_to "missing --to FORMAT" convert "$T/s.st"
+usage_error convert_unknown_format "unknown format 'pcap' for --to" convert "$T/s.st" --to pcap
+usage_error convert_blktrace_needs_prefix "--to blktrace needs -o PREFIX" convert "$T/s.st" --to blktrace
+usage_error convert_records_not_here "--records is for --to csv and jsonl" convert "$T/s.st" --to blkparse --records
+usage_error anonymize_without_output "missing -o OUT" anonymize "$T/s.st"
+usage_error anonymize_bad_keep "unknown 'uid' for --keep" anonymize "$T/s.st" -o "$T/x.st" --keep comm,uid
+usage_error import_without_files "missing blktrace FILE" import-blktrace -o "$T/x.st"
+usage_error import_without_output "missing -o OUT" import-blktrace "$T/s.st"
 [ -e "$T/x.st" ] && fail synth_usage_writes_nothing "a file was created" || pass synth_usage_writes_nothing
 
 # Bad values inside the file-name position are file errors (exit 1), not usage errors.

@@ -9,30 +9,9 @@
  * hand from the spec, not with the library's encoder, so the test also
  * checks that the spec and the code agree.
  */
-#include <xxhash.h>
-
 #include "unit_util.h"
 
 #define FUTURE_KIND 0x7f01u
-
-static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
-
-/* A chunk stored raw (flags 0), encoded from the spec: header + payload. */
-static size_t spec_chunk(unsigned char *out, uint32_t kind, uint32_t seq, const void *payload,
-			 uint32_t len)
-{
-	memset(out, 0, 64);
-	put32(out, 0x4b435453);	/* "STCK" */
-	put32(out + 4, kind);
-	put32(out + 8, seq);
-	put32(out + 16, len);
-	put32(out + 20, len);
-	put64(out + 48, XXH64(payload, len, 0));
-	put64(out + 56, XXH64(out, 56, 0));
-	memcpy(out + 64, payload, len);
-	return 64 + (size_t)len;
-}
 
 static int write_future_file(const char *test, struct mem_sink *m)
 {
@@ -72,16 +51,6 @@ static unsigned char *index_plus_entry(const struct st_chunk_buf *idx, uint64_t 
 	put32(entry + 20, payload_len);
 	memcpy(entry + 48, (unsigned char *)idx->data + entries_end, idx->len - entries_end);
 	return payload;
-}
-
-/* Trailer: index offset, index size, checksum of those 16 bytes, magic. */
-static size_t spec_trailer(unsigned char *out, uint64_t index_off, uint64_t index_size)
-{
-	put64(out, index_off);
-	put64(out + 8, index_size);
-	put64(out + 16, XXH64(out, 16, 0));
-	memcpy(out + 24, "STTRAILR", 8);
-	return 32;
 }
 
 /*

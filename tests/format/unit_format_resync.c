@@ -4,10 +4,10 @@
  * middle is damaged: a bit flipped in a chunk's header or payload, several
  * chunks, or hostile bytes. The scan skips the damaged bytes, returns every
  * intact chunk before and after them with all their events, and reports
- * each skipped byte range, through memory and through a file.
+ * each skipped byte range, through memory and through a file. Whole chunks
+ * cut out of the file cost only themselves.
  */
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "unit_util.h"
 
@@ -307,6 +307,67 @@ static int test_gaps(void)
 	return bad;
 }
 
+/*
+ * Chunks k..k+n-1 cut out whole, in a file with its footer or without:
+ * every other chunk is found, moved up by the bytes cut, with all its
+ * events, and the cut is an empty range where those n chunks are missing.
+ * The trailer, which points at where the index was, is a second range.
+ */
+static int check_removed(const char *test, struct sample *s, size_t k, size_t n, int footer)
+{
+	const struct st_chunk_info *first = st_chunk_at(s->full, k), *last = st_chunk_at(s->full, k + n - 1);
+	size_t cut = last->offset + last->stored_size - first->offset;
+	size_t len = (footer ? s->m.len : s->len) - cut, want_len;
+	unsigned char *data = malloc(len), *want;
+	char skip[4096] = { 0 };
+	struct st_reader *r = NULL;
+	const struct st_damage *d;
+	int bad;
+
+	memcpy(data, s->m.data, first->offset);
+	memcpy(data + first->offset, s->m.data + first->offset + cut, len - first->offset);
+	memset(skip + k, 1, n);
+	want = events_except(s, skip, &want_len);
+	bad = open_damaged(test, &r, data, len, NULL);
+	for (size_t i = 0, at = 0; !bad && i < s->nchunks; i++) {
+		const struct st_chunk_info *got = st_chunk_at(r, at);
+
+		if (skip[i])
+			continue;
+		bad = expectf(got && got->seq == i &&
+			      got->offset == st_chunk_at(s->full, i)->offset - (i > k ? cut : 0),
+			      test, "chunks %zu..%zu cut: chunk %zu not found", k, k + n - 1, i);
+		at++;
+	}
+	d = bad ? NULL : st_damage_at(r, 0);
+	bad = bad || expectf(st_damage_count(r) == 1u + footer && d->offset == first->offset && d->size == 0 &&
+			     d->first_seq == k && d->chunks == n &&
+			     st_reader_info(r)->missing_chunks == n, test,
+			     "chunks %zu..%zu cut: %zu ranges, first at %llu+%llu, %u missing",
+			     k, k + n - 1, st_damage_count(r), d ? (unsigned long long)d->offset : 0,
+			     d ? (unsigned long long)d->size : 0, d ? d->chunks : 0) ||
+	      (footer && expectf(st_damage_at(r, 1)->offset == len - 32 && st_damage_at(r, 1)->size == 32,
+				 test, "chunks %zu..%zu cut: the moved trailer not reported", k, k + n - 1)) ||
+	      cursor_matches(test, r, want, want_len);
+	st_reader_close(r);
+	free(want);
+	free(data);
+	return bad;
+}
+
+/* One or two whole chunks cut out anywhere after the schema cost no other chunk. */
+static int test_removed_chunks(void)
+{
+	struct sample s = { 0 };
+	int bad = make_sample(__func__, &s, 300, 512, 0);
+
+	for (size_t k = s.schema + 1; k + 2 < s.nchunks && !bad; k++)
+		bad = check_removed(__func__, &s, k, 1, 0) || check_removed(__func__, &s, k, 1, 1) ||
+		      check_removed(__func__, &s, k, 2, 0);
+	free_sample(&s);
+	return bad;
+}
+
 /* A chunk header as the spec encodes it, with a payload checksum that never matches. */
 static void put_fake_header(unsigned char *p, uint32_t seq, uint32_t payload_size)
 {
@@ -358,6 +419,7 @@ int main(void)
 	RUN(test_several_chunks);
 	RUN(test_file_windows);
 	RUN(test_gaps);
+	RUN(test_removed_chunks);
 	RUN(test_hostile);
 	return check_failures != 0;
 }

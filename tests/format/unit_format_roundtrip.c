@@ -23,7 +23,8 @@ struct rnd_schema {
 static void rnd_field(struct st_field *f, char *name, unsigned i, uint16_t rec_size)
 {
 	static const uint8_t elems[] = { 1, 2, 4, 8 };
-	uint8_t elem = elems[rnd_below(4)];
+	uint8_t type = (uint8_t)(1 + rnd_below(6));
+	uint8_t elem = type == ST_FT_STR ? 1 : elems[rnd_below(4)];	/* strings are bytes */
 	uint16_t count = (uint16_t)(1 + rnd_below(4));
 	uint16_t payload = rec_size - 24;
 
@@ -34,7 +35,7 @@ static void rnd_field(struct st_field *f, char *name, unsigned i, uint16_t rec_s
 	f->elem_size = elem;
 	f->size = (uint16_t)(count * elem);
 	f->offset = (uint16_t)(24 + rnd_below((payload - f->size) / elem + 1) * elem);
-	f->type = (uint8_t)(1 + rnd_below(6));
+	f->type = type;
 	f->doc = "random field";
 }
 

@@ -9,7 +9,6 @@
  */
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "unit_util.h"
 
@@ -92,6 +91,14 @@ static const struct st_field bad_fields[] = {
 	{ "beyond", 40, 8, 8, ST_FT_UINT, "past the end of a 40-byte record" },
 };
 
+/* The six header fields of every type, then one more field `extra`. */
+static struct st_type type_with(struct st_field fields[7], struct st_field extra)
+{
+	memcpy(fields, st_builtin_type(ST_EV_sys_exit_pread64)->fields, 6 * sizeof(*fields));
+	fields[6] = extra;
+	return (struct st_type){ 500, 32, "new_type", 7, fields };
+}
+
 static int refused_type(const char *test, struct st_type t, const char *why)
 {
 	struct mem_sink m = { 0 };
@@ -118,6 +125,24 @@ static int refused_record(const char *test, const void *rec, size_t len, const c
 		bad |= expectf(st_writer_close(w, NULL, 0) == ST_EINVAL, test, "close forgot the error");
 	free(m.data);
 	return bad;
+}
+
+/* The schema rules of spec section 5.2, which the reader applies too. */
+static int test_schema_refusals(void)
+{
+	static const struct st_field no_header[] = { { "x", 24, 8, 8, ST_FT_UINT, "" } };
+	struct st_field f[7], g[7];
+	struct st_type renamed = type_with(g, (struct st_field){ "x", 24, 8, 8, ST_FT_UINT, "" });
+
+	renamed.name = "block_rq_issue";
+	return refused_type(__func__, (struct st_type){ 500, 32, "headless", 1, no_header }, "record header") ||
+	       refused_type(__func__, type_with(f, (struct st_field){ "cpu", 24, 8, 8, ST_FT_UINT, "" }),
+			    "two fields of the same name") ||
+	       refused_type(__func__, type_with(f, (struct st_field){ "s", 24, 8, 2, ST_FT_STR, "" }),
+			    "string field with elements of more than one byte") ||
+	       refused_type(__func__, type_with(f, (struct st_field){ "z", 24, 0, 1, ST_FT_UINT, "" }),
+			    "multiple of its element size") ||
+	       refused_type(__func__, renamed, "type name block_rq_issue declared twice");
 }
 
 static int test_refusals(void)
@@ -236,6 +261,58 @@ static int test_reader_refusals(void)
 	st_reader_close(r);
 	free(m.data);
 	return bad;
+}
+
+/*
+ * A schema payload of two types, ids 500 and 501, with the names given and
+ * the six header fields each, encoded from the spec.
+ */
+static size_t spec_schema(unsigned char *out, const char *name1, const char *name2)
+{
+	const struct st_type *hdr = st_builtin_type(ST_EV_sys_exit_pread64);
+	const char *names[2] = { name1, name2 };
+	size_t at = 8;
+
+	put32(out, 2);
+	put32(out + 4, 0);
+	for (int t = 0; t < 2; t++) {
+		put32(out + at, (uint32_t)(500 + t) | 32u << 16);
+		put32(out + at + 4, 6u | (uint32_t)strlen(names[t]) << 16);
+		memcpy(out + at + 8, names[t], strlen(names[t]));
+		at += 8 + strlen(names[t]);
+		for (int i = 0; i < 6; i++) {
+			const struct st_field *f = &hdr->fields[i];
+
+			put32(out + at, f->offset | (uint32_t)f->size << 16);
+			out[at + 4] = f->elem_size;
+			out[at + 5] = f->type;
+			put32(out + at + 6, (uint32_t)strlen(f->name));
+			memcpy(out + at + 10, f->name, strlen(f->name));
+			at += 10 + strlen(f->name);
+		}
+	}
+	return at;
+}
+
+/* A file of a header and one schema chunk: its two types must have different names. */
+static int test_reader_schema_names(void)
+{
+	unsigned char file[1024], schema[512];
+	struct st_reader *r = NULL;
+	size_t len;
+	int bad;
+
+	memcpy(file, "\x89STT\r\n\x1a\n", 8);
+	put32(file + 8, 1);
+	put32(file + 12, 32);
+	memset(file + 16, 0, 8);
+	put64(file + 24, XXH64(file, 24, 0));
+	len = 32 + spec_chunk(file + 32, ST_CHUNK_SCHEMA, 0, schema, (uint32_t)spec_schema(schema, "a", "b"));
+	bad = open_mem(__func__, &r, file, len, 0);
+	st_reader_close(r);
+	len = 32 + spec_chunk(file + 32, ST_CHUNK_SCHEMA, 0, schema, (uint32_t)spec_schema(schema, "a", "a"));
+	return bad || expect_open_error(__func__, file, len, ST_ETRUNCATED,
+					"chunk 0 at offset 32: type name declared twice");
 }
 
 /* A writer into `m` with `lanes` open events chunks and the built-in types. */
@@ -473,6 +550,8 @@ int main(void)
 	RUN(test_enospc);
 	RUN(test_sink_eio);
 	RUN(test_refusals);
+	RUN(test_schema_refusals);
+	RUN(test_reader_schema_names);
 	RUN(test_type_after_schema);
 	RUN(test_flush_is_readable);
 	RUN(test_reader_refusals);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * unit_util.h - helpers shared by the libsttrace unit tests (results through
- * tests/check.h): a seeded random generator, an in-memory sink, and
- * writers and readers over memory.
+ * tests/check.h): a seeded random generator, an in-memory sink, writers and
+ * readers over memory, and (spec_encode.h) chunks encoded from the spec.
  */
 #ifndef STTRACE_UNIT_UTIL_H
 #define STTRACE_UNIT_UTIL_H
@@ -15,6 +15,7 @@
 
 #include "format/sttrace.h"
 #include "tests/check.h"
+#include "tests/format/spec_encode.h"
 
 /* xorshift64*: deterministic for a seed, good enough for test data. */
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;

@@ -90,3 +90,36 @@ rec_devno() {
 AWK_HEX='function hex(s,   i, v) { v = 0; s = tolower(s); sub(/^0x/, "", s);
 	for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1;
 	return v }'
+
+# rec_bpf_stats: the kernel's BPF run-time statistics on until exit
+# (scripts/bench/bpf-stats-on: unlike kernel.bpf_stats_enabled, which other
+# users of the machine may switch off, they stay on while it runs). Fails
+# when the kernel refuses.
+rec_bpf_stats() {
+	local log i
+	log=$(mktemp)
+	at_exit "rm -f '$log'"
+	"$(dirname "${BASH_SOURCE[0]}")/../../scripts/bench/bpf-stats-on" >"$log" 2>&1 &
+	at_exit "kill $!"
+	for ((i = 0; i < 100; i++)); do
+		grep -q . "$log" && break
+		sleep 0.05
+	done
+	grep -qx on "$log"
+}
+
+# rec_probe_runs FILE [PROGRAM_REGEX]: the probe runs st-record stored
+# (probe.* metadata, with BPF statistics on), summed over matching programs.
+rec_probe_runs() {
+	st-format info "$1" | awk -v re="^probe\\\\.(${2:-.*})\$" '
+		$1 ~ re { split($3, kv, /[=;]/); n += kv[2] } END { print n + 0 }'
+}
+
+# rec_issued FILE COLUMN...: rec_rows of every issued request, whichever
+# event recorded it (block_rq_issue, or block_rq_issue_stamped of `block`).
+rec_issued() {
+	local file=$1
+	shift
+	rec_rows "$file" block_rq_issue "$@"
+	rec_rows "$file" block_rq_issue_stamped "$@"
+}

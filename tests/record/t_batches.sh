@@ -37,7 +37,7 @@ rec_stop
 ios=$(awk -F';' '{ s += $6 } END { print s / 4 }' "$T/fio.out")	# terse v3: KiB read, in 4k reads
 # probe runs the kernel skipped (a probe interrupted by itself) are counted, not lost
 skipped=$(st-format info --json "$T/b.sttrace" | jq '.lost_per_cpu.any // 0')
-for type in block_bio_queue block_rq_issue block_rq_complete; do
+for type in block_rq_issue_stamped block_rq_complete; do
 	n=$(rec_count "$T/b.sttrace" "$type")
 	if [ "$n" = "$ios" ] || { [ "$n" -lt "$ios" ] && [ $((ios - n)) -le "$skipped" ]; }; then
 		pass "record_batches_busy_$type"
@@ -45,13 +45,13 @@ for type in block_bio_queue block_rq_issue block_rq_complete; do
 		fail "record_batches_busy_$type" "fio did $ios reads, the trace has $n $type and counts $skipped skipped probe runs"
 	fi
 done
-dups=$(rec_rows "$T/b.sttrace" block_rq_issue ts cpu rq | sort | uniq -d | wc -l)
+dups=$(rec_issued "$T/b.sttrace" ts cpu rq | sort | uniq -d | wc -l)
 if [ "$dups" = 0 ]; then
 	pass record_batches_no_duplicates
 else
-	fail record_batches_no_duplicates "$dups block_rq_issue events twice"
+	fail record_batches_no_duplicates "$dups issue events twice"
 fi
-cpus=$(rec_rows "$T/b.sttrace" block_bio_queue cpu | sort -u | wc -l)
+cpus=$(rec_issued "$T/b.sttrace" cpu | sort -u | wc -l)
 if [ "$(nproc)" -lt 2 ] || [ "$cpus" -ge 2 ]; then
 	pass record_batches_several_cpus
 else

@@ -17,15 +17,27 @@ if [ $rc -eq 3 ]; then pass record_command_status; else fail record_command_stat
 
 # dd is sh's child: traced through fork tracking. (Loading sh and dd may
 # read from the root disk too: that is the command's I/O as well.)
-got=$(rec_rows "$T/c.sttrace" block_rq_issue dev | grep -cx "$DEV")
+got=$(rec_issued "$T/c.sttrace" dev | grep -cx "$DEV")
 if [ "$got" -eq 30 ]; then
 	pass record_command_children
 else
 	fail record_command_children "$got requests on $DEV, want 30: $(tr '\n' ' ' <"$T/log")"
 fi
-dd_pid=$(rec_rows "$T/c.sttrace" block_rq_issue dev pid | awk -v d="$DEV" '$1 == d { print $2 }' | sort -u)
+dd_pid=$(rec_issued "$T/c.sttrace" dev pid | awk -v d="$DEV" '$1 == d { print $2 }' | sort -u)
 name=$(st-format info "$T/c.sttrace" | awk -v k="pid.$dd_pid" '$1 == k { print $3 }')
 if [ "$name" = dd ]; then pass record_command_pid_names; else fail record_command_pid_names "pid.$dd_pid = '$name', want dd"; fi
+
+# The clock offset sampled at the start and again at the end: over a
+# recording of about a second, with no wall-clock step, they agree to within
+# NTP's slewing (500 ppm, 0.5 ms a second; 50 ms allowed for a loaded host
+# whose two clock_gettime calls may be interrupted between them).
+read -r off0 off1 < <(st-format info --json "$T/c.sttrace" |
+	jq -r '.metadata | "\(.["clock.realtime_offset_ns"]) \(.["clock.realtime_offset_end_ns"])"')
+if [ "$off1" != null ] && [ $(( off1 > off0 ? off1 - off0 : off0 - off1 )) -lt 50000000 ]; then
+	pass record_clock_offset_at_end
+else
+	fail record_clock_offset_at_end "offsets $off0 at the start, $off1 at the end"
+fi
 
 st-record -o "$T/k.sttrace" -e block -- sh -c 'kill -TERM $$' 2>/dev/null
 rc=$?

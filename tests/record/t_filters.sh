@@ -40,8 +40,8 @@ run_filter() {
 	touch "$T/go"
 	wait "$pid1" "$GATED_PID"
 	rec_stop
-	got=$(rec_rows "$out" block_rq_issue dev | grep -cx "$want_dev")
-	other=$(rec_rows "$out" block_rq_issue dev | grep -cx "$other_dev")
+	got=$(rec_issued "$out" dev | grep -cx "$want_dev")
+	other=$(rec_issued "$out" dev | grep -cx "$other_dev")
 	if [ "$got" -eq "$want" ] && [ "$other" -eq 0 ]; then
 		pass "$name"
 	else
@@ -51,7 +51,7 @@ run_filter() {
 
 run_filter record_filter_device "$DEV1" 50 "$DEV2" -d "$L1"
 # -d keeps no other disk at all, the root disk included
-elsewhere=$(rec_rows "$T/record_filter_device.sttrace" block_rq_issue dev | grep -cvx "$DEV1")
+elsewhere=$(rec_issued "$T/record_filter_device.sttrace" dev | grep -cvx "$DEV1")
 if [ "$elsewhere" -eq 0 ]; then
 	pass record_filter_device_only
 else

@@ -45,8 +45,11 @@ analyzed_ios() {
 for kind in time size; do
 	[ $kind = time ] && by=1s || by=200K
 	rm -f "$T"/rot.*
+	# block-all: a probe per stage makes more bytes per I/O (more files, so more
+	# boundaries) and more batches an I/O's events may straddle, so some I/Os
+	# fall across a boundary (flight_rotate_boundary_ios_joined)
 	# shellcheck disable=SC2046
-	st-record -o "$T/rot.sttrace" --rotate "$by" --chunk-size 64K -e block -d "$L" -- \
+	st-record -o "$T/rot.sttrace" --rotate "$by" --chunk-size 64K -e block-all -d "$L" -- \
 		$(fio_job rot-$kind --rw=randread --size=32M --io_size=96M) 2>"$T/rot.err" ||
 		fail "flight_rotate_${kind}_record" "$(tail -2 "$T/rot.err")"
 	files=("$T"/rot.[0-9]*.sttrace)
@@ -63,7 +66,7 @@ for kind in time size; do
 	# loaded machine, at most 0.1 % here), none lost at a file boundary.
 	issued=0 completed=0
 	for f in "${files[@]}"; do
-		issued=$((issued + $(rec_count "$f" block_rq_issue)))
+		issued=$((issued + $(rec_issued "$f" ts | wc -l)))
 		completed=$((completed + $(rec_count "$f" block_rq_complete)))
 	done
 	if [ $((got + incomplete)) = "$want" ] && [ "$incomplete" = $((issued - completed)) ] &&
@@ -121,7 +124,15 @@ last=$(st-format info --json "$dump" | jq '.last_ts')
 # the ring turned over (fio runs flat out): the dump holds what the ring spanned
 # when the signal came, as st-record said, and --after after it
 span=$(sed -n 's/.*trigger 1 (SIGUSR1): writing .* (\([0-9.]*\) s before.*/\1/p' "$T/ring.log")
-check flight_ring_turned_over awk -v s="$span" 'BEGIN { exit !(s > 0 && s < 5.5) }'
+# The ring turns over when the workload writes more than 256K of trace in the
+# 6 s before the signal; fio's rate here depends on the machine's load, so
+# the file-mode recording (4 s, same workload) says how much that is.
+file_bytes=$(stat -c %s "$T/file.sttrace")
+if [ "$file_bytes" -gt $((4 * 256 * 1024)) ]; then
+	check flight_ring_turned_over awk -v s="$span" 'BEGIN { exit !(s > 0 && s < 5.5) }'
+else
+	skip flight_ring_turned_over "fio wrote only $file_bytes bytes of trace in 4 s on this loaded machine: a 256K ring holds it all"
+fi
 check flight_ring_covers_before awk -v s="$span" -v d=$((trig - first)) 'BEGIN { exit !(d >= s * 0.9e9) }'
 check flight_ring_covers_after test $((last - trig)) -ge 900000000
 check flight_ring_nothing_else test "$(ls "$T"/ring*.sttrace | wc -l)" -eq 1
@@ -161,7 +172,7 @@ check flight_trigger_dev test "$(meta trigger.dev)" = "$DEV"
 # the request the metadata names, from the kernel's own issue and complete records
 rq=$(meta trigger.rq)
 done_ts=$(meta trigger.ts)
-issue=$(rec_rows "$dump" block_rq_issue rq ts | awk -v r="$rq" -v c="$done_ts" '$1 == r && $2 <= c { t = $2 } END { print t }')
+issue=$(rec_issued "$dump" rq ts | awk -v r="$rq" -v c="$done_ts" '$1 == r && $2 <= c { t = $2 } END { print t }')
 check flight_trigger_request_in_file test -n "$issue"
 check flight_trigger_request_slow test $(( (done_ts - issue) / 1000 )) -ge "$t_us"
 st-analyze --quantile 0.001 --stage D2C --top 1000000 "$dump" >"$T/q.txt" 2>&1

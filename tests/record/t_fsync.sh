@@ -39,7 +39,7 @@ else
 fi
 
 # op 2 = flush; 0x400 FUA, 0x800 PREFLUSH (format/sttrace_events.h)
-flushes=$(rec_rows "$T/f.sttrace" block_rq_issue dev opf |
+flushes=$(rec_issued "$T/f.sttrace" dev opf |
 	awk "$AWK_HEX"' $1 == "'"$DEV"'" { v = hex($2); if (v % 256 == 2 || int(v / 1024) % 4) n++ } END { print n + 0 }')
 # every fsync commits the journal, which flushes the device's cache
 if [ "$flushes" -ge $CALLS ]; then

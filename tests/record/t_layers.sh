@@ -23,7 +23,7 @@ enter=$(rec_rows "$T/d.sttrace" sys_enter_pread64 count | grep -cx 4096)
 exits=$(rec_rows "$T/d.sttrace" sys_exit_pread64 ret | grep -cx 4096)
 begin=$(rec_rows "$T/d.sttrace" iomap_dio_rw_begin dev count | grep -cx "$DEV 4096")
 done_=$(rec_rows "$T/d.sttrace" iomap_dio_complete dev ret | grep -cx "$DEV 4096")
-reqs=$(rec_rows "$T/d.sttrace" block_rq_issue dev bytes opf | grep -cx "$DEV 4096 0x100")
+reqs=$(rec_issued "$T/d.sttrace" dev bytes opf | grep -cx "$DEV 4096 0x100")
 if [ "$enter $exits $begin $done_ $reqs" = "$IOS $IOS $IOS $IOS $IOS" ]; then
 	pass record_layers_dio_chain
 else

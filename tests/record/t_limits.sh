@@ -44,7 +44,7 @@ dd if="$L" of=/dev/null bs=4k count=100 iflag=direct status=none
 kill -TERM "$REC_PID"
 wait "$REC_PID"
 rc=$?
-n=$(rec_count "$T/k.sttrace" block_rq_issue)
+n=$(rec_issued "$T/k.sttrace" ts | wc -l)
 if [ $rc -eq 0 ] && grep -q "^st-record: terminated: " "$T/klog" && [ "$n" = 100 ]; then
 	pass record_sigterm
 else

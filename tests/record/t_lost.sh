@@ -12,7 +12,7 @@ st-record -o "$T/l.sttrace" -e block -d "$L" --ringbuf-size 4K -- \
 	dd if="$L" of=/dev/null bs=4k count=20000 iflag=direct status=none 2>"$T/log"
 reported=$(sed -n 's/.* events, \([0-9]*\) lost,.*/\1/p' "$T/log")
 stored=$(rec_lost "$T/l.sttrace")
-kept=$(rec_count "$T/l.sttrace" block_rq_issue)
+kept=$(rec_issued "$T/l.sttrace" ts | wc -l)
 if [ "${reported:-0}" -gt 0 ] && [ "$stored" = "$reported" ] && [ "$kept" -lt 20000 ]; then
 	pass record_lost_counted
 else

@@ -79,12 +79,12 @@ opts=$(st-format info "$out" 2>/dev/null | awk '$1 == "options" { $1 = $2 = ""; 
 types=$(st-format info "$out" | awk '/^events per type/ { on = 1; next } on && NF == 2 { print $1 }' |
 	grep -v '^sched_' | sort -u | tr '\n' ' ')
 # only ddcfg's 20 requests: the plain dd's 5 are not its command name
-got=$(rec_rows "$out" block_rq_issue dev | grep -cx "$DEV")
+got=$(rec_issued "$out" dev | grep -cx "$DEV")
 # select_target.files: the named paths' inodes
 ino=$(stat -c '%d %i' "$L" | awk '{ printf "inode.%d:%d.%s", int($1 / 256), $1 % 256, $2 }')
 named=$(st-format info "$out" | awk -v k="$ino" '$1 == k { print $3 }')
 if [[ $opts == *'"events":"block"'* && $opts == *'"qd":3'* && $opts == *'"zstd_level":5'* &&
-	$opts == *'"comm":"ddcfg"'* && $types == "block_bio_queue block_getrq block_rq_complete block_rq_issue " &&
+	$opts == *'"comm":"ddcfg"'* && $types == "block_bio_queue block_rq_complete block_rq_issue_stamped " &&
 	$got == 20 && $named == "$L" ]]; then
 	pass record_config_applied
 else

@@ -43,14 +43,14 @@ rec_stop
 
 want=$( { for ((k = 0; k < 5; k++)); do echo $((P1_START + 800 + 8 * k)); done
 	for ((k = 0; k < 7; k++)); do echo $((P2_START + 400 + 8 * k)); done; } | sort -n | paste -sd' ')
-got=$(rec_rows "$T/p.sttrace" block_rq_issue dev sector | awk -v d="$(rec_devno "$DISK")" '$1 == d { print $2 }' |
+got=$(rec_issued "$T/p.sttrace" dev sector | awk -v d="$(rec_devno "$DISK")" '$1 == d { print $2 }' |
 	sort -n | paste -sd' ')
 if [ "$got" = "$want" ]; then
 	pass record_partition_selects_disk
 else
 	fail record_partition_selects_disk "disk sectors read: '$got', want '$want'"
 fi
-other=$(rec_rows "$T/p.sttrace" block_rq_issue dev | grep -cx "$(rec_devno "$OTHER")")
+other=$(rec_issued "$T/p.sttrace" dev | grep -cx "$(rec_devno "$OTHER")")
 if [ "$other" = 0 ]; then
 	pass record_partition_other_disk_excluded
 else

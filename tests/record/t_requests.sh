@@ -18,7 +18,7 @@ check record_requests_run st-record -o "$T/r.sttrace" -e block -d "$L" -- \
 awk '$3 == "read" || $3 == "write" { print ($3 == "read" ? "R" : "W"), $4, $5 }' "$T/iolog" |
 	sort >"$T/want"
 # the trace's view: every request issued on the device
-rec_rows "$T/r.sttrace" block_rq_issue dev sector bytes opf |
+rec_issued "$T/r.sttrace" dev sector bytes opf |
 	awk "$AWK_HEX"' $1 == "'"$DEV"'" { op = hex($4) % 256; print (op == 0 ? "R" : op == 1 ? "W" : "op" op), $2 * 512, $3 }' |
 	sort >"$T/got"
 
@@ -29,7 +29,7 @@ else
 	fail record_requests_match_iolog "fio logged $n I/Os, trace has $(wc -l <"$T/got"); diff: $(diff "$T/want" "$T/got" | head -5 | tr '\n' ' ')"
 fi
 
-issued=$(rec_count "$T/r.sttrace" block_rq_issue)
+issued=$(rec_issued "$T/r.sttrace" ts | wc -l)
 completed=$(rec_count "$T/r.sttrace" block_rq_complete)
 queued=$(rec_count "$T/r.sttrace" block_bio_queue)
 if [ "$issued" -eq 300 ] && [ "$completed" -eq 300 ] && [ "$queued" -eq 300 ]; then

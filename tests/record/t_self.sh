@@ -24,7 +24,7 @@ check record_self_stop rec_stop
 # the output file's blocks as 512-byte sector ranges [first, last]
 filefrag -v -b512 "$T/mnt/self.sttrace" |
 	awk '$1 ~ /^[0-9]+:$/ { gsub(/[.:]/, "", $4); gsub(/[.:]/, "", $5); print $4 + 0, $5 + 0 }' >"$T/extents"
-overlap=$(rec_rows "$T/mnt/self.sttrace" block_rq_issue dev sector nr_sector opf |
+overlap=$(rec_issued "$T/mnt/self.sttrace" dev sector nr_sector opf |
 	awk "$AWK_HEX"' NR == FNR { lo[NR] = $1; hi[NR] = $2; n = NR; next }
 		$1 == "'"$DEV"'" && hex($4) % 256 == 1 {
 			for (i = 1; i <= n; i++) if ($2 <= hi[i] && $2 + $3 - 1 >= lo[i]) { c++; break } }

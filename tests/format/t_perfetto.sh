@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# st-format convert --to perfetto on a real recording (-e all) of fio
+# O_DIRECT 4k random reads with psync on a loop device, checked with
+# python3's json module and against fio's JSON:
+#   - the file parses as JSON with a traceEvents list;
+#   - every async slice begin (b) has exactly one end (e) with the same
+#     category, id and track, not before it; every complete slice (X) has a
+#     duration >= 0;
+#   - the device's request slices are as many as the requests the trace
+#     shows issued and then completed (counted from st-format cat --json);
+#   - the fio job's thread has one pread64 slice per read fio counts, and
+#     its process is named fio.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../record/common.sh"
+
+why=$(bpf_unavailable)
+command -v fio >/dev/null && command -v python3 >/dev/null || why=${why:-"fio or python3 missing"}
+if [ -n "$why" ]; then
+	skip convert.perfetto "$why"
+	exit 0
+fi
+
+st_tmpdir dir
+st_loopdev dev 64
+st-record -o "$dir/t.sttrace" -e all -- fio --name=pf --filename="$dev" --rw=randread --bs=4k \
+	--direct=1 --ioengine=psync --size=64M --number_ios=500 --output-format=json \
+	--output="$dir/fio.json" >"$dir/record.log" 2>&1 ||
+	{ fail convert.perfetto "st-record failed: $(tail -1 "$dir/record.log")"; exit 1; }
+st-format convert "$dir/t.sttrace" --to perfetto -o "$dir/t.json" ||
+	{ fail convert.perfetto "convert failed"; exit 1; }
+st-format cat --json -t block_rq_issue,block_rq_complete "$dir/t.sttrace" >"$dir/rq.jsonl"
+devname=$(basename "$dev")
+
+if python3 - "$dir" "$devname" <<'EOF'
+import json, sys
+d, devname = sys.argv[1], sys.argv[2]
+ev = json.load(open(d + "/t.json"))["traceEvents"]
+fio = json.load(open(d + "/fio.json"))["jobs"][0]["read"]["total_ios"]
+
+begins = {}
+for e in ev:
+    key = (e.get("cat"), e.get("id"), e["pid"])
+    if e["ph"] == "b":
+        assert key not in begins, ("two begins", e)
+        begins[key] = e["ts"]
+    elif e["ph"] == "e":
+        assert key in begins and begins[key] <= e["ts"], ("end without begin", e)
+        del begins[key]
+    elif e["ph"] == "X":
+        assert e["dur"] >= 0, e
+assert not begins, ("begins without end", len(begins))
+
+issued, completed = set(), 0
+for line in open(d + "/rq.jsonl"):
+    r = json.loads(line)
+    if r["type"] == "block_rq_issue":
+        issued.add(r["rq"])
+    elif r["rq"] in issued:
+        issued.discard(r["rq"])
+        completed += 1
+names = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+devpid = [p for p, n in names.items() if n.startswith("dev " + devname + " ")]
+assert len(devpid) == 1, names
+slices = [e for e in ev if e["ph"] == "b" and e["cat"] == "request"]
+ondev = [e for e in slices if e["pid"] == devpid[0]]
+assert len(slices) == completed and len(ondev) >= fio, (len(slices), completed, len(ondev), fio)
+
+preads = {}
+for e in ev:
+    if e["ph"] == "X" and e["name"] == "pread64":
+        preads[(e["pid"], e["tid"])] = preads.get((e["pid"], e["tid"]), 0) + 1
+job = [k for k, n in preads.items() if n == fio]
+assert len(job) == 1, (preads, fio)
+assert names.get(job[0][0]) == "fio", names.get(job[0][0])
+EOF
+then
+	pass convert.perfetto
+else
+	fail convert.perfetto "see the assertion above"
+fi

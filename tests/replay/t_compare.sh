@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The README's compare command end to end: record fio on loop device A,
+# record st-replay re-issuing it on loop device B, st-analyze diff the two.
+# diff runs (exit 0 or 1, never 2) and counts, per op, the I/Os fio logged on
+# both sides.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../record/common.sh"
+. "$(dirname "$0")/common.sh"
+rp_require replay_compare
+rec_require_bpf replay_compare
+
+st_tmpdir T
+st_loopdev A 64
+st_loopdev B 64
+
+check replay_compare_record st-record -o "$T/run.sttrace" -e block -d "$A" -- \
+	fio --name=rw --filename="$A" --direct=1 --ioengine=io_uring --iodepth=4 --rw=randrw --bs=4k \
+	--number_ios=1000 --size=48M --randrepeat=1 --write_iolog="$T/iolog" --output="$T/fio.out"
+
+# The documented command.
+check replay_compare_replay st-record -o "$T/replay.sttrace" -e block -d "$B" -- \
+	st-replay "$T/run.sttrace" --target "$B" --allow-write
+st-analyze diff "$T/run.sttrace" "$T/replay.sttrace" --stage D2C >"$T/diff.out" 2>&1
+rc=$?
+
+reads=$(awk '$3 == "read"' "$T/iolog" | wc -l)
+writes=$(awk '$3 == "write"' "$T/iolog" | wc -l)
+got=$(awk '/^(read|write): / { printf "%s %s %s ", $1, $2, $4 }' "$T/diff.out")
+want="read: $reads $reads write: $writes $writes "
+if [ "$rc" -le 1 ] && [ "$got" = "$want" ] && [ $((reads + writes)) -eq 1000 ]; then
+	pass replay_compare_diff
+else
+	fail replay_compare_diff "diff exit $rc, counts '$got', want '$want': $(head -12 "$T/diff.out")"
+fi

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Original timing: a rate-limited fio run (1000 IOPS for 2 s) replayed on its
+# recorded schedule lasts as long as the recording (first to last issue,
+# within 5 %: the schedule is absolute, so only the last I/O's own slip adds,
+# milliseconds on a loaded machine against a 100 ms bound); scale=0.5 halves
+# it. The slip figures are printed; only a loose bound is asserted (p99 under
+# 50 ms). SIGINT stops a replay with a partial report; a terminal gets a
+# progress line, a file does not.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../record/common.sh"
+. "$(dirname "$0")/common.sh"
+rp_require replay_timing
+rec_require_bpf replay_timing
+
+st_tmpdir T
+st_loopdev A 64
+st_loopdev B 64
+
+check replay_timing_record st-record -o "$T/run.sttrace" -e block -d "$A" -- \
+	fio --name=r --filename="$A" --direct=1 --ioengine=psync --rw=randread --bs=4k \
+	--rate_iops=1000 --number_ios=2000 --size=48M --randrepeat=1 --output="$T/fio.out"
+
+# ratio_within NAME JSON WANT TOL: replayed span / recorded span within WANT +- TOL.
+ratio_within() {
+	local r
+	r=$(rp_json "$2" '.replayed.span_s / .recorded.span_s')
+	echo "$1: recorded span $(rp_json "$2" .recorded.span_s) s, replayed $(rp_json "$2" .replayed.span_s) s," \
+		"slip us p50 $(rp_json "$2" .slip_us.p50) p99 $(rp_json "$2" .slip_us.p99) max $(rp_json "$2" .slip_us.max)"
+	if awk -v r="$r" -v w="$3" -v t="$4" 'BEGIN { exit !(r >= w - t && r <= w + t) }'; then
+		pass "$1"
+	else
+		fail "$1" "span ratio $r, want $3 +- $4"
+	fi
+}
+
+st-replay "$T/run.sttrace" --target "$B" --report "$T/orig.json" >"$T/orig.out" 2>"$T/orig.err"
+ratio_within replay_timing_original "$T/orig.json" 1 0.05
+p99=$(rp_json "$T/orig.json" .slip_us.p99)
+if awk -v p="$p99" 'BEGIN { exit !(p < 50000) }' && [ "$(rp_json "$T/orig.json" .completed)" -eq 2000 ]; then
+	pass replay_timing_slip
+else
+	fail replay_timing_slip "slip p99 $p99 us, completed $(rp_json "$T/orig.json" .completed) of 2000"
+fi
+grep -q '^schedule slip us: p50 ' "$T/orig.out" && pass replay_timing_slip_text ||
+	fail replay_timing_slip_text "no schedule slip line in the report"
+# Not a terminal: no progress line.
+if grep -q 'I/Os, ' "$T/orig.err"; then fail replay_timing_no_progress "$(cat "$T/orig.err")"; else pass replay_timing_no_progress; fi
+
+st-replay "$T/run.sttrace" --target "$B" --timing scale=0.5 --report "$T/half.json" >/dev/null
+ratio_within replay_timing_scale "$T/half.json" 0.5 0.025
+
+# SIGINT half-way through a 10 s replay: exit 130, a partial report, nothing in flight left.
+st-replay "$T/run.sttrace" --target "$B" --timing scale=5 --report "$T/int.json" >"$T/int.out" 2>&1 &
+pid=$!
+at_exit "kill -KILL $pid"
+sleep 2
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+got=$(rp_json "$T/int.json" '[.interrupted, .issued, .completed + .failed] | join(" ")')
+read -r interrupted issued done <<<"$got"
+if [ "$rc" -eq 130 ] && [ "$interrupted" = true ] && [ "$issued" -gt 0 ] && [ "$issued" -lt 2000 ] &&
+	[ "$done" -eq "$issued" ] && grep -q '^interrupted: partial report' "$T/int.out"; then
+	pass replay_timing_sigint
+else
+	fail replay_timing_sigint "exit $rc, interrupted issued done: $got"
+fi
+
+# On a terminal: a progress line each second.
+script -qec "st-replay '$T/run.sttrace' --target '$B'" /dev/null >"$T/tty.out"
+if grep -aq 'st-replay: [0-9]*/2000 I/Os, [0-9]* IOPS' "$T/tty.out"; then
+	pass replay_timing_progress
+else
+	fail replay_timing_progress "no progress line on a terminal: $(head -c 300 "$T/tty.out")"
+fi

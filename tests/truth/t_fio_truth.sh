@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# The truth suite: fio runs recorded with `st-record -e all -- fio ...` on
+# ext4 and XFS (loop devices over /dev/shm), and st-analyze's figures checked
+# against fio's own JSON, which sttrace did not compute.
+#
+# Which I/Os: every row of st-analyze's per-I/O list (--quantile with a
+# threshold below every latency, --csv) whose file is the workload's data
+# file (by path, or for libaio iocbs, which carry no fd, by device and inode
+# as stat(1) gives them). fio's other I/O (the libraries and /sys files it
+# reads, the layout of the data file, done by an unrecorded fio run before)
+# is on other files or outside the recording.
+#
+# Counts exact: reads, writes, and fsync+fdatasync (op fsync) equal fio's
+# read/write total_ios and sync lat_ns.N; no incomplete I/O of the data file
+# (the workload ends inside the recording; st-analyze --by file counts them:
+# I/Os of other files open as the recording ends, such as the writeback of
+# fio's own output, are not the workload's).
+#
+# Latency, synchronous engines (psync, pvsync2, sync=1): sttrace's total runs
+# from syscall entry to exit, inside fio's own clock reads around the call,
+# so ours <= fio for each I/O and each percentile, up to the reports'
+# quantization: fio reports a histogram bucket (64 per power of two, <= 1.6%),
+# ours is exact (nearest rank). Below, fio's time outside the syscall: clock
+# reads and syscall entry/exit, 2-5 us at p50 in most runs, but up to 7.8 us
+# (39 % of fio's p50 of 19.8 us, pvsync2) with a full `make check` beside it
+# on the shared 2-CPU machine, plus in the tail the thread preempted between
+# its clock read and the call, measured up to 20 % of fio's p99 under load
+# (t_fio.sh: 7.5 % unloaded). The bound that finds mis-joined events and a
+# sample biased to slow I/Os (issue 9 began with an fsync p50 3x fio's) is
+# the upper one; the lower ones leave room for the load:
+#   p50: fio * 0.75 - 5 us  <=  sttrace  <=  fio * 1.02 + 5 us
+#   p99: fio * 0.75 - 5 us  <=  sttrace  <=  fio * 1.02 + 5 us
+# (+5 us above: the few us of each side's clock read and syscall entry/exit
+# that either may count.)
+# Async engines (io_uring, libaio): fio runs with --lat_percentiles=1 and
+# its lat (slat + clat: from preparing the I/O to handling its completion)
+# is the reference. fio's clat alone starts when the submitting call has
+# returned, so it can be shorter than the kernel's span (at QD 1 it was:
+# p99 0.11 ms against our total's 0.30 ms). The kernel sees submit ->
+# completion posted (libaio: iomap_dio_rw_begin inside io_submit -> block
+# completion; its reap, io_getevents, is not recorded), io_uring adds the
+# reap (CQE posted -> the return of fio's waiting io_uring_enter, or its next
+# entry), all inside fio's lat:
+#   p50, p99:  total  <=  total + reap  <=  fio lat * 1.02 + 10 us
+# (10 us: fio's handling of a reaped CQE before its next call, inside our
+# reap). No lower bound: measured on this loaded 2-CPU machine, total + reap
+# was 0.83 of fio's lat p50 at QD 1 but 0.42 at QD 16, where fio spends the
+# rest in user space around its I/Os, which no kernel event shows.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../record/common.sh"
+
+why=$(bpf_unavailable)
+[ -z "$why" ] || { skip truth "$why"; exit 0; }
+for tool in fio jq mkfs.xfs; do
+	command -v $tool >/dev/null || { skip truth "$tool not installed"; exit 0; }
+done
+
+st_tmpdir T
+SUMMARY=$T/summary
+DATA=truth.dat
+
+# pct FILE Q: nearest-rank Q-th percentile of the numbers in FILE (one a line).
+pct() {
+	sort -n "$1" | awk -v q="$2" '{ v[NR] = $1 } END {
+		if (!NR) { print "none"; exit } r = int(q / 100 * NR); if (r < q / 100 * NR) r++;
+		if (r < 1) r = 1; print v[r] }'
+}
+
+# between OURS FIO LOW SLACK: fio * LOW - SLACK <= ours <= fio * 1.02 + SLACK
+between() {
+	awk -v o="$1" -v f="$2" -v low="$3" -v s="$4" 'BEGIN {
+		exit !(o != "none" && o >= f * low - s && o <= f * 1.02 + s) }'
+}
+
+# run_case FS NAME KIND FIO_ARGS...: KIND sync (both bounds), uring or libaio (upper bound on total).
+run_case() {
+	local fs=$1 name=$2 kind=$3 dir=$T/$1 tag="truth.$1.$2" n
+	shift 3
+	rm -f "$dir/$DATA"
+	fio --name=layout --directory="$dir" --filename=$DATA --size=32M --create_only=1 \
+		>/dev/null 2>&1 || { fail "$tag.layout" "fio could not lay out the file"; return; }
+	sync
+	st-record -o "$T/$name.sttrace" -e all -- fio --name="$name" --directory="$dir" \
+		--filename=$DATA --size=32M --group_reporting=1 --output-format=json \
+		--output="$T/$name.json" "$@" >"$T/$name.rec" 2>&1 ||
+		{ fail "$tag.record" "st-record failed: $(tail -1 "$T/$name.rec")"; return; }
+	st-analyze "$T/$name.sttrace" >"$T/$name.sum" 2>&1 ||
+		{ fail "$tag.analyze" "st-analyze failed: $(tail -1 "$T/$name.sum")"; return; }
+	st-analyze --csv --quantile 0.0001 --top 10000000 "$T/$name.sttrace" >"$T/$name.csv" 2>/dev/null
+	# op, total and reap of every I/O of the data file, one a line: named by its
+	# path, or (libaio iocbs, known by their iomap begin) by device and inode
+	local ino
+	ino="ino $(rec_devno "$(findmnt -no SOURCE "$dir")")/$(stat -c %i "$dir/$DATA")"
+	awk -F, -v data="$DATA" -v ino="$ino" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		{ f = $(col["file"]); gsub(/"/, "", f) }
+		f ~ ("/" data "$") || f == data || f == ino {
+			print $(col["op"]), $(col["total_us"]), $(col["reap_us"]) }' "$T/$name.csv" >"$T/$name.ios"
+	# incomplete I/Os of the data file: its group in the summary by file
+	local incomplete
+	st-analyze --csv --by file "$T/$name.sttrace" 2>/dev/null >"$T/$name.byfile"
+	incomplete=$(awk -F, -v data="$DATA" -v ino="$ino" '
+		{ g = $1; gsub(/"/, "", g) }
+		(g ~ ("/" data "$") || g == data || g == ino) && !done[g]++ { n += $5; seen = 1 }
+		END { if (seen) print n }' \
+		"$T/$name.byfile" | head -1)
+	if [ "$incomplete" = 0 ]; then pass "$tag.incomplete"; else
+		fail "$tag.incomplete" "${incomplete:-?} incomplete I/Os; recorder: $(tail -1 "$T/$name.rec"); analyzer: $(sed -n 2p "$T/$name.sum")"; fi
+	local op fio_op count fio_count p50 p99 f50 f99 low clat
+	for op in read write fsync; do
+		# fio's sync section counts its fsync/fdatasync calls in lat_ns.N (total_ios
+		# stays 0 for fdatasync)
+		fio_op=$op count=total_ios; [ $op = fsync ] && fio_op=sync count=lat_ns.N
+		fio_count=$(jq ".jobs[0].$fio_op.$count" "$T/$name.json")
+		awk -v op=$op '$1 == op { print $2 }' "$T/$name.ios" >"$T/$name.$op"
+		count=$(wc -l <"$T/$name.$op")
+		[ "$fio_count" = 0 ] && [ "$count" = 0 ] && continue
+		if [ "$count" = "$fio_count" ]; then pass "$tag.$op.count"; else
+			fail "$tag.$op.count" "fio $fio_count, sttrace $count"; fi
+		# sync engines: clat (no submission latency); fsyncs and async engines: lat
+		clat=clat_ns; [ $op = fsync ] || [ "$kind" != sync ] && clat=lat_ns
+		f50=$(jq ".jobs[0].$fio_op.$clat.percentile[\"50.000000\"] / 1000" "$T/$name.json")
+		f99=$(jq ".jobs[0].$fio_op.$clat.percentile[\"99.000000\"] / 1000" "$T/$name.json")
+		p50=$(pct "$T/$name.$op" 50)
+		p99=$(pct "$T/$name.$op" 99)
+		printf '| %s %s | %s | %s | %s / %s | %s / %s |\n' "$fs" "$name" "$op" \
+			"$fio_count vs $count" "$f50" "$f99" "$p50" "$p99" >>"$SUMMARY"
+		if [ "$kind" = sync ]; then
+			between "$p50" "$f50" 0.75 5 && between "$p99" "$f99" 0.75 5
+		else
+			between "$p50" "$f50" 0 1 && between "$p99" "$f99" 0 1
+		fi && pass "$tag.$op.latency" ||
+			fail "$tag.$op.latency" "p50 $p50 us vs fio $f50 us, p99 $p99 us vs fio $f99 us ($kind)"
+		[ "$kind" = uring ] || continue
+		awk -v op=$op '$1 == op && $3 != "" { print $2 + $3 }' "$T/$name.ios" >"$T/$name.$op.reaped"
+		p50=$(pct "$T/$name.$op.reaped" 50)
+		p99=$(pct "$T/$name.$op.reaped" 99)
+		printf '| %s %s | %s total+reap | %s reaped | %s / %s | %s / %s |\n' "$fs" "$name" "$op" \
+			"$(wc -l <"$T/$name.$op.reaped")" "$f50" "$f99" "$p50" "$p99" >>"$SUMMARY"
+		if [ "$(wc -l <"$T/$name.$op.reaped")" = "$fio_count" ] &&
+			between "$p50" "$f50" 0 10 && between "$p99" "$f99" 0 10; then
+			pass "$tag.$op.total_reap"
+		else
+			fail "$tag.$op.total_reap" "$(wc -l <"$T/$name.$op.reaped") reaped; p50 $p50 us vs fio lat $f50 us, p99 $p99 us vs fio lat $f99 us"
+		fi
+	done
+}
+
+echo "| workload | op | fio count vs sttrace | fio p50 / p99 (us) | sttrace p50 / p99 (us) |" >"$SUMMARY"
+echo "|---|---|---|---|---|" >>"$SUMMARY"
+for fs in ext4 xfs; do
+	st_loopdev dev 512
+	mkdir -p "$T/$fs"
+	if [ $fs = ext4 ]; then mkfs.ext4 -q -F "$dev"; else mkfs.xfs -q -f "$dev"; fi ||
+		{ fail "truth.$fs.mkfs" "mkfs.$fs failed"; continue; }
+	mount "$dev" "$T/$fs" || { fail "truth.$fs.mount" "mount failed"; continue; }
+	at_exit "umount '$T/$fs'"
+	run_case $fs psync-fsync sync --rw=randrw --rwmixread=70 --bssplit=4k/70:16k/30 --direct=1 \
+		--ioengine=psync --fsync=16 --numjobs=2 --number_ios=2000
+	run_case $fs buffered-fdatasync sync --rw=write --bs=8k --ioengine=psync --fdatasync=4 \
+		--number_ios=2000
+	run_case $fs sync1 sync --rw=randwrite --bs=4k --direct=1 --sync=1 --ioengine=psync \
+		--number_ios=2000
+	run_case $fs pvsync2 sync --rw=randread --bs=4k --direct=1 --ioengine=pvsync2 \
+		--number_ios=4000
+	run_case $fs io_uring-qd16 uring --rw=randread --bs=4k --direct=1 --ioengine=io_uring \
+		--iodepth=16 --number_ios=8000 --lat_percentiles=1
+	run_case $fs libaio-qd8 libaio --rw=randread --bs=4k --direct=1 --ioengine=libaio \
+		--iodepth=8 --number_ios=8000 --lat_percentiles=1
+done
+cat "$SUMMARY"
