@@ -31,7 +31,7 @@ static int write_host(const char *path, const char *host, long long offset, long
 	struct st_ev_block_bio queue = { .p = { .bio = 0xa, .dev = 7 << 20, .nr_sector = 8 } };
 	struct st_ev_block_rq_issue issue = { .p = { .rq = 0x10, .dev = 7 << 20, .nr_sector = 8,
 						     .nr_bios = 1, .bios = { 0xa } } };
-	struct st_ev_block_rq complete = { .p = { .rq = 0x10, .dev = 7 << 20, .nr_sector = 8 } };
+	struct st_ev_block_rq_complete complete = { .p = { .rq = 0x10, .dev = 7 << 20, .nr_sector = 8 } };
 	const struct st_type *t;
 	struct st_writer *w;
 	char value[32];
