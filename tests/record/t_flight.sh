@@ -179,6 +179,6 @@ st-analyze --quantile 0.001 --stage D2C --top 1000000 "$dump" >"$T/q.txt" 2>&1
 n=$(sed -n 's/^trigger: .*the I\/O listed as #\([0-9]*\)$/\1/p' "$T/q.txt")
 check flight_trigger_marked_by_analyze test -n "$n"
 d2c=$(awk -v n="$n" '$1 == "#" { for (i = 1; i <= NF; i++) if ($i == "D2C") c = i }
-	$1 == n { print $c }' "$T/q.txt")
+	c && $1 == n { print $c }' "$T/q.txt")
 check flight_trigger_analyze_d2c_above awk -v d="$d2c" -v t="$t_us" 'BEGIN { exit !(d > t) }'
 echo "flight: D2C trigger at ${t_us} us (calibration p90 ${p90} us), the request's D2C ${d2c} us"
