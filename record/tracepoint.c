@@ -114,6 +114,27 @@ static size_t header_fields(struct st_field *out)
  * probe's layout. Fields the probe cannot copy (__rel_loc, __data_loc arrays
  * other than strings, strings past ST_GENERIC_MAX_STRINGS) are left out.
  */
+/*
+ * A field name not yet used in fields[0..n): some tracepoints name two
+ * fields alike, and a schema's names are unique (spec 5.2): the later one
+ * becomes NAME_2, NAME_3...
+ */
+static char *unique_name(const struct st_field *fields, size_t n, const char *name)
+{
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s", name);
+	for (unsigned k = 2;; k++) {
+		size_t i;
+
+		for (i = 0; i < n && strcmp(fields[i].name, buf); i++)
+			;
+		if (i == n)
+			return strdup(buf);
+		snprintf(buf, sizeof(buf), "%s_%u", name, k);
+	}
+}
+
 static int build_tracepoint(struct rec_tracepoint *tp, const char *subsys, const char *event,
 			    uint16_t id, char *err, size_t cap)
 {
@@ -149,7 +170,7 @@ static int build_tracepoint(struct rec_tracepoint *tp, const char *subsys, const
 			continue;
 		if (n == MAX_TP_FIELDS + 6)
 			break;
-		out->name = strdup(f.name);
+		out->name = unique_name(fields, n, f.name);
 		out->doc = strdup(f.decl);
 		if (decl_has(&f, "__data_loc")) {
 			l->strings[nstr++].loc_offset = (uint16_t)f.offset;

@@ -38,7 +38,7 @@ sync
 # check_flushes NAME FILE: one device flush recorded per fsync, each fsync joined to it.
 check_flushes() {
 	local name=$1 file=$2 flushes joined
-	flushes=$(rec_rows "$file" block_rq_issue dev opf |
+	flushes=$(rec_issued "$file" dev opf |
 		awk -v d="$DEV" "$AWK_HEX"' $1 == d && hex($2) % 256 == 2' | wc -l)
 	joined=$(st-analyze --csv --comm fsyncer "$file" 2>/dev/null |
 		awk -F, '{ g = $1; gsub(/"/, "", g) } g ~ / fsync$/ && $7 == "D2C" { print $8 }')

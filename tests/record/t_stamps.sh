@@ -78,7 +78,9 @@ fio_ios=$(jq '.jobs[0].read.total_ios' "$T/fio.json")
 # per I/O: "sector Q2G D2C Q2C" from the analyzer's listing of every I/O
 per_io() {
 	st-analyze --csv --dev "$L" --quantile 0.0001 --top 1000000 --stage D2C "$1" 2>/dev/null |
-		awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/ { print $15, ($7 == "" ? 0 : $7), $10, $11 }' | sort -n
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			$1 ~ /^[0-9]+$/ { q2g = $c["Q2G_us"]; print $c["sector"], (q2g == "" ? 0 : q2g),
+				$c["D2C_us"], $c["Q2C_us"] }' | sort -n
 }
 per_io "$T/light.sttrace" >"$T/light.io"
 per_io "$T/full.sttrace" >"$T/full.io"
