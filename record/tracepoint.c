@@ -121,7 +121,7 @@ static size_t header_fields(struct st_field *out)
  */
 static char *unique_name(const struct st_field *fields, size_t n, const char *name)
 {
-	char buf[128];
+	char buf[192];
 
 	snprintf(buf, sizeof(buf), "%s", name);
 	for (unsigned k = 2;; k++) {
