@@ -53,7 +53,7 @@ F=$T/blk_trace_demo.sttrace
 check record_stortrace_name sh -c 'st-format verify "$1" >/dev/null' sh "$F"
 
 opts=$(st-format info --json "$F" | jq -r '.metadata.options')
-reads=$(rec_rows "$F" block_rq_issue dev | grep -cx "$DEV")
+reads=$(rec_issued "$F" dev | grep -cx "$DEV")
 others=$(st-format info --json "$F" | jq -r '.events_per_type | keys[]' | grep -v '^block_\|^sched_')
 # event_type: the block preset, nothing else; select_target.pid -1 and common "":
 # every process, so dd's reads, which st-record did not start, are all there
