@@ -142,7 +142,10 @@ run_case() {
 		p99=$(pct "$T/$name.$op.reaped" 99)
 		printf '| %s %s | %s total+reap | %s reaped | %s / %s | %s / %s |\n' "$fs" "$name" "$op" \
 			"$(wc -l <"$T/$name.$op.reaped")" "$f50" "$f99" "$p50" "$p99" >>"$SUMMARY"
-		if [ "$(wc -l <"$T/$name.$op.reaped")" = "$fio_count" ] &&
+		# fio can take a CQE from the shared ring without entering the kernel
+		# (the last ones of a run, when it peeks): no reap event for those, so
+		# at least 99 % of the I/Os show their reap
+		if [ "$(wc -l <"$T/$name.$op.reaped")" -ge $((fio_count * 99 / 100)) ] &&
 			between "$p50" "$f50" 0 10 && between "$p99" "$f99" 0 10; then
 			pass "$tag.$op.total_reap"
 		else
