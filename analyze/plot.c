@@ -45,10 +45,12 @@ static FILE *open_out(const char *dir, const char *name, const char *ext)
 	return f;
 }
 
-static int close_out(FILE *f, const char *dir, const char *name)
+/* Close what open_out(dir, name, ext) opened; 0, or 2 after saying why. */
+static int close_out(FILE *f, const char *dir, const char *name, const char *ext)
 {
 	if (fclose(f)) {
-		fprintf(stderr, "%s: %s/%s: write failed: %s\n", PROG, dir, name, strerror(errno));
+		fprintf(stderr, "%s: %s/%s.%s: write failed: %s\n", PROG, dir, name, ext,
+			strerror(errno));
 		return 2;
 	}
 	return 0;
@@ -86,7 +88,7 @@ static int plot_cdf(struct an_run *r, const char *dir)
 		}
 		an_qest_free(&all);
 	}
-	if ((ret = close_out(dat, dir, "cdf.dat")))
+	if ((ret = close_out(dat, dir, "cdf", "dat")))
 		return ret;
 	if (!(gp = open_out(dir, "cdf", "gp")))
 		return 2;
@@ -100,7 +102,7 @@ static int plot_cdf(struct an_run *r, const char *dir)
 	if (!blocks)
 		fprintf(gp, "0 notitle");
 	fprintf(gp, "\n%s", render_tail);
-	return close_out(gp, dir, "cdf.gp");
+	return close_out(gp, dir, "cdf", "gp");
 }
 
 static int plot_series(struct an_run *r, const char *dir)
@@ -113,7 +115,7 @@ static int plot_series(struct an_run *r, const char *dir)
 		return 2;
 	fprintf(dat, "# ");
 	an_series_print(&r->series, dat, 0);
-	if ((ret = close_out(dat, dir, "timeseries.dat")))
+	if ((ret = close_out(dat, dir, "timeseries", "dat")))
 		return ret;
 	if (!(gp = open_out(dir, "timeseries", "gp")))
 		return 2;
@@ -133,7 +135,7 @@ static int plot_series(struct an_run *r, const char *dir)
 		"'' using 1:8 axes x1y2 with lines title 'read %%', "
 		"'' using 1:9 axes x1y2 with lines title 'merged %%'\n"
 		"  unset multiplot\n%s", r->series.step / 1e9, st, render_tail);
-	return close_out(gp, dir, "timeseries.gp");
+	return close_out(gp, dir, "timeseries", "gp");
 }
 
 /* kind 'l' (y: log2 ns buckets, labelled in time units) or 'p' (y: MiB on the device). */
@@ -160,7 +162,7 @@ static int plot_heatmap(struct an_run *r, const char *dir, int kind)
 		}
 		fputc('\n', dat);
 	}
-	if ((ret = close_out(dat, dir, name)))
+	if ((ret = close_out(dat, dir, name, "dat")))
 		return ret;
 	if (!(gp = open_out(dir, name, "gp")))
 		return 2;
@@ -178,7 +180,7 @@ static int plot_heatmap(struct an_run *r, const char *dir, int kind)
 		fprintf(gp, "  set title 'Position heatmap (I/Os per interval and device region)'\n"
 			"  set ylabel 'position on the device (MiB)'\n");
 	fprintf(gp, "  plot '%s.dat' using 1:2:3 with image title ''\n%s", name, render_tail);
-	return close_out(gp, dir, name);
+	return close_out(gp, dir, name, "gp");
 }
 
 /* Run gnuplot on one script inside dir; 0 rendered, 1 no gnuplot, -1 failed. */
@@ -266,7 +268,6 @@ static int plot_diff_cdf(struct an_group *b, struct an_group *n, const char *dir
 {
 	FILE *dat = open_out(dir, name, "dat"), *gp;
 	int stages[AN_ST_COUNT], nstages = 0, ret;
-	char file[176];
 
 	if (!dat)
 		return 2;
@@ -279,8 +280,7 @@ static int plot_diff_cdf(struct an_group *b, struct an_group *n, const char *dir
 		write_cdf(dat, &n->st[k]);
 		stages[nstages++] = k;
 	}
-	snprintf(file, sizeof(file), "%s.dat", name);
-	if ((ret = close_out(dat, dir, file)))
+	if ((ret = close_out(dat, dir, name, "dat")))
 		return ret;
 	if (!(gp = open_out(dir, name, "gp")))
 		return 2;
@@ -296,8 +296,7 @@ static int plot_diff_cdf(struct an_group *b, struct an_group *n, const char *dir
 	if (!nstages)
 		fprintf(gp, "  plot 0 notitle\n");
 	fprintf(gp, "  unset multiplot\n%s", render_tail);
-	snprintf(file, sizeof(file), "%s.gp", name);
-	return close_out(gp, dir, file);
+	return close_out(gp, dir, name, "gp");
 }
 
 /* diff_quantiles_OP: p50, p90, p99 and the chosen quantile of each stage, base and new, with CIs. */
@@ -308,7 +307,6 @@ static int plot_diff_quantiles(struct an_group *b, struct an_group *n, const str
 	/* the chosen quantile once, when it is not one of the three */
 	unsigned nq = o->quantile == 50 || o->quantile == 90 || o->quantile == 99 ? 3 : 4;
 	FILE *dat = open_out(dir, name, "dat"), *gp;
-	char file[176];
 	int ret, row = 0;
 
 	if (!dat)
@@ -325,8 +323,7 @@ static int plot_diff_quantiles(struct an_group *b, struct an_group *n, const str
 				an_us(cn.lo), an_us(cn.hi));
 		}
 	}
-	snprintf(file, sizeof(file), "%s.dat", name);
-	if ((ret = close_out(dat, dir, file)))
+	if ((ret = close_out(dat, dir, name, "dat")))
 		return ret;
 	if (!(gp = open_out(dir, name, "gp")))
 		return 2;
@@ -337,8 +334,7 @@ static int plot_diff_quantiles(struct an_group *b, struct an_group *n, const str
 		"  plot '%s.dat' using ($1-0.15):4:5:6:xtic(stringcolumn(2).' '.stringcolumn(3)) "
 		"with yerrorbars pt 7 title 'base', '' using ($1+0.15):7:8:9 with yerrorbars pt 5 "
 		"title 'new'\n%s", b->label, row ? row : 1, name, render_tail);
-	snprintf(file, sizeof(file), "%s.gp", name);
-	return close_out(gp, dir, file);
+	return close_out(gp, dir, name, "gp");
 }
 
 int an_plot_diff(struct an_stats *base, struct an_stats *now, const struct an_opts *o, FILE *info)
