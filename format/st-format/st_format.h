@@ -110,14 +110,4 @@ int sf_open(const char *path, unsigned flags, struct st_reader **r);
 int sf_resolve_range(const struct sf_cmd *cmd, const struct st_reader *r,
 		     const struct sf_range *range, uint64_t *from, uint64_t *to);
 
-/*
- * JSON strings from a trace's bytes (str fields, metadata, schema names),
- * which need not be UTF-8: each ill-formed part becomes U+FFFD, so the JSON
- * is valid UTF-8 (spec/sttrace-format.md, section 14). sf_json_add puts
- * `value` under such a key.
- */
-struct json_object;
-struct json_object *sf_json_string(const char *s);
-void sf_json_add(struct json_object *o, const char *key, struct json_object *value);
-
 #endif /* STTRACE_ST_FORMAT_H */

@@ -11,10 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "common/csv.h"
 #include "format/st-format/st_format.h"
+#include "format/st-format/st_format_json.h"
 
 enum cat_style { CAT_TEXT, CAT_CSV, CAT_JSON };
 
@@ -28,6 +27,7 @@ struct cat {
 	size_t ncolumns;
 	const struct st_field ***field_at;	/* per type id: field of each column or NULL */
 	uint8_t *unlisted;	/* per type id: records met that the per-type counts leave out */
+	struct sf_json_writer json;	/* JSON: onto stdout */
 };
 
 static unsigned elements(const struct st_field *f)
@@ -122,39 +122,47 @@ static void put_value(const void *rec, const struct st_field *f, enum cat_style 
 		putchar(']');
 }
 
-static struct json_object *json_scalar(const void *rec, const struct st_field *f, unsigned i)
+static void json_scalar(struct sf_json_writer *w, const void *rec, const struct st_field *f,
+			unsigned i)
 {
 	char buf[32];
 	uint64_t v;
 
 	switch (f->type) {
 	case ST_FT_INT:
-		return json_object_new_int64(st_field_i64(rec, f, i));
+		sf_jw_i64(w, st_field_i64(rec, f, i));
+		break;
 	case ST_FT_HEX:
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, st_field_u64(rec, f, i));
-		return json_object_new_string(buf);
+		sf_jw_string(w, buf);
+		break;
 	case ST_FT_DEV:
 		v = st_field_u64(rec, f, i);
 		snprintf(buf, sizeof(buf), "%u:%u", (unsigned)(v >> 20), (unsigned)(v & 0xfffff));
-		return json_object_new_string(buf);
+		sf_jw_string(w, buf);
+		break;
 	default:
-		return json_object_new_uint64(st_field_u64(rec, f, i));
+		sf_jw_u64(w, st_field_u64(rec, f, i));
+		break;
 	}
 }
 
-static struct json_object *json_value(const void *rec, const struct st_field *f)
+static void json_value(struct sf_json_writer *w, const void *rec, const struct st_field *f)
 {
-	struct json_object *a;
 	unsigned n = elements(f);
 
-	if (f->type == ST_FT_STR)
-		return sf_json_string(field_string(rec, f));
-	if (n == 1)
-		return json_scalar(rec, f, 0);
-	a = json_object_new_array_ext((int)n);
+	if (f->type == ST_FT_STR) {
+		sf_jw_string(w, field_string(rec, f));
+		return;
+	}
+	if (n == 1) {
+		json_scalar(w, rec, f, 0);
+		return;
+	}
+	sf_jw_array(w);
 	for (unsigned i = 0; i < n; i++)
-		json_object_array_add(a, json_scalar(rec, f, i));
-	return a;
+		json_scalar(w, rec, f, i);
+	sf_jw_end(w);
 }
 
 /* ---- Records ------------------------------------------------------------- */
@@ -173,20 +181,20 @@ static void print_text(const struct st_type *t, const struct st_event_header *ev
 	putchar('\n');
 }
 
-static void print_json(const struct st_type *t, const struct st_event_header *ev)
+static void print_json(struct cat *cat, const struct st_type *t, const struct st_event_header *ev)
 {
-	struct json_object *o = json_object_new_object();
-
+	sf_jw_object(&cat->json);
 	for (unsigned i = 0; i < t->nfields; i++) {
 		const struct st_field *f = &t->fields[i];
 
+		sf_jw_key(&cat->json, f->name);
 		if (!strcmp(f->name, "type"))
-			json_object_object_add(o, "type", sf_json_string(t->name));
+			sf_jw_string(&cat->json, t->name);
 		else
-			sf_json_add(o, f->name, json_value(ev, f));
+			json_value(&cat->json, ev, f);
 	}
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
+	sf_jw_end(&cat->json);
+	sf_jw_newline(&cat->json);
 }
 
 static void print_csv(const struct cat *cat, const struct st_type *t,
@@ -329,7 +337,7 @@ static int print_events(struct cat *cat, uint64_t from, uint64_t to)
 		if (cat->style == CAT_TEXT)
 			print_text(t, ev);
 		else if (cat->style == CAT_JSON)
-			print_json(t, ev);
+			print_json(cat, t, ev);
 		else
 			print_csv(cat, t, ev);
 	}
@@ -404,6 +412,7 @@ static int cat_run(int argc, char **argv)
 		return SF_USAGE;
 	cat.path = argv[optind];
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	sf_jw_init(&cat.json, stdout);
 	return cat_file(&cat, types, &range);
 }
 
