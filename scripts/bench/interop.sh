@@ -59,6 +59,7 @@ row "convert --to fio-iolog" "$(best_cpu "$SF" convert "$DIR/trace.st" --to fio-
 row "convert --to csv" "$(best_cpu "$SF" convert "$DIR/trace.st" --to csv)" "$events" 0.5
 row "convert --to jsonl" "$(best_cpu "$SF" convert "$DIR/trace.st" --to jsonl)" "$events" 0.5
 row "convert --to csv --records" "$(best_cpu "$SF" convert "$DIR/trace.st" --to csv --records)" "$events" 0.5
+row "convert --to jsonl --records" "$(best_cpu "$SF" convert "$DIR/trace.st" --to jsonl --records)" "$events" 0.5
 row "convert --to perfetto" "$(best_cpu "$SF" convert "$DIR/trace.st" --to perfetto)" "$events" 0.5
 row "import-blktrace of the blktrace files" \
 	"$(best_cpu "$SF" import-blktrace "$DIR"/bt/trace.blktrace.* -o "$DIR/imported.st")" "$block"
