@@ -347,14 +347,6 @@ static int push_bio(struct reorder *ro, const struct st_ev_block_rq_issue_stampe
 	return reorder_push(ro, &b, sizeof(b));
 }
 
-/*
- * The events the stamped issue e stands for. Each stored bio is queued at
- * its stamp, or where the kernel kept none at the request's allocation (G),
- * or at the issue; the earliest queued got the request, the others merged
- * into it (a bio merges into a request that exists). Bios past the stored
- * ST_RQ_BIOS become one merged bio (the request's address + 1, never a bio's)
- * holding the rest of the request.
- */
 /* A requeued request (rq_requeue) is issued again: remember it until then. */
 static void note_requeue(struct file_in *f, uint64_t rq)
 {
@@ -376,39 +368,57 @@ static int take_requeued(struct file_in *f, uint64_t rq)
 	return 0;
 }
 
+/*
+ * The events the stamped issue e stands for. Each stored bio is queued at
+ * its stamp, or where the kernel kept none at the request's allocation (G),
+ * or at the issue; the earliest queued got the request, the others merged
+ * into it (a bio merges into a request that exists). The events come in the
+ * kernel's order, which tools that match them by sector (btt, blktrace
+ * import) rely on where times are equal: the first bio's Q, its G (the
+ * request as allocated: that bio's sectors), then each other bio's Q and
+ * its merge, at the request's end (M) or, before the first bio, at its
+ * start (F). Bios past the stored ST_RQ_BIOS become one merged bio (the
+ * request's address + 1, never a bio's) holding the rest of the request.
+ */
 static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamped *e)
 {
 	struct reorder *ro = &f->ro;
 	/* issued again after a requeue: its bios were queued and its request allocated before */
 	int again = take_requeued(f, e->p.rq);
+	int queue = f->synth_queue && !again;
 	uint64_t g = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : 0;
-	uint64_t q[ST_RQ_BIOS], sector = e->p.sector, fallback = g ? g : e->h.ts;
+	uint64_t q[ST_RQ_BIOS], at[ST_RQ_BIOS], sector = e->p.sector, fallback = g ? g : e->h.ts;
 	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i, first = 0, left;
+	uint32_t len[ST_RQ_BIOS];
 	struct st_ev_block_rq_issue issue;
 	int ret = 0;
 
+	left = e->p.nr_sector;
 	for (i = 0; i < n; i++) {
 		q[i] = e->p.stamped & ST_STAMPED_QUEUE(i) ? e->h.ts - e->p.queue_ago[i] : fallback;
 		if (q[i] < q[first])
 			first = i;
+		len[i] = e->p.bio_sectors[i] < left ? e->p.bio_sectors[i] : left;
+		at[i] = sector;
+		sector += len[i];
+		left -= len[i];
 	}
-	left = e->p.nr_sector;
-	for (i = 0; i < n && f->synth_queue && !again; i++) {
-		uint32_t len = e->p.bio_sectors[i] < left ? e->p.bio_sectors[i] : left;
-
-		ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[i], e->p.bios[i], sector, len);
-		if (i != first)
-			ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, q[i], e->p.bios[i], sector, len);
-		sector += len;
-		left -= len;
+	if (queue && n)
+		ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[first], e->p.bios[first], at[first],
+				len[first]);
+	if (f->synth_getrq && !again && g && n)
+		ret |= push_bio(ro, e, ST_EV_block_getrq, g, e->p.bios[first], at[first], len[first]);
+	for (i = 0; i < n && queue; i++) {
+		if (i == first)
+			continue;
+		ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[i], e->p.bios[i], at[i], len[i]);
+		ret |= push_bio(ro, e, i < first ? ST_EV_block_bio_frontmerge :
+				ST_EV_block_bio_backmerge, q[i], e->p.bios[i], at[i], len[i]);
 	}
-	if (f->synth_queue && !again && e->p.nr_bios > ST_RQ_BIOS && left) {
+	if (queue && e->p.nr_bios > ST_RQ_BIOS && left) {
 		ret |= push_bio(ro, e, ST_EV_block_bio_queue, fallback, e->p.rq + 1, sector, left);
 		ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, fallback, e->p.rq + 1, sector, left);
 	}
-	if (f->synth_getrq && !again && g && n)
-		ret |= push_bio(ro, e, ST_EV_block_getrq, g, e->p.bios[first], e->p.sector,
-				e->p.nr_sector);
 	memcpy(&issue, e, sizeof(issue));
 	issue.h.type = ST_EV_block_rq_issue;
 	issue.h.size = sizeof(issue);
