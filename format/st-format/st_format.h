@@ -110,4 +110,31 @@ int sf_open(const char *path, unsigned flags, struct st_reader **r);
 int sf_resolve_range(const struct sf_cmd *cmd, const struct st_reader *r,
 		     const struct sf_range *range, uint64_t *from, uint64_t *to);
 
+/*
+ * A progress line for a long pass over a trace, only when stderr is a
+ * terminal: "st-format CMD: N of M events (P %)", redrawn at most twice a
+ * second, erased at the end.
+ */
+struct sf_progress {
+	const char *cmd;
+	int on;
+	uint64_t total, done;
+	double next;
+};
+
+void sf_progress_start(struct sf_progress *p, const char *cmd, uint64_t total);
+void sf_progress_tick(struct sf_progress *p);	/* one event done */
+void sf_progress_end(const struct sf_progress *p);
+
+/* The forms `st-format cat` prints events in (spec/sttrace-format.md, section 14). */
+enum sf_cat_style { SF_CAT_TEXT, SF_CAT_CSV, SF_CAT_JSON };
+
+/*
+ * Every event of the trace at path on stdout, as `st-format cat` prints
+ * it in `style`, with a progress line (sf_progress) naming progress_cmd
+ * unless NULL: the events of `convert --to csv|jsonl`. Returns cat's exit
+ * status.
+ */
+int sf_cat_events(const char *path, enum sf_cat_style style, const char *progress_cmd);
+
 #endif /* STTRACE_ST_FORMAT_H */

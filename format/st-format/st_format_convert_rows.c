@@ -236,7 +236,7 @@ static int rows_end(struct sf_convert *cv)
 const struct sf_convert_writer sf_convert_csv = {
 	.name = "csv",
 	.text = 1,
-	.cat_option = "--csv",
+	.cat_style = SF_CAT_CSV,
 	.begin = csv_begin,
 	.event = rows_event,
 	.end = rows_end,
@@ -245,7 +245,7 @@ const struct sf_convert_writer sf_convert_csv = {
 const struct sf_convert_writer sf_convert_jsonl = {
 	.name = "jsonl",
 	.text = 1,
-	.cat_option = "--json",
+	.cat_style = SF_CAT_JSON,
 	.begin = jsonl_begin,
 	.event = rows_event,
 	.end = rows_end,

@@ -45,7 +45,7 @@ echo "synthetic trace: $events events, $block of them block events (blktrace rec
 cat_cpu=$(best_cpu "$SF" cat "$DIR/trace.st")
 row() { # row LABEL CPU EVENTS [GOAL]; an empty CPU: best_cpu stopped on a failure
 	[ -n "$2" ] || exit 1
-	printf '%-34s %7.2f s CPU %7.2f M events/s   %5.2fx cat%s\n' "$1" "$2" \
+	printf '%-38s %7.2f s CPU %7.2f M events/s   %5.2fx cat%s\n' "$1" "$2" \
 		"$(awk -v e="$3" -v t="$2" 'BEGIN { print e / t / 1e6 }')" \
 		"$(awk -v c="$cat_cpu" -v t="$2" -v e="$3" -v n="$events" 'BEGIN { print (e / t) / (n / c) }')" \
 		"${4:+ (goal >= $4)}"
