@@ -10,8 +10,12 @@
 #     issue, a Q for each stored bio (at most 4) plus one for the rest of a
 #     longer request, each Q but the first also an M, a G when the
 #     allocation time is stamped and the request has bios, a D; a C per
-#     completion; an issue after a requeue of its request is a D only;
+#     completion; an issue after a requeue of its request is a D only.
+#     Where the recording has the Q of each bio (`-- CMD`), Q is those and
+#     each stored bio but the first an M;
 #   - `convert --to blkparse` prints exactly blkparse's text of the files;
+#   - st-analyze counts as many merged bios as there are M actions (also
+#     in the `-- CMD` recording, whose Q come from block_bio_queue);
 #   - btt's Q2C and D2C counts and averages equal st-analyze's on the
 #     direct recording (tolerance in blktrace.sh, bt_btt_agrees);
 #   - `import-blktrace` of the exported files, which rebuilds identities
@@ -23,12 +27,14 @@
 # so Q and M come from the stamps alone: fio O_DIRECT 4k random reads and
 # writes on a raw loop device, and fio buffered random writes with fsync
 # on ext4 from two jobs (merged bios, flushes without bios, two CPUs).
+# A third with `-- fio`, so with the Q of fio's bios: 512-byte O_DIRECT
+# writes on ext4 (4 KiB blocks), half of whose requests merge two bios.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 . "$(dirname "$0")/blktrace.sh"
 
 TESTS="convert.stamped.blkparse_reads convert.stamped.counts convert.stamped.text
-	convert.stamped.btt import.stamped.roundtrip"
+	convert.stamped.btt import.stamped.roundtrip analyze.stamped.merged"
 why=$(bpf_unavailable)
 command -v blkparse >/dev/null && command -v btt >/dev/null || why=${why:-"blktrace tools not installed"}
 command -v fio >/dev/null || why=${why:-"fio not installed"}
@@ -61,13 +67,19 @@ record direct "$raw" --filename="$raw" --rw=randrw --bs=4k --direct=1 --ioengine
 	--iodepth=4 --size=64M --number_ios=2000
 record fsync "$fsdev" --directory="$dir/mnt" --rw=randwrite --bs=4k --size=4M --fsync=16 \
 	--numjobs=2 --ioengine=psync
+rm -f "$dir"/mnt/fsync.*
+st-record -o "$dir/cmd.sttrace" -e block -d "$fsdev" -- fio --name=cmd --directory="$dir/mnt" \
+	--rw=write --bs=512 --size=1M --direct=1 --ioengine=libaio --iodepth=16 \
+	>"$dir/cmd.rec.log" 2>&1 ||
+	{ fail convert.stamped.record "st-record -- fio failed: $(tail -1 "$dir/cmd.rec.log")"; exit 1; }
 
 # expected TRACE: "Q n M n G n D n C n", the actions the trace stands for.
 expected() {
-	local c
+	local c queued
 	c=$(($(rec_count "$1" block_rq_complete) + $(rec_count "$1" block_bio_complete)))
+	queued=$(rec_count "$1" block_bio_queue)
 	st-format cat --csv -t block_rq_requeue,block_rq_issue_stamped "$1" |
-		awk -F, -v c="$c" "$AWK_HEX"'
+		awk -F, -v c="$c" -v queued="$queued" "$AWK_HEX"'
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		$col["type"] == "block_rq_requeue" { requeued[$col["rq"]] = 1; next }
 		{
@@ -77,36 +89,46 @@ expected() {
 			left = $col["nr_sector"]
 			split($col["bio_sectors"], len, ";")
 			for (i = 1; i <= n; i++) left -= len[i] < left ? len[i] : left
-			if (nbios > 4 && left > 0) n++
-			q += n; m += n > 1 ? n - 1 : 0
 			if (n > 0 && hex($col["stamped"]) % 2) g++
+			if (!queued && nbios > 4 && left > 0) n++
+			q += n; m += n > 1 ? n - 1 : 0
 		}
-		END { print "Q", q + 0, "M", m + 0, "G", g + 0, "D", d + 0, "C", c }'
+		END { print "Q", queued ? queued : q + 0, "M", m + 0, "G", g + 0, "D", d + 0, "C", c }'
 }
 
-reads=1 counts=1 text=1
-for t in direct fsync; do
+# bt_of NAME: the export's prefix, named after the recording's device.
+bt_of() {
+	local dev=$fsdev
+	[ "$1" = direct ] && dev=$raw
+	echo "$dir/$1/$(basename "$dev")"
+}
+reads=1 counts=1 text=1 merged=1
+for t in direct fsync cmd; do
 	mkdir -p "$dir/$t"
-	dev=raw
-	[ $t = fsync ] && dev=fsdev
-	bt=$dir/$t/$(basename "${!dev}")
+	bt=$(bt_of $t)
 	bt_export "$dir/$t.sttrace" "$bt" || reads=0
 	want=$(expected "$dir/$t.sttrace")
 	got=$(for a in Q M G D C; do printf '%s %s ' $a "$(bt_actions "$bt" $a)"; done)
 	echo "$t: blkparse ${got% }; the trace stands for $want"
 	[ "${got% }" = "$want" ] || counts=0
+	m=$(st-analyze "$dir/$t.sttrace" 2>&1 | grep -o 'merged [0-9]*' | awk '{ n += $2 } END { print n + 0 }')
+	[ "M $m" = "$(grep -o 'M [0-9]*' <<<"$want")" ] || { merged=0; echo "$t: st-analyze counts $m merged bios"; }
 	bt_same_text "$dir/$t.sttrace" "$bt" || text=0
 done
-# the fsync recording has merged bios: M actions come from the stamps
-[ "$(bt_actions "$bt" M)" -gt 0 ] || { counts=0; echo "fsync: no merged bio to check"; }
+# merged bios in the fsync and cmd recordings: M actions come from the stamps
+for t in fsync cmd; do
+	[ "$(bt_actions "$(bt_of $t)" M)" -gt 0 ] || { counts=0; echo "$t: no merged bio to check"; }
+done
 [ $reads = 1 ] && pass convert.stamped.blkparse_reads ||
 	fail convert.stamped.blkparse_reads "blkparse complained or skipped events"
 [ $counts = 1 ] && pass convert.stamped.counts ||
 	fail convert.stamped.counts "Q/M/G/D/C counts differ from what the trace stands for"
+[ $merged = 1 ] && pass analyze.stamped.merged ||
+	fail analyze.stamped.merged "st-analyze's merged bios differ from the M actions (see above)"
 [ $text = 1 ] && pass convert.stamped.text ||
 	fail convert.stamped.text "--to blkparse differs from blkparse's own text"
 
-if bt_btt_agrees "$dir/direct.sttrace" "$dir/direct/$(basename "$raw")"; then
+if bt_btt_agrees "$dir/direct.sttrace" "$(bt_of direct)"; then
 	pass convert.stamped.btt
 else
 	fail convert.stamped.btt "btt and st-analyze disagree on Q2C/D2C (see above)"
@@ -122,10 +144,8 @@ ios() {
 		awk 'NR == 1 { print $1 + $2, "I/Os"; next } 1'
 }
 roundtrip=1
-for t in direct fsync; do
-	dev=raw
-	[ $t = fsync ] && dev=fsdev
-	bt=$dir/$t/$(basename "${!dev}")
+for t in direct fsync cmd; do
+	bt=$(bt_of $t)
 	if ! st-format import-blktrace "$bt".blktrace.* -o "$dir/$t/imported.sttrace" 2>"$dir/$t/import.err"; then
 		roundtrip=0
 		echo "import $t: $(cat "$dir/$t/import.err")"
