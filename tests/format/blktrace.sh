@@ -77,3 +77,28 @@ bt_btt_agrees() {
 	done
 	return $ok
 }
+
+# bt_result NAME OK WHY: pass NAME when OK is 1, else fail it saying WHY.
+bt_result() {
+	if [ "$2" = 1 ]; then pass "$1"; else fail "$1" "$3"; fi
+}
+
+# bt_setup TESTS RECORD: where BPF, the blktrace tools or fio are missing,
+# every test of TESTS is skipped and the script exits; else a scratch
+# directory $dir, a raw loop device $raw, and $fsdev with ext4 on $dir/mnt
+# (RECORD names the failure when that cannot be made).
+bt_setup() {
+	local why t
+	why=$(bpf_unavailable)
+	command -v blkparse >/dev/null && command -v btt >/dev/null && command -v iowatcher >/dev/null ||
+		why=${why:-"blktrace tools not installed"}
+	command -v fio >/dev/null || why=${why:-"fio not installed"}
+	if [ -n "$why" ]; then
+		for t in $1; do skip "$t" "$why"; done
+		exit 0
+	fi
+	st_tmpdir dir
+	st_loopdev raw 64
+	st_loopdev fsdev 128
+	rec_ext4 "$2" "$fsdev" "$dir/mnt"
+}

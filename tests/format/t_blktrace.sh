@@ -32,19 +32,7 @@
 TESTS="convert.blktrace.blkparse_reads convert.blktrace.counts convert.blkparse.text
 	convert.blktrace.btt convert.blktrace.iowatcher convert.blktrace.btrecord
 	import.blktrace.roundtrip"
-why=$(bpf_unavailable)
-command -v blkparse >/dev/null && command -v btt >/dev/null && command -v iowatcher >/dev/null ||
-	why=${why:-"blktrace tools not installed"}
-command -v fio >/dev/null || why=${why:-"fio not installed"}
-if [ -n "$why" ]; then
-	for t in $TESTS; do skip "$t" "$why"; done
-	exit 0
-fi
-
-st_tmpdir dir
-st_loopdev raw 64
-st_loopdev fsdev 128
-rec_ext4 convert.blktrace.record "$fsdev" "$dir/mnt"
+bt_setup "$TESTS" convert.blktrace.record
 
 st-record -o "$dir/direct.sttrace" -e block-all -d "$raw" -- fio --name=direct --filename="$raw" \
 	--rw=randrw --bs=4k --direct=1 --ioengine=libaio --iodepth=4 --size=64M \
@@ -80,18 +68,12 @@ for t in direct fsync; do
 	done
 	bt_same_text "$dir/$t.sttrace" "$bt" || text=0
 done
-[ $reads = 1 ] && pass convert.blktrace.blkparse_reads ||
-	fail convert.blktrace.blkparse_reads "blkparse complained or skipped events"
-[ $counts = 1 ] && pass convert.blktrace.counts ||
-	fail convert.blktrace.counts "Q/D/C counts differ from the trace"
-[ $text = 1 ] && pass convert.blkparse.text ||
-	fail convert.blkparse.text "--to blkparse differs from blkparse's own text"
+bt_result convert.blktrace.blkparse_reads "$reads" "blkparse complained or skipped events"
+bt_result convert.blktrace.counts "$counts" "Q/D/C counts differ from the trace"
+bt_result convert.blkparse.text "$text" "--to blkparse differs from blkparse's own text"
 
-if bt_btt_agrees "$dir/direct.sttrace" "$direct_bt"; then
-	pass convert.blktrace.btt
-else
-	fail convert.blktrace.btt "btt and st-analyze disagree on Q2C/D2C (see above)"
-fi
+bt_btt_agrees "$dir/direct.sttrace" "$direct_bt" && btt=1 || btt=0
+bt_result convert.blktrace.btt "$btt" "btt and st-analyze disagree on Q2C/D2C (see above)"
 
 (cd "$dir/direct" && iowatcher -t "$(basename "$direct_bt")" -o "$dir/io.svg" >"$dir/iowatcher.log" 2>&1)
 if [ -s "$dir/io.svg" ] && grep -q '<svg' "$dir/io.svg"; then
@@ -129,5 +111,4 @@ if ! cmp -s <(stages "$dir/direct.sttrace") <(stages "$dir/direct/imported.sttra
 	roundtrip=0
 	echo "st-analyze: $(stages "$dir/direct.sttrace" | tr '\n' ' ') vs imported $(stages "$dir/direct/imported.sttrace" | tr '\n' ' ')"
 fi
-[ $roundtrip = 1 ] && pass import.blktrace.roundtrip ||
-	fail import.blktrace.roundtrip "export then import changed the block events"
+bt_result import.blktrace.roundtrip "$roundtrip" "export then import changed the block events"

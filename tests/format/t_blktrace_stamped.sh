@@ -35,18 +35,7 @@
 
 TESTS="convert.stamped.blkparse_reads convert.stamped.counts convert.stamped.text
 	convert.stamped.btt import.stamped.roundtrip analyze.stamped.merged"
-why=$(bpf_unavailable)
-command -v blkparse >/dev/null && command -v btt >/dev/null || why=${why:-"blktrace tools not installed"}
-command -v fio >/dev/null || why=${why:-"fio not installed"}
-if [ -n "$why" ]; then
-	for t in $TESTS; do skip "$t" "$why"; done
-	exit 0
-fi
-
-st_tmpdir dir
-st_loopdev raw 64
-st_loopdev fsdev 128
-rec_ext4 convert.stamped.record "$fsdev" "$dir/mnt"
+bt_setup "$TESTS" convert.stamped.record
 
 # record NAME DEV FIO_ARGS...: fio while st-record -e block records DEV.
 record() {
@@ -119,20 +108,13 @@ done
 for t in fsync cmd; do
 	[ "$(bt_actions "$(bt_of $t)" M)" -gt 0 ] || { counts=0; echo "$t: no merged bio to check"; }
 done
-[ $reads = 1 ] && pass convert.stamped.blkparse_reads ||
-	fail convert.stamped.blkparse_reads "blkparse complained or skipped events"
-[ $counts = 1 ] && pass convert.stamped.counts ||
-	fail convert.stamped.counts "Q/M/G/D/C counts differ from what the trace stands for"
-[ $merged = 1 ] && pass analyze.stamped.merged ||
-	fail analyze.stamped.merged "st-analyze's merged bios differ from the M actions (see above)"
-[ $text = 1 ] && pass convert.stamped.text ||
-	fail convert.stamped.text "--to blkparse differs from blkparse's own text"
+bt_result convert.stamped.blkparse_reads "$reads" "blkparse complained or skipped events"
+bt_result convert.stamped.counts "$counts" "Q/M/G/D/C counts differ from what the trace stands for"
+bt_result analyze.stamped.merged "$merged" "st-analyze's merged bios differ from the M actions (see above)"
+bt_result convert.stamped.text "$text" "--to blkparse differs from blkparse's own text"
 
-if bt_btt_agrees "$dir/direct.sttrace" "$(bt_of direct)"; then
-	pass convert.stamped.btt
-else
-	fail convert.stamped.btt "btt and st-analyze disagree on Q2C/D2C (see above)"
-fi
+bt_btt_agrees "$dir/direct.sttrace" "$(bt_of direct)" && btt=1 || btt=0
+bt_result convert.stamped.btt "$btt" "btt and st-analyze disagree on Q2C/D2C (see above)"
 
 # ios TRACE: st-analyze's I/Os (correlated + incomplete), and per device
 # and operation "DEV OP N I/Os merged N". Which I/Os are incomplete is not
@@ -155,5 +137,4 @@ for t in direct fsync cmd; do
 		diff <(ios "$dir/$t.sttrace") <(ios "$dir/$t/imported.sttrace") | head -6
 	fi
 done
-[ $roundtrip = 1 ] && pass import.stamped.roundtrip ||
-	fail import.stamped.roundtrip "st-analyze finds other I/Os after export and import"
+bt_result import.stamped.roundtrip "$roundtrip" "st-analyze finds other I/Os after export and import"
