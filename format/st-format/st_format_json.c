@@ -260,15 +260,21 @@ void sf_jw_i64(struct sf_json_writer *w, int64_t v)
 	put_u64(w->out, v < 0 ? -(uint64_t)v : (uint64_t)v);
 }
 
+/* A value written as it is: a literal or a number. */
+static void put_token(struct sf_json_writer *w, const char *text)
+{
+	before_value(w);
+	fputs_unlocked(text, w->out);
+}
+
 void sf_jw_null(struct sf_json_writer *w)
 {
-	sf_jw_number(w, "null");
+	put_token(w, "null");
 }
 
 void sf_jw_number(struct sf_json_writer *w, const char *text)
 {
-	before_value(w);
-	fputs_unlocked(text, w->out);
+	put_token(w, text);
 }
 
 void sf_jw_newline(struct sf_json_writer *w)
