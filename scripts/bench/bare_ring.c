@@ -1,6 +1,6 @@
 /*
  * bare-ring - the reference tracer of scripts/bench/overhead.sh (see
- * bare_ring.bpf.c): attaches, says so, drains the ring buffer every 10 ms
+ * bare_ring.bpf.c): attaches, says so, drains the ring buffer every 50 ms
  * (st-record's drain period) and drops what it reads, until SIGINT or
  * SIGTERM. Then one line in st-record's summary words: events read, events
  * dropped, seconds and CPU seconds since attaching, and its programs' runs
@@ -78,7 +78,7 @@ static void choose_programs(struct bpf_object *obj, bool empty)
 
 int main(int argc, char **argv)
 {
-	const struct timespec period = { .tv_nsec = 10 * 1000 * 1000 };
+	const struct timespec period = { .tv_nsec = 50 * 1000 * 1000 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long long events = 0, runs, run_ns;
 	struct bare_ring_bpf *skel;
