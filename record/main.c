@@ -30,10 +30,10 @@
 #include "record/record.h"
 
 /*
- * 50 ms: each wakeup of the loop costs about as much CPU as compressing a
- * hundred events, whether or not anything is waiting; at 10 ms the wakeups
- * alone were a third of the recorder's CPU at 80k events/s (RESULTS.md,
- * issue 14). A burst that fills a quarter of the ring wakes the loop sooner.
+ * 50 ms: a wakeup of the loop costs about 90 us of CPU on the project's VM,
+ * whether or not anything is waiting; at 10 ms the wakeups took as much CPU
+ * as compressing 80k events a second (scripts/bench/RESULTS.md, issue 14).
+ * A burst that fills a quarter of the ring wakes the loop sooner.
  */
 #define DRAIN_INTERVAL_NS	50000000ull
 #define TICK_NS			1000000000ull	/* the once-a-second duties */
