@@ -10,9 +10,7 @@
 rec_require_bpf bench_empty
 BARE=$ST_BUILD/bench/bare-ring
 [ -x "$BARE" ] || { skip bench_empty "bare-ring not built"; exit 0; }
-command -v fio >/dev/null && command -v jq >/dev/null ||
-	{ skip bench_empty "fio or jq not installed"; exit 0; }
-rec_bpf_stats || { skip bench_empty "the kernel refused BPF run-time statistics"; exit 0; }
+rec_require_fio_stats bench_empty
 
 IOS=3000
 st_tmpdir T
