@@ -773,8 +773,9 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 	e = reserve(sizeof(*e), type);
 	if (!e)
 		return 0;
-	/* fds are C ints; io_submit's aio context is a full 64-bit handle */
-	e->p.fd = type == ST_EV_sys_enter_io_submit ? (__s64)ctx->args[0] : (__s64)(int)ctx->args[0];
+	/* fds are C ints; an aio context is a full 64-bit handle */
+	e->p.fd = type == ST_EV_sys_enter_io_submit || type == ST_EV_sys_enter_io_getevents ?
+		  (__s64)ctx->args[0] : (__s64)(int)ctx->args[0];
 	e->p.count = count;
 	e->p.offset = offset;
 	e->p.flags = flags;
@@ -827,8 +828,72 @@ SYSCALL(pwritev2,        ctx->args[2], ctx->args[3], ctx->args[5])
 SYSCALL(fsync,           0, -1, 0)
 SYSCALL(fdatasync,       0, -1, 0)
 SYSCALL(sync_file_range, ctx->args[2], ctx->args[1], ctx->args[3])
-SYSCALL(io_uring_enter,  ctx->args[1], -1, ctx->args[3])
 SYSCALL(io_submit,       ctx->args[1], -1, 0)
+SYSCALL(io_getevents,    ctx->args[2], -1, 0)
+
+#define IORING_ENTER_REGISTERED_RING	(1u << 4)	/* fd indexes the task's registered rings */
+
+/* The io_uring file io_uring_enter(fd, ..., flags) names, NULL when there is none. */
+static __always_inline struct file *uring_file(unsigned int fd, __u64 flags)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct file *file = NULL;
+
+	if (flags & IORING_ENTER_REGISTERED_RING) {
+		struct io_uring_task *tctx = BPF_CORE_READ(task, io_uring);
+
+		if (tctx && fd < sizeof(tctx->registered_rings) / sizeof(tctx->registered_rings[0]))
+			bpf_probe_read_kernel(&file, sizeof(file), &tctx->registered_rings[fd]);
+	} else {
+		struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+		struct file **fds = BPF_CORE_READ(fdt, fd);
+
+		if (fds && fd < BPF_CORE_READ(fdt, max_fds))
+			bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	}
+	return file;
+}
+
+/*
+ * io_uring_enter's entry also reads the ring's completion queue head and
+ * tail: an application reaps CQEs in user space without a syscall (fio does
+ * whenever CQEs are waiting), and the head is the kernel's only sight of it.
+ */
+SEC("tracepoint/syscalls/sys_enter_io_uring_enter")
+int sys_enter_io_uring_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	struct st_ev_sys_enter_io_uring_enter *e;
+	struct io_ring_ctx *ring;
+	struct io_rings *rings;
+	struct file *file;
+
+	if (!task_passes())
+		return 0;
+	e = RESERVE(sys_enter_io_uring_enter, sys_enter_io_uring_enter);
+	if (!e)
+		return 0;
+	e->p.fd = (int)ctx->args[0];
+	e->p.count = ctx->args[1];
+	e->p.offset = -1;
+	e->p.flags = ctx->args[3];
+	e->p.cq_head = 0;
+	e->p.cq_tail = 0;
+	file = uring_file((unsigned int)ctx->args[0], ctx->args[3]);
+	ring = file ? BPF_CORE_READ(file, private_data) : NULL;
+	rings = ring ? BPF_CORE_READ(ring, rings) : NULL;
+	if (rings) {
+		e->p.cq_head = BPF_CORE_READ(rings, cq.head);
+		e->p.cq_tail = BPF_CORE_READ(rings, cq.tail);
+	}
+	submit(e, sizeof(*e));
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_io_uring_enter")
+int sys_exit_io_uring_enter(struct trace_event_raw_sys_exit *ctx)
+{
+	return emit_sys_exit(ctx, ST_EV_sys_exit_io_uring_enter);
+}
 
 SEC("tracepoint/syscalls/sys_enter_openat")
 int sys_enter_openat(struct trace_event_raw_sys_enter *ctx)

@@ -67,6 +67,9 @@ ST_FIELD_TABLE(block_rq_issue_stamped);
 #define ST_REC struct st_ev_sys_enter
 ST_FIELD_TABLE(sys_enter);
 #undef ST_REC
+#define ST_REC struct st_ev_sys_enter_io_uring_enter
+ST_FIELD_TABLE(sys_enter_io_uring_enter);
+#undef ST_REC
 #define ST_REC struct st_ev_sys_enter_openat
 ST_FIELD_TABLE(sys_enter_openat);
 #undef ST_REC

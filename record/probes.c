@@ -86,7 +86,7 @@ static bool is_rw_syscall(const char *name)
 {
 	static const char *const rw[] = {
 		"read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev",
-		"preadv2", "pwritev2", "openat", "io_uring_enter", "io_submit",
+		"preadv2", "pwritev2", "openat", "io_uring_enter", "io_submit", "io_getevents",
 	};
 	const char *call = name + 4;	/* past "sys_" */
 

@@ -506,16 +506,28 @@ static void test_uring(void)
 	an_corr_free(c);
 }
 
-/* io_uring_enter(to_submit, ..., flags) of thread tid: its entry, then exit at ts_exit. */
-static void uring_enter(struct an_corr *c, uint64_t ts, uint64_t ts_exit, uint32_t tid,
-			uint64_t to_submit, uint64_t flags)
+/*
+ * io_uring_enter(to_submit, ..., flags) of thread tid with the ring's CQ head
+ * and tail as it begins (0 and 0: a file without them): its entry, then exit
+ * at ts_exit.
+ */
+static void uring_enter_cq(struct an_corr *c, uint64_t ts, uint64_t ts_exit, uint32_t tid,
+			   uint64_t to_submit, uint64_t flags, uint32_t cq_head, uint32_t cq_tail)
 {
-	struct st_ev_sys_enter e = { .p = { .fd = 4, .count = to_submit, .offset = -1, .flags = flags } };
+	struct st_ev_sys_enter_io_uring_enter e = {
+		.p = { .fd = 4, .count = to_submit, .offset = -1, .flags = flags,
+		       .cq_head = cq_head, .cq_tail = cq_tail } };
 
 	head(&e.h, ST_EV_sys_enter_io_uring_enter, sizeof(e), ts, tid);
 	an_corr_event(c, &e.h);
 	if (ts_exit)
 		sys(c, ST_EV_sys_exit_io_uring_enter, ts_exit, tid, (int64_t)to_submit);
+}
+
+static void uring_enter(struct an_corr *c, uint64_t ts, uint64_t ts_exit, uint32_t tid,
+			uint64_t to_submit, uint64_t flags)
+{
+	uring_enter_cq(c, ts, ts_exit, tid, to_submit, flags, 0, 0);
 }
 
 /*
@@ -562,6 +574,96 @@ static void test_uring_reap(void)
 	      an_corr_stats(c)->incomplete == 1, "correlate.uring_reap.unseen_reap_complete",
 	      "flags %#x, %" PRIu64 " incomplete", nout == 5 ? out[d].flags : 0,
 	      an_corr_stats(c)->incomplete);
+	an_corr_free(c);
+}
+
+/*
+ * fio's loop at depth: it reads CQEs from the ring in user space and enters
+ * the kernel only to submit. A and B are posted during the call that submits
+ * C; the next entry (submitting D) finds them unread (CQ head 0, tail 2):
+ * not reaped. The one after finds the head past A only: A is reaped there,
+ * B at the entry whose head passed it.
+ */
+static void test_uring_reap_cq_head(void)
+{
+	struct an_corr *c = start(0);
+
+	uring_enter_cq(c, 1000, 0, 5, 2, 1, 0, 0);
+	uring(c, ST_EV_io_uring_submit_req, 1010, 5, 0xa0, 0);
+	uring(c, ST_EV_io_uring_submit_req, 1011, 5, 0xb0, 0);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 1020, 5, 2);
+	uring_enter_cq(c, 2000, 0, 5, 1, 1, 0, 0);
+	uring(c, ST_EV_io_uring_submit_req, 2005, 5, 0xc0, 0);
+	uring(c, ST_EV_io_uring_complete, 2010, 5, 0xa0, 4096);
+	uring(c, ST_EV_io_uring_complete, 2011, 5, 0xb0, 4096);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 2020, 5, 1);
+	uring_enter_cq(c, 3000, 0, 5, 1, 1, 0, 2);
+	uring(c, ST_EV_io_uring_submit_req, 3005, 5, 0xd0, 0);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 3020, 5, 1);
+	check(nout == 0, "correlate.uring_reap.cq_head_unread", "%d I/Os reaped with their CQEs unread", nout);
+	uring_enter_cq(c, 4000, 0, 5, 1, 1, 1, 2);
+	uring_enter_cq(c, 5000, 0, 5, 1, 1, 2, 2);
+	an_corr_finish(c);
+	check(nout == 4 && out[0].uring_req == 0xa0 && stage(0, AN_ST_REAP) == 1990 &&
+	      out[1].uring_req == 0xb0 && stage(1, AN_ST_REAP) == 2989 && stage(1, AN_ST_TOTAL) == 1000,
+	      "correlate.uring_reap.cq_head_passed", "%d I/Os, reap %" PRIu64 " %" PRIu64, nout,
+	      stage(0, AN_ST_REAP), stage(1, AN_ST_REAP));
+	an_corr_free(c);
+}
+
+/* io_getevents of thread tid: its entry, or its exit returning n events. */
+static void getevents(struct an_corr *c, uint64_t ts, uint32_t tid, int exit, int64_t n)
+{
+	struct st_ev_sys_enter e = { .p = { .fd = 0x7f0000001000, .count = 8, .offset = -1 } };
+	struct st_ev_sys_exit x = { .p = { .ret = n } };
+
+	if (exit) {
+		head(&x.h, ST_EV_sys_exit_io_getevents, sizeof(x), ts, tid);
+		an_corr_event(c, &x.h);
+	} else {
+		head(&e.h, ST_EV_sys_enter_io_getevents, sizeof(e), ts, tid);
+		an_corr_event(c, &e.h);
+	}
+}
+
+/*
+ * libaio's reap: two iocbs done at 1500 and 1600; io_getevents returns one
+ * event at 1550 (the older iocb), then one at 1700. The reap runs from each
+ * iocb's block completion to the return that handed it over, and the I/O
+ * waits for it. An iocb done before its thread was seen in io_getevents is
+ * emitted without a reap.
+ */
+static void test_aio_reap(void)
+{
+	struct an_corr *c = start(0);
+
+	sys(c, ST_EV_sys_enter_io_submit, 900, 6, 0);
+	fs(c, ST_EV_iomap_dio_rw_begin, 905, 6);
+	bio(c, ST_EV_block_bio_queue, 910, 6, 0x9, 256, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 920, 6, 0x109, ST_OP_READ, 1, 0x9, 0);
+	sys(c, ST_EV_sys_exit_io_submit, 930, 6, 1);
+	rq(c, ST_EV_block_rq_complete, 950, 0, 0x109, ST_OP_READ, 1, 0x9, 0);
+	check(nout == 1 && stage(0, AN_ST_REAP) == UINT64_MAX, "correlate.aio_reap.before_getevents",
+	      "%d I/Os", nout);
+	sys(c, ST_EV_sys_enter_io_submit, 1000, 6, 0);
+	fs(c, ST_EV_iomap_dio_rw_begin, 1005, 6);
+	bio(c, ST_EV_block_bio_queue, 1010, 6, 0xa, 0, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1020, 6, 0x100, ST_OP_READ, 1, 0xa, 0);
+	fs(c, ST_EV_iomap_dio_rw_begin, 1030, 6);
+	bio(c, ST_EV_block_bio_queue, 1035, 6, 0xb, 64, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1040, 6, 0x101, ST_OP_READ, 1, 0xb, 0);
+	sys(c, ST_EV_sys_exit_io_submit, 1050, 6, 2);
+	getevents(c, 1100, 6, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 1520, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
+	check(nout == 1, "correlate.aio_reap.waits", "%d I/Os emitted before io_getevents returned", nout);
+	getevents(c, 1550, 6, 1, 1);
+	getevents(c, 1600, 6, 0, 0);
+	getevents(c, 1700, 6, 1, 1);
+	check(nout == 3 && stage(1, AN_ST_TOTAL) == 495 && stage(1, AN_ST_REAP) == 50 &&
+	      stage(2, AN_ST_TOTAL) == 490 && stage(2, AN_ST_REAP) == 180 && stage(1, AN_ST_C2RET) == UINT64_MAX,
+	      "correlate.aio_reap.oldest_first", "%d I/Os, reap %" PRIu64 " %" PRIu64, nout,
+	      stage(1, AN_ST_REAP), stage(2, AN_ST_REAP));
 	an_corr_free(c);
 }
 
@@ -712,7 +814,9 @@ int main(void)
 	test_fua_write();
 	test_uring();
 	test_uring_reap();
+	test_uring_reap_cq_head();
 	test_aio_submit();
+	test_aio_reap();
 	test_stale_and_bio_based();
 	test_random_events();
 	return check_failures != 0;
