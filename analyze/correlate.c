@@ -777,9 +777,14 @@ static uint32_t bio_new(struct an_corr *c, uint64_t bio, uint32_t io, uint64_t t
 /*
  * A bio no task's syscall queued (a kernel thread's: jbd2's journal commit,
  * a kworker's writeback) completed on dev: fsyncs of that file system open
- * since before it was queued waited for it, as far as the events tell.
+ * since before it was queued waited for it, as far as the events tell. A
+ * bio of a known file (its request's block_rq_inode) is the writeback of
+ * that file: the data of an fsync of the same file (wb), nothing an fsync
+ * of another file waits for. A bio of no known file (the journal,
+ * metadata) is the journal commit every open fsync waits for (jnl).
  */
-static void fsyncs_waited_for(struct an_corr *c, uint32_t dev, uint64_t queued, uint64_t done)
+static void fsyncs_waited_for(struct an_corr *c, const struct an_io *bio_io, uint32_t dev,
+			      uint64_t queued, uint64_t done)
 {
 	struct dev_ent *d = dev_of(c, dev);
 	uint32_t k;
@@ -789,11 +794,16 @@ static void fsyncs_waited_for(struct an_corr *c, uint32_t dev, uint64_t queued, 
 	for (k = 0; k < c->ios.used; k++) {
 		struct an_io *io = IO(c, k);
 
-		if ((io->flags & (AN_IO_LIVE | AN_IO_FSYNC_OPEN | AN_IO_DONE)) ==
-		    (AN_IO_LIVE | AN_IO_FSYNC_OPEN) && io->fs_dev == dev &&
-		    io->ts[AN_TS_SYS_ENTER] <= queued) {
+		if ((io->flags & (AN_IO_LIVE | AN_IO_FSYNC_OPEN | AN_IO_DONE)) !=
+		    (AN_IO_LIVE | AN_IO_FSYNC_OPEN) || io->fs_dev != dev ||
+		    io->ts[AN_TS_SYS_ENTER] > queued)
+			continue;
+		if (!bio_io->ino) {
 			set_min(&io->ts[AN_TS_JNL_BEGIN], queued);
 			set_max(&io->ts[AN_TS_JNL_DONE], done);
+		} else if (bio_io->ino == io->ino && bio_io->fs_dev == io->fs_dev) {
+			set_min(&io->ts[AN_TS_WB_BEGIN], queued);
+			set_max(&io->ts[AN_TS_WB_DONE], done);
 		}
 	}
 }
@@ -831,7 +841,7 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 			set_max(&io->ts[AN_TS_WB_DONE], completed_at);
 		}
 		if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) && !io->ts[AN_TS_FS_BEGIN])
-			fsyncs_waited_for(c, dev, queue_ts, completed_at);
+			fsyncs_waited_for(c, io, dev, queue_ts, completed_at);
 	} else {
 		io->flags |= AN_IO_INCOMPLETE;
 	}
@@ -1090,6 +1100,28 @@ static void rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
 		c->st.orphan_requests++;
 }
 
+/*
+ * The file an issued request's page-cache data belongs to: its I/Os that no
+ * syscall names (writeback, other threads' readahead) are that file's. A
+ * request is named by its first page, so bios merged into it from another
+ * file would be named wrongly; writeback merges a file's adjacent pages.
+ */
+static void rq_inode(struct an_corr *c, const struct st_ev_block_rq_inode *e)
+{
+	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq), b;
+
+	if (r == AN_NONE)
+		return;
+	for (b = RQ(c, r)->head; b != AN_NONE; b = BIO(c, b)->rq_next) {
+		uint32_t i = io_of_bio(c, b);
+
+		if (i != AN_NONE && IO(c, i)->fd < 0 && !IO(c, i)->ino) {
+			IO(c, i)->ino = e->p.ino;
+			IO(c, i)->fs_dev = e->p.dev;
+		}
+	}
+}
+
 static void rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
 {
 	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
@@ -1297,6 +1329,9 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 		break;
 	case ST_EV_block_rq_requeue:
 		rq_requeue(c, (const struct st_ev_block_rq *)h);
+		break;
+	case ST_EV_block_rq_inode:
+		rq_inode(c, (const struct st_ev_block_rq_inode *)h);
 		break;
 	case ST_EV_block_rq_complete:
 		rq_complete(c, (const struct st_ev_block_rq_complete *)h);

@@ -132,7 +132,7 @@ void an_names_event(struct an_names *n, const struct st_event_header *h)
 {
 	const struct st_ev_task *t = (const void *)h;
 	const struct st_ev_sys_enter_openat *o = (const void *)h;
-	const struct st_ev_sys_exit *x = (const void *)h;
+	const struct st_ev_sys_exit_openat *x = (const void *)h;
 	const char *path;
 
 	/* Names are best effort: running out of memory only loses a label. */
@@ -149,6 +149,9 @@ void an_names_event(struct an_names *n, const struct st_event_header *h)
 		if (path && x->p.ret >= 0)
 			set_name(n, K_FD | (uint64_t)h->pid << 24 | ((uint64_t)x->p.ret & 0xffffff),
 				 path, strlen(path));
+		/* the inode's name too: I/O of its page cache is known by inode only */
+		if (path && x->p.ino)
+			set_name(n, inode_key(x->p.dev, x->p.ino), path, strlen(path));
 		break;
 	}
 }

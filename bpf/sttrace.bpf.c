@@ -20,6 +20,9 @@
  *     `marked_bios`; later block events (which may run in interrupt or worker
  *     context) are kept when their bio, or their request's first bio, is marked;
  *     a device flush (no bios) when a request it serves has a marked bio.
+ *     A bio of a file the matching tasks wrote to with write-family syscalls
+ *     (`dirtied_files`) is marked as it is queued, whoever queues it: its
+ *     writeback, which kernel threads issue.
  *   device filter (-d): block events by their disk, fs events by their file
  *     system device (the disk or one of its partitions). Syscall and io_uring
  *     events carry no device and are not filtered by it.
@@ -49,6 +52,7 @@ const volatile __u32 filter_devs[ST_MAX_FILTER_DEVS];
 const volatile bool mark_self_bios;		/* drop block events of the recorder's bios */
 const volatile __u64 self_ino;			/* the output file: its writeback is ours too */
 const volatile __u32 self_sdev;
+const volatile bool record_rq_inode;		/* block_rq_inode after each issue of page-cache data */
 
 /*
  * Probes record while the event clock is below this: 0 until st-record has
@@ -84,6 +88,20 @@ struct {
 	__type(key, __u64);
 	__type(value, __u8);
 } marked_bios SEC(".maps");
+
+/* Task filter: files the traced tasks wrote to (write-family syscalls); their writeback is theirs. */
+struct file_key {
+	__u64 ino;
+	__u32 sdev;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, ST_MAX_DIRTIED_FILES);
+	__type(key, struct file_key);
+	__type(value, __u8);
+} dirtied_files SEC(".maps");
 
 #define task_filter_on() (filter_pid || filter_comm || filter_cgroup)
 
@@ -156,8 +174,27 @@ static __always_inline void unmark_bio(const struct bio *bio)
 	bpf_map_delete_elem(&marked_bios, &key);
 }
 
-/* The bio writes the recorder's output file (page cache writeback by a flusher thread). */
-static __always_inline bool bio_of_output(const struct bio *bio)
+#define S_IFMT	00170000
+#define S_IFREG	0100000
+
+/* The regular file an inode is, as a key; false for anything else (a block device, a directory). */
+static __always_inline bool inode_file(const struct inode *inode, struct file_key *k)
+{
+	if (!inode || (BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFREG)
+		return false;
+	k->ino = BPF_CORE_READ(inode, i_ino);
+	k->sdev = BPF_CORE_READ(inode, i_sb, s_dev);
+	k->pad = 0;
+	return true;
+}
+
+/*
+ * The file whose page cache a bio carries (writeback, readahead), by its
+ * first page. false for anything else: direct I/O into user memory
+ * (anonymous pages), the block device's own page cache (metadata, the
+ * journal), a bio without data.
+ */
+static __always_inline bool bio_file(const struct bio *bio, struct file_key *k)
 {
 	struct page *page = BPF_CORE_READ(bio, bi_io_vec, bv_page);
 	unsigned long head = BPF_CORE_READ(page, compound_head);
@@ -170,8 +207,23 @@ static __always_inline bool bio_of_output(const struct bio *bio)
 	/* low bits set: anonymous or movable memory, not a file's page cache */
 	if (!mapping || ((unsigned long)mapping & 3))
 		return false;
-	return BPF_CORE_READ(mapping, host, i_ino) == self_ino &&
-	       BPF_CORE_READ(mapping, host, i_sb, s_dev) == self_sdev;
+	return inode_file(BPF_CORE_READ(mapping, host), k);
+}
+
+/* The bio writes the recorder's output file (page cache writeback by a flusher thread). */
+static __always_inline bool bio_of_output(const struct bio *bio)
+{
+	struct file_key k;
+
+	return bio_file(bio, &k) && k.ino == self_ino && k.sdev == self_sdev;
+}
+
+/* The bio carries a file the traced tasks wrote to. */
+static __always_inline bool bio_of_dirtied_file(const struct bio *bio)
+{
+	struct file_key k;
+
+	return bio_file(bio, &k) && bpf_map_lookup_elem(&dirtied_files, &k);
 }
 
 /* Whether the block events of this bio are kept (marks mean "traced" with a task filter, "ours" without). */
@@ -428,7 +480,8 @@ SEC("tp_btf/block_bio_queue")
 int BPF_PROG(block_bio_queue, struct bio *bio)
 {
 	if (task_filter_on()) {
-		if (!task_passes())
+		/* the writeback of a file the traced tasks wrote is theirs, whoever queues it */
+		if (!task_passes() && !bio_of_dirtied_file(bio))
 			return 0;
 		mark_bio(bio);
 	} else if (mark_self_bios &&
@@ -663,11 +716,35 @@ static __always_inline void fill_issue(struct st_block_rq_issue *p, const struct
 	p->nr_bios = n;
 }
 
+/*
+ * After an issue: the file whose page cache the request carries (its first
+ * bio's first page), for page-cache I/O only, stamped with the issue's time.
+ */
+static __always_inline void emit_rq_inode(const struct request *rq, __u32 disk, __u64 issue_ts)
+{
+	struct st_ev_block_rq_inode *e;
+	struct file_key k;
+
+	if (!record_rq_inode || !rq->bio || !bio_file(rq->bio, &k))
+		return;
+	e = RESERVE(block_rq_inode, block_rq_inode);
+	if (!e)
+		return;
+	e->h.ts = issue_ts;
+	e->p.rq = (__u64)rq;
+	e->p.sector = rq->__sector;
+	e->p.ino = k.ino;
+	e->p.dev = k.sdev;
+	e->p.disk = disk;
+	submit(e, sizeof(*e));
+}
+
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(block_rq_issue, struct request *rq)
 {
 	struct st_ev_block_rq_issue *e;
 	__u32 disk = rq_disk(rq);
+	__u64 ts;
 
 	if (!rq_selected(rq, disk))
 		return 0;
@@ -675,7 +752,9 @@ int BPF_PROG(block_rq_issue, struct request *rq)
 	if (!e)
 		return 0;
 	fill_issue(&e->p, rq, disk);
+	ts = e->h.ts;
 	submit(e, sizeof(*e));
+	emit_rq_inode(rq, disk, ts);
 	return 0;
 }
 
@@ -758,18 +837,45 @@ int BPF_PROG(block_rq_issue_stamped, struct request *rq)
 	}
 	e->p.stamped = stamped;
 	submit(e, sizeof(*e));
+	emit_rq_inode(rq, disk, now);
 	return 0;
 }
 
 /* ---- system calls ----------------------------------------------------- */
 
+/* The file the current task has open as fd, NULL when none. */
+static __always_inline struct file *task_fd_file(unsigned int fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *file = NULL;
+
+	if (fds && fd < BPF_CORE_READ(fdt, max_fds))
+		bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	return file;
+}
+
+static __always_inline bool is_write_call(__u16 type)
+{
+	return type == ST_EV_sys_enter_write || type == ST_EV_sys_enter_pwrite64 ||
+	       type == ST_EV_sys_enter_writev || type == ST_EV_sys_enter_pwritev ||
+	       type == ST_EV_sys_enter_pwritev2;
+}
+
 static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter *ctx, __u16 type,
 					  __u64 count, __s64 offset, __u64 flags)
 {
 	struct st_ev_sys_enter *e;
+	struct file_key k;
+	__u8 one = 1;
 
 	if (!task_passes())
 		return 0;
+	/* under a task filter, the files it writes: their writeback is recorded too */
+	if (task_filter_on() && is_write_call(type) &&
+	    inode_file(BPF_CORE_READ(task_fd_file((unsigned int)ctx->args[0]), f_inode), &k))
+		bpf_map_update_elem(&dirtied_files, &k, &one, BPF_ANY);
 	e = reserve(sizeof(*e), type);
 	if (!e)
 		return 0;
@@ -837,20 +943,14 @@ SYSCALL(io_getevents,    ctx->args[2], -1, 0)
 static __always_inline struct file *uring_file(unsigned int fd, __u64 flags)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct io_uring_task *tctx;
 	struct file *file = NULL;
 
-	if (flags & IORING_ENTER_REGISTERED_RING) {
-		struct io_uring_task *tctx = BPF_CORE_READ(task, io_uring);
-
-		if (tctx && fd < sizeof(tctx->registered_rings) / sizeof(tctx->registered_rings[0]))
-			bpf_probe_read_kernel(&file, sizeof(file), &tctx->registered_rings[fd]);
-	} else {
-		struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-		struct file **fds = BPF_CORE_READ(fdt, fd);
-
-		if (fds && fd < BPF_CORE_READ(fdt, max_fds))
-			bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
-	}
+	if (!(flags & IORING_ENTER_REGISTERED_RING))
+		return task_fd_file(fd);
+	tctx = BPF_CORE_READ(task, io_uring);
+	if (tctx && fd < sizeof(tctx->registered_rings) / sizeof(tctx->registered_rings[0]))
+		bpf_probe_read_kernel(&file, sizeof(file), &tctx->registered_rings[fd]);
 	return file;
 }
 
@@ -914,10 +1014,26 @@ int sys_enter_openat(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
+/* The file opened, by inode: writeback and readahead I/O are named by inode only. */
 SEC("tracepoint/syscalls/sys_exit_openat")
 int sys_exit_openat(struct trace_event_raw_sys_exit *ctx)
 {
-	return emit_sys_exit(ctx, ST_EV_sys_exit_openat);
+	struct st_ev_sys_exit_openat *e;
+	struct file_key k = {};
+
+	if (!task_passes())
+		return 0;
+	e = RESERVE(sys_exit_openat, sys_exit_openat);
+	if (!e)
+		return 0;
+	e->p.ret = ctx->ret;
+	if (ctx->ret >= 0)
+		inode_file(BPF_CORE_READ(task_fd_file((unsigned int)ctx->ret), f_inode), &k);
+	e->p.ino = k.ino;
+	e->p.dev = k.sdev;
+	e->p.pad = 0;
+	submit(e, sizeof(*e));
+	return 0;
 }
 
 /* ---- file systems ----------------------------------------------------- */

@@ -129,6 +129,18 @@ struct st_event_header {
 	A(__u32, queue_ago, ST_RQ_BIOS, ST_FT_UINT, "ns from each stored bio's queueing (its issue time stamp) to this issue") \
 	A(__u32, bio_sectors, ST_RQ_BIOS, ST_FT_UINT, "length of each stored bio in 512-byte sectors")
 
+/*
+ * The file whose page cache an issued request carries (writeback,
+ * readahead), by its first bio's first page; recorded right after the issue,
+ * with its time, only for such requests.
+ */
+#define st_fields_block_rq_inode(F, A)						\
+	F(__u64, rq,     ST_FT_HEX,  "struct request address (its issue has the same ts)") \
+	F(__u64, sector, ST_FT_UINT, "first 512-byte sector on the device")	\
+	F(__u64, ino,    ST_FT_UINT, "inode number of the file")			\
+	F(__u32, dev,    ST_FT_DEV,  "device of the file's file system (kernel dev_t)") \
+	F(__u32, disk,   ST_FT_DEV,  "device of the request (kernel dev_t)")
+
 #define st_fields_sys_enter(F, A)						\
 	F(__s64, fd,     ST_FT_INT,  "file descriptor (io_submit, io_getevents: aio context)")	\
 	F(__u64, count,  ST_FT_UINT, "bytes asked for (vector calls: iovec count; io_uring_enter: to_submit; io_submit, io_getevents: nr)") \
@@ -152,6 +164,13 @@ struct st_event_header {
 
 #define st_fields_sys_exit(F, A)						\
 	F(__s64, ret, ST_FT_INT, "return value (bytes, fd, or -errno)")
+
+/* openat's return plus the regular file it opened: inode -> path for I/O named by inode only. */
+#define st_fields_sys_exit_openat(F, A)						\
+	st_fields_sys_exit(F, A)						\
+	F(__u64, ino, ST_FT_UINT, "inode of the regular file opened, 0 otherwise")	\
+	F(__u32, dev, ST_FT_DEV,  "device of its file system (kernel dev_t), 0 with ino 0") \
+	F(__u32, pad, ST_FT_UINT, "zero")
 
 #define st_fields_fs_io(F, A)							\
 	F(__u64, ino,   ST_FT_UINT, "inode number")				\
@@ -192,6 +211,7 @@ struct st_event_header {
 	E(10, block_rq_requeue,      block_rq)					\
 	E(11, block_rq_complete,     block_rq_complete)				\
 	E(12, block_rq_issue_stamped, block_rq_issue_stamped)			\
+	E(13, block_rq_inode,        block_rq_inode)				\
 	E(32, sys_enter_read,        sys_enter)					\
 	E(33, sys_exit_read,         sys_exit)					\
 	E(34, sys_enter_write,       sys_enter)					\
@@ -219,7 +239,7 @@ struct st_event_header {
 	E(56, sys_enter_sync_file_range, sys_enter)				\
 	E(57, sys_exit_sync_file_range,  sys_exit)				\
 	E(58, sys_enter_openat,      sys_enter_openat)				\
-	E(59, sys_exit_openat,       sys_exit)					\
+	E(59, sys_exit_openat,       sys_exit_openat)				\
 	E(60, sys_enter_io_uring_enter, sys_enter_io_uring_enter)		\
 	E(61, sys_exit_io_uring_enter,  sys_exit)				\
 	E(62, sys_enter_io_submit,   sys_enter)					\
@@ -262,10 +282,12 @@ ST_DECLARE_PAYLOAD(block_rq)
 ST_DECLARE_PAYLOAD(block_rq_issue)
 ST_DECLARE_PAYLOAD(block_rq_complete)
 ST_DECLARE_PAYLOAD(block_rq_issue_stamped)
+ST_DECLARE_PAYLOAD(block_rq_inode)
 ST_DECLARE_PAYLOAD(sys_enter)
 ST_DECLARE_PAYLOAD(sys_enter_io_uring_enter)
 ST_DECLARE_PAYLOAD(sys_enter_openat)
 ST_DECLARE_PAYLOAD(sys_exit)
+ST_DECLARE_PAYLOAD(sys_exit_openat)
 ST_DECLARE_PAYLOAD(fs_io)
 ST_DECLARE_PAYLOAD(uring)
 ST_DECLARE_PAYLOAD(task)

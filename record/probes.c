@@ -61,10 +61,11 @@ static const char *event_name(uint16_t type)
 	return NULL;
 }
 
-/* Events whose program attaches to a tracepoint of another name. */
+/* Events recorded at a tracepoint of another name (block_rq_inode has no program of its own). */
 static const char *tracepoint_name(const char *name)
 {
-	return !strcmp(name, "block_rq_issue_stamped") ? "block_rq_issue" : name;
+	return !strcmp(name, "block_rq_issue_stamped") || !strcmp(name, "block_rq_inode") ?
+	       "block_rq_issue" : name;
 }
 
 const char *rec_event_tracepoint(uint16_t type, char *buf, size_t cap)
@@ -114,7 +115,7 @@ static bool in_block_preset(const char *name)
 {
 	static const char *const light[] = {
 		"block_rq_issue_stamped", "block_rq_complete", "block_split", "block_rq_requeue",
-		"block_bio_complete",
+		"block_bio_complete", "block_rq_inode",
 	};
 
 	for (size_t i = 0; i < sizeof(light) / sizeof(light[0]); i++)
@@ -627,6 +628,7 @@ int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, cons
 	if (!p->skel)
 		return env_error(err, cap, "cannot open the BPF object: %s", strerror(errno));
 	set_rodata(p->skel, f, ringbuf_size);
+	p->skel->rodata->record_rq_inode = sel->on[ST_EV_block_rq_inode];
 	if (bpf_map__set_max_entries(p->skel->maps.events, (uint32_t)ringbuf_size) ||
 	    bpf_map__set_max_entries(p->skel->maps.stage_ages, (uint32_t)p->ncpus) ||
 	    select_programs(p->skel, sel))

@@ -362,6 +362,70 @@ static void test_fsync_unjoined(void)
 	an_corr_free(c);
 }
 
+/* block_rq_inode: request rq carries the page cache of inode ino on device 7:0. */
+static void rq_inode(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t id, uint64_t ino)
+{
+	struct st_ev_block_rq_inode e = { .p = { .rq = id, .ino = ino, .dev = 7 << 20,
+						 .disk = 7 << 20 } };
+
+	head(&e.h, ST_EV_block_rq_inode, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+}
+
+/*
+ * Writeback named with its file, and attributed by it: while an fsync of
+ * inode 12 is open, a kworker writes back two requests of inode 12 (the
+ * fsync's wb: 1100..1300), one of inode 13 (another file's writeback:
+ * neither wb nor jnl of this fsync) and one of no file (the journal: jnl,
+ * 1150..1350). The writeback I/Os carry their inode; the syscall's own
+ * bio keeps its fd and gets no inode from its request.
+ */
+static void test_writeback_inode(void)
+{
+	struct an_corr *c = start(0);
+	struct st_ev_fs_io sync_enter = { .p = { .ino = 12, .dev = 7 << 20 } };
+	int k, named = 0, fsync = -1;
+
+	sys(c, ST_EV_sys_enter_fsync, 1000, 7, 0);
+	head(&sync_enter.h, ST_EV_ext4_sync_file_enter, sizeof(sync_enter), 1010, 7);
+	an_corr_event(c, &sync_enter.h);
+	bio(c, ST_EV_block_bio_queue, 1100, 50, 0xa, 100, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1110, 50, 0x611, ST_OP_WRITE, 1, 0xa, 0);
+	rq_inode(c, 1110, 50, 0x611, 12);
+	bio(c, ST_EV_block_bio_queue, 1120, 50, 0xb, 200, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1125, 50, 0x612, ST_OP_WRITE, 1, 0xb, 0);
+	rq_inode(c, 1125, 50, 0x612, 13);
+	bio(c, ST_EV_block_bio_queue, 1150, 51, 0xc, 300, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1155, 51, 0x613, ST_OP_WRITE, 1, 0xc, 0);
+	bio(c, ST_EV_block_bio_queue, 1160, 50, 0xd, 400, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1165, 50, 0x614, ST_OP_WRITE, 1, 0xd, 0);
+	rq_inode(c, 1165, 50, 0x614, 12);
+	rq(c, ST_EV_block_rq_complete, 1200, 0, 0x611, ST_OP_WRITE, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 1250, 0, 0x612, ST_OP_WRITE, 1, 0xb, 0);
+	rq(c, ST_EV_block_rq_complete, 1300, 0, 0x614, ST_OP_WRITE, 1, 0xd, 0);
+	rq(c, ST_EV_block_rq_complete, 1350, 0, 0x613, ST_OP_WRITE, 1, 0xc, 0);
+	sys(c, ST_EV_sys_exit_fsync, 1400, 7, 0);
+	for (k = 0; k < nout; k++) {
+		if (out[k].op == AN_OP_FSYNC)
+			fsync = k;
+		else
+			named += (out[k].ino == 12 || out[k].ino == 13) && out[k].fs_dev == 7u << 20;
+	}
+	check(nout == 5 && named == 3, "correlate.writeback_inode.named", "%d I/Os, %d named", nout, named);
+	check(fsync >= 0 && stage(fsync, AN_ST_WB) == 200 && stage(fsync, AN_ST_JNL) == 200,
+	      "correlate.writeback_inode.fsync_parts", "wb %" PRIu64 " jnl %" PRIu64,
+	      fsync >= 0 ? stage(fsync, AN_ST_WB) : 0, fsync >= 0 ? stage(fsync, AN_ST_JNL) : 0);
+	sys(c, ST_EV_sys_enter_pread64, 2000, 9, 0);
+	bio(c, ST_EV_block_bio_queue, 2010, 9, 0xe, 16, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 2020, 9, 0x620, ST_OP_READ, 1, 0xe, 0);
+	rq_inode(c, 2020, 9, 0x620, 14);
+	rq(c, ST_EV_block_rq_complete, 2100, 0, 0x620, ST_OP_READ, 1, 0xe, 0);
+	sys(c, ST_EV_sys_exit_pread64, 2110, 9, 4096);
+	check(nout == 6 && out[5].fd == 3 && out[5].ino == 0, "correlate.writeback_inode.syscall_keeps_fd",
+	      "%d I/Os, ino %" PRIu64, nout, nout == 6 ? out[5].ino : 0);
+	an_corr_free(c);
+}
+
 /*
  * An fsync that waits for jbd2's journal commit: the bios jbd2 queues on
  * the file system's device while the fsync is open, and completes before
@@ -815,6 +879,7 @@ int main(void)
 	test_uring();
 	test_uring_reap();
 	test_uring_reap_cq_head();
+	test_writeback_inode();
 	test_aio_submit();
 	test_aio_reap();
 	test_stale_and_bio_based();
