@@ -89,9 +89,13 @@ static uint64_t mkdev(unsigned major, unsigned minor)
 	return ((uint64_t)major << 20) | minor;
 }
 
+/*
+ * The low 56 bits hold the inode number mixed with the device: inodes of one
+ * device never share a key (the top byte is the key's kind).
+ */
 static uint64_t inode_key(uint64_t dev, uint64_t ino)
 {
-	return K_INODE | ((dev * 0x9e3779b97f4a7c15ull) ^ ino) >> 8;
+	return K_INODE | (((dev * 0x9e3779b97f4a7c15ull) ^ ino) & ((1ull << 56) - 1));
 }
 
 /* One metadata key: pid.P, fd.P.F, inode.MAJ:MIN.INO, dev.MAJ:MIN. */

@@ -68,6 +68,11 @@ static const char *tracepoint_name(const char *name)
 	       "block_rq_issue" : name;
 }
 
+const char *rec_event_program(uint16_t type)
+{
+	return type == ST_EV_block_rq_inode ? "block_rq_issue_stamped" : event_name(type);
+}
+
 const char *rec_event_tracepoint(uint16_t type, char *buf, size_t cap)
 {
 	const char *name = event_name(type);
@@ -200,6 +205,9 @@ int rec_events_select(const char *spec, struct rec_selection *sel, char *err, si
 	/* The full issue event supersedes the stamped one: one issue event per request. */
 	if (sel->on[ST_EV_block_rq_issue])
 		sel->on[ST_EV_block_rq_issue_stamped] = false;
+	/* block_rq_inode comes from an issue probe: it brings one */
+	else if (sel->on[ST_EV_block_rq_inode])
+		sel->on[ST_EV_block_rq_issue_stamped] = true;
 	/* Process events give pid -> command names and drive -p's child tracking. */
 	for (size_t i = 0; i < NR_EVENTS; i++)
 		if (has_prefix(event_names[i].name, "sched_process_"))

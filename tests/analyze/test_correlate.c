@@ -691,6 +691,22 @@ static void getevents(struct an_corr *c, uint64_t ts, uint32_t tid, int exit, in
 }
 
 /*
+ * io_submit of thread 6 from 1000 to 1050 with two iocbs: one begun at 1005
+ * (bio 0xa in request 0x100), one at 1030 (bio 0xb in request 0x101).
+ */
+static void submit_two_iocbs(struct an_corr *c)
+{
+	sys(c, ST_EV_sys_enter_io_submit, 1000, 6, 0);
+	fs(c, ST_EV_iomap_dio_rw_begin, 1005, 6);
+	bio(c, ST_EV_block_bio_queue, 1010, 6, 0xa, 0, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1020, 6, 0x100, ST_OP_READ, 1, 0xa, 0);
+	fs(c, ST_EV_iomap_dio_rw_begin, 1030, 6);
+	bio(c, ST_EV_block_bio_queue, 1035, 6, 0xb, 64, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1040, 6, 0x101, ST_OP_READ, 1, 0xb, 0);
+	sys(c, ST_EV_sys_exit_io_submit, 1050, 6, 2);
+}
+
+/*
  * libaio's reap: two iocbs done at 1500 and 1600; io_getevents returns one
  * event at 1550 (the older iocb), then one at 1700. The reap runs from each
  * iocb's block completion to the return that handed it over, and the I/O
@@ -709,14 +725,7 @@ static void test_aio_reap(void)
 	rq(c, ST_EV_block_rq_complete, 950, 0, 0x109, ST_OP_READ, 1, 0x9, 0);
 	check(nout == 1 && stage(0, AN_ST_REAP) == UINT64_MAX, "correlate.aio_reap.before_getevents",
 	      "%d I/Os", nout);
-	sys(c, ST_EV_sys_enter_io_submit, 1000, 6, 0);
-	fs(c, ST_EV_iomap_dio_rw_begin, 1005, 6);
-	bio(c, ST_EV_block_bio_queue, 1010, 6, 0xa, 0, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 1020, 6, 0x100, ST_OP_READ, 1, 0xa, 0);
-	fs(c, ST_EV_iomap_dio_rw_begin, 1030, 6);
-	bio(c, ST_EV_block_bio_queue, 1035, 6, 0xb, 64, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 1040, 6, 0x101, ST_OP_READ, 1, 0xb, 0);
-	sys(c, ST_EV_sys_exit_io_submit, 1050, 6, 2);
+	submit_two_iocbs(c);
 	getevents(c, 1100, 6, 0, 0);
 	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
 	rq(c, ST_EV_block_rq_complete, 1520, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
@@ -740,14 +749,7 @@ static void test_aio_submit(void)
 {
 	struct an_corr *c = start(0);
 
-	sys(c, ST_EV_sys_enter_io_submit, 1000, 6, 0);
-	fs(c, ST_EV_iomap_dio_rw_begin, 1005, 6);
-	bio(c, ST_EV_block_bio_queue, 1010, 6, 0xa, 0, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 1020, 6, 0x100, ST_OP_READ, 1, 0xa, 0);
-	fs(c, ST_EV_iomap_dio_rw_begin, 1030, 6);
-	bio(c, ST_EV_block_bio_queue, 1035, 6, 0xb, 64, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 1040, 6, 0x101, ST_OP_READ, 1, 0xb, 0);
-	sys(c, ST_EV_sys_exit_io_submit, 1050, 6, 2);
+	submit_two_iocbs(c);
 	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
 	rq(c, ST_EV_block_rq_complete, 1600, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
 	bio(c, ST_EV_block_bio_queue, 1700, 6, 0xc, 128, ST_OP_READ);
