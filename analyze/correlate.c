@@ -63,7 +63,7 @@ struct an_corr {
 	struct an_idmap uring_enter_tid;	/* tids seen in io_uring_enter: 1 in a call that only waits */
 	struct an_idmap reap_by_tid;	/* tid -> newest of its I/Os whose CQE waits to be reaped */
 	struct an_idmap aio_by_tid;	/* tid -> aios entry while it is in io_submit */
-	struct an_idmap getevents_tid;	/* tids seen in io_getevents */
+	struct an_idmap getevents_tid;	/* tids in io_submit (0) or seen in io_getevents (1) */
 	struct an_idmap aio_reap_by_tid;	/* tid -> newest of its iocbs done, not yet returned by io_getevents */
 	/*
 	 * Per device: the last bio queued (Q2Q), and the last device flush the
@@ -406,7 +406,7 @@ static void io_maybe_finish(struct an_corr *c, uint32_t i)
 		return;
 	} else if ((io->flags & AN_IO_AIO) && !io->ts[AN_TS_REAP] &&
 		   an_idmap_get(&c->getevents_tid, io->tid) != AN_NONE) {
-		/* an iocb of a thread that reaps with io_getevents: held until one returns it */
+		/* an iocb of a thread that reaps (or may reap) with io_getevents: held until one returns it */
 		reap_wait(c, i);
 		return;
 	}
@@ -552,9 +552,39 @@ static void fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
 
 /* ---- libaio ------------------------------------------------------------ */
 
+/*
+ * A thread that submits iocbs is expected to reap them with io_getevents:
+ * its iocbs are held for that from the first io_submit on (the kernel keeps
+ * their events in order, so one not held would shift which iocbs a return
+ * hands over). A thread that piled up AIO_UNREAPED_MAX without ever calling
+ * io_getevents has another thread reap them: they go out without a reap.
+ */
+#define AIO_UNREAPED_MAX 1024
+
+static void aio_expect_reap(struct an_corr *c, uint32_t tid)
+{
+	uint32_t n = 0, i = an_idmap_get(&c->aio_reap_by_tid, tid);
+
+	if (an_idmap_get(&c->getevents_tid, tid) == 1)
+		return;
+	for (; i != AN_NONE && n < AIO_UNREAPED_MAX; i = IO(c, i)->reap_next)
+		n++;
+	if (n < AIO_UNREAPED_MAX) {
+		put_map(c, &c->getevents_tid, tid, 0);
+		return;
+	}
+	an_idmap_del(&c->getevents_tid, tid);
+	for (i = an_idmap_get(&c->aio_reap_by_tid, tid); i != AN_NONE;
+	     i = an_idmap_get(&c->aio_reap_by_tid, tid))
+		io_finish(c, i);
+}
+
 static void aio_submit_event(struct an_corr *c, const struct st_event_header *h, int exit)
 {
 	uint32_t a = an_idmap_get(&c->aio_by_tid, h->tid);
+
+	if (!exit)
+		aio_expect_reap(c, h->tid);
 
 	if (exit) {
 		if (a != AN_NONE) {

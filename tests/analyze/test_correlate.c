@@ -706,37 +706,53 @@ static void submit_two_iocbs(struct an_corr *c)
 	sys(c, ST_EV_sys_exit_io_submit, 1050, 6, 2);
 }
 
+/* io_submit of one iocb by thread tid at ts (bio and request k), done at ts + 50. */
+static void submit_done_iocb(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t k)
+{
+	sys(c, ST_EV_sys_enter_io_submit, ts, tid, 0);
+	fs(c, ST_EV_iomap_dio_rw_begin, ts + 5, tid);
+	bio(c, ST_EV_block_bio_queue, ts + 10, tid, k, 256, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, ts + 20, tid, 0x10000 + k, ST_OP_READ, 1, k, 0);
+	sys(c, ST_EV_sys_exit_io_submit, ts + 30, tid, 1);
+	rq(c, ST_EV_block_rq_complete, ts + 50, 0, 0x10000 + k, ST_OP_READ, 1, k, 0);
+}
+
 /*
- * libaio's reap: two iocbs done at 1500 and 1600; io_getevents returns one
- * event at 1550 (the older iocb), then one at 1700. The reap runs from each
- * iocb's block completion to the return that handed it over, and the I/O
- * waits for it. An iocb done before its thread was seen in io_getevents is
- * emitted without a reap.
+ * libaio's reap. An iocb done at 950, before its thread first called
+ * io_getevents, waits all the same (from io_submit on). Two more iocbs are
+ * done at 1500 and 1520; io_getevents returns one event at 1550 (the oldest:
+ * the first iocb), then two at 1700. The reap runs from each iocb's block
+ * completion to the return that handed it over. A thread that piles up
+ * AIO_UNREAPED_MAX (1024) iocbs and never calls io_getevents has them reaped
+ * elsewhere: they go out without a reap.
  */
 static void test_aio_reap(void)
 {
 	struct an_corr *c = start(0);
+	int reaped = 0;
 
-	sys(c, ST_EV_sys_enter_io_submit, 900, 6, 0);
-	fs(c, ST_EV_iomap_dio_rw_begin, 905, 6);
-	bio(c, ST_EV_block_bio_queue, 910, 6, 0x9, 256, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 920, 6, 0x109, ST_OP_READ, 1, 0x9, 0);
-	sys(c, ST_EV_sys_exit_io_submit, 930, 6, 1);
-	rq(c, ST_EV_block_rq_complete, 950, 0, 0x109, ST_OP_READ, 1, 0x9, 0);
-	check(nout == 1 && stage(0, AN_ST_REAP) == UINT64_MAX, "correlate.aio_reap.before_getevents",
-	      "%d I/Os", nout);
+	submit_done_iocb(c, 900, 6, 0x9);
+	check(nout == 0, "correlate.aio_reap.held_from_submit", "%d I/Os", nout);
 	submit_two_iocbs(c);
 	getevents(c, 1100, 6, 0, 0);
 	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
 	rq(c, ST_EV_block_rq_complete, 1520, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
-	check(nout == 1, "correlate.aio_reap.waits", "%d I/Os emitted before io_getevents returned", nout);
+	check(nout == 0, "correlate.aio_reap.waits", "%d I/Os emitted before io_getevents returned", nout);
 	getevents(c, 1550, 6, 1, 1);
 	getevents(c, 1600, 6, 0, 0);
-	getevents(c, 1700, 6, 1, 1);
-	check(nout == 3 && stage(1, AN_ST_TOTAL) == 495 && stage(1, AN_ST_REAP) == 50 &&
-	      stage(2, AN_ST_TOTAL) == 490 && stage(2, AN_ST_REAP) == 180 && stage(1, AN_ST_C2RET) == UINT64_MAX,
-	      "correlate.aio_reap.oldest_first", "%d I/Os, reap %" PRIu64 " %" PRIu64, nout,
-	      stage(1, AN_ST_REAP), stage(2, AN_ST_REAP));
+	getevents(c, 1700, 6, 1, 2);
+	/* a return hands its iocbs over newest first */
+	check(nout == 3 && stage(0, AN_ST_REAP) == 600 && stage(2, AN_ST_TOTAL) == 495 &&
+	      stage(2, AN_ST_REAP) == 200 && stage(1, AN_ST_TOTAL) == 490 && stage(1, AN_ST_REAP) == 180 &&
+	      stage(1, AN_ST_C2RET) == UINT64_MAX,
+	      "correlate.aio_reap.oldest_first", "%d I/Os, reap %" PRIu64 " %" PRIu64 " %" PRIu64, nout,
+	      stage(0, AN_ST_REAP), stage(1, AN_ST_REAP), stage(2, AN_ST_REAP));
+	for (uint64_t k = 0; k <= 1024; k++)
+		submit_done_iocb(c, 2000 + k * 100, 8, 0x100000 + k);
+	for (int k = 3; k < nout && k < MAX_OUT; k++)
+		reaped += stage(k, AN_ST_REAP) != UINT64_MAX;
+	check(nout == 3 + 1025 && !reaped, "correlate.aio_reap.reaped_elsewhere",
+	      "%d I/Os, %d with a reap", nout, reaped);
 	an_corr_free(c);
 }
 
@@ -755,11 +771,13 @@ static void test_aio_submit(void)
 	bio(c, ST_EV_block_bio_queue, 1700, 6, 0xc, 128, ST_OP_READ);
 	rq(c, ST_EV_block_rq_issue, 1710, 6, 0x102, ST_OP_READ, 1, 0xc, 0);
 	rq(c, ST_EV_block_rq_complete, 1800, 0, 0x102, ST_OP_READ, 1, 0xc, 0);
-	check(nout == 3 && stage(0, AN_ST_TOTAL) == 495 && stage(0, AN_ST_FS2Q) == 5 &&
-	      out[0].ino == 12 && stage(1, AN_ST_TOTAL) == 570 && stage(1, AN_ST_Q2C) == 565 &&
-	      stage(2, AN_ST_TOTAL) == 100 && stage(2, AN_ST_FS2Q) == UINT64_MAX,
+	getevents(c, 1900, 6, 0, 0);
+	getevents(c, 1910, 6, 1, 2);
+	check(nout == 3 && stage(2, AN_ST_TOTAL) == 495 && stage(2, AN_ST_FS2Q) == 5 &&
+	      out[2].ino == 12 && stage(1, AN_ST_TOTAL) == 570 && stage(1, AN_ST_Q2C) == 565 &&
+	      stage(0, AN_ST_TOTAL) == 100 && stage(0, AN_ST_FS2Q) == UINT64_MAX,
 	      "correlate.aio_submit.iocbs", "%d I/Os, totals %" PRIu64 " %" PRIu64 " %" PRIu64, nout,
-	      stage(0, AN_ST_TOTAL), stage(1, AN_ST_TOTAL), stage(2, AN_ST_TOTAL));
+	      stage(2, AN_ST_TOTAL), stage(1, AN_ST_TOTAL), stage(0, AN_ST_TOTAL));
 	an_corr_free(c);
 }
 
