@@ -71,10 +71,11 @@ rec_check_no_loss() {
 	if [ "$lost" = 0 ]; then pass "$1"; else fail "$1" "${lost:-unknown} events lost"; fi
 }
 
-# rec_ext4 NAME DEV DIR: an ext4 file system on DEV mounted on DIR (made),
-# unmounted at exit; fails NAME and exits when that cannot be done.
+# rec_ext4 NAME DEV DIR [MKFS_OPTION...]: an ext4 file system on DEV mounted
+# on DIR (made), unmounted at exit; fails NAME and exits when that cannot be
+# done.
 rec_ext4() {
-	mkfs.ext4 -q -F "$2" || { fail "$1" "mkfs.ext4 $2 failed"; exit 1; }
+	mkfs.ext4 -q -F "${@:4}" "$2" || { fail "$1" "mkfs.ext4 $2 failed"; exit 1; }
 	mkdir -p "$3"
 	mount "$2" "$3" || { fail "$1" "mount $2 failed"; exit 1; }
 	at_exit "umount '$3'"

@@ -16,11 +16,7 @@ CALLS=50
 st_tmpdir T
 st_loopdev L 64
 DEV=$(rec_devno "$L")
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$L" ||
-	{ fail record_filter_flush "mkfs.ext4 failed"; exit 1; }
-mkdir "$T/mnt"
-mount "$L" "$T/mnt" || { fail record_filter_flush "mount failed"; exit 1; }
-at_exit "umount '$T/mnt'"
+rec_ext4 record_filter_flush "$L" "$T/mnt" -E lazy_itable_init=0,lazy_journal_init=0
 # own command name, so that -c matches nothing else on this machine
 cp "$(readlink -f "$(PATH=/usr/bin:/bin command -v python3)")" "$T/fsyncer"
 FSYNCS='import os, sys, time

@@ -20,11 +20,7 @@ command -v python3 >/dev/null || { skip record_writeback "python3 not installed"
 st_tmpdir T
 st_loopdev L 128
 DEV=$(rec_devno "$L")
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$L" ||
-	{ fail record_writeback "mkfs.ext4 failed"; exit 1; }
-mkdir "$T/mnt"
-mount "$L" "$T/mnt" || { fail record_writeback "mount failed"; exit 1; }
-at_exit "umount '$T/mnt'"
+rec_ext4 record_writeback "$L" "$T/mnt" -E lazy_itable_init=0,lazy_journal_init=0
 # own command name, so that -c matches nothing else on this machine
 cp "$(readlink -f "$(PATH=/usr/bin:/bin command -v python3)")" "$T/wbwriter"
 FILE=$T/mnt/wb.dat
