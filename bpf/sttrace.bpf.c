@@ -174,16 +174,19 @@ static __always_inline void unmark_bio(const struct bio *bio)
 	bpf_map_delete_elem(&marked_bios, &key);
 }
 
+/* A kernel address as a BTF pointer of the given type: plain loads through it, no helper calls. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
 #define S_IFMT	00170000
 #define S_IFREG	0100000
 
 /* The regular file an inode is, as a key; false for anything else (a block device, a directory). */
 static __always_inline bool inode_file(const struct inode *inode, struct file_key *k)
 {
-	if (!inode || (BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFREG)
+	if (!inode || (inode->i_mode & S_IFMT) != S_IFREG)
 		return false;
-	k->ino = BPF_CORE_READ(inode, i_ino);
-	k->sdev = BPF_CORE_READ(inode, i_sb, s_dev);
+	k->ino = inode->i_ino;
+	k->sdev = inode->i_sb->s_dev;
 	k->pad = 0;
 	return true;
 }
@@ -196,18 +199,22 @@ static __always_inline bool inode_file(const struct inode *inode, struct file_ke
  */
 static __always_inline bool bio_file(const struct bio *bio, struct file_key *k)
 {
-	struct page *page = BPF_CORE_READ(bio, bi_io_vec, bv_page);
-	unsigned long head = BPF_CORE_READ(page, compound_head);
-	struct address_space *mapping;
+	struct page *page = bio->bi_io_vec ? bio->bi_io_vec->bv_page : NULL;
+	unsigned long head = 0, mapping = 0;
+	struct address_space *as;
 
-	/* a large folio's tail page points at its head page, which has the mapping */
-	if (head & 1)
-		page = (struct page *)(head - 1);
-	mapping = BPF_CORE_READ(page, mapping);
-	/* low bits set: anonymous or movable memory, not a file's page cache */
-	if (!mapping || ((unsigned long)mapping & 3))
+	if (!page)
 		return false;
-	return inode_file(BPF_CORE_READ(mapping, host), k);
+	/* a large folio's tail page points at its head page, which has the mapping */
+	bpf_probe_read_kernel(&head, sizeof(head), &page->compound_head);
+	if (head & 1)
+		page = bpf_rdonly_cast((void *)(head - 1), bpf_core_type_id_kernel(struct page));
+	bpf_probe_read_kernel(&mapping, sizeof(mapping), &page->mapping);
+	/* low bits set: anonymous or movable memory, not a file's page cache */
+	if (!mapping || (mapping & 3))
+		return false;
+	as = bpf_rdonly_cast((void *)mapping, bpf_core_type_id_kernel(struct address_space));
+	return inode_file(as->host, k);
 }
 
 /* The bio writes the recorder's output file (page cache writeback by a flusher thread). */
@@ -843,17 +850,27 @@ int BPF_PROG(block_rq_issue_stamped, struct request *rq)
 
 /* ---- system calls ----------------------------------------------------- */
 
-/* The file the current task has open as fd, NULL when none. */
+/*
+ * The file the current task has open as fd, NULL when none. Plain loads
+ * through BTF pointers (bpf_get_current_task_btf, bpf_rdonly_cast) instead of
+ * a helper call per pointer: this runs at every io_uring_enter.
+ */
 static __always_inline struct file *task_fd_file(unsigned int fd)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct fdtable *fdt = bpf_get_current_task_btf()->files->fdt;
 	struct file *file = NULL;
 
-	if (fds && fd < BPF_CORE_READ(fdt, max_fds))
-		bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
-	return file;
+	if (fdt && fd < fdt->max_fds)
+		bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)fdt->fd + fd * sizeof(file)));
+	return file ? bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file)) : NULL;
+}
+
+/* The regular file the current task has open as fd, as a key. */
+static __always_inline bool fd_file_key(unsigned int fd, struct file_key *k)
+{
+	struct file *file = task_fd_file(fd);
+
+	return file && inode_file(file->f_inode, k);
 }
 
 static __always_inline bool is_write_call(__u16 type)
@@ -873,8 +890,7 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 	if (!task_passes())
 		return 0;
 	/* under a task filter, the files it writes: their writeback is recorded too */
-	if (task_filter_on() && is_write_call(type) &&
-	    inode_file(BPF_CORE_READ(task_fd_file((unsigned int)ctx->args[0]), f_inode), &k))
+	if (task_filter_on() && is_write_call(type) && fd_file_key((unsigned int)ctx->args[0], &k))
 		bpf_map_update_elem(&dirtied_files, &k, &one, BPF_ANY);
 	e = reserve(sizeof(*e), type);
 	if (!e)
@@ -942,16 +958,16 @@ SYSCALL(io_getevents,    ctx->args[2], -1, 0)
 /* The io_uring file io_uring_enter(fd, ..., flags) names, NULL when there is none. */
 static __always_inline struct file *uring_file(unsigned int fd, __u64 flags)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct io_uring_task *tctx;
 	struct file *file = NULL;
 
 	if (!(flags & IORING_ENTER_REGISTERED_RING))
 		return task_fd_file(fd);
-	tctx = BPF_CORE_READ(task, io_uring);
+	tctx = bpf_get_current_task_btf()->io_uring;
 	if (tctx && fd < sizeof(tctx->registered_rings) / sizeof(tctx->registered_rings[0]))
-		bpf_probe_read_kernel(&file, sizeof(file), &tctx->registered_rings[fd]);
-	return file;
+		bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)tctx->registered_rings +
+								     fd * sizeof(file)));
+	return file ? bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file)) : NULL;
 }
 
 /*
@@ -979,11 +995,12 @@ int sys_enter_io_uring_enter(struct trace_event_raw_sys_enter *ctx)
 	e->p.cq_head = 0;
 	e->p.cq_tail = 0;
 	file = uring_file((unsigned int)ctx->args[0], ctx->args[3]);
-	ring = file ? BPF_CORE_READ(file, private_data) : NULL;
-	rings = ring ? BPF_CORE_READ(ring, rings) : NULL;
+	ring = file && file->private_data ?
+	       bpf_rdonly_cast(file->private_data, bpf_core_type_id_kernel(struct io_ring_ctx)) : NULL;
+	rings = ring ? ring->rings : NULL;
 	if (rings) {
-		e->p.cq_head = BPF_CORE_READ(rings, cq.head);
-		e->p.cq_tail = BPF_CORE_READ(rings, cq.tail);
+		e->p.cq_head = rings->cq.head;
+		e->p.cq_tail = rings->cq.tail;
 	}
 	submit(e, sizeof(*e));
 	return 0;
@@ -1028,7 +1045,7 @@ int sys_exit_openat(struct trace_event_raw_sys_exit *ctx)
 		return 0;
 	e->p.ret = ctx->ret;
 	if (ctx->ret >= 0)
-		inode_file(BPF_CORE_READ(task_fd_file((unsigned int)ctx->ret), f_inode), &k);
+		fd_file_key((unsigned int)ctx->ret, &k);
 	e->p.ino = k.ino;
 	e->p.dev = k.sdev;
 	e->p.pad = 0;
