@@ -273,7 +273,7 @@ int an_filter_match(const struct an_filter *f, const struct an_names *names, con
 		return 0;
 	if (f->pid >= 0 && io->pid != (uint64_t)f->pid)
 		return 0;
-	if (io->start < f->from || (f->to && io->start >= f->to))
+	if (io->start < f->from || (f->to && io->start > f->to))
 		return 0;
 	return !f->comm || !strcmp(an_names_comm(names, io->pid), f->comm);
 }

@@ -62,6 +62,11 @@ st-analyze --csv --by op --from "@$((start + 2000000))" --to "@$((start + 300000
 	>"$T/abs.csv" 2>/dev/null
 check time_analyze_counts_from_trace_start diff "$T/rel.csv" "$T/abs.csv"
 check time_analyze_window_nonempty test "$(wc -l <"$T/rel.csv")" -gt 1
+# Both ends are inclusive: a window of one instant, the entry of a read,
+# holds the I/O that read began.
+at=$(st-format cat "$T/a.st" | awk '$2 == "sys_enter_pread64" { print $1; exit }')
+check time_analyze_to_inclusive test "$(st-analyze --csv --by op --from "@$at" --to "@$at" "$T/a.st" 2>/dev/null |
+	awk -F, 'NR > 1 && !seen[$1]++ { n += $2 } END { print n + 0 }')" = 1
 
 # --- safe outputs (st-format slice/recover, st-analyze --gnuplot, st-record -o)
 echo keep >"$T/target"
