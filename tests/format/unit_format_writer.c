@@ -242,7 +242,7 @@ static int test_reader_refusals(void)
 	struct mem_sink m = { 0 };
 	struct st_writer *w = mem_writer(__func__, &m, 0, 0);
 	static const char text[] = "this is a text file, not a trace, but long enough to be one";
-	struct st_reader *r;
+	struct st_reader *r = NULL;
 	int bad;
 
 	if (!w)
@@ -250,8 +250,9 @@ static int test_reader_refusals(void)
 	st_writer_close(w, NULL, 0);
 	bad = expect_open_error(__func__, text, sizeof(text), ST_EFORMAT, "not a .sttrace file") ||
 	      expect_open_error(__func__, m.data, 20, ST_ETRUNCATED, "shorter than a file header");
-	/* A future major version, with a valid header checksum. */
+	/* A future major version (2.0), with a valid header checksum. */
 	m.data[8] = 2;
+	m.data[10] = 0;
 	memcpy(m.data + 24, &(uint64_t){ XXH64(m.data, 24, 0) }, 8);
 	bad = bad || expect_open_error(__func__, m.data, m.len, ST_EVERSION, "format version 2.0");
 	bad = bad || expectf(st_reader_open(&r, "/nonexistent.sttrace", 0) == ST_EIO &&
