@@ -47,7 +47,8 @@ void rp_report_text(const struct rp_plan *p, const struct rp_opts *o, struct rp_
 		timing_names[o->timing]);
 	if (o->timing == RP_TIMING_SCALE)
 		fprintf(out, " x%g", o->scale);
-	fprintf(out, ", qd %u, %u loop%s\n", o->qd, o->loops, o->loops == 1 ? "" : "s");
+	fprintf(out, ", qd %u, %u thread%s, %u loop%s\n", o->qd, r->threads, r->threads == 1 ? "" : "s",
+		o->loops, o->loops == 1 ? "" : "s");
 	if (p->input_note[0])
 		fprintf(out, "input: %s\n", p->input_note);
 	if (r->interrupted)
@@ -121,6 +122,7 @@ int rp_report_json(const struct rp_plan *p, const struct rp_opts *o, struct rp_r
 	json_object_object_add(j, "timing", json_object_new_string(timing_names[o->timing]));
 	json_object_object_add(j, "scale", json_object_new_double(o->scale));
 	json_object_object_add(j, "qd", json_object_new_uint64(o->qd));
+	json_object_object_add(j, "threads", json_object_new_uint64(r->threads));
 	json_object_object_add(j, "loops", json_object_new_uint64(o->loops));
 	json_object_object_add(j, "interrupted", json_object_new_boolean(r->interrupted));
 	json_object_object_add(j, "input_damaged", json_object_new_boolean(p->input_note[0] != 0));
