@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# --threads at block level: two fio jobs, one pinned to each CPU, recorded on
+# loop device A; replayed onto loop device B. Recording the replay shows as
+# many submitting threads (the task of each issued request) as asked, each
+# issuing exactly the requests (op, offset, size) of one recorded CPU, and
+# the whole multiset is still fio's own iolog. The default is one thread per
+# recorded CPU.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../record/common.sh"
+. "$(dirname "$0")/common.sh"
+rp_require replay_threads
+rec_require_bpf replay_threads
+if [ "$(nproc)" -lt 2 ]; then
+	skip replay_threads "one CPU: the recording cannot spread over two"
+	exit 0
+fi
+
+st_tmpdir T
+st_loopdev A 64
+st_loopdev B 64
+
+check replay_threads_record st-record -o "$T/run.sttrace" -e block -d "$A" -- \
+	fio --name=j --filename="$A" --direct=1 --ioengine=io_uring --iodepth=4 --rw=randrw --bs=4k \
+	--number_ios=400 --size=48M --numjobs=2 --cpus_allowed=0-1 --cpus_allowed_policy=split \
+	--randrepeat=1 --write_iolog="$T/iolog" --output="$T/fio.out"
+awk '$3 == "read" || $3 == "write" { print ($3 == "read" ? "R" : "W"), $4, $5 }' "$T/iolog" | sort >"$T/fio"
+
+# groups FILE DEV COLUMN: the requests issued on DEV, one line per value of
+# COLUMN (cpu or tid): the checksum of its sorted "R|W offset bytes" multiset.
+groups() {
+	rec_issued "$1" "$3" dev opf sector bytes |
+		awk "$AWK_HEX"' $2 == "'"$2"'" { print $1, (hex($3) % 256 ? "W" : "R"), $4 * 512, $5 }' |
+		sort -k1,1 -k2 >"$T/rows"
+	for g in $(awk '{ print $1 }' "$T/rows" | sort -u); do
+		awk -v g="$g" '$1 == g { print $2, $3, $4 }' "$T/rows" | sort | md5sum | cut -d' ' -f1
+	done | sort
+}
+# all FILE DEV: every request on DEV, "R|W offset bytes", sorted.
+all() {
+	rec_issued "$1" dev opf sector bytes |
+		awk "$AWK_HEX"' $1 == "'"$2"'" { print (hex($2) % 256 ? "W" : "R"), $3 * 512, $4 }' | sort
+}
+
+a=$(rec_devno "$A") b=$(rec_devno "$B")
+groups "$T/run.sttrace" "$a" cpu >"$T/cpus"
+if [ "$(wc -l <"$T/fio")" -eq 800 ] && [ "$(wc -l <"$T/cpus")" -eq 2 ] && all "$T/run.sttrace" "$a" | cmp -s - "$T/fio"; then
+	pass replay_threads_recorded_two_cpus
+else
+	fail replay_threads_recorded_two_cpus "fio logged $(wc -l <"$T/fio") I/Os, the recording has $(wc -l <"$T/cpus") CPUs"
+fi
+
+# replay NAME ARGS...: record st-replay ARGS onto B; then the per-thread groups
+# equal the per-CPU groups of the recording, and the multiset is fio's.
+replay() {
+	local name=$1 want=$2
+	shift 2
+	st-record -o "$T/$name.sttrace" -e block -d "$B" -- st-replay "$T/run.sttrace" --target "$B" \
+		--allow-write --timing afap --qd 8 --report "$T/$name.json" "$@" >/dev/null 2>"$T/err" ||
+		{ fail "$name" "replay failed: $(tail -2 "$T/err")"; return; }
+	groups "$T/$name.sttrace" "$b" tid >"$T/$name.tids"
+	if [ "$want" = cpus ] && cmp -s "$T/cpus" "$T/$name.tids" && all "$T/$name.sttrace" "$b" | cmp -s - "$T/fio"; then
+		pass "$name"
+	elif [ "$want" = 1 ] && [ "$(wc -l <"$T/$name.tids")" -eq 1 ] && all "$T/$name.sttrace" "$b" | cmp -s - "$T/fio"; then
+		pass "$name"
+	else
+		fail "$name" "$(wc -l <"$T/$name.tids") submitting threads (want $want), $(all "$T/$name.sttrace" "$b" | wc -l) requests (fio: 800)"
+	fi
+}
+replay replay_threads_2 cpus --threads 2
+replay replay_threads_1 1 --threads 1
+replay replay_threads_default cpus
+got=$(rp_json "$T/replay_threads_default.json" '[.threads, .completed] | join(" ")')
+[ "$got" = "2 800" ] && pass replay_threads_report || fail replay_threads_report "threads completed: $got, want 2 800"
