@@ -84,6 +84,7 @@ struct engine {
 	size_t nheap;
 	uint64_t t0;		/* CLOCK_MONOTONIC ns of the plan's time 0 in this loop */
 	uint64_t first_submit, last_submit, last_complete;
+	uint64_t qd_full_at;	/* last time an I/O was due while qd were in flight */
 };
 
 static uint64_t now_ns(void)
@@ -261,6 +262,7 @@ static int submit(struct engine *e)
 
 			an_qest_add(&e->r.slip, slip);
 			e->r.late_ios += slip > LATE_NS;
+			e->r.late_qd_full += slip > LATE_NS && slot->due <= e->qd_full_at;
 		}
 	}
 	e->r.issued += e->nbatch;
@@ -312,10 +314,14 @@ static int run_loop(struct engine *e, char *err, size_t cap)
 		unsigned prepared = 0;
 		uint32_t io;
 
-		while (!rp_stop && e->inflight < e->qd && (io = candidate(e)) != RP_NONE) {
+		while (!rp_stop && (io = candidate(e)) != RP_NONE) {
 			when = due(e, io);
 			if (when > now)
 				break;
+			if (e->inflight == e->qd) {
+				e->qd_full_at = now;
+				break;
+			}
 			prepare(e, io, when);
 			take_candidate(e);
 			prepared++;
@@ -426,6 +432,7 @@ static int result_add(struct rp_result *dst, struct rp_result *src)
 	dst->failed += src->failed;
 	dst->bytes += src->bytes;
 	dst->late_ios += src->late_ios;
+	dst->late_qd_full += src->late_qd_full;
 	if (!dst->first_errno)
 		dst->first_errno = src->first_errno;
 	for (k = 0; k < AN_OP_COUNT; k++)

@@ -133,6 +133,7 @@ struct rp_result {
 	struct an_qest rec_lat[AN_OP_COUNT];	/* recorded, of the I/Os issued */
 	struct an_qest slip;		/* submission against plan (original/scale timing) */
 	uint64_t late_ios;		/* I/Os submitted more than 1 ms after their plan */
+	uint64_t late_qd_full;		/* of those, due while --qd I/Os were in flight */
 };
 
 /* Set by the SIGINT/SIGTERM handler: stop issuing, drain, report. */
