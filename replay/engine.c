@@ -43,6 +43,7 @@ volatile int rp_stop;
 #define LATE_NS		1000000ull	/* slip above this counts the I/O as late */
 #define EXACT_LIMIT	10000		/* samples kept exactly per quantile estimate (analyze's default) */
 #define WAIT_MAX_NS	100000000ull	/* longest wait: a thread the signal did not wake sees rp_stop */
+#define START_LEAD_NS	1000000ull	/* time 0 after the go: room for every thread to wake up */
 
 struct slot {
 	uint32_t io;
@@ -63,6 +64,8 @@ struct crew {
 	unsigned running;
 	pthread_mutex_t lock;
 	pthread_cond_t ended;	/* on CLOCK_MONOTONIC: a thread ended */
+	pthread_cond_t go;	/* every thread is running: start is set */
+	uint64_t start;		/* the plan's time 0, START_LEAD_NS after the go */
 	struct progress progress;
 };
 
@@ -73,7 +76,7 @@ struct engine {
 	struct crew *crew;
 	unsigned self, nthreads;	/* this thread's number, of nthreads */
 	unsigned qd;		/* this thread's share of --qd */
-	uint64_t start, period;	/* loop n's time 0 is start + n * period */
+	uint64_t period;	/* loop n's time 0 is crew->start + n * period */
 	pthread_t thread;
 	int ret;
 	char err[256];
@@ -461,10 +464,16 @@ static int result_add(struct rp_result *dst, struct rp_result *src)
 static void *engine_thread(void *arg)
 {
 	struct engine *e = arg;
+	uint64_t start;
 	unsigned loop;
 
+	pthread_mutex_lock(&e->crew->lock);
+	while (!e->crew->start)
+		pthread_cond_wait(&e->crew->go, &e->crew->lock);
+	start = e->crew->start;
+	pthread_mutex_unlock(&e->crew->lock);
 	for (loop = 0; loop < e->o->loops && !rp_stop && !e->ret; loop++) {
-		e->t0 = e->start + loop * e->period;
+		e->t0 = start + loop * e->period;
 		e->ret = run_loop(e, e->err, sizeof(e->err));
 	}
 	pthread_mutex_lock(&e->crew->lock);
@@ -497,7 +506,7 @@ static void wait_for_threads(struct crew *c, const struct rp_opts *o, uint64_t t
 		uint64_t now = now_ns(), next = now + 1000000000ull;
 		struct timespec ts = { .tv_sec = (time_t)(next / 1000000000ull),
 				       .tv_nsec = (long)(next % 1000000000ull) };
-		double secs = (now - start) / 1e9;
+		double secs = now > start ? (now - start) / 1e9 : 0;
 
 		if (o->progress && secs >= 1)
 			fprintf(stderr, "\rst-replay: %llu/%llu I/Os, %.0f IOPS, %llu failed, %llu late   ",
@@ -519,7 +528,7 @@ int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_re
 	struct crew c = { .n = thread_count(p, o) };
 	/* Loops follow each other on the schedule, one recorded mean gap apart. */
 	uint64_t period = (uint64_t)((double)(p->span + p->span / p->nios) * o->scale);
-	uint64_t start, first_submit = 0, last_submit = 0, last_complete = 0;
+	uint64_t first_submit = 0, last_submit = 0, last_complete = 0;
 	pthread_condattr_t attr;
 	unsigned k, started = 0;
 	int ret = 0;
@@ -536,6 +545,7 @@ int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_re
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&c.ended, &attr);
 	pthread_condattr_destroy(&attr);
+	pthread_cond_init(&c.go, NULL);
 	/* Timed waits end when asked, not up to 50 us later (the default timer slack); threads inherit it. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	/* Every ring and buffer first: a thread that cannot start fails the run before any I/O. */
@@ -548,10 +558,8 @@ int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_re
 		result_init(&e->r);
 		ret = engine_init(e, err, cap);
 	}
-	start = now_ns();
 	c.running = c.n;
 	for (k = 0; k < c.n && !ret; k++) {
-		c.engines[k].start = start;
 		if ((ret = pthread_create(&c.engines[k].thread, NULL, engine_thread, &c.engines[k]))) {
 			snprintf(err, cap, "cannot start thread %u of %u: %s", k + 1, c.n, strerror(ret));
 			rp_stop = 1;
@@ -560,10 +568,13 @@ int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_re
 			started++;
 		}
 	}
+	/* The schedule starts once every thread runs: a thread still being created is not late. */
 	pthread_mutex_lock(&c.lock);
 	c.running -= c.n - started;
+	c.start = now_ns() + START_LEAD_NS;
+	pthread_cond_broadcast(&c.go);
 	pthread_mutex_unlock(&c.lock);
-	wait_for_threads(&c, o, (uint64_t)p->nios * o->loops, start);
+	wait_for_threads(&c, o, (uint64_t)p->nios * o->loops, c.start);
 	for (k = 0; k < started; k++)
 		pthread_join(c.engines[k].thread, NULL);
 	for (k = 0; k < c.n; k++) {
@@ -588,6 +599,7 @@ int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_re
 	r->span_ns = last_submit - first_submit;
 	r->elapsed_ns = last_complete > first_submit ? last_complete - first_submit : 0;
 	pthread_cond_destroy(&c.ended);
+	pthread_cond_destroy(&c.go);
 	pthread_mutex_destroy(&c.lock);
 	free(c.engines);
 	return ret;
