@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # --threads at block level: two fio jobs, one pinned to each CPU, recorded on
 # loop device A; replayed onto loop device B. Recording the replay shows as
-# many submitting threads (the task of each issued request) as asked, each
-# issuing exactly the requests (op, offset, size) of one recorded CPU, and
+# many submitting threads (the task that queued each bio) as asked, each
+# submitting exactly the requests (op, offset, size) of one recorded CPU, and
 # the whole multiset is still fio's own iolog. The default is one thread per
 # recorded CPU.
 . "$(dirname "$0")/../lib.sh"
@@ -18,6 +18,7 @@ fi
 st_tmpdir T
 st_loopdev A 64
 st_loopdev B 64
+rp_nomerges "$A" "$B"
 
 # One iolog per job: two jobs appending to one file can lose lines.
 check replay_threads_record st-record -o "$T/run.sttrace" -e block -d "$A" -- \
@@ -26,15 +27,26 @@ check replay_threads_record st-record -o "$T/run.sttrace" -e block -d "$A" -- \
 	--name=j0 --cpus_allowed=0 --write_iolog="$T/iolog0" --name=j1 --cpus_allowed=1 --write_iolog="$T/iolog1"
 cat "$T/iolog0" "$T/iolog1" | awk '$3 == "read" || $3 == "write" { print ($3 == "read" ? "R" : "W"), $4, $5 }' | sort >"$T/fio"
 
-# groups FILE DEV COLUMN: the requests issued on DEV, one line per value of
-# COLUMN (cpu or tid): the checksum of its sorted "R|W offset bytes" multiset.
+# groups: one line per group of "GROUP R|W offset bytes" lines on stdin: the
+# checksum of the group's sorted multiset.
 groups() {
-	rec_issued "$1" "$3" dev opf sector bytes |
-		awk "$AWK_HEX"' $2 == "'"$2"'" { print $1, (hex($3) % 256 ? "W" : "R"), $4 * 512, $5 }' |
-		sort -k1,1 -k2 >"$T/rows"
+	sort -k1,1 -k2 >"$T/rows"
 	for g in $(awk '{ print $1 }' "$T/rows" | sort -u); do
 		awk -v g="$g" '$1 == g { print $2, $3, $4 }' "$T/rows" | sort | md5sum | cut -d' ' -f1
 	done | sort
+}
+# by_cpu FILE DEV: the requests issued on DEV, grouped by the CPU they were
+# issued on (the recording's, which --threads splits by).
+by_cpu() {
+	rec_issued "$1" cpu dev opf sector bytes |
+		awk "$AWK_HEX"' $2 == "'"$2"'" { print $1, (hex($3) % 256 ? "W" : "R"), $4 * 512, $5 }' | groups
+}
+# by_submitter FILE DEV: the bios queued on DEV, grouped by the task that
+# queued them: the replay thread that submitted them. (A request's issue
+# can run in another task: whichever runs the device's queue.)
+by_submitter() {
+	rec_rows "$1" block_bio_queue tid dev opf sector nr_sector |
+		awk "$AWK_HEX"' $2 == "'"$2"'" { print $1, (hex($3) % 256 ? "W" : "R"), $4 * 512, $5 * 512 }' | groups
 }
 # all FILE DEV: every request on DEV, "R|W offset bytes", sorted.
 all() {
@@ -43,7 +55,7 @@ all() {
 }
 
 a=$(rec_devno "$A") b=$(rec_devno "$B")
-groups "$T/run.sttrace" "$a" cpu >"$T/cpus"
+by_cpu "$T/run.sttrace" "$a" >"$T/cpus"
 if [ "$(wc -l <"$T/fio")" -eq 800 ] && [ "$(wc -l <"$T/cpus")" -eq 2 ] && all "$T/run.sttrace" "$a" | cmp -s - "$T/fio"; then
 	pass replay_threads_recorded_two_cpus
 else
@@ -58,7 +70,7 @@ replay() {
 	st-record -o "$T/$name.sttrace" -e block -d "$B" -- st-replay "$T/run.sttrace" --target "$B" \
 		--allow-write --timing afap --qd 8 --report "$T/$name.json" "$@" >/dev/null 2>"$T/err" ||
 		{ fail "$name" "replay failed: $(tail -2 "$T/err")"; return; }
-	groups "$T/$name.sttrace" "$b" tid >"$T/$name.tids"
+	by_submitter "$T/$name.sttrace" "$b" >"$T/$name.tids"
 	if [ "$want" = cpus ] && cmp -s "$T/cpus" "$T/$name.tids" && all "$T/$name.sttrace" "$b" | cmp -s - "$T/fio"; then
 		pass "$name"
 	elif [ "$want" = 1 ] && [ "$(wc -l <"$T/$name.tids")" -eq 1 ] && all "$T/$name.sttrace" "$b" | cmp -s - "$T/fio"; then
