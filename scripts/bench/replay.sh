@@ -13,7 +13,8 @@
 #    and range of the rounds are printed (goal >= 0.9 against fio).
 # 2. Original timing: fio rate-limited to 10k, 50k and 100k IOPS (same
 #    pattern), recorded, then replayed on its recorded schedule
-#    BENCH_TIMED_ROUNDS times: recorded and replayed IOPS, the schedule slip
+#    BENCH_TIMED_ROUNDS times at each queue depth of BENCH_TIMED_QDS (128,
+#    the default, and 1024): recorded and replayed IOPS, the schedule slip
 #    st-replay reports (submission against plan) p50, p99, max, the I/Os
 #    more than 1 ms late and how many of those were due while --qd I/Os were
 #    in flight (waiting for the device, not the scheduler); the median round.
@@ -33,7 +34,8 @@
 # Usage: scripts/bench/replay.sh     (as root, after `make`)
 #   BENCH_IOS=200000  I/Os of the afap trace     BENCH_ROUNDS=5  afap rounds
 #   BENCH_RATES="10000 50000 100000"             BENCH_SECONDS=2  per rate (at most 262144 I/Os: one pass over 1 GiB)
-#   BENCH_TIMED_ROUNDS=3  original-timing replays per rate
+#   BENCH_TIMED_ROUNDS=3  original-timing replays per rate and queue depth
+#   BENCH_TIMED_QDS="128 1024"
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${ST_BUILD:-$PWD/build}
@@ -42,6 +44,7 @@ ROUNDS=${BENCH_ROUNDS:-5}
 RATES=${BENCH_RATES:-10000 50000 100000}
 SECONDS_EACH=${BENCH_SECONDS:-2}
 TIMED_ROUNDS=${BENCH_TIMED_ROUNDS:-3}
+TIMED_QDS=${BENCH_TIMED_QDS:-128 1024}
 FIDELITY=$PWD/scripts/bench/replay_fidelity.py
 
 die() { echo "replay.sh: $*" >&2; exit 1; }
@@ -106,26 +109,31 @@ echo "goal: >= 0.9 against fio"
 
 echo
 echo "== original timing: schedule slip as st-replay reports it (median round of $TIMED_ROUNDS)"
-printf '%-8s %-6s %10s %10s %8s %9s %9s %9s %15s\n' "rate" "round" "recorded" "replayed" "threads" "slip p50" "slip p99" "slip max" "late >1ms"
-printf '%-8s %-6s %10s %10s %8s %9s %9s %9s %15s\n' "IOPS" "" "IOPS" "IOPS" "" "us" "us" "us" "(qd full)"
+printf '%-8s %-5s %-6s %10s %10s %8s %9s %9s %9s %15s\n' "rate" "qd" "round" "recorded" "replayed" "threads" \
+	"slip p50" "slip p99" "slip max" "late >1ms"
+printf '%-8s %-5s %-6s %10s %10s %8s %9s %9s %9s %15s\n' "IOPS" "" "" "IOPS" "IOPS" "" "us" "us" "us" "(qd full)"
 timed_row() {
-	jq -r --arg rate "$1" --arg round "$2" '[$rate, $round, .recorded.iops, .replayed.iops, .threads,
+	jq -r --arg rate "$1" --arg round "$2" '[$rate, .qd, $round, .recorded.iops, .replayed.iops, .threads,
 		.slip_us.p50, .slip_us.p99, .slip_us.max, .slip_us.late_1ms, .slip_us.late_1ms_qd_full] | @tsv' "$3" |
-		awk -F'\t' '{ printf "%-8s %-6s %10.0f %10.0f %8s %9.1f %9.1f %9.1f %7s (%s)\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }'
+		awk -F'\t' '{ printf "%-8s %-5s %-6s %10.0f %10.0f %8s %9.1f %9.1f %9.1f %7s (%s)\n",
+			$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }'
 }
 for rate in $RATES; do
 	"$BUILD/st-record" -o "$WORK/r$rate.sttrace" -e block -d "$LOOP" -- \
 		"${FIO[@]}" --rate_iops="$rate" --number_ios=$((rate * SECONDS_EACH)) \
 		--output="$WORK/r$rate.fio.json" 2>/dev/null || die "recording at $rate IOPS failed"
-	for ((r = 1; r <= TIMED_ROUNDS; r++)); do
-		"$BUILD/st-replay" "$WORK/r$rate.sttrace" --map "$DEV=$LOOP" \
-			--report "$WORK/r$rate.$r.json" >/dev/null || die "st-replay failed"
-		timed_row "$rate" "$r" "$WORK/r$rate.$r.json"
+	for qd in $TIMED_QDS; do
+		for ((r = 1; r <= TIMED_ROUNDS; r++)); do
+			"$BUILD/st-replay" "$WORK/r$rate.sttrace" --map "$DEV=$LOOP" --qd "$qd" \
+				--report "$WORK/r$rate.$r.json" >/dev/null || die "st-replay failed"
+			timed_row "$rate" "$r" "$WORK/r$rate.$r.json"
+		done
+		# The round with the median p99.
+		median=$(for ((r = 1; r <= TIMED_ROUNDS; r++)); do
+			echo "$(jq .slip_us.p99 "$WORK/r$rate.$r.json") $r"; done |
+			sort -n | awk '{ v[NR] = $2 } END { print v[int((NR + 1) / 2)] }')
+		timed_row "$rate" "median" "$WORK/r$rate.$median.json"
 	done
-	# The round with the median p99.
-	median=$(for ((r = 1; r <= TIMED_ROUNDS; r++)); do
-		echo "$(jq .slip_us.p99 "$WORK/r$rate.$r.json") $r"; done | sort -n | awk '{ v[NR] = $2 } END { print v[int((NR + 1) / 2)] }')
-	timed_row "$rate" "median" "$WORK/r$rate.$median.json"
 done
 
 echo
