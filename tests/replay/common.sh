@@ -24,16 +24,3 @@ rp_requests() {
 rp_json() {
 	jq -r "$2" "$1"
 }
-
-# rp_nomerges DEV...: the block layer stops merging adjacent I/Os into one
-# request on DEV until exit. Two random I/Os can be adjacent and in flight
-# together; merged, they become one request, and a multiset of requests is no
-# longer the multiset of I/Os that a test compares it with.
-rp_nomerges() {
-	local dev q
-	for dev in "$@"; do
-		q=/sys/block/$(basename "$dev")/queue/nomerges
-		at_exit "echo $(cat "$q") > '$q'"
-		echo 2 >"$q"
-	done
-}

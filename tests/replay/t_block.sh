@@ -11,7 +11,7 @@ rec_require_bpf replay_block
 st_tmpdir T
 st_loopdev A 64
 st_loopdev B 64
-rp_nomerges "$A" "$B"
+st_nomerges "$A" "$B"
 
 check replay_block_record st-record -o "$T/run.sttrace" -e block -d "$A" -- \
 	fio --name=rw --filename="$A" --direct=1 --ioengine=io_uring --iodepth=4 --rw=randrw \

@@ -19,7 +19,7 @@ rec_require_bpf replay_compare
 st_tmpdir T
 st_loopdev A 64
 st_loopdev B 64
-rp_nomerges "$A" "$B"
+st_nomerges "$A" "$B"
 
 check replay_compare_record st-record -o "$T/run.sttrace" -e block -d "$A" -- \
 	fio --name=rw --filename="$A" --direct=1 --ioengine=io_uring --iodepth=4 --rw=randrw --bs=4k \

@@ -21,7 +21,7 @@ fi
 st_tmpdir T
 st_loopdev A 64
 st_loopdev B 64
-rp_nomerges "$A" "$B"
+st_nomerges "$A" "$B"
 
 # One iolog per job: two jobs appending to one file can lose lines.
 check replay_threads_record st-record -o "$T/run.sttrace" -e block -d "$A" -- \
