@@ -19,8 +19,9 @@
  * that has none in flight: a thread's next I/O becomes a candidate when the
  * one before it completed, as when it was recorded.
  *
- * The threads share nothing but the plan (read only) and the progress
- * counters; each keeps its own result, summed when all have ended.
+ * The threads share the plan (read only), the start time and the progress
+ * counters, nothing else; each keeps its own result, summed when all have
+ * ended.
  */
 #include <errno.h>
 #include <fcntl.h>
