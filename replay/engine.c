@@ -509,7 +509,7 @@ static void wait_for_threads(struct crew *c, const struct rp_opts *o, uint64_t t
 				       .tv_nsec = (long)(next % 1000000000ull) };
 		double secs = now > start ? (now - start) / 1e9 : 0;
 
-		if (o->progress && secs >= 1)
+		if (o->progress && secs > 0)
 			fprintf(stderr, "\rst-replay: %llu/%llu I/Os, %.0f IOPS, %llu failed, %llu late   ",
 				(unsigned long long)__atomic_load_n(&c->progress.issued, __ATOMIC_RELAXED),
 				(unsigned long long)total,
