@@ -33,6 +33,7 @@
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "replay/replay.h"
 
@@ -484,12 +485,19 @@ static void *engine_thread(void *arg)
 	return NULL;
 }
 
-/* One per recorded CPU (block) or thread (file) unless --threads; never more than those or --qd. */
+/*
+ * --threads, else one per recorded CPU (block) or thread (file) up to the
+ * CPUs online here: more would only take turns spinning on them. Never
+ * more than those lanes or --qd.
+ */
 static unsigned thread_count(const struct rp_plan *p, const struct rp_opts *o)
 {
 	unsigned lanes = p->level == RP_LEVEL_FILE ? p->nstreams : p->ncpus;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned n = o->threads ? o->threads : lanes;
 
+	if (!o->threads && online > 0 && n > (unsigned long)online)
+		n = (unsigned)online;
 	if (n > lanes)
 		n = lanes;
 	if (n > o->qd)

@@ -44,7 +44,7 @@ static const char usage_text[] =
 "                  recorded threads s with s % N = k, each in its order.\n"
 "                  Default: one per recorded CPU (block, as btreplay) or per\n"
 "                  recorded thread (file, as one fio job per thread), at most\n"
-"                  --qd; never more than there are of those\n"
+"                  the CPUs online and --qd; never more than there are of those\n"
 "  --allow-write   replay writes and discards (nothing is written without it);\n"
 "                  a mounted device or one with holders is refused even so\n"
 "  --wrap          fold offsets beyond the target's end into it (else refused)\n"

@@ -48,7 +48,7 @@ struct rp_opts {
 	enum rp_timing timing;
 	double scale;		/* planned time = recorded time * scale */
 	unsigned qd;		/* in flight over all threads */
-	unsigned threads;	/* submitting threads; 0: one per recorded CPU (block) or thread (file) */
+	unsigned threads;	/* submitting threads; 0: one per recorded CPU (block) or thread (file), at most the CPUs online */
 	int allow_write, wrap;
 	unsigned align;		/* 0: the target's logical block size (block level), 1 (file) */
 	const char *from, *to;	/* times as given (st_parse_time), NULL: the trace's ends */
@@ -142,8 +142,9 @@ extern volatile int rp_stop;
 /*
  * Threads: the plan is split over o->threads submitting threads (0: one per
  * recorded CPU at block level, as btreplay does, or per recorded thread at
- * file level, as one fio job per thread would; never more than o->qd or
- * than those lanes), each with its own io_uring and its share of o->qd.
+ * file level, as one fio job per thread would, at most the CPUs online;
+ * never more than o->qd or than those lanes), each with its own io_uring
+ * and its share of o->qd.
  * Block level gives thread k the I/Os of the recorded CPUs c with
  * c % threads == k; file level gives it the recorded threads s with
  * s % threads == k, whose chains keep their order. r->threads says how
