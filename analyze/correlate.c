@@ -42,7 +42,7 @@ struct rq_ent {
 /*
  * A thread inside io_submit: each iocb it submits starts with an
  * iomap_dio_rw_begin, and the bios queued after it are that iocb's (libaio
- * has no per-request tracepoint; the reap, io_getevents, is not recorded).
+ * has no per-request tracepoint).
  */
 struct aio_ent {
 	uint32_t link;
@@ -61,8 +61,10 @@ struct an_corr {
 	struct an_idmap uring_by_tid;	/* tid -> io_uring I/O it submitted last */
 	struct an_idmap uring_by_req;	/* io_kiocb address -> I/O */
 	struct an_idmap uring_enter_tid;	/* tids seen in io_uring_enter: 1 in a call that only waits */
-	struct an_idmap reap_by_tid;	/* tid -> first of its I/Os whose CQE waits to be reaped */
+	struct an_idmap reap_by_tid;	/* tid -> newest of its I/Os whose CQE waits to be reaped */
 	struct an_idmap aio_by_tid;	/* tid -> aios entry while it is in io_submit */
+	struct an_idmap getevents_tid;	/* tids in io_submit (0) or seen in io_getevents (1) */
+	struct an_idmap aio_reap_by_tid;	/* tid -> newest of its iocbs done, not yet returned by io_getevents */
 	/*
 	 * Per device: the last bio queued (Q2Q), and the last device flush the
 	 * flush sequence completed: the requests it served complete right after
@@ -144,7 +146,8 @@ int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *c
 	if (an_idmap_init(&c->bio_map, 1024) || an_idmap_init(&c->rq_map, 1024) ||
 	    an_idmap_init(&c->sys_by_tid, 256) || an_idmap_init(&c->uring_by_tid, 64) ||
 	    an_idmap_init(&c->uring_by_req, 256) || an_idmap_init(&c->uring_enter_tid, 64) ||
-	    an_idmap_init(&c->reap_by_tid, 64) || an_idmap_init(&c->aio_by_tid, 64)) {
+	    an_idmap_init(&c->reap_by_tid, 64) || an_idmap_init(&c->aio_by_tid, 64) ||
+	    an_idmap_init(&c->getevents_tid, 64) || an_idmap_init(&c->aio_reap_by_tid, 64)) {
 		an_corr_free(c);
 		return -1;
 	}
@@ -171,6 +174,8 @@ void an_corr_free(struct an_corr *c)
 	an_idmap_free(&c->uring_enter_tid);
 	an_idmap_free(&c->reap_by_tid);
 	an_idmap_free(&c->aio_by_tid);
+	an_idmap_free(&c->getevents_tid);
+	an_idmap_free(&c->aio_reap_by_tid);
 	free(c);
 }
 
@@ -241,7 +246,7 @@ static struct dev_ent *dev_of(struct an_corr *c, uint32_t dev)
 
 /* ---- I/O lifetime ----------------------------------------------------- */
 
-static uint32_t io_new(struct an_corr *c, const struct st_event_header *h, uint8_t flags)
+static uint32_t io_new(struct an_corr *c, const struct st_event_header *h, uint16_t flags)
 {
 	uint32_t i = pool_get(&c->ios);
 	struct an_io *io;
@@ -273,16 +278,38 @@ static void del_if(struct an_idmap *m, uint64_t key, uint32_t idx)
 		an_idmap_del(m, key);
 }
 
+/*
+ * Per thread, the I/Os the application can take and has not taken yet, newest
+ * first (linked through reap_next): io_uring requests whose CQE is posted,
+ * libaio iocbs done and not yet returned by io_getevents.
+ */
+static struct an_idmap *reap_list(struct an_corr *c, const struct an_io *io)
+{
+	return io->flags & AN_IO_AIO ? &c->aio_reap_by_tid : &c->reap_by_tid;
+}
+
+/* Hold a finished I/O until its thread reaps it. */
+static void reap_wait(struct an_corr *c, uint32_t i)
+{
+	struct an_io *io = IO(c, i);
+	struct an_idmap *list = reap_list(c, io);
+
+	io->flags |= AN_IO_REAP_WAIT;
+	io->reap_next = an_idmap_get(list, io->tid);
+	put_map(c, list, io->tid, i);
+}
+
 /* Take an I/O out of its thread's list of I/Os waiting for a reap (the end of the trace came first). */
 static void reap_unlink(struct an_corr *c, uint32_t i)
 {
-	uint32_t tid = IO(c, i)->tid, head = an_idmap_get(&c->reap_by_tid, tid), k;
+	struct an_idmap *list = reap_list(c, IO(c, i));
+	uint32_t tid = IO(c, i)->tid, head = an_idmap_get(list, tid), k;
 
 	if (head == i) {
 		if (IO(c, i)->reap_next == AN_NONE)
-			an_idmap_del(&c->reap_by_tid, tid);
+			an_idmap_del(list, tid);
 		else
-			put_map(c, &c->reap_by_tid, tid, IO(c, i)->reap_next);
+			put_map(c, list, tid, IO(c, i)->reap_next);
 	} else {
 		for (k = head; k != AN_NONE && IO(c, k)->reap_next != i; k = IO(c, k)->reap_next)
 			;
@@ -375,10 +402,45 @@ static void io_maybe_finish(struct an_corr *c, uint32_t i)
 			return;
 		if (io->pending)
 			io_hand_off_bios(c, i);
-	} else if (io->pending) {
+	} else if (io->pending || (io->flags & AN_IO_REAP_WAIT)) {
+		return;
+	} else if ((io->flags & AN_IO_AIO) && !io->ts[AN_TS_REAP] &&
+		   an_idmap_get(&c->getevents_tid, io->tid) != AN_NONE) {
+		/* an iocb of a thread that reaps (or may reap) with io_getevents: held until one returns it */
+		reap_wait(c, i);
 		return;
 	}
 	io_finish(c, i);
+}
+
+/*
+ * Thread tid has taken, at ts, every I/O on a reap list but the newest
+ * `unread`: those are still waiting (reap lists run newest first, and
+ * applications take completions in the order they were posted).
+ */
+static void reap_all_but(struct an_corr *c, struct an_idmap *list, uint32_t tid, uint64_t ts,
+			 uint32_t unread)
+{
+	uint32_t i = an_idmap_get(list, tid), newer = AN_NONE;
+
+	for (; i != AN_NONE && unread; unread--) {
+		newer = i;
+		i = IO(c, i)->reap_next;
+	}
+	if (i == AN_NONE)
+		return;
+	if (newer == AN_NONE)
+		an_idmap_del(list, tid);
+	else
+		IO(c, newer)->reap_next = AN_NONE;
+	while (i != AN_NONE) {
+		uint32_t next = IO(c, i)->reap_next;
+
+		IO(c, i)->ts[AN_TS_REAP] = ts;
+		IO(c, i)->flags &= (uint16_t)~AN_IO_REAP_WAIT;
+		io_maybe_finish(c, i);
+		i = next;
+	}
 }
 
 /* ---- syscalls ---------------------------------------------------------- */
@@ -490,9 +552,39 @@ static void fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
 
 /* ---- libaio ------------------------------------------------------------ */
 
+/*
+ * A thread that submits iocbs is expected to reap them with io_getevents:
+ * its iocbs are held for that from the first io_submit on (the kernel keeps
+ * their events in order, so one not held would shift which iocbs a return
+ * hands over). A thread that piled up AIO_UNREAPED_MAX without ever calling
+ * io_getevents has another thread reap them: they go out without a reap.
+ */
+#define AIO_UNREAPED_MAX 1024
+
+static void aio_expect_reap(struct an_corr *c, uint32_t tid)
+{
+	uint32_t n = 0, i = an_idmap_get(&c->aio_reap_by_tid, tid);
+
+	if (an_idmap_get(&c->getevents_tid, tid) == 1)
+		return;
+	for (; i != AN_NONE && n < AIO_UNREAPED_MAX; i = IO(c, i)->reap_next)
+		n++;
+	if (n < AIO_UNREAPED_MAX) {
+		put_map(c, &c->getevents_tid, tid, 0);
+		return;
+	}
+	an_idmap_del(&c->getevents_tid, tid);
+	for (i = an_idmap_get(&c->aio_reap_by_tid, tid); i != AN_NONE;
+	     i = an_idmap_get(&c->aio_reap_by_tid, tid))
+		io_finish(c, i);
+}
+
 static void aio_submit_event(struct an_corr *c, const struct st_event_header *h, int exit)
 {
 	uint32_t a = an_idmap_get(&c->aio_by_tid, h->tid);
+
+	if (!exit)
+		aio_expect_reap(c, h->tid);
 
 	if (exit) {
 		if (a != AN_NONE) {
@@ -529,7 +621,7 @@ static uint32_t aio_owner(struct an_corr *c, const struct st_event_header *h)
 	ae = AIO(c, a);
 	if (ae->io != AN_NONE && IO(c, ae->io)->gen == ae->io_gen && (IO(c, ae->io)->flags & AN_IO_LIVE))
 		return ae->io;
-	i = io_new(c, h, 0);
+	i = io_new(c, h, AN_IO_AIO);
 	if (i == AN_NONE)
 		return AN_NONE;
 	ae = AIO(c, a);
@@ -599,11 +691,9 @@ static void uring_complete(struct an_corr *c, const struct st_ev_uring *e)
 	if (e->p.res < 0)
 		io->flags |= AN_IO_ERROR;
 	io->bytes = io->op == AN_OP_FSYNC ? io->blk_bytes : e->p.res > 0 ? (uint64_t)e->p.res : 0;
-	/* A thread that reaps through io_uring_enter: its next call (or its return) is the reap. */
+	/* a thread that reaps through io_uring_enter: held until its reap is seen */
 	if (an_idmap_get(&c->uring_enter_tid, io->tid) != AN_NONE) {
-		io->flags |= AN_IO_REAP_WAIT;
-		io->reap_next = an_idmap_get(&c->reap_by_tid, io->tid);
-		put_map(c, &c->reap_by_tid, io->tid, i);
+		reap_wait(c, i);
 		return;
 	}
 	io_maybe_finish(c, i);
@@ -612,39 +702,57 @@ static void uring_complete(struct an_corr *c, const struct st_ev_uring *e)
 #define IORING_ENTER_GETEVENTS 1u
 
 /*
- * An io_uring_enter entry or exit of a thread. The CQEs posted for the
- * requests it submitted before this event are reaped by now when it is an
- * entry (an application reaps what it finds on the ring before its next
- * call, or waits in that call: the entry bounds the reap from above) or the
- * return of a call that only waited for completions (to_submit 0,
- * GETEVENTS): that return hands them over. The return of a call that
- * submitted does not: the application looks at the ring after it.
+ * An io_uring_enter entry or exit of a thread; the CQEs posted for the
+ * requests it submitted are reaped by:
+ * - the return of a call that only waited for completions (to_submit 0,
+ *   GETEVENTS): it hands over every CQE posted by then;
+ * - an entry, for the CQEs before the ring's CQ head as it begins: the
+ *   application read them in user space, without a syscall the kernel could
+ *   see, since its previous call (the entry bounds that read from above).
+ *   The CQEs from head to tail are still unread. A file without the ring's
+ *   head and tail (0 and 0) reaps them all at the entry.
+ * The return of a call that submitted reaps nothing: the application looks
+ * at the ring after it.
  */
 static void uring_enter_event(struct an_corr *c, const struct st_event_header *h)
 {
-	uint32_t i = an_idmap_get(&c->reap_by_tid, h->tid), waiting = 0;
+	uint32_t unread = 0;
 
 	if (h->type == ST_EV_sys_enter_io_uring_enter) {
-		const struct st_ev_sys_enter *e = (const struct st_ev_sys_enter *)h;
+		const struct st_ev_sys_enter_io_uring_enter *e =
+			(const struct st_ev_sys_enter_io_uring_enter *)h;
 
-		waiting = !e->p.count && (e->p.flags & IORING_ENTER_GETEVENTS);
-		put_map(c, &c->uring_enter_tid, h->tid, waiting);
+		put_map(c, &c->uring_enter_tid, h->tid,
+			!e->p.count && (e->p.flags & IORING_ENTER_GETEVENTS));
+		unread = e->p.cq_tail - e->p.cq_head;
 	} else if (an_idmap_get(&c->uring_enter_tid, h->tid) == 1) {
 		put_map(c, &c->uring_enter_tid, h->tid, 0);
 	} else {
 		return;
 	}
-	if (i == AN_NONE)
-		return;
-	an_idmap_del(&c->reap_by_tid, h->tid);
-	while (i != AN_NONE) {
-		uint32_t next = IO(c, i)->reap_next;
+	reap_all_but(c, &c->reap_by_tid, h->tid, h->ts, unread);
+}
 
-		IO(c, i)->ts[AN_TS_REAP] = h->ts;
-		IO(c, i)->flags &= (uint16_t)~AN_IO_REAP_WAIT;
-		io_maybe_finish(c, i);
-		i = next;
+/*
+ * io_getevents: its entry marks a thread that reaps its iocbs so; its return
+ * of n events hands over the n oldest iocbs done (the kernel's completion
+ * ring is in completion order).
+ */
+static void getevents_event(struct an_corr *c, const struct st_event_header *h)
+{
+	uint32_t done = 0, i;
+	int64_t ret;
+
+	if (h->type == ST_EV_sys_enter_io_getevents) {
+		put_map(c, &c->getevents_tid, h->tid, 1);
+		return;
 	}
+	ret = ((const struct st_ev_sys_exit *)h)->p.ret;
+	if (ret <= 0)
+		return;
+	for (i = an_idmap_get(&c->aio_reap_by_tid, h->tid); i != AN_NONE; i = IO(c, i)->reap_next)
+		done++;
+	reap_all_but(c, &c->aio_reap_by_tid, h->tid, h->ts, done > ret ? done - (uint32_t)ret : 0);
 }
 
 /* ---- bios -------------------------------------------------------------- */
@@ -699,9 +807,14 @@ static uint32_t bio_new(struct an_corr *c, uint64_t bio, uint32_t io, uint64_t t
 /*
  * A bio no task's syscall queued (a kernel thread's: jbd2's journal commit,
  * a kworker's writeback) completed on dev: fsyncs of that file system open
- * since before it was queued waited for it, as far as the events tell.
+ * since before it was queued waited for it, as far as the events tell. A
+ * bio of a known file (its request's block_rq_inode) is the writeback of
+ * that file: the data of an fsync of the same file (wb), nothing an fsync
+ * of another file waits for. A bio of no known file (the journal,
+ * metadata) is the journal commit every open fsync waits for (jnl).
  */
-static void fsyncs_waited_for(struct an_corr *c, uint32_t dev, uint64_t queued, uint64_t done)
+static void fsyncs_waited_for(struct an_corr *c, const struct an_io *bio_io, uint32_t dev,
+			      uint64_t queued, uint64_t done)
 {
 	struct dev_ent *d = dev_of(c, dev);
 	uint32_t k;
@@ -711,11 +824,16 @@ static void fsyncs_waited_for(struct an_corr *c, uint32_t dev, uint64_t queued, 
 	for (k = 0; k < c->ios.used; k++) {
 		struct an_io *io = IO(c, k);
 
-		if ((io->flags & (AN_IO_LIVE | AN_IO_FSYNC_OPEN | AN_IO_DONE)) ==
-		    (AN_IO_LIVE | AN_IO_FSYNC_OPEN) && io->fs_dev == dev &&
-		    io->ts[AN_TS_SYS_ENTER] <= queued) {
+		if ((io->flags & (AN_IO_LIVE | AN_IO_FSYNC_OPEN | AN_IO_DONE)) !=
+		    (AN_IO_LIVE | AN_IO_FSYNC_OPEN) || io->fs_dev != dev ||
+		    io->ts[AN_TS_SYS_ENTER] > queued)
+			continue;
+		if (!bio_io->ino) {
 			set_min(&io->ts[AN_TS_JNL_BEGIN], queued);
 			set_max(&io->ts[AN_TS_JNL_DONE], done);
+		} else if (bio_io->ino == io->ino && bio_io->fs_dev == io->fs_dev) {
+			set_min(&io->ts[AN_TS_WB_BEGIN], queued);
+			set_max(&io->ts[AN_TS_WB_DONE], done);
 		}
 	}
 }
@@ -753,7 +871,7 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 			set_max(&io->ts[AN_TS_WB_DONE], completed_at);
 		}
 		if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) && !io->ts[AN_TS_FS_BEGIN])
-			fsyncs_waited_for(c, dev, queue_ts, completed_at);
+			fsyncs_waited_for(c, io, dev, queue_ts, completed_at);
 	} else {
 		io->flags |= AN_IO_INCOMPLETE;
 	}
@@ -1012,6 +1130,28 @@ static void rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
 		c->st.orphan_requests++;
 }
 
+/*
+ * The file an issued request's page-cache data belongs to: its I/Os that no
+ * syscall names (writeback, other threads' readahead) are that file's. A
+ * request is named by its first page, so bios merged into it from another
+ * file would be named wrongly; writeback merges a file's adjacent pages.
+ */
+static void rq_inode(struct an_corr *c, const struct st_ev_block_rq_inode *e)
+{
+	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq), b;
+
+	if (r == AN_NONE)
+		return;
+	for (b = RQ(c, r)->head; b != AN_NONE; b = BIO(c, b)->rq_next) {
+		uint32_t i = io_of_bio(c, b);
+
+		if (i != AN_NONE && IO(c, i)->fd < 0 && !IO(c, i)->ino) {
+			IO(c, i)->ino = e->p.ino;
+			IO(c, i)->fs_dev = e->p.dev;
+		}
+	}
+}
+
 static void rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
 {
 	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
@@ -1220,6 +1360,9 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 	case ST_EV_block_rq_requeue:
 		rq_requeue(c, (const struct st_ev_block_rq *)h);
 		break;
+	case ST_EV_block_rq_inode:
+		rq_inode(c, (const struct st_ev_block_rq_inode *)h);
+		break;
 	case ST_EV_block_rq_complete:
 		rq_complete(c, (const struct st_ev_block_rq_complete *)h);
 		break;
@@ -1245,6 +1388,10 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 	case ST_EV_sys_enter_io_submit:
 	case ST_EV_sys_exit_io_submit:
 		aio_submit_event(c, h, h->type == ST_EV_sys_exit_io_submit);
+		break;
+	case ST_EV_sys_enter_io_getevents:
+	case ST_EV_sys_exit_io_getevents:
+		getevents_event(c, h);
 		break;
 	default:
 		if (h->type >= ST_EV_sys_enter_read && h->type <= ST_EV_sys_exit_sync_file_range) {

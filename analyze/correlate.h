@@ -47,7 +47,9 @@ enum an_ts {
 	AN_TS_WB_DONE,		/* fsync: last completion of those bios */
 	AN_TS_FLUSH_BEGIN,	/* empty PREFLUSH bio queued, or a data step of the flush sequence done */
 	AN_TS_FLUSH_DONE,	/* the flush sequence ended: the request's final completion */
-	AN_TS_REAP,		/* io_uring: the submitting thread's first io_uring_enter event after the CQE */
+	AN_TS_REAP,		/* the submitting thread took the completion: io_uring, the return of
+				   its call that waited, or the entry of its first call with the
+				   ring's CQ head past the CQE; libaio, the return of io_getevents */
 	AN_TS_JNL_BEGIN,	/* fsync: first kernel-thread bio queued on its device while it was open */
 	AN_TS_JNL_DONE,		/* fsync: last completion of those (before its exit) */
 	AN_TS_COUNT
@@ -84,6 +86,7 @@ enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, A
 						   missing; those bios became an I/O of their own */
 #define AN_IO_REAP_WAIT		(1u << 9)	/* internal: CQE posted, its reap not seen yet */
 #define AN_IO_FSYNC_OPEN	(1u << 10)	/* internal: an fsync counted open on its fs device */
+#define AN_IO_AIO		(1u << 11)	/* a libaio iocb: from its iomap_dio_rw_begin in io_submit */
 
 struct an_io {
 	uint64_t ts[AN_TS_COUNT];
@@ -169,14 +172,18 @@ static const uint8_t an_stage_ends[AN_ST_COUNT][2] = {
 	[AN_ST_WB]     = { AN_TS_WB_BEGIN, AN_TS_WB_DONE },
 	[AN_ST_JNL]    = { AN_TS_JNL_BEGIN, AN_TS_JNL_DONE },
 	[AN_ST_FLUSH]  = { AN_TS_FLUSH_BEGIN, AN_TS_FLUSH_DONE },
-	[AN_ST_REAP]   = { AN_TS_SYS_EXIT, AN_TS_REAP },
+	[AN_ST_REAP]   = { AN_TS_SYS_EXIT, AN_TS_REAP },	/* io_uring; libaio: an_io_stage_ends() */
 };
 
 /* Ends of stage s (not Q2Q) for io: total runs from the earliest stage it has. */
 static inline void an_io_stage_ends(const struct an_io *io, enum an_stage s, enum an_ts *from,
 				    enum an_ts *to)
 {
-	if (s != AN_ST_TOTAL) {
+	if (s == AN_ST_REAP) {
+		/* from the completion the application can take: CQE posted, or iocb done */
+		*from = io->ts[AN_TS_SYS_EXIT] ? AN_TS_SYS_EXIT : AN_TS_COMPLETE;
+		*to = AN_TS_REAP;
+	} else if (s != AN_ST_TOTAL) {
 		*from = an_stage_ends[s][0];
 		*to = an_stage_ends[s][1];
 	} else if (io->ts[AN_TS_SYS_ENTER]) {
@@ -232,6 +239,11 @@ static inline unsigned an_io_stages(const struct an_io *io, uint64_t ns[AN_ST_CO
 		/* an_io_span(): both ends seen and in order (then b is not 0 either). */
 		defined |= (unsigned)(a && b >= a) << s;
 	}
+	/* reap's start depends on the I/O (an_io_stage_ends) */
+	an_io_stage_ends(io, AN_ST_REAP, &from, &to);
+	ns[AN_ST_REAP] = io->ts[to] - io->ts[from];
+	defined = (defined & ~(1u << AN_ST_REAP)) |
+		  (unsigned)(io->ts[from] && io->ts[to] >= io->ts[from]) << AN_ST_REAP;
 	ns[AN_ST_Q2Q] = io->q2q;
 	defined |= (unsigned)(io->q2q != UINT64_MAX) << AN_ST_Q2Q;
 	if (io->span) {

@@ -66,6 +66,7 @@ struct file_in {
 	 * block_getrq events that the file lacks, then a block_rq_issue.
 	 */
 	uint8_t synth_queue, synth_getrq;	/* the file has none of that type */
+	uint8_t synth_merge;	/* the file has no bio merge events */
 	uint8_t stamped;	/* the file has stamped issues: read through ro */
 	uint8_t stamped_ok;	/* 0: the file has block_rq_issue, the stamped ones are dropped */
 	struct reorder ro;
@@ -221,6 +222,8 @@ static void plan_stamped(struct file_in *f)
 	f->stamped_ok = !file_type_events(f, ST_EV_block_rq_issue);
 	f->synth_queue = !file_type_events(f, ST_EV_block_bio_queue);
 	f->synth_getrq = !file_type_events(f, ST_EV_block_getrq);
+	f->synth_merge = !file_type_events(f, ST_EV_block_bio_backmerge) &&
+			 !file_type_events(f, ST_EV_block_bio_frontmerge);
 }
 
 static void info_add(struct an_input_info *info, const struct st_reader *r)
@@ -347,14 +350,6 @@ static int push_bio(struct reorder *ro, const struct st_ev_block_rq_issue_stampe
 	return reorder_push(ro, &b, sizeof(b));
 }
 
-/*
- * The events the stamped issue e stands for. Each stored bio is queued at
- * its stamp, or where the kernel kept none at the request's allocation (G),
- * or at the issue; the earliest queued got the request, the others merged
- * into it (a bio merges into a request that exists). Bios past the stored
- * ST_RQ_BIOS become one merged bio (the request's address + 1, never a bio's)
- * holding the rest of the request.
- */
 /* A requeued request (rq_requeue) is issued again: remember it until then. */
 static void note_requeue(struct file_in *f, uint64_t rq)
 {
@@ -376,39 +371,68 @@ static int take_requeued(struct file_in *f, uint64_t rq)
 	return 0;
 }
 
+/*
+ * The events the stamped issue e stands for, those the file lacks. Each
+ * stored bio is queued at its stamp, or where the kernel kept none at the
+ * request's allocation (G), or at the issue; the earliest queued got the
+ * request, the others merged into it (a bio merges into a request that
+ * exists) when they were queued. A file with recorded queue events but no
+ * merge events (the block preset under -p or -- CMD, block-queue) has its
+ * merges too: an unstamped bio's at the issue, the one time known to be
+ * after its recorded queueing. The events come in the kernel's order,
+ * which tools that match them by sector (btt, blktrace import) rely on
+ * where times are equal: the first bio's Q, its G (the request as
+ * allocated: that bio's sectors), then each other bio's Q and its merge,
+ * at the request's end (M) or, before the first bio, at its start (F).
+ * Bios past the stored ST_RQ_BIOS become one merged bio (the request's
+ * address + 1, never a bio's) holding the rest of the request, when the
+ * file has no queue events (else their addresses are not known).
+ */
 static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamped *e)
 {
 	struct reorder *ro = &f->ro;
 	/* issued again after a requeue: its bios were queued and its request allocated before */
 	int again = take_requeued(f, e->p.rq);
+	int queue = f->synth_queue && !again, merge = f->synth_merge && !again;
 	uint64_t g = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : 0;
-	uint64_t q[ST_RQ_BIOS], sector = e->p.sector, fallback = g ? g : e->h.ts;
+	uint64_t q[ST_RQ_BIOS], at[ST_RQ_BIOS], sector = e->p.sector, fallback = g ? g : e->h.ts;
 	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i, first = 0, left;
+	uint32_t len[ST_RQ_BIOS];
 	struct st_ev_block_rq_issue issue;
 	int ret = 0;
 
+	left = e->p.nr_sector;
 	for (i = 0; i < n; i++) {
 		q[i] = e->p.stamped & ST_STAMPED_QUEUE(i) ? e->h.ts - e->p.queue_ago[i] : fallback;
 		if (q[i] < q[first])
 			first = i;
+		len[i] = e->p.bio_sectors[i] < left ? e->p.bio_sectors[i] : left;
+		at[i] = sector;
+		sector += len[i];
+		left -= len[i];
 	}
-	left = e->p.nr_sector;
-	for (i = 0; i < n && f->synth_queue && !again; i++) {
-		uint32_t len = e->p.bio_sectors[i] < left ? e->p.bio_sectors[i] : left;
-
-		ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[i], e->p.bios[i], sector, len);
-		if (i != first)
-			ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, q[i], e->p.bios[i], sector, len);
-		sector += len;
-		left -= len;
-	}
-	if (f->synth_queue && !again && e->p.nr_bios > ST_RQ_BIOS && left) {
-		ret |= push_bio(ro, e, ST_EV_block_bio_queue, fallback, e->p.rq + 1, sector, left);
-		ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, fallback, e->p.rq + 1, sector, left);
-	}
+	if (queue && n)
+		ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[first], e->p.bios[first], at[first],
+				len[first]);
 	if (f->synth_getrq && !again && g && n)
-		ret |= push_bio(ro, e, ST_EV_block_getrq, g, e->p.bios[first], e->p.sector,
-				e->p.nr_sector);
+		ret |= push_bio(ro, e, ST_EV_block_getrq, g, e->p.bios[first], at[first], len[first]);
+	for (i = 0; i < n && (queue || merge); i++) {
+		uint64_t merged = queue || e->p.stamped & ST_STAMPED_QUEUE(i) ? q[i] : e->h.ts;
+
+		if (i == first)
+			continue;
+		if (queue)
+			ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[i], e->p.bios[i], at[i], len[i]);
+		if (merge)
+			ret |= push_bio(ro, e, i < first ? ST_EV_block_bio_frontmerge :
+					ST_EV_block_bio_backmerge, merged, e->p.bios[i], at[i], len[i]);
+	}
+	if (queue && e->p.nr_bios > ST_RQ_BIOS && left) {
+		ret |= push_bio(ro, e, ST_EV_block_bio_queue, fallback, e->p.rq + 1, sector, left);
+		if (merge)
+			ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, fallback, e->p.rq + 1,
+					sector, left);
+	}
 	memcpy(&issue, e, sizeof(issue));
 	issue.h.type = ST_EV_block_rq_issue;
 	issue.h.size = sizeof(issue);

@@ -89,9 +89,13 @@ static uint64_t mkdev(unsigned major, unsigned minor)
 	return ((uint64_t)major << 20) | minor;
 }
 
+/*
+ * The low 56 bits hold the inode number mixed with the device: inodes of one
+ * device never share a key (the top byte is the key's kind).
+ */
 static uint64_t inode_key(uint64_t dev, uint64_t ino)
 {
-	return K_INODE | ((dev * 0x9e3779b97f4a7c15ull) ^ ino) >> 8;
+	return K_INODE | (((dev * 0x9e3779b97f4a7c15ull) ^ ino) & ((1ull << 56) - 1));
 }
 
 /* One metadata key: pid.P, fd.P.F, inode.MAJ:MIN.INO, dev.MAJ:MIN. */
@@ -132,7 +136,7 @@ void an_names_event(struct an_names *n, const struct st_event_header *h)
 {
 	const struct st_ev_task *t = (const void *)h;
 	const struct st_ev_sys_enter_openat *o = (const void *)h;
-	const struct st_ev_sys_exit *x = (const void *)h;
+	const struct st_ev_sys_exit_openat *x = (const void *)h;
 	const char *path;
 
 	/* Names are best effort: running out of memory only loses a label. */
@@ -149,6 +153,9 @@ void an_names_event(struct an_names *n, const struct st_event_header *h)
 		if (path && x->p.ret >= 0)
 			set_name(n, K_FD | (uint64_t)h->pid << 24 | ((uint64_t)x->p.ret & 0xffffff),
 				 path, strlen(path));
+		/* the inode's name too: I/O of its page cache is known by inode only */
+		if (path && x->p.ino)
+			set_name(n, inode_key(x->p.dev, x->p.ino), path, strlen(path));
 		break;
 	}
 }

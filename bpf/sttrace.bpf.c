@@ -20,6 +20,9 @@
  *     `marked_bios`; later block events (which may run in interrupt or worker
  *     context) are kept when their bio, or their request's first bio, is marked;
  *     a device flush (no bios) when a request it serves has a marked bio.
+ *     A bio of a file the matching tasks wrote to with write-family syscalls
+ *     (`dirtied_files`) is marked as it is queued, whoever queues it: its
+ *     writeback, which kernel threads issue.
  *   device filter (-d): block events by their disk, fs events by their file
  *     system device (the disk or one of its partitions). Syscall and io_uring
  *     events carry no device and are not filtered by it.
@@ -49,6 +52,7 @@ const volatile __u32 filter_devs[ST_MAX_FILTER_DEVS];
 const volatile bool mark_self_bios;		/* drop block events of the recorder's bios */
 const volatile __u64 self_ino;			/* the output file: its writeback is ours too */
 const volatile __u32 self_sdev;
+const volatile bool record_rq_inode;		/* block_rq_inode after each issue of page-cache data */
 
 /*
  * Probes record while the event clock is below this: 0 until st-record has
@@ -84,6 +88,20 @@ struct {
 	__type(key, __u64);
 	__type(value, __u8);
 } marked_bios SEC(".maps");
+
+/* Task filter: files the traced tasks wrote to (write-family syscalls); their writeback is theirs. */
+struct file_key {
+	__u64 ino;
+	__u32 sdev;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, ST_MAX_DIRTIED_FILES);
+	__type(key, struct file_key);
+	__type(value, __u8);
+} dirtied_files SEC(".maps");
 
 #define task_filter_on() (filter_pid || filter_comm || filter_cgroup)
 
@@ -156,22 +174,63 @@ static __always_inline void unmark_bio(const struct bio *bio)
 	bpf_map_delete_elem(&marked_bios, &key);
 }
 
+/* A kernel address as a BTF pointer of the given type: plain loads through it, no helper calls. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+#define S_IFMT	00170000
+#define S_IFREG	0100000
+
+/* The regular file an inode is, as a key; false for anything else (a block device, a directory). */
+static __always_inline bool inode_file(const struct inode *inode, struct file_key *k)
+{
+	if (!inode || (inode->i_mode & S_IFMT) != S_IFREG)
+		return false;
+	k->ino = inode->i_ino;
+	k->sdev = inode->i_sb->s_dev;
+	k->pad = 0;
+	return true;
+}
+
+/*
+ * The file whose page cache a bio carries (writeback, readahead), by its
+ * first page. false for anything else: direct I/O into user memory
+ * (anonymous pages), the block device's own page cache (metadata, the
+ * journal), a bio without data.
+ */
+static __always_inline bool bio_file(const struct bio *bio, struct file_key *k)
+{
+	struct page *page = bio->bi_io_vec ? bio->bi_io_vec->bv_page : NULL;
+	unsigned long head = 0, mapping = 0;
+	struct address_space *as;
+
+	if (!page)
+		return false;
+	/* a large folio's tail page points at its head page, which has the mapping */
+	bpf_probe_read_kernel(&head, sizeof(head), &page->compound_head);
+	if (head & 1)
+		page = bpf_rdonly_cast((void *)(head - 1), bpf_core_type_id_kernel(struct page));
+	bpf_probe_read_kernel(&mapping, sizeof(mapping), &page->mapping);
+	/* low bits set: anonymous or movable memory, not a file's page cache */
+	if (!mapping || (mapping & 3))
+		return false;
+	as = bpf_rdonly_cast((void *)mapping, bpf_core_type_id_kernel(struct address_space));
+	return inode_file(as->host, k);
+}
+
 /* The bio writes the recorder's output file (page cache writeback by a flusher thread). */
 static __always_inline bool bio_of_output(const struct bio *bio)
 {
-	struct page *page = BPF_CORE_READ(bio, bi_io_vec, bv_page);
-	unsigned long head = BPF_CORE_READ(page, compound_head);
-	struct address_space *mapping;
+	struct file_key k;
 
-	/* a large folio's tail page points at its head page, which has the mapping */
-	if (head & 1)
-		page = (struct page *)(head - 1);
-	mapping = BPF_CORE_READ(page, mapping);
-	/* low bits set: anonymous or movable memory, not a file's page cache */
-	if (!mapping || ((unsigned long)mapping & 3))
-		return false;
-	return BPF_CORE_READ(mapping, host, i_ino) == self_ino &&
-	       BPF_CORE_READ(mapping, host, i_sb, s_dev) == self_sdev;
+	return bio_file(bio, &k) && k.ino == self_ino && k.sdev == self_sdev;
+}
+
+/* The bio carries a file the traced tasks wrote to. */
+static __always_inline bool bio_of_dirtied_file(const struct bio *bio)
+{
+	struct file_key k;
+
+	return bio_file(bio, &k) && bpf_map_lookup_elem(&dirtied_files, &k);
 }
 
 /* Whether the block events of this bio are kept (marks mean "traced" with a task filter, "ours" without). */
@@ -428,7 +487,8 @@ SEC("tp_btf/block_bio_queue")
 int BPF_PROG(block_bio_queue, struct bio *bio)
 {
 	if (task_filter_on()) {
-		if (!task_passes())
+		/* the writeback of a file the traced tasks wrote is theirs, whoever queues it */
+		if (!task_passes() && !bio_of_dirtied_file(bio))
 			return 0;
 		mark_bio(bio);
 	} else if (mark_self_bios &&
@@ -663,11 +723,35 @@ static __always_inline void fill_issue(struct st_block_rq_issue *p, const struct
 	p->nr_bios = n;
 }
 
+/*
+ * After an issue: the file whose page cache the request carries (its first
+ * bio's first page), for page-cache I/O only, stamped with the issue's time.
+ */
+static __always_inline void emit_rq_inode(const struct request *rq, __u32 disk, __u64 issue_ts)
+{
+	struct st_ev_block_rq_inode *e;
+	struct file_key k;
+
+	if (!record_rq_inode || !rq->bio || !bio_file(rq->bio, &k))
+		return;
+	e = RESERVE(block_rq_inode, block_rq_inode);
+	if (!e)
+		return;
+	e->h.ts = issue_ts;
+	e->p.rq = (__u64)rq;
+	e->p.sector = rq->__sector;
+	e->p.ino = k.ino;
+	e->p.dev = k.sdev;
+	e->p.disk = disk;
+	submit(e, sizeof(*e));
+}
+
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(block_rq_issue, struct request *rq)
 {
 	struct st_ev_block_rq_issue *e;
 	__u32 disk = rq_disk(rq);
+	__u64 ts;
 
 	if (!rq_selected(rq, disk))
 		return 0;
@@ -675,7 +759,9 @@ int BPF_PROG(block_rq_issue, struct request *rq)
 	if (!e)
 		return 0;
 	fill_issue(&e->p, rq, disk);
+	ts = e->h.ts;
 	submit(e, sizeof(*e));
+	emit_rq_inode(rq, disk, ts);
 	return 0;
 }
 
@@ -758,23 +844,60 @@ int BPF_PROG(block_rq_issue_stamped, struct request *rq)
 	}
 	e->p.stamped = stamped;
 	submit(e, sizeof(*e));
+	emit_rq_inode(rq, disk, now);
 	return 0;
 }
 
 /* ---- system calls ----------------------------------------------------- */
 
+/*
+ * The file the current task has open as fd, NULL when none. Plain loads
+ * through BTF pointers (bpf_get_current_task_btf, bpf_rdonly_cast) instead of
+ * a helper call per pointer: this runs at every io_uring_enter.
+ */
+static __always_inline struct file *task_fd_file(unsigned int fd)
+{
+	struct fdtable *fdt = bpf_get_current_task_btf()->files->fdt;
+	struct file *file = NULL;
+
+	if (fdt && fd < fdt->max_fds)
+		bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)fdt->fd + fd * sizeof(file)));
+	return file ? bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file)) : NULL;
+}
+
+/* The regular file the current task has open as fd, as a key. */
+static __always_inline bool fd_file_key(unsigned int fd, struct file_key *k)
+{
+	struct file *file = task_fd_file(fd);
+
+	return file && inode_file(file->f_inode, k);
+}
+
+static __always_inline bool is_write_call(__u16 type)
+{
+	return type == ST_EV_sys_enter_write || type == ST_EV_sys_enter_pwrite64 ||
+	       type == ST_EV_sys_enter_writev || type == ST_EV_sys_enter_pwritev ||
+	       type == ST_EV_sys_enter_pwritev2;
+}
+
 static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter *ctx, __u16 type,
 					  __u64 count, __s64 offset, __u64 flags)
 {
 	struct st_ev_sys_enter *e;
+	struct file_key k;
+	__u8 one = 1;
 
 	if (!task_passes())
 		return 0;
+	/* under a task filter, the files it writes: their writeback is recorded too */
+	if (task_filter_on() && is_write_call(type) && fd_file_key((unsigned int)ctx->args[0], &k))
+		bpf_map_update_elem(&dirtied_files, &k, &one, BPF_ANY);
 	e = reserve(sizeof(*e), type);
 	if (!e)
 		return 0;
-	/* fds are C ints; io_submit's aio context is a full 64-bit handle */
-	e->p.fd = type == ST_EV_sys_enter_io_submit ? (__s64)ctx->args[0] : (__s64)(int)ctx->args[0];
+	/* fds are C ints; an aio context is a full 64-bit handle */
+	e->p.fd = type == ST_EV_sys_enter_io_submit || type == ST_EV_sys_enter_io_getevents ?
+		  (__s64)ctx->args[0] : (__s64)(int)ctx->args[0];
 	e->p.count = count;
 	e->p.offset = offset;
 	e->p.flags = flags;
@@ -827,8 +950,67 @@ SYSCALL(pwritev2,        ctx->args[2], ctx->args[3], ctx->args[5])
 SYSCALL(fsync,           0, -1, 0)
 SYSCALL(fdatasync,       0, -1, 0)
 SYSCALL(sync_file_range, ctx->args[2], ctx->args[1], ctx->args[3])
-SYSCALL(io_uring_enter,  ctx->args[1], -1, ctx->args[3])
 SYSCALL(io_submit,       ctx->args[1], -1, 0)
+SYSCALL(io_getevents,    ctx->args[2], -1, 0)
+
+#define IORING_ENTER_REGISTERED_RING	(1u << 4)	/* fd indexes the task's registered rings */
+
+/* The io_uring file io_uring_enter(fd, ..., flags) names, NULL when there is none. */
+static __always_inline struct file *uring_file(unsigned int fd, __u64 flags)
+{
+	struct io_uring_task *tctx;
+	struct file *file = NULL;
+
+	if (!(flags & IORING_ENTER_REGISTERED_RING))
+		return task_fd_file(fd);
+	tctx = bpf_get_current_task_btf()->io_uring;
+	if (tctx && fd < sizeof(tctx->registered_rings) / sizeof(tctx->registered_rings[0]))
+		bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)tctx->registered_rings +
+								     fd * sizeof(file)));
+	return file ? bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file)) : NULL;
+}
+
+/*
+ * io_uring_enter's entry also reads the ring's completion queue head and
+ * tail: an application reaps CQEs in user space without a syscall (fio does
+ * whenever CQEs are waiting), and the head is the kernel's only sight of it.
+ */
+SEC("tracepoint/syscalls/sys_enter_io_uring_enter")
+int sys_enter_io_uring_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	struct st_ev_sys_enter_io_uring_enter *e;
+	struct io_ring_ctx *ring;
+	struct io_rings *rings;
+	struct file *file;
+
+	if (!task_passes())
+		return 0;
+	e = RESERVE(sys_enter_io_uring_enter, sys_enter_io_uring_enter);
+	if (!e)
+		return 0;
+	e->p.fd = (int)ctx->args[0];
+	e->p.count = ctx->args[1];
+	e->p.offset = -1;
+	e->p.flags = ctx->args[3];
+	e->p.cq_head = 0;
+	e->p.cq_tail = 0;
+	file = uring_file((unsigned int)ctx->args[0], ctx->args[3]);
+	ring = file && file->private_data ?
+	       bpf_rdonly_cast(file->private_data, bpf_core_type_id_kernel(struct io_ring_ctx)) : NULL;
+	rings = ring ? ring->rings : NULL;
+	if (rings) {
+		e->p.cq_head = rings->cq.head;
+		e->p.cq_tail = rings->cq.tail;
+	}
+	submit(e, sizeof(*e));
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_io_uring_enter")
+int sys_exit_io_uring_enter(struct trace_event_raw_sys_exit *ctx)
+{
+	return emit_sys_exit(ctx, ST_EV_sys_exit_io_uring_enter);
+}
 
 SEC("tracepoint/syscalls/sys_enter_openat")
 int sys_enter_openat(struct trace_event_raw_sys_enter *ctx)
@@ -849,10 +1031,26 @@ int sys_enter_openat(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
+/* The file opened, by inode: writeback and readahead I/O are named by inode only. */
 SEC("tracepoint/syscalls/sys_exit_openat")
 int sys_exit_openat(struct trace_event_raw_sys_exit *ctx)
 {
-	return emit_sys_exit(ctx, ST_EV_sys_exit_openat);
+	struct st_ev_sys_exit_openat *e;
+	struct file_key k = {};
+
+	if (!task_passes())
+		return 0;
+	e = RESERVE(sys_exit_openat, sys_exit_openat);
+	if (!e)
+		return 0;
+	e->p.ret = ctx->ret;
+	if (ctx->ret >= 0)
+		fd_file_key((unsigned int)ctx->ret, &k);
+	e->p.ino = k.ino;
+	e->p.dev = k.sdev;
+	e->p.pad = 0;
+	submit(e, sizeof(*e));
+	return 0;
 }
 
 /* ---- file systems ----------------------------------------------------- */

@@ -64,14 +64,23 @@ ST_FIELD_TABLE(block_rq_complete);
 #define ST_REC struct st_ev_block_rq_issue_stamped
 ST_FIELD_TABLE(block_rq_issue_stamped);
 #undef ST_REC
+#define ST_REC struct st_ev_block_rq_inode
+ST_FIELD_TABLE(block_rq_inode);
+#undef ST_REC
 #define ST_REC struct st_ev_sys_enter
 ST_FIELD_TABLE(sys_enter);
+#undef ST_REC
+#define ST_REC struct st_ev_sys_enter_io_uring_enter
+ST_FIELD_TABLE(sys_enter_io_uring_enter);
 #undef ST_REC
 #define ST_REC struct st_ev_sys_enter_openat
 ST_FIELD_TABLE(sys_enter_openat);
 #undef ST_REC
 #define ST_REC struct st_ev_sys_exit
 ST_FIELD_TABLE(sys_exit);
+#undef ST_REC
+#define ST_REC struct st_ev_sys_exit_openat
+ST_FIELD_TABLE(sys_exit_openat);
 #undef ST_REC
 #define ST_REC struct st_ev_fs_io
 ST_FIELD_TABLE(fs_io);

@@ -129,11 +129,33 @@ struct st_event_header {
 	A(__u32, queue_ago, ST_RQ_BIOS, ST_FT_UINT, "ns from each stored bio's queueing (its issue time stamp) to this issue") \
 	A(__u32, bio_sectors, ST_RQ_BIOS, ST_FT_UINT, "length of each stored bio in 512-byte sectors")
 
+/*
+ * The file whose page cache an issued request carries (writeback,
+ * readahead), by its first bio's first page; recorded right after the issue,
+ * with its time, only for such requests.
+ */
+#define st_fields_block_rq_inode(F, A)						\
+	F(__u64, rq,     ST_FT_HEX,  "struct request address (its issue has the same ts)") \
+	F(__u64, sector, ST_FT_UINT, "first 512-byte sector on the device")	\
+	F(__u64, ino,    ST_FT_UINT, "inode number of the file")			\
+	F(__u32, dev,    ST_FT_DEV,  "device of the file's file system (kernel dev_t)") \
+	F(__u32, disk,   ST_FT_DEV,  "device of the request (kernel dev_t)")
+
 #define st_fields_sys_enter(F, A)						\
-	F(__s64, fd,     ST_FT_INT,  "file descriptor (io_submit: aio context)")	\
-	F(__u64, count,  ST_FT_UINT, "bytes asked for (vector calls: iovec count; io_uring_enter: to_submit; io_submit: nr)") \
+	F(__s64, fd,     ST_FT_INT,  "file descriptor (io_submit, io_getevents: aio context)")	\
+	F(__u64, count,  ST_FT_UINT, "bytes asked for (vector calls: iovec count; io_uring_enter: to_submit; io_submit, io_getevents: nr)") \
 	F(__s64, offset, ST_FT_INT,  "file offset, -1 when the call has none")	\
 	F(__u64, flags,  ST_FT_HEX,  "call flags (preadv2/pwritev2, sync_file_range, io_uring_enter)")
+
+/*
+ * io_uring_enter's entry adds the ring's completion queue as the call
+ * begins: the CQEs from cq_head to cq_tail are posted and not yet read by
+ * the application; every CQE before cq_head it has read in user space.
+ */
+#define st_fields_sys_enter_io_uring_enter(F, A)				\
+	st_fields_sys_enter(F, A)						\
+	F(__u32, cq_head, ST_FT_UINT, "completion queue head as the call begins: CQEs the application has read (0 with cq_tail: ring not read)") \
+	F(__u32, cq_tail, ST_FT_UINT, "completion queue tail as the call begins: CQEs the kernel has posted")
 
 #define st_fields_sys_enter_openat(F, A)					\
 	F(__s32, dfd,      ST_FT_INT, "directory fd")				\
@@ -142,6 +164,13 @@ struct st_event_header {
 
 #define st_fields_sys_exit(F, A)						\
 	F(__s64, ret, ST_FT_INT, "return value (bytes, fd, or -errno)")
+
+/* openat's return plus the regular file it opened: inode -> path for I/O named by inode only. */
+#define st_fields_sys_exit_openat(F, A)						\
+	st_fields_sys_exit(F, A)						\
+	F(__u64, ino, ST_FT_UINT, "inode of the regular file opened, 0 otherwise")	\
+	F(__u32, dev, ST_FT_DEV,  "device of its file system (kernel dev_t), 0 with ino 0") \
+	F(__u32, pad, ST_FT_UINT, "zero")
 
 #define st_fields_fs_io(F, A)							\
 	F(__u64, ino,   ST_FT_UINT, "inode number")				\
@@ -182,6 +211,7 @@ struct st_event_header {
 	E(10, block_rq_requeue,      block_rq)					\
 	E(11, block_rq_complete,     block_rq_complete)				\
 	E(12, block_rq_issue_stamped, block_rq_issue_stamped)			\
+	E(13, block_rq_inode,        block_rq_inode)				\
 	E(32, sys_enter_read,        sys_enter)					\
 	E(33, sys_exit_read,         sys_exit)					\
 	E(34, sys_enter_write,       sys_enter)					\
@@ -209,8 +239,8 @@ struct st_event_header {
 	E(56, sys_enter_sync_file_range, sys_enter)				\
 	E(57, sys_exit_sync_file_range,  sys_exit)				\
 	E(58, sys_enter_openat,      sys_enter_openat)				\
-	E(59, sys_exit_openat,       sys_exit)					\
-	E(60, sys_enter_io_uring_enter, sys_enter)				\
+	E(59, sys_exit_openat,       sys_exit_openat)				\
+	E(60, sys_enter_io_uring_enter, sys_enter_io_uring_enter)		\
 	E(61, sys_exit_io_uring_enter,  sys_exit)				\
 	E(62, sys_enter_io_submit,   sys_enter)					\
 	E(63, sys_exit_io_submit,    sys_exit)					\
@@ -219,6 +249,8 @@ struct st_event_header {
 	E(66, ext4_sync_file_enter,  fs_io)					\
 	E(67, ext4_sync_file_exit,   fs_io)					\
 	E(68, xfs_file_fsync,        fs_io)					\
+	E(69, sys_enter_io_getevents, sys_enter)				\
+	E(70, sys_exit_io_getevents,  sys_exit)					\
 	E(80, io_uring_submit_req,   uring)					\
 	E(81, io_uring_complete,     uring)					\
 	E(96, sched_process_fork,    task)					\
@@ -250,9 +282,12 @@ ST_DECLARE_PAYLOAD(block_rq)
 ST_DECLARE_PAYLOAD(block_rq_issue)
 ST_DECLARE_PAYLOAD(block_rq_complete)
 ST_DECLARE_PAYLOAD(block_rq_issue_stamped)
+ST_DECLARE_PAYLOAD(block_rq_inode)
 ST_DECLARE_PAYLOAD(sys_enter)
+ST_DECLARE_PAYLOAD(sys_enter_io_uring_enter)
 ST_DECLARE_PAYLOAD(sys_enter_openat)
 ST_DECLARE_PAYLOAD(sys_exit)
+ST_DECLARE_PAYLOAD(sys_exit_openat)
 ST_DECLARE_PAYLOAD(fs_io)
 ST_DECLARE_PAYLOAD(uring)
 ST_DECLARE_PAYLOAD(task)

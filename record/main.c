@@ -2,7 +2,7 @@
 /*
  * st-record - record kernel I/O events into a .sttrace file.
  *
- * One event loop: the probes submit records without waking us, a 10 ms timer
+ * One event loop: the probes submit records without waking us, a 50 ms timer
  * drains the ring buffer (plus a wakeup when the buffer passes a quarter
  * full), each record is appended to the writer as is, and sealed chunks go to
  * the file through the io_uring sink. Once a second: seal a partial chunk (so
@@ -29,10 +29,20 @@
 
 #include "record/record.h"
 
-#define DRAIN_INTERVAL_NS	10000000ull	/* 10 ms */
+/*
+ * 50 ms: a wakeup of the loop costs about 90 us of CPU on the project's VM,
+ * whether or not anything is waiting; at 10 ms the wakeups took as much CPU
+ * as compressing 80k events a second (scripts/bench/RESULTS.md, issue 14).
+ * A burst that fills a quarter of the ring wakes the loop sooner.
+ */
+#define DRAIN_INTERVAL_NS	50000000ull
 #define TICK_NS			1000000000ull	/* the once-a-second duties */
-/* metadata records wait this long for older ones staged on other CPUs (a drain period or two) */
-#define META_HOLD_NS		100000000ull
+/*
+ * Metadata records wait this long for older ones staged on other CPUs: a
+ * quiet CPU's records are flushed once they have waited a drain period, at
+ * the drain after that, so up to two periods.
+ */
+#define META_HOLD_NS		(3 * DRAIN_INTERVAL_NS)
 #define COMMAND_GRACE_MS	5000		/* for the command to exit after SIGTERM */
 
 struct recorder {

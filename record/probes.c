@@ -61,10 +61,16 @@ static const char *event_name(uint16_t type)
 	return NULL;
 }
 
-/* Events whose program attaches to a tracepoint of another name. */
+/* Events recorded at a tracepoint of another name (block_rq_inode has no program of its own). */
 static const char *tracepoint_name(const char *name)
 {
-	return !strcmp(name, "block_rq_issue_stamped") ? "block_rq_issue" : name;
+	return !strcmp(name, "block_rq_issue_stamped") || !strcmp(name, "block_rq_inode") ?
+	       "block_rq_issue" : name;
+}
+
+const char *rec_event_program(uint16_t type)
+{
+	return type == ST_EV_block_rq_inode ? "block_rq_issue_stamped" : event_name(type);
 }
 
 const char *rec_event_tracepoint(uint16_t type, char *buf, size_t cap)
@@ -86,7 +92,7 @@ static bool is_rw_syscall(const char *name)
 {
 	static const char *const rw[] = {
 		"read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev",
-		"preadv2", "pwritev2", "openat", "io_uring_enter", "io_submit",
+		"preadv2", "pwritev2", "openat", "io_uring_enter", "io_submit", "io_getevents",
 	};
 	const char *call = name + 4;	/* past "sys_" */
 
@@ -114,7 +120,7 @@ static bool in_block_preset(const char *name)
 {
 	static const char *const light[] = {
 		"block_rq_issue_stamped", "block_rq_complete", "block_split", "block_rq_requeue",
-		"block_bio_complete",
+		"block_bio_complete", "block_rq_inode",
 	};
 
 	for (size_t i = 0; i < sizeof(light) / sizeof(light[0]); i++)
@@ -199,6 +205,9 @@ int rec_events_select(const char *spec, struct rec_selection *sel, char *err, si
 	/* The full issue event supersedes the stamped one: one issue event per request. */
 	if (sel->on[ST_EV_block_rq_issue])
 		sel->on[ST_EV_block_rq_issue_stamped] = false;
+	/* block_rq_inode comes from an issue probe: it brings one */
+	else if (sel->on[ST_EV_block_rq_inode])
+		sel->on[ST_EV_block_rq_issue_stamped] = true;
 	/* Process events give pid -> command names and drive -p's child tracking. */
 	for (size_t i = 0; i < NR_EVENTS; i++)
 		if (has_prefix(event_names[i].name, "sched_process_"))
@@ -627,6 +636,7 @@ int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, cons
 	if (!p->skel)
 		return env_error(err, cap, "cannot open the BPF object: %s", strerror(errno));
 	set_rodata(p->skel, f, ringbuf_size);
+	p->skel->rodata->record_rq_inode = sel->on[ST_EV_block_rq_inode];
 	if (bpf_map__set_max_entries(p->skel->maps.events, (uint32_t)ringbuf_size) ||
 	    bpf_map__set_max_entries(p->skel->maps.stage_ages, (uint32_t)p->ncpus) ||
 	    select_programs(p->skel, sel))

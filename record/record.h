@@ -109,6 +109,12 @@ int rec_tracepoints_add_types(struct st_writer *w, const struct rec_selection *s
 void rec_selection_free(struct rec_selection *sel);
 /* Tracepoint name of an event type ("block/block_rq_issue"), NULL if unknown. */
 const char *rec_event_tracepoint(uint16_t type, char *buf, size_t cap);
+/*
+ * The BPF program that emits an event type: the one named after it, but
+ * block_rq_inode's records come from the issue programs
+ * (block_rq_issue_stamped, block_rq_issue).
+ */
+const char *rec_event_program(uint16_t type);
 
 /* In-kernel filters, resolved from the options before the probes load. */
 struct rec_filters {

@@ -8,7 +8,7 @@
  * ones. This reader hands over every committed record, then publishes the
  * position once per drain. The map fd is polled edge-triggered: it wakes the
  * loop only when the BPF side forces a wakeup (the fill threshold), not each
- * time data is waiting, which the 10 ms timer takes care of.
+ * time data is waiting, which the drain timer takes care of.
  */
 #include <errno.h>
 #include <string.h>

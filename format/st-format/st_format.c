@@ -5,10 +5,13 @@
  * subcommands share; each subcommand lives in its own st_format_*.c.
  */
 #include <ctype.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/input.h"
 #include "format/st-format/st_format.h"
@@ -203,4 +206,37 @@ int main(int argc, char **argv)
 			return commands[i]->run(argc - 1, argv + 1);
 	fprintf(stderr, SF_PROG ": unknown subcommand '%s' (see " SF_PROG " --help)\n", argv[1]);
 	return SF_USAGE;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void sf_progress_start(struct sf_progress *p, const char *cmd, uint64_t total)
+{
+	*p = (struct sf_progress){ .cmd = cmd, .on = isatty(STDERR_FILENO), .total = total };
+}
+
+void sf_progress_tick(struct sf_progress *p)
+{
+	double t;
+
+	if (!p->on || ++p->done & 0xffff)
+		return;
+	t = now_s();
+	if (t < p->next)
+		return;
+	p->next = t + 0.5;
+	fprintf(stderr, "\r" SF_PROG " %s: %" PRIu64 " of %" PRIu64 " events (%.0f %%)", p->cmd,
+		p->done, p->total, p->total ? 100.0 * p->done / p->total : 100.0);
+}
+
+void sf_progress_end(const struct sf_progress *p)
+{
+	if (p->on && p->done > 0xffff)
+		fputs("\r\033[K", stderr);
 }

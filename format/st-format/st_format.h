@@ -111,13 +111,30 @@ int sf_resolve_range(const struct sf_cmd *cmd, const struct st_reader *r,
 		     const struct sf_range *range, uint64_t *from, uint64_t *to);
 
 /*
- * JSON strings from a trace's bytes (str fields, metadata, schema names),
- * which need not be UTF-8: each ill-formed part becomes U+FFFD, so the JSON
- * is valid UTF-8 (spec/sttrace-format.md, section 14). sf_json_add puts
- * `value` under such a key.
+ * A progress line for a long pass over a trace, only when stderr is a
+ * terminal: "st-format CMD: N of M events (P %)", redrawn at most twice a
+ * second, erased at the end.
  */
-struct json_object;
-struct json_object *sf_json_string(const char *s);
-void sf_json_add(struct json_object *o, const char *key, struct json_object *value);
+struct sf_progress {
+	const char *cmd;
+	int on;
+	uint64_t total, done;
+	double next;
+};
+
+void sf_progress_start(struct sf_progress *p, const char *cmd, uint64_t total);
+void sf_progress_tick(struct sf_progress *p);	/* one event done */
+void sf_progress_end(const struct sf_progress *p);
+
+/* The forms `st-format cat` prints events in (spec/sttrace-format.md, section 14). */
+enum sf_cat_style { SF_CAT_TEXT, SF_CAT_CSV, SF_CAT_JSON };
+
+/*
+ * Every event of the trace at path on stdout, as `st-format cat` prints
+ * it in `style`, with a progress line (sf_progress) naming progress_cmd
+ * unless NULL: the events of `convert --to csv|jsonl`. Returns cat's exit
+ * status.
+ */
+int sf_cat_events(const char *path, enum sf_cat_style style, const char *progress_cmd);
 
 #endif /* STTRACE_ST_FORMAT_H */

@@ -11,15 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "common/csv.h"
 #include "format/st-format/st_format.h"
-
-enum cat_style { CAT_TEXT, CAT_CSV, CAT_JSON };
+#include "format/st-format/st_format_json.h"
 
 struct cat {
-	enum cat_style style;
+	enum sf_cat_style style;
 	const char *path;
 	struct st_reader *r;
 	uint8_t *wanted;	/* per type id; NULL: every type */
@@ -28,6 +25,9 @@ struct cat {
 	size_t ncolumns;
 	const struct st_field ***field_at;	/* per type id: field of each column or NULL */
 	uint8_t *unlisted;	/* per type id: records met that the per-type counts leave out */
+	struct sf_json_writer json;	/* JSON: onto stdout */
+	const char *progress_cmd;	/* a progress line naming this command; NULL: none */
+	struct sf_progress progress;
 };
 
 static unsigned elements(const struct st_field *f)
@@ -77,11 +77,11 @@ static const char *field_string(const void *rec, const struct st_field *f)
  * outside printable ASCII as \xHH, so every byte can be told back); CSV as an
  * RFC 4180 field with the same escapes (csv.h).
  */
-static void put_string(const void *rec, const struct st_field *f, enum cat_style style)
+static void put_string(const void *rec, const struct st_field *f, enum sf_cat_style style)
 {
 	const char *buf = field_string(rec, f);
 
-	if (style == CAT_CSV) {
+	if (style == SF_CAT_CSV) {
 		csv_field(stdout, buf);
 		return;
 	}
@@ -99,7 +99,7 @@ static void put_string(const void *rec, const struct st_field *f, enum cat_style
 	putchar('"');
 }
 
-static void put_value(const void *rec, const struct st_field *f, enum cat_style style)
+static void put_value(const void *rec, const struct st_field *f, enum sf_cat_style style)
 {
 	unsigned n = elements(f);
 
@@ -111,50 +111,58 @@ static void put_value(const void *rec, const struct st_field *f, enum cat_style 
 		put_scalar(rec, f, 0);
 		return;
 	}
-	if (style == CAT_TEXT)
+	if (style == SF_CAT_TEXT)
 		putchar('[');
 	for (unsigned i = 0; i < n; i++) {
 		if (i)
-			putchar(style == CAT_TEXT ? ',' : ';');
+			putchar(style == SF_CAT_TEXT ? ',' : ';');
 		put_scalar(rec, f, i);
 	}
-	if (style == CAT_TEXT)
+	if (style == SF_CAT_TEXT)
 		putchar(']');
 }
 
-static struct json_object *json_scalar(const void *rec, const struct st_field *f, unsigned i)
+static void json_scalar(struct sf_json_writer *w, const void *rec, const struct st_field *f,
+			unsigned i)
 {
 	char buf[32];
 	uint64_t v;
 
 	switch (f->type) {
 	case ST_FT_INT:
-		return json_object_new_int64(st_field_i64(rec, f, i));
+		sf_jw_i64(w, st_field_i64(rec, f, i));
+		break;
 	case ST_FT_HEX:
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, st_field_u64(rec, f, i));
-		return json_object_new_string(buf);
+		sf_jw_string(w, buf);
+		break;
 	case ST_FT_DEV:
 		v = st_field_u64(rec, f, i);
 		snprintf(buf, sizeof(buf), "%u:%u", (unsigned)(v >> 20), (unsigned)(v & 0xfffff));
-		return json_object_new_string(buf);
+		sf_jw_string(w, buf);
+		break;
 	default:
-		return json_object_new_uint64(st_field_u64(rec, f, i));
+		sf_jw_u64(w, st_field_u64(rec, f, i));
+		break;
 	}
 }
 
-static struct json_object *json_value(const void *rec, const struct st_field *f)
+static void json_value(struct sf_json_writer *w, const void *rec, const struct st_field *f)
 {
-	struct json_object *a;
 	unsigned n = elements(f);
 
-	if (f->type == ST_FT_STR)
-		return sf_json_string(field_string(rec, f));
-	if (n == 1)
-		return json_scalar(rec, f, 0);
-	a = json_object_new_array_ext((int)n);
+	if (f->type == ST_FT_STR) {
+		sf_jw_string(w, field_string(rec, f));
+		return;
+	}
+	if (n == 1) {
+		json_scalar(w, rec, f, 0);
+		return;
+	}
+	sf_jw_array(w);
 	for (unsigned i = 0; i < n; i++)
-		json_object_array_add(a, json_scalar(rec, f, i));
-	return a;
+		json_scalar(w, rec, f, i);
+	sf_jw_end(w);
 }
 
 /* ---- Records ------------------------------------------------------------- */
@@ -168,25 +176,25 @@ static void print_text(const struct st_type *t, const struct st_event_header *ev
 		if (is_header_field(f))
 			continue;
 		printf(" %s=", f->name);
-		put_value(ev, f, CAT_TEXT);
+		put_value(ev, f, SF_CAT_TEXT);
 	}
 	putchar('\n');
 }
 
-static void print_json(const struct st_type *t, const struct st_event_header *ev)
+static void print_json(struct cat *cat, const struct st_type *t, const struct st_event_header *ev)
 {
-	struct json_object *o = json_object_new_object();
-
+	sf_jw_object(&cat->json);
 	for (unsigned i = 0; i < t->nfields; i++) {
 		const struct st_field *f = &t->fields[i];
 
+		sf_jw_key(&cat->json, f->name);
 		if (!strcmp(f->name, "type"))
-			json_object_object_add(o, "type", sf_json_string(t->name));
+			sf_jw_string(&cat->json, t->name);
 		else
-			sf_json_add(o, f->name, json_value(ev, f));
+			json_value(&cat->json, ev, f);
 	}
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
+	sf_jw_end(&cat->json);
+	sf_jw_newline(&cat->json);
 }
 
 static void print_csv(const struct cat *cat, const struct st_type *t,
@@ -202,7 +210,7 @@ static void print_csv(const struct cat *cat, const struct st_type *t,
 		if (!strcmp(at[c]->name, "type"))
 			fputs(t->name, stdout);
 		else
-			put_value(ev, at[c], CAT_CSV);
+			put_value(ev, at[c], SF_CAT_CSV);
 	}
 	putchar('\n');
 }
@@ -286,7 +294,7 @@ static int select_types(struct cat *cat, char *list)
  */
 static int csv_unlisted(struct cat *cat, const struct st_type *t)
 {
-	if (cat->style != CAT_CSV || cat->field_at[t->id])
+	if (cat->style != SF_CAT_CSV || cat->field_at[t->id])
 		return 0;
 	if (!cat->unlisted[t->id])
 		sf_error(cat->path, "%s records, which the file's per-type counts leave out: "
@@ -319,6 +327,7 @@ static int print_events(struct cat *cat, uint64_t from, uint64_t to)
 			incomplete = 1;
 			continue;
 		}
+		sf_progress_tick(&cat->progress);
 		t = st_type_by_id(cat->r, ev->type);
 		if (!t || (cat->wanted && !cat->wanted[ev->type]))
 			continue;
@@ -326,14 +335,15 @@ static int print_events(struct cat *cat, uint64_t from, uint64_t to)
 			incomplete = 1;
 			continue;
 		}
-		if (cat->style == CAT_TEXT)
+		if (cat->style == SF_CAT_TEXT)
 			print_text(t, ev);
-		else if (cat->style == CAT_JSON)
-			print_json(t, ev);
+		else if (cat->style == SF_CAT_JSON)
+			print_json(cat, t, ev);
 		else
 			print_csv(cat, t, ev);
 	}
 	st_cursor_close(c);
+	sf_progress_end(&cat->progress);
 	if (fflush(stdout) || ferror(stdout))
 		return sf_error("stdout", "write failed");
 	if (rc == ST_ENOMEM)
@@ -348,10 +358,14 @@ static int cat_file(struct cat *cat, char *types, const struct sf_range *range)
 
 	if (sf_open(cat->path, 0, &cat->r))
 		return SF_BAD;
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	sf_jw_init(&cat->json, stdout);
+	if (cat->progress_cmd)
+		sf_progress_start(&cat->progress, cat->progress_cmd, st_reader_info(cat->r)->events);
 	rc = sf_resolve_range(&sf_cmd_cat, cat->r, range, &from, &to);
 	if (!rc && types)
 		rc = select_types(cat, types);
-	if (!rc && cat->style == CAT_CSV && csv_setup(cat))
+	if (!rc && cat->style == SF_CAT_CSV && csv_setup(cat))
 		rc = sf_error(cat->path, "out of memory");
 	if (!rc)
 		rc = print_events(cat, from, to);
@@ -372,7 +386,7 @@ static int cat_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct cat cat = { .style = CAT_TEXT };
+	struct cat cat = { .style = SF_CAT_TEXT };
 	struct sf_range range = { 0 };
 	char *types = NULL;
 	int c;
@@ -381,9 +395,9 @@ static int cat_run(int argc, char **argv)
 		switch (c) {
 		case 'c':
 		case 'j':
-			if (cat.style != CAT_TEXT)
+			if (cat.style != SF_CAT_TEXT)
 				return sf_usage(&sf_cmd_cat, "--csv and --json exclude each other");
-			cat.style = c == 'c' ? CAT_CSV : CAT_JSON;
+			cat.style = c == 'c' ? SF_CAT_CSV : SF_CAT_JSON;
 			break;
 		case 't':
 			types = optarg;
@@ -403,8 +417,14 @@ static int cat_run(int argc, char **argv)
 	if (sf_positional(&sf_cmd_cat, argc, argv, 1, "FILE"))
 		return SF_USAGE;
 	cat.path = argv[optind];
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	return cat_file(&cat, types, &range);
+}
+
+int sf_cat_events(const char *path, enum sf_cat_style style, const char *progress_cmd)
+{
+	struct cat cat = { .style = style, .path = path, .progress_cmd = progress_cmd };
+
+	return cat_file(&cat, NULL, &(const struct sf_range){ 0 });
 }
 
 const struct sf_cmd sf_cmd_cat = {

@@ -6,9 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "analyze/input.h"
@@ -46,59 +44,24 @@ FILE *sf_convert_output(const struct sf_convert *cv, const char *path)
 	return f;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* On a terminal: "convert: N of M events (P %)", at most twice a second. */
-struct progress {
-	int on;
-	uint64_t total, done;
-	double next;
-};
-
-static void progress_tick(struct progress *p)
-{
-	double t;
-
-	if (!p->on || ++p->done & 0xffff)
-		return;
-	t = now_s();
-	if (t < p->next)
-		return;
-	p->next = t + 0.5;
-	fprintf(stderr, "\r" SF_PROG " convert: %" PRIu64 " of %" PRIu64 " events (%.0f %%)",
-		p->done, p->total, p->total ? 100.0 * p->done / p->total : 100.0);
-}
-
-static void progress_end(const struct progress *p)
-{
-	if (p->on && p->done > 0xffff)
-		fputs("\r\033[K", stderr);
-}
-
 static int convert_events(struct sf_convert *cv, const struct sf_convert_writer *wr,
 			  struct an_input *in)
 {
-	struct progress prog = { .on = isatty(STDERR_FILENO),
-				 .total = an_input_info(in)->events };
+	struct sf_progress prog;
 	const struct st_event_header *ev;
 	char err[256];
 	int rc = SF_OK, got;
 
 	if (an_input_start(in, 0, UINT64_MAX, err, sizeof(err)))
 		return sf_error(cv->in, "%s", err);
+	sf_progress_start(&prog, sf_cmd_convert.name, an_input_info(in)->events);
 	while (!rc && (got = an_input_next(in, &ev, err, sizeof(err))) > 0) {
 		if (an_names_wants(ev->type))
 			an_names_event(cv->names, ev);
 		rc = wr->event(cv, ev);
-		progress_tick(&prog);
+		sf_progress_tick(&prog);
 	}
-	progress_end(&prog);
+	sf_progress_end(&prog);
 	if (!rc && got < 0)
 		rc = sf_error(cv->in, "%s", err);
 	return rc;
@@ -151,7 +114,6 @@ out:
 /* Every event, every field: cat's rows, written to OUT when given. */
 static int convert_by_cat(const struct sf_convert *cv, const struct sf_convert_writer *wr)
 {
-	char *argv[] = { (char *)sf_cmd_cat.name, (char *)wr->cat_option, (char *)cv->in, NULL };
 	int saved = -1, fd, rc;
 
 	if (cv->out) {
@@ -168,8 +130,7 @@ static int convert_by_cat(const struct sf_convert *cv, const struct sf_convert_w
 		}
 		close(fd);
 	}
-	optind = 0;
-	rc = sf_cmd_cat.run(3, argv);
+	rc = sf_cat_events(cv->in, wr->cat_style, sf_cmd_convert.name);
 	if (saved >= 0) {
 		fflush(stdout);
 		dup2(saved, STDOUT_FILENO);
@@ -221,9 +182,9 @@ static int convert_run(int argc, char **argv)
 		return sf_usage(&sf_cmd_convert, "missing --to FORMAT");
 	if (!wr->text && !cv.out)
 		return sf_usage(&sf_cmd_convert, "--to %s needs -o PREFIX", wr->name);
-	if (cv.records && !wr->cat_option)
+	if (cv.records && !wr->cat_style)
 		return sf_usage(&sf_cmd_convert, "--records is for --to csv and jsonl");
-	if (wr->cat_option && !cv.records)
+	if (wr->cat_style && !cv.records)
 		return convert_by_cat(&cv, wr);
 	return convert_file(&cv, wr);
 }
@@ -242,6 +203,14 @@ const struct sf_cmd sf_cmd_convert = {
 	"                     with their PDUs, and a process-name notify record before\n"
 	"                     each thread's first event on a device; for blkparse -i,\n"
 	"                     btt, iowatcher, btrecord. -o OUT is required.\n"
+	"                     A recording of the block preset (one stamped issue\n"
+	"                     per request) has the actions its stamps stand for:\n"
+	"                     Q of each bio at its stamped queue time (where the\n"
+	"                     kernel stamps none, at the request's allocation:\n"
+	"                     Q2G is 0; the recorded Q where st-record took them,\n"
+	"                     as with -- CMD), G at the allocation, M for each\n"
+	"                     other bio of the request, D, C; no I (no insert\n"
+	"                     time is stamped)\n"
 	"      blkparse       the text blkparse prints for those files, its closing\n"
 	"                     statistics included; blkparse names those after its\n"
 	"                     input files, this after the trace's first device, so\n"

@@ -15,8 +15,8 @@
  * what failed. A writer keeps its own state behind cv->state. cv->names
  * has learned from every event before the writer sees it.
  *
- * A writer whose events are exactly the rows of `st-format cat OPTION`
- * (cat_option) leaves them to cat, which prints every field from the
+ * A writer whose events are exactly the rows of `st-format cat` in a
+ * style (cat_style) leaves them to cat, which prints every field from the
  * file's own schema; its begin/event/end then serve --records only.
  */
 #ifndef STTRACE_ST_FORMAT_CONVERT_H
@@ -40,7 +40,7 @@ struct sf_convert {
 struct sf_convert_writer {
 	const char *name;	/* --to NAME */
 	int text;		/* 1: writes cv->text; 0: writes files named after -o */
-	const char *cat_option;	/* events as `st-format cat OPTION` prints them; NULL: no */
+	enum sf_cat_style cat_style;	/* CSV, JSON: events as cat prints them; TEXT: no */
 	int (*begin)(struct sf_convert *cv);
 	int (*event)(struct sf_convert *cv, const struct st_event_header *ev);
 	int (*end)(struct sf_convert *cv);

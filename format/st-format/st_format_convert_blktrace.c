@@ -25,11 +25,20 @@
 
 #define NAME_LEN ST_COMM_LEN
 
+/*
+ * Sizes as blkparse sums them: whole KiB and the bytes under a KiB apart.
+ * It prints kb + (b >> 10) KiB, and its throughput as (1000 kb + b) / ms
+ * (as measured against it: the two differ for I/Os of no whole KiB).
+ */
+struct bp_size {
+	uint64_t kb, b;
+};
+
 /* What blkparse counts per CPU (its struct io_stats). */
 struct bp_stats {
 	uint64_t events;
-	uint64_t queued[2], queued_kb[2], issued[2], issued_kb[2], requeued[2];
-	uint64_t completed[2], completed_kb[2], merged[2], merged_kb[2];
+	uint64_t queued[2], issued[2], requeued[2], completed[2], merged[2];
+	struct bp_size queued_size[2], issued_size[2], completed_size[2], merged_size[2];
 };
 
 struct bp_device {
@@ -318,10 +327,16 @@ static struct bp_stats *bp_stats_of(struct bp_device *d, uint32_t cpu)
 }
 
 /* Count one printed record as blkparse does (depth: issued minus completed and requeued). */
+static void bp_size_add(struct bp_size *sum, const struct bp_size *n)
+{
+	sum->kb += n->kb;
+	sum->b += n->b;
+}
+
 static int bp_account(struct bt_state *s, const struct blk_io_trace *t, uint64_t rel)
 {
 	int w = !!(t->action & BLK_TC_ACT(BLK_TC_WRITE));
-	uint64_t kb = t->bytes >> 10;
+	const struct bp_size size = { t->bytes >> 10, t->bytes & 1023 };
 	struct bp_device *d = &s->bp;
 	struct bp_stats *st = bp_stats_of(d, t->cpu);
 
@@ -336,22 +351,23 @@ static int bp_account(struct bt_state *s, const struct blk_io_trace *t, uint64_t
 	switch (t->action & 0xffff) {
 	case __BLK_TA_QUEUE:
 		st->queued[w]++;
-		st->queued_kb[w] += kb;
+		bp_size_add(&st->queued_size[w], &size);
 		break;
 	case __BLK_TA_BACKMERGE:
 	case __BLK_TA_FRONTMERGE:
 		st->merged[w]++;
-		st->merged_kb[w] += kb;
+		bp_size_add(&st->merged_size[w], &size);
 		break;
 	case __BLK_TA_REQUEUE:
 		if (d->depth[w])
 			d->depth[w]--;
 		st->requeued[w]++;
-		st->issued_kb[w] -= kb;
+		st->issued_size[w].kb -= size.kb;
+		st->issued_size[w].b -= size.b;
 		break;
 	case __BLK_TA_ISSUE:
 		st->issued[w]++;
-		st->issued_kb[w] += kb;
+		bp_size_add(&st->issued_size[w], &size);
 		if (++d->depth[w] > d->max_depth[w])
 			d->max_depth[w] = d->depth[w];
 		break;
@@ -359,7 +375,7 @@ static int bp_account(struct bt_state *s, const struct blk_io_trace *t, uint64_t
 		if (d->depth[w])
 			d->depth[w]--;
 		st->completed[w]++;
-		st->completed_kb[w] += kb;
+		bp_size_add(&st->completed_size[w], &size);
 		break;
 	}
 	return 0;
@@ -524,7 +540,7 @@ static int blkparse_event(struct sf_convert *cv, const struct st_event_header *e
 }
 
 /* blkparse's size_cnv(): 8 wide, thousands as a K (counts) or M (KiB) suffix above 10^6. */
-static const char *bp_size(char *buf, uint64_t n, int kib)
+static const char *bp_count(char *buf, uint64_t n, int kib)
 {
 	static const char suffix[] = { 0, 'K', 'M', 'G', 'P' };
 	unsigned i = kib;
@@ -537,22 +553,28 @@ static const char *bp_size(char *buf, uint64_t n, int kib)
 	return buf;
 }
 
+/* A size as blkparse prints it. */
+static const char *bp_kib(char *buf, const struct bp_size *size)
+{
+	return bp_count(buf, size->kb + (size->b >> 10), 1);
+}
+
 static void bp_print_stats(FILE *out, const char *title, const struct bp_stats *st,
 			   const struct bp_device *d)
 {
 	char a[32], b[32];
 
 	fprintf(out, "%s\n", title);
-	fprintf(out, " Reads Queued:    %s, %siB\t", bp_size(a, st->queued[0], 0), bp_size(b, st->queued_kb[0], 1));
-	fprintf(out, " Writes Queued:    %s, %siB\n", bp_size(a, st->queued[1], 0), bp_size(b, st->queued_kb[1], 1));
-	fprintf(out, " Read Dispatches: %s, %siB\t", bp_size(a, st->issued[0], 0), bp_size(b, st->issued_kb[0], 1));
-	fprintf(out, " Write Dispatches: %s, %siB\n", bp_size(a, st->issued[1], 0), bp_size(b, st->issued_kb[1], 1));
-	fprintf(out, " Reads Requeued:  %s\t\t", bp_size(a, st->requeued[0], 0));
-	fprintf(out, " Writes Requeued:  %s\n", bp_size(a, st->requeued[1], 0));
-	fprintf(out, " Reads Completed: %s, %siB\t", bp_size(a, st->completed[0], 0), bp_size(b, st->completed_kb[0], 1));
-	fprintf(out, " Writes Completed: %s, %siB\n", bp_size(a, st->completed[1], 0), bp_size(b, st->completed_kb[1], 1));
-	fprintf(out, " Read Merges:     %s, %siB\t", bp_size(a, st->merged[0], 0), bp_size(b, st->merged_kb[0], 1));
-	fprintf(out, " Write Merges:     %s, %siB\n", bp_size(a, st->merged[1], 0), bp_size(b, st->merged_kb[1], 1));
+	fprintf(out, " Reads Queued:    %s, %siB\t", bp_count(a, st->queued[0], 0), bp_kib(b, &st->queued_size[0]));
+	fprintf(out, " Writes Queued:    %s, %siB\n", bp_count(a, st->queued[1], 0), bp_kib(b, &st->queued_size[1]));
+	fprintf(out, " Read Dispatches: %s, %siB\t", bp_count(a, st->issued[0], 0), bp_kib(b, &st->issued_size[0]));
+	fprintf(out, " Write Dispatches: %s, %siB\n", bp_count(a, st->issued[1], 0), bp_kib(b, &st->issued_size[1]));
+	fprintf(out, " Reads Requeued:  %s\t\t", bp_count(a, st->requeued[0], 0));
+	fprintf(out, " Writes Requeued:  %s\n", bp_count(a, st->requeued[1], 0));
+	fprintf(out, " Reads Completed: %s, %siB\t", bp_count(a, st->completed[0], 0), bp_kib(b, &st->completed_size[0]));
+	fprintf(out, " Writes Completed: %s, %siB\n", bp_count(a, st->completed[1], 0), bp_kib(b, &st->completed_size[1]));
+	fprintf(out, " Read Merges:     %s, %siB\t", bp_count(a, st->merged[0], 0), bp_kib(b, &st->merged_size[0]));
+	fprintf(out, " Write Merges:     %s, %siB\n", bp_count(a, st->merged[1], 0), bp_kib(b, &st->merged_size[1]));
 	if (d) {
 		fprintf(out, " Read depth:      %8u%8c\t", d->max_depth[0], ' ');
 		fprintf(out, " Write depth:      %8u\n", d->max_depth[1]);
@@ -565,14 +587,14 @@ static void bp_add(struct bp_stats *sum, const struct bp_stats *st)
 {
 	for (int w = 0; w < 2; w++) {
 		sum->queued[w] += st->queued[w];
-		sum->queued_kb[w] += st->queued_kb[w];
+		bp_size_add(&sum->queued_size[w], &st->queued_size[w]);
 		sum->issued[w] += st->issued[w];
-		sum->issued_kb[w] += st->issued_kb[w];
+		bp_size_add(&sum->issued_size[w], &st->issued_size[w]);
 		sum->requeued[w] += st->requeued[w];
 		sum->completed[w] += st->completed[w];
-		sum->completed_kb[w] += st->completed_kb[w];
+		bp_size_add(&sum->completed_size[w], &st->completed_size[w]);
 		sum->merged[w] += st->merged[w];
-		sum->merged_kb[w] += st->merged_kb[w];
+		bp_size_add(&sum->merged_size[w], &st->merged_size[w]);
 	}
 }
 
@@ -610,8 +632,8 @@ static void bp_summary(struct sf_convert *cv)
 		bp_print_stats(out, title, &total, NULL);
 	}
 	fprintf(out, "\nThroughput (R/W): %" PRIu64 "KiB/s / %" PRIu64 "KiB/s\n",
-		msec ? 1000 * total.completed_kb[0] / msec : 0,
-		msec ? 1000 * total.completed_kb[1] / msec : 0);
+		msec ? (1000 * total.completed_size[0].kb + total.completed_size[0].b) / msec : 0,
+		msec ? (1000 * total.completed_size[1].kb + total.completed_size[1].b) / msec : 0);
 	fprintf(out, "Events (%s): %" PRIu64 " entries\n", name, d->events);
 	fprintf(out, "Skips: 0 forward (0 -   0.0%%)\n");
 }

@@ -20,10 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "analyze/idmap.h"
 #include "format/st-format/st_format_convert.h"
+#include "format/st-format/st_format_json.h"
 
 /* Device tracks are processes with ids no real pid takes (pid_max <= 2^22). */
 #define DEV_PID_BASE	(1u << 30)
@@ -63,54 +62,63 @@ struct perfetto {
 	struct an_idmap named;		/* pid + 1 (process) or tid | 1 << 32 (thread) -> 1 */
 	uint64_t slices;		/* async ids */
 	int first;			/* no event written yet */
+	struct sf_json_writer w;	/* onto cv->text */
 };
 
 /* ---- Output ---------------------------------------------------------------------- */
 
-static void put(struct sf_convert *cv, struct json_object *o)
+/*
+ * An event object begins: after the previous one's ",\n", its ph, name,
+ * pid and tid. The caller adds its own members and closes it (sf_jw_end).
+ */
+static struct sf_json_writer *event(struct sf_convert *cv, const char *ph, const char *name,
+				    uint32_t pid, uint32_t tid)
 {
 	struct perfetto *pf = cv->state;
+	struct sf_json_writer *w = &pf->w;
 
-	fprintf(cv->text, "%s%s", pf->first ? "" : ",\n",
-		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	if (!pf->first)
+		fputs(",\n", cv->text);
 	pf->first = 0;
-	json_object_put(o);
-}
-
-static struct json_object *event(const char *ph, const char *name, uint32_t pid, uint32_t tid)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "ph", json_object_new_string(ph));
-	json_object_object_add(o, "name", json_object_new_string(name));
-	json_object_object_add(o, "pid", json_object_new_uint64(pid));
-	json_object_object_add(o, "tid", json_object_new_uint64(tid));
-	return o;
+	sf_jw_object(w);
+	sf_jw_key(w, "ph");
+	sf_jw_string(w, ph);
+	sf_jw_key(w, "name");
+	sf_jw_string(w, name);
+	sf_jw_key(w, "pid");
+	sf_jw_u64(w, pid);
+	sf_jw_key(w, "tid");
+	sf_jw_u64(w, tid);
+	return w;
 }
 
 /* ns as microseconds, to the nanosecond. */
-static void set_us(struct json_object *o, const char *key, uint64_t ns)
+static void put_us(struct sf_json_writer *w, const char *key, uint64_t ns)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
-	json_object_object_add(o, key, json_object_new_double_s((double)ns / 1000, buf));
+	sf_jw_key(w, key);
+	sf_jw_number(w, buf);
 }
 
 /* A time of the event clock as microseconds since the first event. */
-static void set_time(struct sf_convert *cv, struct json_object *o, const char *key, uint64_t ts)
+static void put_time(struct sf_convert *cv, struct sf_json_writer *w, const char *key, uint64_t ts)
 {
-	set_us(o, key, ts > cv->first_ts ? ts - cv->first_ts : 0);
+	put_us(w, key, ts > cv->first_ts ? ts - cv->first_ts : 0);
 }
 
 static void name_track(struct sf_convert *cv, const char *what, uint32_t pid, uint32_t tid,
 		       const char *name)
 {
-	struct json_object *o = event("M", what, pid, tid), *args = json_object_new_object();
+	struct sf_json_writer *w = event(cv, "M", what, pid, tid);
 
-	json_object_object_add(args, "name", json_object_new_string(name));
-	json_object_object_add(o, "args", args);
-	put(cv, o);
+	sf_jw_key(w, "args");
+	sf_jw_object(w);
+	sf_jw_key(w, "name");
+	sf_jw_string(w, name);
+	sf_jw_end(w);
+	sf_jw_end(w);
 }
 
 /* Name a process and a thread the first time they show up. */
@@ -136,12 +144,15 @@ static int name_task(struct sf_convert *cv, uint32_t pid, uint32_t tid)
 static void counter(struct sf_convert *cv, uint32_t pid, const char *name, const char *key,
 		    uint64_t ts, uint64_t value)
 {
-	struct json_object *o = event("C", name, pid, pid), *args = json_object_new_object();
+	struct sf_json_writer *w = event(cv, "C", name, pid, pid);
 
-	set_time(cv, o, "ts", ts);
-	json_object_object_add(args, key, json_object_new_uint64(value));
-	json_object_object_add(o, "args", args);
-	put(cv, o);
+	put_time(cv, w, "ts", ts);
+	sf_jw_key(w, "args");
+	sf_jw_object(w);
+	sf_jw_key(w, key);
+	sf_jw_u64(w, value);
+	sf_jw_end(w);
+	sf_jw_end(w);
 }
 
 static struct pf_dev *dev_of(struct sf_convert *cv, uint32_t dev, uint32_t *pid)
@@ -194,12 +205,14 @@ static void async_slice(struct sf_convert *cv, uint32_t pid, const char *cat, co
 
 	snprintf(id, sizeof(id), "0x%" PRIx64, ++pf->slices);
 	for (int end = 0; end < 2; end++) {
-		struct json_object *o = event(end ? "e" : "b", name, pid, pid);
+		struct sf_json_writer *w = event(cv, end ? "e" : "b", name, pid, pid);
 
-		json_object_object_add(o, "cat", json_object_new_string(cat));
-		json_object_object_add(o, "id", json_object_new_string(id));
-		set_time(cv, o, "ts", end ? to : from);
-		put(cv, o);
+		sf_jw_key(w, "cat");
+		sf_jw_string(w, cat);
+		sf_jw_key(w, "id");
+		sf_jw_string(w, id);
+		put_time(cv, w, "ts", end ? to : from);
+		sf_jw_end(w);
 	}
 }
 
@@ -344,7 +357,7 @@ static int on_syscall(struct sf_convert *cv, const struct st_event_header *h)
 	struct perfetto *pf = cv->state;
 	uint32_t i = an_idmap_get(&pf->in_syscall, h->tid);
 	const struct st_type *t;
-	struct json_object *o;
+	struct sf_json_writer *w;
 	struct pf_call *call;
 
 	if (!(h->type & 1)) {	/* enter; the slot stays the thread's */
@@ -366,10 +379,10 @@ static int on_syscall(struct sf_convert *cv, const struct st_event_header *h)
 	t = st_builtin_type(call->type);
 	if (name_task(cv, h->pid, h->tid))
 		return -1;
-	o = event("X", t ? t->name + strlen("sys_enter_") : "syscall", h->pid, h->tid);
-	set_time(cv, o, "ts", call->ts);
-	set_us(o, "dur", h->ts - call->ts);
-	put(cv, o);
+	w = event(cv, "X", t ? t->name + strlen("sys_enter_") : "syscall", h->pid, h->tid);
+	put_time(cv, w, "ts", call->ts);
+	put_us(w, "dur", h->ts - call->ts);
+	sf_jw_end(w);
 	call->ts = 0;
 	return 0;
 }
@@ -388,6 +401,7 @@ static int perfetto_begin(struct sf_convert *cv)
 	pool_init(&pf->queue_ts, sizeof(uint64_t));
 	pool_init(&pf->calls, sizeof(struct pf_call));
 	pf->first = 1;
+	sf_jw_init(&pf->w, cv->text);
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", cv->text);
 	return SF_OK;
 }

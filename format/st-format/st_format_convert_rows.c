@@ -10,12 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "common/csv.h"
 #include "format/st-format/st_format_convert.h"
+#include "format/st-format/st_format_json.h"
 
-/* Column names of the stage timestamps, in enum an_ts order. */
+/* Column names: the I/O's own, each stage timestamp's, each built-in stage's latency. */
+static const char *const io_names[] = {
+	"start_ns", "op", "dev", "sector", "bytes", "blk_bytes", "offset", "ret", "pid", "tid",
+	"comm", "file", "flags", "bios", "merges", "requeues",
+};
+#define N_IO_COLUMNS	(sizeof(io_names) / sizeof(io_names[0]))
+
+/* In enum an_ts order. */
 static const char *const ts_names[] = {
 	"ts_sys_enter", "ts_fs_begin", "ts_queue", "ts_getrq", "ts_insert", "ts_issue",
 	"ts_complete", "ts_fs_done", "ts_sys_exit", "ts_wb_begin", "ts_wb_done",
@@ -24,9 +30,28 @@ static const char *const ts_names[] = {
 _Static_assert(sizeof(ts_names) / sizeof(ts_names[0]) == AN_TS_COUNT,
 	       "a column name for every stage timestamp of correlate.h");
 
+/* convert has no --span: the built-in stages only. */
+#define N_COLUMNS	(N_IO_COLUMNS + AN_TS_COUNT + AN_ST_SPAN0)
+
+/* One cell of a row: a number, a string, or nothing (JSON null, an empty CSV cell). */
+struct cell {
+	enum { CELL_NONE, CELL_U64, CELL_I64, CELL_STR } kind;
+	uint64_t u;
+	int64_t i;
+	const char *s;
+};
+
+struct row {
+	struct cell cells[N_COLUMNS];
+	char dev[32], file[64], flags[96];	/* what the string cells point to */
+};
+
 struct rows {
 	struct an_corr *corr;
 	int json;
+	struct sf_json_writer w;
+	const char *columns[N_COLUMNS];
+	char stage_columns[AN_ST_SPAN0][32];	/* "Q2C_ns", ... */
 };
 
 /* AN_IO_* flags a user filters on, as words joined by '|'. */
@@ -46,62 +71,88 @@ static void io_flags(const struct an_io *io, char *buf, size_t cap)
 			n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? "|" : "", names[i].name);
 }
 
-/* One I/O as a JSON object, numbers as numbers, missing stages as null. */
-static struct json_object *io_object(struct sf_convert *cv, const struct an_io *io)
+static struct cell u64_cell(uint64_t u)
 {
-	struct json_object *o = json_object_new_object();
-	uint64_t ns[AN_ST_COUNT];
-	unsigned defined = an_io_stages(io, ns);
-	char dev[32], file[64], flags[96];
+	return (struct cell){ .kind = CELL_U64, .u = u };
+}
 
-	json_object_object_add(o, "start_ns", json_object_new_uint64(io->start));
-	json_object_object_add(o, "op", json_object_new_string(an_op_name(io->op)));
-	json_object_object_add(o, "dev", json_object_new_string(
-		an_names_dev(cv->names, io->dev, dev, sizeof(dev))));
-	json_object_object_add(o, "sector", json_object_new_uint64(io->sector));
-	json_object_object_add(o, "bytes", json_object_new_uint64(io->bytes));
-	json_object_object_add(o, "blk_bytes", json_object_new_uint64(io->blk_bytes));
-	json_object_object_add(o, "offset", json_object_new_int64(io->offset));
-	json_object_object_add(o, "ret", json_object_new_int64(io->ret));
-	json_object_object_add(o, "pid", json_object_new_uint64(io->pid));
-	json_object_object_add(o, "tid", json_object_new_uint64(io->tid));
-	json_object_object_add(o, "comm", json_object_new_string(an_names_comm(cv->names, io->pid)));
-	json_object_object_add(o, "file", json_object_new_string(
-		an_names_file(cv->names, io, file, sizeof(file))));
-	io_flags(io, flags, sizeof(flags));
-	json_object_object_add(o, "flags", json_object_new_string(flags));
-	json_object_object_add(o, "bios", json_object_new_uint64(io->nbios));
-	json_object_object_add(o, "merges", json_object_new_uint64(io->merges));
-	json_object_object_add(o, "requeues", json_object_new_uint64(io->requeues));
-	for (unsigned t = 0; t < AN_TS_COUNT; t++)
-		json_object_object_add(o, ts_names[t],
-				       io->ts[t] ? json_object_new_uint64(io->ts[t]) : NULL);
-	for (unsigned s = 0; s < AN_ST_COUNT; s++) {
-		char key[32];
+static struct cell i64_cell(int64_t i)
+{
+	return (struct cell){ .kind = CELL_I64, .i = i };
+}
 
-		snprintf(key, sizeof(key), "%s_ns", an_stage_name(s));
-		json_object_object_add(o, key, defined & 1u << s ? json_object_new_uint64(ns[s]) : NULL);
-	}
-	return o;
+static struct cell str_cell(const char *s)
+{
+	return (struct cell){ .kind = CELL_STR, .s = s };
 }
 
 /*
- * A CSV row from the same object, so the two formats cannot disagree:
- * numbers as they are, strings as the one CSV writer writes fields, null empty.
+ * One I/O as a row, in the order of the columns: the one source of both
+ * formats, so the two cannot disagree. Missing stages are no cell.
  */
-static void print_csv_row(struct json_object *o, FILE *out)
+static void io_row(struct sf_convert *cv, const struct an_io *io, struct row *row)
 {
-	int first = 1;
+	struct cell *c = row->cells;
+	uint64_t ns[AN_ST_COUNT];
+	unsigned defined = an_io_stages(io, ns);
 
-	json_object_object_foreach(o, key, v) {
-		(void)key;
-		if (!first)
+	io_flags(io, row->flags, sizeof(row->flags));
+	*c++ = u64_cell(io->start);
+	*c++ = str_cell(an_op_name(io->op));
+	*c++ = str_cell(an_names_dev(cv->names, io->dev, row->dev, sizeof(row->dev)));
+	*c++ = u64_cell(io->sector);
+	*c++ = u64_cell(io->bytes);
+	*c++ = u64_cell(io->blk_bytes);
+	*c++ = i64_cell(io->offset);
+	*c++ = i64_cell(io->ret);
+	*c++ = u64_cell(io->pid);
+	*c++ = u64_cell(io->tid);
+	*c++ = str_cell(an_names_comm(cv->names, io->pid));
+	*c++ = str_cell(an_names_file(cv->names, io, row->file, sizeof(row->file)));
+	*c++ = str_cell(row->flags);
+	*c++ = u64_cell(io->nbios);
+	*c++ = u64_cell(io->merges);
+	*c++ = u64_cell(io->requeues);
+	for (unsigned t = 0; t < AN_TS_COUNT; t++)
+		*c++ = io->ts[t] ? u64_cell(io->ts[t]) : (struct cell){ CELL_NONE };
+	for (unsigned s = 0; s < AN_ST_SPAN0; s++)
+		*c++ = defined & 1u << s ? u64_cell(ns[s]) : (struct cell){ CELL_NONE };
+}
+
+static void print_json_row(struct rows *rows, const struct row *row)
+{
+	sf_jw_object(&rows->w);
+	for (size_t k = 0; k < N_COLUMNS; k++) {
+		const struct cell *c = &row->cells[k];
+
+		sf_jw_key(&rows->w, rows->columns[k]);
+		if (c->kind == CELL_U64)
+			sf_jw_u64(&rows->w, c->u);
+		else if (c->kind == CELL_I64)
+			sf_jw_i64(&rows->w, c->i);
+		else if (c->kind == CELL_STR)
+			sf_jw_string(&rows->w, c->s);
+		else
+			sf_jw_null(&rows->w);
+	}
+	sf_jw_end(&rows->w);
+	sf_jw_newline(&rows->w);
+}
+
+/* Numbers as they are, strings as the one CSV writer writes fields, nothing empty. */
+static void print_csv_row(const struct row *row, FILE *out)
+{
+	for (size_t k = 0; k < N_COLUMNS; k++) {
+		const struct cell *c = &row->cells[k];
+
+		if (k)
 			fputc(',', out);
-		first = 0;
-		if (json_object_is_type(v, json_type_string))
-			csv_field(out, json_object_get_string(v));
-		else if (v)
-			fputs(json_object_to_json_string(v), out);
+		if (c->kind == CELL_U64)
+			fprintf(out, "%" PRIu64, c->u);
+		else if (c->kind == CELL_I64)
+			fprintf(out, "%" PRId64, c->i);
+		else if (c->kind == CELL_STR)
+			csv_field(out, c->s);
 	}
 	fputc('\n', out);
 }
@@ -110,37 +161,40 @@ static void on_io(void *ctx, const struct an_io *io)
 {
 	struct sf_convert *cv = ctx;
 	struct rows *rows = cv->state;
-	struct json_object *o = io_object(cv, io);
+	struct row row;
 
+	io_row(cv, io, &row);
 	if (rows->json)
-		fprintf(cv->text, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		print_json_row(rows, &row);
 	else
-		print_csv_row(o, cv->text);
-	json_object_put(o);
+		print_csv_row(&row, cv->text);
 }
 
 static int rows_begin(struct sf_convert *cv, int json)
 {
 	struct rows *rows = calloc(1, sizeof(*rows));
-	const struct an_io none = { .offset = -1, .fd = -1 };
-	struct json_object *o;
-	int first = 1;
+	const char **col;
 
 	cv->state = rows;
 	if (!rows || an_corr_new(&rows->corr, 0, on_io, cv))
 		return sf_error(cv->in, "out of memory");
 	rows->json = json;
+	sf_jw_init(&rows->w, cv->text);
+	col = rows->columns;
+	for (size_t k = 0; k < N_IO_COLUMNS; k++)
+		*col++ = io_names[k];
+	for (unsigned t = 0; t < AN_TS_COUNT; t++)
+		*col++ = ts_names[t];
+	for (unsigned s = 0; s < AN_ST_SPAN0; s++) {
+		snprintf(rows->stage_columns[s], sizeof(rows->stage_columns[s]), "%s_ns",
+			 an_stage_name(s));
+		*col++ = rows->stage_columns[s];
+	}
 	if (json)
 		return SF_OK;
-	/* the header: the keys of a row's object */
-	o = io_object(cv, &none);
-	json_object_object_foreach(o, key, v) {
-		(void)v;
-		fprintf(cv->text, "%s%s", first ? "" : ",", key);
-		first = 0;
-	}
+	for (size_t k = 0; k < N_COLUMNS; k++)	/* the CSV header */
+		fprintf(cv->text, "%s%s", k ? "," : "", rows->columns[k]);
 	fputc('\n', cv->text);
-	json_object_put(o);
 	return SF_OK;
 }
 
@@ -182,7 +236,7 @@ static int rows_end(struct sf_convert *cv)
 const struct sf_convert_writer sf_convert_csv = {
 	.name = "csv",
 	.text = 1,
-	.cat_option = "--csv",
+	.cat_style = SF_CAT_CSV,
 	.begin = csv_begin,
 	.event = rows_event,
 	.end = rows_end,
@@ -191,7 +245,7 @@ const struct sf_convert_writer sf_convert_csv = {
 const struct sf_convert_writer sf_convert_jsonl = {
 	.name = "jsonl",
 	.text = 1,
-	.cat_option = "--json",
+	.cat_style = SF_CAT_JSON,
 	.begin = jsonl_begin,
 	.event = rows_event,
 	.end = rows_end,

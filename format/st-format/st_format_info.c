@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "format/st-format/st_format.h"
+#include "format/st-format/st_format_json.h"
 
 /* Chunks per kind; index 0 counts kinds this build does not know. */
 struct kind_counts {

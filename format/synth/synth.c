@@ -221,8 +221,10 @@ union synth_rec {
 	struct st_ev_block_rq_issue issue;
 	struct st_ev_block_rq_complete complete;
 	struct st_ev_sys_enter enter;
+	struct st_ev_sys_enter_io_uring_enter uring_enter;
 	struct st_ev_sys_enter_openat openat;
 	struct st_ev_sys_exit exit;
+	struct st_ev_sys_exit_openat opened;
 	struct st_ev_fs_io fs;
 	struct st_ev_uring uring;
 	struct st_ev_task task;
@@ -499,8 +501,11 @@ static void emit_enter(struct synth *s, uint16_t type, uint64_t ts, struct who w
 		       int64_t fd, uint64_t count, int64_t offset, uint64_t flags)
 {
 	uint32_t idx;
+	/* io_uring_enter's record adds the CQ head and tail: 0 and 0, the ring not read */
+	uint16_t size = type == ST_EV_sys_enter_io_uring_enter ?
+			sizeof(struct st_ev_sys_enter_io_uring_enter) : sizeof(struct st_ev_sys_enter);
 
-	event_new(s, type, sizeof(struct st_ev_sys_enter), ts, who, &idx)->enter.p =
+	event_new(s, type, size, ts, who, &idx)->enter.p =
 		(struct st_sys_enter){ .fd = fd, .count = count, .offset = offset, .flags = flags };
 }
 
@@ -1098,7 +1103,10 @@ static void proc_start(struct synth *s, unsigned i, uint64_t t)
 	rec->openat.p.dfd = AT_FDCWD_VALUE;
 	rec->openat.p.flags = OPEN_FLAGS;
 	snprintf(rec->openat.p.filename, sizeof(rec->openat.p.filename), "%s", p->path);
-	emit_exit(s, ST_EV_sys_exit_openat, t + 25000, who, p->fd);
+	rec = event_new(s, ST_EV_sys_exit_openat, sizeof(struct st_ev_sys_exit_openat), t + 25000,
+			who, &idx);
+	rec->opened.p = (struct st_sys_exit_openat){ .ret = p->fd, .ino = p->ino,
+						     .dev = s->devs[p->dev].devt };
 }
 
 static int setup(struct synth *s)

@@ -45,7 +45,7 @@ echo "synthetic trace: $events events, $block of them block events (blktrace rec
 cat_cpu=$(best_cpu "$SF" cat "$DIR/trace.st")
 row() { # row LABEL CPU EVENTS [GOAL]; an empty CPU: best_cpu stopped on a failure
 	[ -n "$2" ] || exit 1
-	printf '%-34s %7.2f s CPU %7.2f M events/s   %5.2fx cat%s\n' "$1" "$2" \
+	printf '%-38s %7.2f s CPU %7.2f M events/s   %5.2fx cat%s\n' "$1" "$2" \
 		"$(awk -v e="$3" -v t="$2" 'BEGIN { print e / t / 1e6 }')" \
 		"$(awk -v c="$cat_cpu" -v t="$2" -v e="$3" -v n="$events" 'BEGIN { print (e / t) / (n / c) }')" \
 		"${4:+ (goal >= $4)}"
@@ -59,6 +59,7 @@ row "convert --to fio-iolog" "$(best_cpu "$SF" convert "$DIR/trace.st" --to fio-
 row "convert --to csv" "$(best_cpu "$SF" convert "$DIR/trace.st" --to csv)" "$events" 0.5
 row "convert --to jsonl" "$(best_cpu "$SF" convert "$DIR/trace.st" --to jsonl)" "$events" 0.5
 row "convert --to csv --records" "$(best_cpu "$SF" convert "$DIR/trace.st" --to csv --records)" "$events" 0.5
+row "convert --to jsonl --records" "$(best_cpu "$SF" convert "$DIR/trace.st" --to jsonl --records)" "$events" 0.5
 row "convert --to perfetto" "$(best_cpu "$SF" convert "$DIR/trace.st" --to perfetto)" "$events" 0.5
 row "import-blktrace of the blktrace files" \
 	"$(best_cpu "$SF" import-blktrace "$DIR"/bt/trace.blktrace.* -o "$DIR/imported.st")" "$block"

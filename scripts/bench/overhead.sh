@@ -18,7 +18,9 @@
 # Configurations: `none` (the tracer is `sleep`: the A/A control, whose
 # spread is the noise floor of this machine right now), `bare` (bare-ring, the
 # least a ring-buffer tracer of the four tracepoints block-all takes per I/O
-# does), st-record with the block, block-queue, block-all, dio and all
+# does), `empty` (bare-ring --empty: programs that do nothing at the two
+# tracepoints of st-record's `block` preset, the floor any tracer of those
+# events pays on this machine), st-record with the block, block-queue, block-all, dio and all
 # presets, block at --qd 1 and 32 (default 4), and a bpftrace one-liner
 # printing one line per block event, as the peer. Then the CPU cost per I/O
 # of bare and each preset (see "CPU cost per I/O" below), on the loop device,
@@ -96,8 +98,8 @@ start_tracer() {
 		sleep 3600 &
 		TRACER=$!
 		;;
-	bare)
-		"$BUILD/bench/bare-ring" 2>"$WORK/log" &
+	bare | empty)
+		"$BUILD/bench/bare-ring" $([ "$config" = empty ] && echo --empty) 2>"$WORK/log" &
 		TRACER=$!
 		wait_for "$WORK/log" attached || die "bare-ring did not start: $(cat "$WORK/log")"
 		;;
@@ -197,7 +199,7 @@ summary_sum() {
 		END { print s + 0 }' "$WORK/summaries"
 }
 
-CONFIGS=(${BENCH_CONFIGS:-none bare block block-queue block-all dio all block-qd1 block-qd32 generic bpftrace})
+CONFIGS=(${BENCH_CONFIGS:-none empty bare block block-queue block-all dio all block-qd1 block-qd32 generic bpftrace})
 declare -A BUDGET=([block]=0.95 [dio]=0.90 [all]=0.90)
 echo "overhead.sh: fio randread 4k io_uring QD32 direct on $LOOP (1 GiB in /dev/shm); per configuration" \
 	"$CYCLES cycles of ${PHASE} s with / ${PHASE} s without the tracer in one fio run; recordings in $OUT_DIR;" \
@@ -281,7 +283,7 @@ cost() {
 	cpu=$(($(cpu_ns "$TRACER") - cpu0))
 	stop_tracer
 	ios=$(jq '.jobs[0].read.total_ios' "$WORK/fio.json")
-	if [ "$config" = bare ]; then
+	if [ "$config" = bare ] || [ "$config" = empty ]; then
 		runs=$(summary_sum '^probe$' 1) ns=$(summary_sum '^ns$' 1)
 	else
 		read -r runs ns <"$WORK/runs"
@@ -294,7 +296,7 @@ cost() {
 }
 
 COST_SECONDS=${BENCH_COST_SECONDS:-5}
-COST_CONFIGS=(${BENCH_COST_CONFIGS:-bare block block-queue block-all dio all})
+COST_CONFIGS=(${BENCH_COST_CONFIGS:-empty bare block block-queue block-all dio all})
 "$(dirname "$0")/bpf-stats-on" >"$WORK/stats" &
 STATS=$!
 for ((i = 0; i < 100; i++)); do grep -qs . "$WORK/stats" && break; sleep 0.05; done

@@ -362,6 +362,70 @@ static void test_fsync_unjoined(void)
 	an_corr_free(c);
 }
 
+/* block_rq_inode: request rq carries the page cache of inode ino on device 7:0. */
+static void rq_inode(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t id, uint64_t ino)
+{
+	struct st_ev_block_rq_inode e = { .p = { .rq = id, .ino = ino, .dev = 7 << 20,
+						 .disk = 7 << 20 } };
+
+	head(&e.h, ST_EV_block_rq_inode, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+}
+
+/*
+ * Writeback named with its file, and attributed by it: while an fsync of
+ * inode 12 is open, a kworker writes back two requests of inode 12 (the
+ * fsync's wb: 1100..1300), one of inode 13 (another file's writeback:
+ * neither wb nor jnl of this fsync) and one of no file (the journal: jnl,
+ * 1150..1350). The writeback I/Os carry their inode; the syscall's own
+ * bio keeps its fd and gets no inode from its request.
+ */
+static void test_writeback_inode(void)
+{
+	struct an_corr *c = start(0);
+	struct st_ev_fs_io sync_enter = { .p = { .ino = 12, .dev = 7 << 20 } };
+	int k, named = 0, fsync = -1;
+
+	sys(c, ST_EV_sys_enter_fsync, 1000, 7, 0);
+	head(&sync_enter.h, ST_EV_ext4_sync_file_enter, sizeof(sync_enter), 1010, 7);
+	an_corr_event(c, &sync_enter.h);
+	bio(c, ST_EV_block_bio_queue, 1100, 50, 0xa, 100, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1110, 50, 0x611, ST_OP_WRITE, 1, 0xa, 0);
+	rq_inode(c, 1110, 50, 0x611, 12);
+	bio(c, ST_EV_block_bio_queue, 1120, 50, 0xb, 200, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1125, 50, 0x612, ST_OP_WRITE, 1, 0xb, 0);
+	rq_inode(c, 1125, 50, 0x612, 13);
+	bio(c, ST_EV_block_bio_queue, 1150, 51, 0xc, 300, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1155, 51, 0x613, ST_OP_WRITE, 1, 0xc, 0);
+	bio(c, ST_EV_block_bio_queue, 1160, 50, 0xd, 400, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1165, 50, 0x614, ST_OP_WRITE, 1, 0xd, 0);
+	rq_inode(c, 1165, 50, 0x614, 12);
+	rq(c, ST_EV_block_rq_complete, 1200, 0, 0x611, ST_OP_WRITE, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 1250, 0, 0x612, ST_OP_WRITE, 1, 0xb, 0);
+	rq(c, ST_EV_block_rq_complete, 1300, 0, 0x614, ST_OP_WRITE, 1, 0xd, 0);
+	rq(c, ST_EV_block_rq_complete, 1350, 0, 0x613, ST_OP_WRITE, 1, 0xc, 0);
+	sys(c, ST_EV_sys_exit_fsync, 1400, 7, 0);
+	for (k = 0; k < nout; k++) {
+		if (out[k].op == AN_OP_FSYNC)
+			fsync = k;
+		else
+			named += (out[k].ino == 12 || out[k].ino == 13) && out[k].fs_dev == 7u << 20;
+	}
+	check(nout == 5 && named == 3, "correlate.writeback_inode.named", "%d I/Os, %d named", nout, named);
+	check(fsync >= 0 && stage(fsync, AN_ST_WB) == 200 && stage(fsync, AN_ST_JNL) == 200,
+	      "correlate.writeback_inode.fsync_parts", "wb %" PRIu64 " jnl %" PRIu64,
+	      fsync >= 0 ? stage(fsync, AN_ST_WB) : 0, fsync >= 0 ? stage(fsync, AN_ST_JNL) : 0);
+	sys(c, ST_EV_sys_enter_pread64, 2000, 9, 0);
+	bio(c, ST_EV_block_bio_queue, 2010, 9, 0xe, 16, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 2020, 9, 0x620, ST_OP_READ, 1, 0xe, 0);
+	rq_inode(c, 2020, 9, 0x620, 14);
+	rq(c, ST_EV_block_rq_complete, 2100, 0, 0x620, ST_OP_READ, 1, 0xe, 0);
+	sys(c, ST_EV_sys_exit_pread64, 2110, 9, 4096);
+	check(nout == 6 && out[5].fd == 3 && out[5].ino == 0, "correlate.writeback_inode.syscall_keeps_fd",
+	      "%d I/Os, ino %" PRIu64, nout, nout == 6 ? out[5].ino : 0);
+	an_corr_free(c);
+}
+
 /*
  * An fsync that waits for jbd2's journal commit: the bios jbd2 queues on
  * the file system's device while the fsync is open, and completes before
@@ -506,16 +570,28 @@ static void test_uring(void)
 	an_corr_free(c);
 }
 
-/* io_uring_enter(to_submit, ..., flags) of thread tid: its entry, then exit at ts_exit. */
-static void uring_enter(struct an_corr *c, uint64_t ts, uint64_t ts_exit, uint32_t tid,
-			uint64_t to_submit, uint64_t flags)
+/*
+ * io_uring_enter(to_submit, ..., flags) of thread tid with the ring's CQ head
+ * and tail as it begins (0 and 0: a file without them): its entry, then exit
+ * at ts_exit.
+ */
+static void uring_enter_cq(struct an_corr *c, uint64_t ts, uint64_t ts_exit, uint32_t tid,
+			   uint64_t to_submit, uint64_t flags, uint32_t cq_head, uint32_t cq_tail)
 {
-	struct st_ev_sys_enter e = { .p = { .fd = 4, .count = to_submit, .offset = -1, .flags = flags } };
+	struct st_ev_sys_enter_io_uring_enter e = {
+		.p = { .fd = 4, .count = to_submit, .offset = -1, .flags = flags,
+		       .cq_head = cq_head, .cq_tail = cq_tail } };
 
 	head(&e.h, ST_EV_sys_enter_io_uring_enter, sizeof(e), ts, tid);
 	an_corr_event(c, &e.h);
 	if (ts_exit)
 		sys(c, ST_EV_sys_exit_io_uring_enter, ts_exit, tid, (int64_t)to_submit);
+}
+
+static void uring_enter(struct an_corr *c, uint64_t ts, uint64_t ts_exit, uint32_t tid,
+			uint64_t to_submit, uint64_t flags)
+{
+	uring_enter_cq(c, ts, ts_exit, tid, to_submit, flags, 0, 0);
 }
 
 /*
@@ -566,14 +642,60 @@ static void test_uring_reap(void)
 }
 
 /*
- * libaio: io_submit with two iocbs, each an iomap_dio_rw_begin and its bio;
- * each is an I/O from its iomap begin to its block completion. A bio the
- * thread queues outside io_submit is a bare bio I/O as before.
+ * fio's loop at depth: it reads CQEs from the ring in user space and enters
+ * the kernel only to submit. A and B are posted during the call that submits
+ * C; the next entry (submitting D) finds them unread (CQ head 0, tail 2):
+ * not reaped. The one after finds the head past A only: A is reaped there,
+ * B at the entry whose head passed it.
  */
-static void test_aio_submit(void)
+static void test_uring_reap_cq_head(void)
 {
 	struct an_corr *c = start(0);
 
+	uring_enter_cq(c, 1000, 0, 5, 2, 1, 0, 0);
+	uring(c, ST_EV_io_uring_submit_req, 1010, 5, 0xa0, 0);
+	uring(c, ST_EV_io_uring_submit_req, 1011, 5, 0xb0, 0);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 1020, 5, 2);
+	uring_enter_cq(c, 2000, 0, 5, 1, 1, 0, 0);
+	uring(c, ST_EV_io_uring_submit_req, 2005, 5, 0xc0, 0);
+	uring(c, ST_EV_io_uring_complete, 2010, 5, 0xa0, 4096);
+	uring(c, ST_EV_io_uring_complete, 2011, 5, 0xb0, 4096);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 2020, 5, 1);
+	uring_enter_cq(c, 3000, 0, 5, 1, 1, 0, 2);
+	uring(c, ST_EV_io_uring_submit_req, 3005, 5, 0xd0, 0);
+	sys(c, ST_EV_sys_exit_io_uring_enter, 3020, 5, 1);
+	check(nout == 0, "correlate.uring_reap.cq_head_unread", "%d I/Os reaped with their CQEs unread", nout);
+	uring_enter_cq(c, 4000, 0, 5, 1, 1, 1, 2);
+	uring_enter_cq(c, 5000, 0, 5, 1, 1, 2, 2);
+	an_corr_finish(c);
+	check(nout == 4 && out[0].uring_req == 0xa0 && stage(0, AN_ST_REAP) == 1990 &&
+	      out[1].uring_req == 0xb0 && stage(1, AN_ST_REAP) == 2989 && stage(1, AN_ST_TOTAL) == 1000,
+	      "correlate.uring_reap.cq_head_passed", "%d I/Os, reap %" PRIu64 " %" PRIu64, nout,
+	      stage(0, AN_ST_REAP), stage(1, AN_ST_REAP));
+	an_corr_free(c);
+}
+
+/* io_getevents of thread tid: its entry, or its exit returning n events. */
+static void getevents(struct an_corr *c, uint64_t ts, uint32_t tid, int exit, int64_t n)
+{
+	struct st_ev_sys_enter e = { .p = { .fd = 0x7f0000001000, .count = 8, .offset = -1 } };
+	struct st_ev_sys_exit x = { .p = { .ret = n } };
+
+	if (exit) {
+		head(&x.h, ST_EV_sys_exit_io_getevents, sizeof(x), ts, tid);
+		an_corr_event(c, &x.h);
+	} else {
+		head(&e.h, ST_EV_sys_enter_io_getevents, sizeof(e), ts, tid);
+		an_corr_event(c, &e.h);
+	}
+}
+
+/*
+ * io_submit of thread 6 from 1000 to 1050 with two iocbs: one begun at 1005
+ * (bio 0xa in request 0x100), one at 1030 (bio 0xb in request 0x101).
+ */
+static void submit_two_iocbs(struct an_corr *c)
+{
 	sys(c, ST_EV_sys_enter_io_submit, 1000, 6, 0);
 	fs(c, ST_EV_iomap_dio_rw_begin, 1005, 6);
 	bio(c, ST_EV_block_bio_queue, 1010, 6, 0xa, 0, ST_OP_READ);
@@ -582,16 +704,80 @@ static void test_aio_submit(void)
 	bio(c, ST_EV_block_bio_queue, 1035, 6, 0xb, 64, ST_OP_READ);
 	rq(c, ST_EV_block_rq_issue, 1040, 6, 0x101, ST_OP_READ, 1, 0xb, 0);
 	sys(c, ST_EV_sys_exit_io_submit, 1050, 6, 2);
+}
+
+/* io_submit of one iocb by thread tid at ts (bio and request k), done at ts + 50. */
+static void submit_done_iocb(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t k)
+{
+	sys(c, ST_EV_sys_enter_io_submit, ts, tid, 0);
+	fs(c, ST_EV_iomap_dio_rw_begin, ts + 5, tid);
+	bio(c, ST_EV_block_bio_queue, ts + 10, tid, k, 256, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, ts + 20, tid, 0x10000 + k, ST_OP_READ, 1, k, 0);
+	sys(c, ST_EV_sys_exit_io_submit, ts + 30, tid, 1);
+	rq(c, ST_EV_block_rq_complete, ts + 50, 0, 0x10000 + k, ST_OP_READ, 1, k, 0);
+}
+
+/*
+ * libaio's reap. An iocb done at 950, before its thread first called
+ * io_getevents, waits all the same (from io_submit on). Two more iocbs are
+ * done at 1500 and 1520; io_getevents returns one event at 1550 (the oldest:
+ * the first iocb), then two at 1700. The reap runs from each iocb's block
+ * completion to the return that handed it over. A thread that piles up
+ * AIO_UNREAPED_MAX (1024) iocbs and never calls io_getevents has them reaped
+ * elsewhere: they go out without a reap.
+ */
+static void test_aio_reap(void)
+{
+	struct an_corr *c = start(0);
+	int reaped = 0;
+
+	submit_done_iocb(c, 900, 6, 0x9);
+	check(nout == 0, "correlate.aio_reap.held_from_submit", "%d I/Os", nout);
+	submit_two_iocbs(c);
+	getevents(c, 1100, 6, 0, 0);
+	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 1520, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
+	check(nout == 0, "correlate.aio_reap.waits", "%d I/Os emitted before io_getevents returned", nout);
+	getevents(c, 1550, 6, 1, 1);
+	getevents(c, 1600, 6, 0, 0);
+	getevents(c, 1700, 6, 1, 2);
+	/* a return hands its iocbs over newest first */
+	check(nout == 3 && stage(0, AN_ST_REAP) == 600 && stage(2, AN_ST_TOTAL) == 495 &&
+	      stage(2, AN_ST_REAP) == 200 && stage(1, AN_ST_TOTAL) == 490 && stage(1, AN_ST_REAP) == 180 &&
+	      stage(1, AN_ST_C2RET) == UINT64_MAX,
+	      "correlate.aio_reap.oldest_first", "%d I/Os, reap %" PRIu64 " %" PRIu64 " %" PRIu64, nout,
+	      stage(0, AN_ST_REAP), stage(1, AN_ST_REAP), stage(2, AN_ST_REAP));
+	for (uint64_t k = 0; k <= 1024; k++)
+		submit_done_iocb(c, 2000 + k * 100, 8, 0x100000 + k);
+	for (int k = 3; k < nout && k < MAX_OUT; k++)
+		reaped += stage(k, AN_ST_REAP) != UINT64_MAX;
+	check(nout == 3 + 1025 && !reaped, "correlate.aio_reap.reaped_elsewhere",
+	      "%d I/Os, %d with a reap", nout, reaped);
+	an_corr_free(c);
+}
+
+/*
+ * libaio: io_submit with two iocbs, each an iomap_dio_rw_begin and its bio;
+ * each is an I/O from its iomap begin to its block completion. A bio the
+ * thread queues outside io_submit is a bare bio I/O as before.
+ */
+static void test_aio_submit(void)
+{
+	struct an_corr *c = start(0);
+
+	submit_two_iocbs(c);
 	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
 	rq(c, ST_EV_block_rq_complete, 1600, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
 	bio(c, ST_EV_block_bio_queue, 1700, 6, 0xc, 128, ST_OP_READ);
 	rq(c, ST_EV_block_rq_issue, 1710, 6, 0x102, ST_OP_READ, 1, 0xc, 0);
 	rq(c, ST_EV_block_rq_complete, 1800, 0, 0x102, ST_OP_READ, 1, 0xc, 0);
-	check(nout == 3 && stage(0, AN_ST_TOTAL) == 495 && stage(0, AN_ST_FS2Q) == 5 &&
-	      out[0].ino == 12 && stage(1, AN_ST_TOTAL) == 570 && stage(1, AN_ST_Q2C) == 565 &&
-	      stage(2, AN_ST_TOTAL) == 100 && stage(2, AN_ST_FS2Q) == UINT64_MAX,
+	getevents(c, 1900, 6, 0, 0);
+	getevents(c, 1910, 6, 1, 2);
+	check(nout == 3 && stage(2, AN_ST_TOTAL) == 495 && stage(2, AN_ST_FS2Q) == 5 &&
+	      out[2].ino == 12 && stage(1, AN_ST_TOTAL) == 570 && stage(1, AN_ST_Q2C) == 565 &&
+	      stage(0, AN_ST_TOTAL) == 100 && stage(0, AN_ST_FS2Q) == UINT64_MAX,
 	      "correlate.aio_submit.iocbs", "%d I/Os, totals %" PRIu64 " %" PRIu64 " %" PRIu64, nout,
-	      stage(0, AN_ST_TOTAL), stage(1, AN_ST_TOTAL), stage(2, AN_ST_TOTAL));
+	      stage(2, AN_ST_TOTAL), stage(1, AN_ST_TOTAL), stage(0, AN_ST_TOTAL));
 	an_corr_free(c);
 }
 
@@ -712,7 +898,10 @@ int main(void)
 	test_fua_write();
 	test_uring();
 	test_uring_reap();
+	test_uring_reap_cq_head();
+	test_writeback_inode();
 	test_aio_submit();
+	test_aio_reap();
 	test_stale_and_bio_based();
 	test_random_events();
 	return check_failures != 0;

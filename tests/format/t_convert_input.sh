@@ -29,19 +29,24 @@ bad_input anonymize.bad_input anonymize "$dir/garbage.sttrace" -o "$dir/anon.stt
 # after which the progress line is first printed.
 st-format synth -o "$dir/big.sttrace" --ios 20000 --seed 2 >/dev/null ||
 	{ fail convert.progress "synth failed"; exit 1; }
-script -qec "st-format convert '$dir/big.sttrace' --to fio-iolog -o '$dir/big.iolog'" /dev/null \
-	>"$dir/tty" 2>&1
-st-format convert "$dir/big.sttrace" --to fio-iolog -o "$dir/big2.iolog" 2>"$dir/notty"
-if grep -q "convert: 65536 of [0-9]* events" "$dir/tty" && [ ! -s "$dir/notty" ] &&
-	cmp -s "$dir/big.iolog" "$dir/big2.iolog"; then
-	pass convert.progress
-else
-	fail convert.progress "terminal: '$(tr '\r' '\n' <"$dir/tty" | head -2 | tr '\n' ' ')', pipe: '$(head -c 100 "$dir/notty")'"
-fi
+# Every writer's pass and cat's, which writes the events of csv and jsonl.
+progress=1
+for f in fio-iolog csv jsonl; do
+	script -qec "st-format convert '$dir/big.sttrace' --to $f -o '$dir/big.$f'" /dev/null \
+		>"$dir/tty" 2>&1
+	st-format convert "$dir/big.sttrace" --to $f -o "$dir/big2.$f" 2>"$dir/notty"
+	if ! grep -q "convert: 65536 of [0-9]* events" "$dir/tty" || [ -s "$dir/notty" ] ||
+		! cmp -s "$dir/big.$f" "$dir/big2.$f"; then
+		progress=0
+		echo "$f: terminal: '$(tr '\r' '\n' <"$dir/tty" | head -2 | tr '\n' ' ')', pipe: '$(head -c 100 "$dir/notty")'"
+	fi
+done
+[ $progress = 1 ] && pass convert.progress ||
+	fail convert.progress "no progress line on a terminal, or one elsewhere (see above)"
 
 # FILE - : the trace on standard input, read once for the whole conversion.
-if st-format convert - --to fio-iolog <"$dir/big.sttrace" | cmp -s - "$dir/big2.iolog" &&
-	cat "$dir/big.sttrace" | st-format convert - --to fio-iolog | cmp -s - "$dir/big2.iolog"; then
+if st-format convert - --to fio-iolog <"$dir/big.sttrace" | cmp -s - "$dir/big2.fio-iolog" &&
+	cat "$dir/big.sttrace" | st-format convert - --to fio-iolog | cmp -s - "$dir/big2.fio-iolog"; then
 	pass convert.stdin
 else
 	fail convert.stdin "convert - differs from convert FILE"

@@ -71,10 +71,11 @@ rec_check_no_loss() {
 	if [ "$lost" = 0 ]; then pass "$1"; else fail "$1" "${lost:-unknown} events lost"; fi
 }
 
-# rec_ext4 NAME DEV DIR: an ext4 file system on DEV mounted on DIR (made),
-# unmounted at exit; fails NAME and exits when that cannot be done.
+# rec_ext4 NAME DEV DIR [MKFS_OPTION...]: an ext4 file system on DEV mounted
+# on DIR (made), unmounted at exit; fails NAME and exits when that cannot be
+# done.
 rec_ext4() {
-	mkfs.ext4 -q -F "$2" || { fail "$1" "mkfs.ext4 $2 failed"; exit 1; }
+	mkfs.ext4 -q -F "${@:4}" "$2" || { fail "$1" "mkfs.ext4 $2 failed"; exit 1; }
 	mkdir -p "$3"
 	mount "$2" "$3" || { fail "$1" "mount $2 failed"; exit 1; }
 	at_exit "umount '$3'"
@@ -116,6 +117,14 @@ rec_bpf_stats() {
 	grep -qx on "$log"
 }
 
+# rec_require_fio_stats NAME: fio, jq and the kernel's BPF run-time
+# statistics (rec_bpf_stats, on until exit), or one SKIP with the reason and exit.
+rec_require_fio_stats() {
+	command -v fio >/dev/null && command -v jq >/dev/null ||
+		{ skip "$1" "fio or jq not installed"; exit 0; }
+	rec_bpf_stats || { skip "$1" "the kernel refused BPF run-time statistics"; exit 0; }
+}
+
 # rec_probe_runs FILE [PROGRAM_REGEX]: the probe runs st-record stored
 # (probe.* metadata, with BPF statistics on), summed over matching programs.
 rec_probe_runs() {
@@ -130,4 +139,49 @@ rec_issued() {
 	shift
 	rec_rows "$file" block_rq_issue "$@"
 	rec_rows "$file" block_rq_issue_stamped "$@"
+}
+
+# rec_cgroup VAR NAME: a new cgroup v2 group NAME.$$ (cgroup2 mounted for the
+# test when it is nowhere), removed at exit, path in $VAR; fails when none
+# can be made.
+rec_cgroup() {
+	local _root _mnt
+	_root=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+	if [ -z "$_root" ]; then
+		_mnt=$(mktemp -d "${TMPDIR:-/tmp}/sttrace-cg.XXXXXX") || return 1
+		at_exit "rmdir '$_mnt'"
+		mount -t cgroup2 none "$_mnt" || return 1
+		at_exit "umount '$_mnt'"
+		_root=$_mnt
+	fi
+	mkdir "$_root/$2.$$" || return 1
+	at_exit "rmdir '$_root/$2.$$'"
+	printf -v "$1" '%s' "$_root/$2.$$"
+}
+
+# rec_run_gated TRACE LOG GO FILTER... -- CMD...: CMD starts first and waits
+# until the file GO exists; then st-record starts with FILTER (a PID word in
+# it becomes CMD's pid; CMD joins $MOVE_TO/cgroup.procs first when MOVE_TO is
+# set), GO is made, CMD runs to its end and the recorder stops. Fails when
+# the recorder did not start (its log says why).
+rec_run_gated() {
+	local trace=$1 log=$2 go=$3 pid i
+	local -a filter=()
+	shift 3
+	while [ "$1" != -- ]; do
+		filter+=("$1")
+		shift
+	done
+	shift
+	rm -f "$go"
+	"$@" &
+	pid=$!
+	[ -n "${MOVE_TO:-}" ] && echo "$pid" >"$MOVE_TO/cgroup.procs"
+	for i in "${!filter[@]}"; do
+		[ "${filter[i]}" = PID ] && filter[i]=$pid
+	done
+	rec_start "$trace" "$log" "${filter[@]}" || { kill "$pid"; return 1; }
+	touch "$go"
+	wait "$pid"
+	rec_stop
 }

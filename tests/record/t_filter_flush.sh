@@ -16,11 +16,7 @@ CALLS=50
 st_tmpdir T
 st_loopdev L 64
 DEV=$(rec_devno "$L")
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$L" ||
-	{ fail record_filter_flush "mkfs.ext4 failed"; exit 1; }
-mkdir "$T/mnt"
-mount "$L" "$T/mnt" || { fail record_filter_flush "mount failed"; exit 1; }
-at_exit "umount '$T/mnt'"
+rec_ext4 record_filter_flush "$L" "$T/mnt" -E lazy_itable_init=0,lazy_journal_init=0
 # own command name, so that -c matches nothing else on this machine
 cp "$(readlink -f "$(PATH=/usr/bin:/bin command -v python3)")" "$T/fsyncer"
 FSYNCS='import os, sys, time
@@ -55,34 +51,19 @@ st-record -o "$T/cmd.sttrace" -e all -d "$L" -- "$T/fsyncer" -c "$FSYNCS" "$T/mn
 	>"$T/cmd.log" 2>&1 || fail record_filter_flush_command "st-record failed: $(tail -1 "$T/cmd.log")"
 check_flushes record_filter_flush_command "$T/cmd.sttrace"
 
-# run_gated NAME FILTER...: the task waits for $T/go, started before the
-# recorder (its pid replaces PID; moved to $MOVE_TO/cgroup.procs when set).
+# run_gated NAME FILTER...: the task started before the recorder (rec_run_gated).
 run_gated() {
-	local name=$1 pid args
+	local name=$1
 	shift
-	rm -f "$T/go"
-	"$T/fsyncer" -c "$FSYNCS" "$T/mnt/f" "$T/go" $CALLS &
-	pid=$!
-	[ -n "${MOVE_TO:-}" ] && echo "$pid" >"$MOVE_TO/cgroup.procs"
-	args=("$@")
-	[ "${args[0]}" = -p ] && args[1]=$pid
-	rec_start "$T/$name.sttrace" "$T/$name.log" -e all -d "$L" "${args[@]}" ||
-		{ fail "$name" "$(cat "$T/$name.log")"; kill "$pid"; return; }
-	touch "$T/go"
-	wait "$pid"
-	rec_stop
+	rec_run_gated "$T/$name.sttrace" "$T/$name.log" "$T/go" -e all -d "$L" "$@" -- \
+		"$T/fsyncer" -c "$FSYNCS" "$T/mnt/f" "$T/go" $CALLS ||
+		{ fail "$name" "$(cat "$T/$name.log")"; return; }
 	check_flushes "$name" "$T/$name.sttrace"
 }
 
 run_gated record_filter_flush_pid -p PID
 run_gated record_filter_flush_comm -c fsyncer
-CG_ROOT=$(findmnt -n -t cgroup2 -o TARGET | head -1)
-if [ -z "$CG_ROOT" ]; then
-	mkdir "$T/cg" && mount -t cgroup2 none "$T/cg" && at_exit "umount '$T/cg'" && CG_ROOT=$T/cg
-fi
-CG="$CG_ROOT/sttrace-flush.$$"
-if [ -n "$CG_ROOT" ] && mkdir "$CG"; then
-	at_exit "rmdir '$CG'"
+if rec_cgroup CG sttrace-flush; then
 	MOVE_TO=$CG run_gated record_filter_flush_cgroup --cgroup "$CG"
 else
 	fail record_filter_flush_cgroup "cannot create a cgroup v2 group"

@@ -61,13 +61,7 @@ run_filter record_filter_comm "$DEV2" 70 "$DEV1" -c ddtwo
 run_filter record_filter_pid "$DEV1" 50 "$DEV2" -p PID
 
 # --cgroup: the second workload runs in a cgroup v2 group of its own
-CG_ROOT=$(findmnt -n -t cgroup2 -o TARGET | head -1)
-if [ -z "$CG_ROOT" ]; then
-	mkdir "$T/cg" && mount -t cgroup2 none "$T/cg" && at_exit "umount '$T/cg'" && CG_ROOT=$T/cg
-fi
-CG="$CG_ROOT/sttrace-test.$$"
-if [ -n "$CG_ROOT" ] && mkdir "$CG"; then
-	at_exit "rmdir '$CG'"
+if rec_cgroup CG sttrace-test; then
 	MOVE_TWO_TO=$CG run_filter record_filter_cgroup "$DEV2" 70 "$DEV1" --cgroup "$CG"
 else
 	fail record_filter_cgroup "cannot create a cgroup v2 group"

@@ -34,9 +34,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 rec_require_bpf record_stamps
-command -v fio >/dev/null && command -v jq >/dev/null ||
-	{ skip record_stamps "fio or jq not installed"; exit 0; }
-rec_bpf_stats || { skip record_stamps "the kernel refused BPF run-time statistics"; exit 0; }
+rec_require_fio_stats record_stamps
 
 IOS=4000
 st_tmpdir T
