@@ -65,8 +65,9 @@ extern "C" {
 /* The toolkit's release: every program's --version and the `tool` metadata. */
 #define ST_VERSION "0.1.0"
 
+/* The format version this library writes (spec/sttrace-format.md section 9). */
 #define ST_FORMAT_MAJOR 1
-#define ST_FORMAT_MINOR 0
+#define ST_FORMAT_MINOR 1
 
 /* Error codes (negative return values). */
 enum st_error {

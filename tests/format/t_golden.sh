@@ -42,3 +42,7 @@ check golden_cut_recovered test "$(jq -r '"\(.footer_present) \(.recovered) \(.e
 st-format info --json "$G/future.sttrace" >"$T/future.json"
 check golden_future_unknown_chunk test "$(jq .chunks.unknown "$T/future.json")" = 1
 check golden_future_type_counted test "$(jq .events_per_type.nvme_future_cmd "$T/future.json")" = 5
+
+# The golden files are format 1.0 (header bytes) and read as such.
+check golden_version_header test "$(od -An -tu2 -j8 -N4 --endian=little "$G/synth-60.sttrace" | tr -s ' ')" = " 1 0"
+check golden_version_info test "$(jq -r .format "$T/synth.json")" = 1.0

@@ -74,3 +74,11 @@ check info_cut_footer_missing test "$(field footer)" = "missing: read by scannin
 check info_cut_events test "$(field events)" = "$c3_events"
 check info_cut_damage grep -qE "^damage +.*chunk 4\b" "$T/info"
 check info_cut_recovered test "$(st-format info --json "$T/cut.st" | jq .recovered)" = true
+
+# The version a new file carries is the spec's newest (section 9's table),
+# read from the header's bytes, not through libsttrace; info shows it.
+SPEC="$(dirname "$0")/../../spec/sttrace-format.md"
+newest=$(grep -o '^| 1\.[0-9]* |' "$SPEC" | tr -d '| ' | tail -1)
+header=$(od -An -tu2 -j8 -N4 --endian=little "$T/a.st" | awk '{ print $1 "." $2 }')
+check info_version_is_newest_in_spec test "$header" = "$newest"
+check info_version_shown test "$(jqv .format)" = "$newest"
