@@ -1,35 +1,51 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine.c - issue the plan through one io_uring, at most --qd in flight.
+ * engine.c - issue the plan from --threads threads, each through its own
+ * io_uring with its share of --qd in flight.
  *
  * The schedule is absolute: I/O i is due at t0 + at(i) * scale, computed
  * from the start every time, so a late I/O never delays the ones after it
- * (no accumulated sleeps). Waiting for the next due time happens inside the
- * wait for completions, and the last 50 us are spun, since a sleep that
- * short overshoots by more than it waits on a loaded machine.
+ * (no accumulated sleeps). Every I/O whose time has come goes into one
+ * submission; completions are reaped from the ring without a system call.
+ * Waiting for the next due time happens inside the wait for completions,
+ * woken a margin early, and the margin is spun: a sleeping thread is run
+ * later than its timer asks (about 75 us on the 2-core test VM, idle or
+ * not), so the margin follows the 90th percentile of the wake-up delays
+ * this thread has seen, between 20 us and 1 ms.
  *
- * Candidates: block level issues the plan in order, every I/O independent.
- * File level keeps a heap of the next I/O of every recorded thread that has
- * none in flight: a thread's next I/O becomes a candidate when the one
- * before it completed, as when it was recorded.
+ * Candidates: block level issues the plan in order, every I/O independent,
+ * each thread the I/Os of its recorded CPUs. File level keeps a heap of the
+ * next I/O of every recorded thread (of this submitting thread's share)
+ * that has none in flight: a thread's next I/O becomes a candidate when the
+ * one before it completed, as when it was recorded.
+ *
+ * The threads share the plan (read only), the start time and the progress
+ * counters, nothing else; each keeps its own result, summed when all have
+ * ended.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "replay/replay.h"
 
 volatile int rp_stop;
 
-#define SPIN_NS		50000ull	/* closer to the due time than this: spin */
+#define MARGIN_MIN_NS	20000ull	/* wake at least this long before a due time, and spin the rest */
+#define MARGIN_MAX_NS	1000000ull	/* and at most this long: longer delays are preemption, not wake-up */
+#define MARGIN_STEP_NS	1000ull		/* down by one step on a wake-up in time, up by nine on a late one */
 #define LATE_NS		1000000ull	/* slip above this counts the I/O as late */
 #define EXACT_LIMIT	10000		/* samples kept exactly per quantile estimate (analyze's default) */
+#define WAIT_MAX_NS	100000000ull	/* longest wait: a thread the signal did not wake sees rp_stop */
+#define START_LEAD_NS	1000000ull	/* time 0 after the go: room for every thread to wake up */
 
 struct slot {
 	uint32_t io;
@@ -38,11 +54,36 @@ struct slot {
 	char *buf;		/* reads land here */
 };
 
+/* What every thread adds to as it goes, for the progress line. */
+struct progress {
+	uint64_t issued, completed, failed, late;
+};
+
+/* The threads, and what the main thread waits on while they run. */
+struct crew {
+	struct engine *engines;
+	unsigned n;
+	unsigned running;
+	pthread_mutex_t lock;
+	pthread_cond_t ended;	/* on CLOCK_MONOTONIC: a thread ended */
+	pthread_cond_t go;	/* every thread is running: start is set */
+	uint64_t start;		/* the plan's time 0, START_LEAD_NS after the go */
+	struct progress progress;
+};
+
 struct engine {
 	const struct rp_plan *p;
 	const struct rp_opts *o;
-	struct rp_result *r;
+	struct rp_result r;
+	struct crew *crew;
+	unsigned self, nthreads;	/* this thread's number, of nthreads */
+	unsigned qd;		/* this thread's share of --qd */
+	uint64_t period;	/* loop n's time 0 is crew->start + n * period */
+	pthread_t thread;
+	int ret;
+	char err[256];
 	struct io_uring ring;
+	int ring_ready;		/* ring set up: io_uring_queue_exit() it */
 	int fixed;		/* buffers registered: READ_FIXED / WRITE_FIXED */
 	char *pattern;		/* what every write writes: 0x5a, never read into (index qd when registered) */
 	struct slot *slots;
@@ -53,8 +94,9 @@ struct engine {
 	uint32_t *heap;		/* file level: candidates, a min-heap by start time */
 	size_t nheap;
 	uint64_t t0;		/* CLOCK_MONOTONIC ns of the plan's time 0 in this loop */
-	uint64_t first_submit, last_submit, last_complete, next_progress;
-	uint64_t total;		/* I/Os to issue over every loop */
+	uint64_t first_submit, last_submit, last_complete;
+	uint64_t qd_full_at;	/* last time an I/O was due while qd were in flight */
+	uint64_t margin;	/* wake this long before a due time: ~p90 of the wake-up delays */
 };
 
 static uint64_t now_ns(void)
@@ -100,11 +142,15 @@ static void heap_pop(struct engine *e)
 }
 
 /* The next I/O to issue, RP_NONE when none is ready (file level) or left. */
-static uint32_t candidate(const struct engine *e)
+static uint32_t candidate(struct engine *e)
 {
-	if (e->p->level == RP_LEVEL_FILE)
+	const struct rp_plan *p = e->p;
+
+	if (p->level == RP_LEVEL_FILE)
 		return e->nheap ? e->heap[0] : RP_NONE;
-	return e->cursor < e->p->nios ? (uint32_t)e->cursor : RP_NONE;
+	while (e->cursor < p->nios && p->ios[e->cursor].cpu % e->nthreads != e->self)
+		e->cursor++;
+	return e->cursor < p->nios ? (uint32_t)e->cursor : RP_NONE;
 }
 
 static void take_candidate(struct engine *e)
@@ -141,7 +187,7 @@ static void prepare(struct engine *e, uint32_t io_index, uint64_t due_ns)
 		break;
 	case AN_OP_WRITE:
 		if (e->fixed)
-			io_uring_prep_write_fixed(sqe, fd, e->pattern, io->len, io->offset, (int)e->o->qd);
+			io_uring_prep_write_fixed(sqe, fd, e->pattern, io->len, io->offset, (int)e->qd);
 		else
 			io_uring_prep_write(sqe, fd, e->pattern, io->len, io->offset);
 		if (io->flags & RP_IO_FUA)
@@ -165,7 +211,7 @@ static void complete(struct engine *e, const struct io_uring_cqe *cqe, uint64_t 
 	uint32_t s = (uint32_t)cqe->user_data;
 	const struct slot *slot = &e->slots[s];
 	const struct rp_io *io = &e->p->ios[slot->io];
-	struct rp_result *r = e->r;
+	struct rp_result *r = &e->r;
 
 	if (cqe->res < 0) {
 		r->failed++;
@@ -185,10 +231,11 @@ static void complete(struct engine *e, const struct io_uring_cqe *cqe, uint64_t 
 	e->last_complete = now;
 }
 
+/* Completions are read from the ring in memory: no system call. */
 static void reap(struct engine *e)
 {
 	struct io_uring_cqe *cqe;
-	uint64_t now = 0;
+	uint64_t now = 0, completed = e->r.completed, failed = e->r.failed;
 
 	while (!io_uring_peek_cqe(&e->ring, &cqe)) {
 		if (!now)
@@ -196,20 +243,10 @@ static void reap(struct engine *e)
 		complete(e, cqe, now);
 		io_uring_cqe_seen(&e->ring, cqe);
 	}
-}
-
-static void progress(struct engine *e, uint64_t now)
-{
-	struct rp_result *r = e->r;
-	double secs = (now - e->first_submit) / 1e9;
-
-	if (!e->o->progress || now < e->next_progress)
-		return;
-	e->next_progress = now + 1000000000ull;
-	fprintf(stderr, "\rst-replay: %llu/%llu I/Os, %.0f IOPS, %llu failed, %llu late   ",
-		(unsigned long long)r->issued, (unsigned long long)e->total,
-		secs > 0 ? r->completed / secs : 0.0, (unsigned long long)r->failed,
-		(unsigned long long)r->late_ios);
+	if (now) {
+		__atomic_fetch_add(&e->crew->progress.completed, e->r.completed - completed, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&e->crew->progress.failed, e->r.failed - failed, __ATOMIC_RELAXED);
+	}
 }
 
 /*
@@ -219,7 +256,7 @@ static void progress(struct engine *e, uint64_t now)
  */
 static int submit(struct engine *e)
 {
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(), late = e->r.late_ios;
 	int ret = io_uring_submit(&e->ring);
 	unsigned i;
 
@@ -235,31 +272,52 @@ static int submit(struct engine *e)
 		if (slot->due) {
 			uint64_t slip = now > slot->due ? now - slot->due : 0;
 
-			an_qest_add(&e->r->slip, slip);
-			e->r->late_ios += slip > LATE_NS;
+			an_qest_add(&e->r.slip, slip);
+			e->r.late_ios += slip > LATE_NS;
+			e->r.late_qd_full += slip > LATE_NS && slot->due <= e->qd_full_at;
 		}
 	}
-	e->r->issued += e->nbatch;
+	e->r.issued += e->nbatch;
+	__atomic_fetch_add(&e->crew->progress.issued, e->nbatch, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&e->crew->progress.late, e->r.late_ios - late, __ATOMIC_RELAXED);
 	e->nbatch = 0;
 	return 0;
 }
 
-/* Until the next due time (or a completion, or a signal). */
+/*
+ * Until the next due time less the margin, a completion or a signal, and
+ * at most WAIT_MAX_NS: a signal wakes one thread, the others see rp_stop
+ * when their wait ends. A timed-out wait measures the wake-up delay, which
+ * moves the margin towards its 90th percentile: up nine steps when the
+ * delay exceeded it, down one when not (a stochastic quantile estimate).
+ */
 static void wait_until(struct engine *e, uint64_t when, uint64_t now)
 {
 	struct io_uring_cqe *cqe;
-	uint64_t ns = when - now - SPIN_NS / 2;
-	struct __kernel_timespec ts = { .tv_sec = (long long)(ns / 1000000000ull),
-					.tv_nsec = (long long)(ns % 1000000000ull) };
+	uint64_t ns = when - now - e->margin, woke;
+	int timed_out;
 
+	if (ns > WAIT_MAX_NS)
+		ns = WAIT_MAX_NS;
 	if (e->inflight) {
-		io_uring_wait_cqe_timeout(&e->ring, &cqe, &ts);
-	} else {
-		struct timespec abs = { .tv_sec = (time_t)((when - SPIN_NS / 2) / 1000000000ull),
-					.tv_nsec = (long)((when - SPIN_NS / 2) % 1000000000ull) };
+		struct __kernel_timespec ts = { .tv_sec = (long long)(ns / 1000000000ull),
+						.tv_nsec = (long long)(ns % 1000000000ull) };
 
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL);
+		timed_out = io_uring_wait_cqe_timeout(&e->ring, &cqe, &ts) == -ETIME;
+	} else {
+		struct timespec abs = { .tv_sec = (time_t)((now + ns) / 1000000000ull),
+					.tv_nsec = (long)((now + ns) % 1000000000ull) };
+
+		timed_out = !clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL);
 	}
+	if (!timed_out)
+		return;
+	woke = now_ns();
+	if (woke > now + ns + e->margin)
+		e->margin = e->margin + 9 * MARGIN_STEP_NS < MARGIN_MAX_NS ? e->margin + 9 * MARGIN_STEP_NS :
+			    MARGIN_MAX_NS;
+	else if (e->margin >= MARGIN_MIN_NS + MARGIN_STEP_NS)
+		e->margin -= MARGIN_STEP_NS;
 }
 
 static int run_loop(struct engine *e, char *err, size_t cap)
@@ -272,17 +330,21 @@ static int run_loop(struct engine *e, char *err, size_t cap)
 	e->cursor = 0;
 	e->nheap = 0;
 	if (p->level == RP_LEVEL_FILE)
-		for (s = 0; s < p->nstreams; s++)
+		for (s = e->self; s < p->nstreams; s += e->nthreads)
 			heap_push(e, p->stream_first[s]);
 	for (;;) {
 		uint64_t now = now_ns(), when = 0;
 		unsigned prepared = 0;
 		uint32_t io;
 
-		while (!rp_stop && e->inflight < e->o->qd && (io = candidate(e)) != RP_NONE) {
+		while (!rp_stop && (io = candidate(e)) != RP_NONE) {
 			when = due(e, io);
 			if (when > now)
 				break;
+			if (e->inflight == e->qd) {
+				e->qd_full_at = now;
+				break;
+			}
 			prepare(e, io, when);
 			take_candidate(e);
 			prepared++;
@@ -293,15 +355,14 @@ static int run_loop(struct engine *e, char *err, size_t cap)
 		}
 		reap(e);
 		now = now_ns();
-		progress(e, now);
 		io = candidate(e);
 		if (!e->inflight && (rp_stop || (io == RP_NONE)))
 			return 0;
 		if (prepared)
 			continue;
-		if (!rp_stop && io != RP_NONE && e->inflight < e->o->qd) {
+		if (!rp_stop && io != RP_NONE && e->inflight < e->qd) {
 			when = due(e, io);
-			if (when > now + SPIN_NS)
+			if (when > now + e->margin)
 				wait_until(e, when, now);
 		} else if (e->inflight) {
 			io_uring_wait_cqe(&e->ring, &cqe);	/* -EINTR on a signal: rp_stop is checked above */
@@ -312,7 +373,7 @@ static int run_loop(struct engine *e, char *err, size_t cap)
 static int engine_init(struct engine *e, char *err, size_t cap)
 {
 	const struct rp_plan *p = e->p;
-	unsigned qd = e->o->qd, i, entries = 1;
+	unsigned qd = e->qd, i, entries = 1;
 	size_t maxlen = 4096, k;
 	struct iovec *iov;
 	int ret;
@@ -327,6 +388,7 @@ static int engine_init(struct engine *e, char *err, size_t cap)
 		snprintf(err, cap, "io_uring_queue_init(%u): %s", entries, strerror(-ret));
 		return -1;
 	}
+	e->ring_ready = 1;
 	e->slots = calloc(qd, sizeof(*e->slots));
 	e->free_slots = calloc(qd, sizeof(*e->free_slots));
 	e->batch = calloc(qd, sizeof(*e->batch));
@@ -360,50 +422,195 @@ static void engine_free(struct engine *e)
 	unsigned i;
 
 	if (e->slots)
-		for (i = 0; i < e->o->qd; i++)
+		for (i = 0; i < e->qd; i++)
 			free(e->slots[i].buf);
 	free(e->slots);
 	free(e->pattern);
 	free(e->free_slots);
 	free(e->batch);
 	free(e->heap);
-	io_uring_queue_exit(&e->ring);
+	if (e->ring_ready)
+		io_uring_queue_exit(&e->ring);
 }
 
-int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_result *r,
-		  char *err, size_t cap)
+static void result_init(struct rp_result *r)
 {
-	struct engine e = { .p = p, .o = o, .r = r };
-	/* Loops follow each other on the schedule, one recorded mean gap apart. */
-	uint64_t period = (uint64_t)((double)(p->span + p->span / p->nios) * o->scale);
-	uint64_t start;
-	unsigned loop;
-	int ret = 0, k;
+	int k;
 
 	memset(r, 0, sizeof(*r));
-	/* Timed waits end when asked, not up to 50 us later (the default timer slack). */
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	for (k = 0; k < AN_OP_COUNT; k++) {
 		an_qest_init(&r->lat[k], EXACT_LIMIT);
 		an_qest_init(&r->rec_lat[k], EXACT_LIMIT);
 	}
 	an_qest_init(&r->slip, EXACT_LIMIT);
-	e.total = (uint64_t)p->nios * o->loops;
-	if (engine_init(&e, err, cap)) {
-		engine_free(&e);
-		return -1;
+}
+
+/* dst += src; -1 when out of memory. */
+static int result_add(struct rp_result *dst, struct rp_result *src)
+{
+	int k, ret = 0;
+
+	dst->issued += src->issued;
+	dst->completed += src->completed;
+	dst->failed += src->failed;
+	dst->bytes += src->bytes;
+	dst->late_ios += src->late_ios;
+	dst->late_qd_full += src->late_qd_full;
+	if (!dst->first_errno)
+		dst->first_errno = src->first_errno;
+	for (k = 0; k < AN_OP_COUNT; k++)
+		ret |= an_qest_merge(&dst->lat[k], &src->lat[k]) | an_qest_merge(&dst->rec_lat[k], &src->rec_lat[k]);
+	return ret | an_qest_merge(&dst->slip, &src->slip);
+}
+
+static void *engine_thread(void *arg)
+{
+	struct engine *e = arg;
+	uint64_t start;
+	unsigned loop;
+
+	pthread_mutex_lock(&e->crew->lock);
+	while (!e->crew->start)
+		pthread_cond_wait(&e->crew->go, &e->crew->lock);
+	start = e->crew->start;
+	pthread_mutex_unlock(&e->crew->lock);
+	for (loop = 0; loop < e->o->loops && !rp_stop && !e->ret; loop++) {
+		e->t0 = start + loop * e->period;
+		e->ret = run_loop(e, e->err, sizeof(e->err));
 	}
-	start = now_ns();
-	for (loop = 0; loop < o->loops && !rp_stop && !ret; loop++) {
-		e.t0 = start + loop * period;
-		ret = run_loop(&e, err, cap);
+	pthread_mutex_lock(&e->crew->lock);
+	e->crew->running--;
+	pthread_cond_signal(&e->crew->ended);
+	pthread_mutex_unlock(&e->crew->lock);
+	return NULL;
+}
+
+/*
+ * --threads, else one per recorded CPU (block) or thread (file) up to the
+ * CPUs online here: more would only take turns spinning on them. Never
+ * more than those lanes or --qd.
+ */
+static unsigned thread_count(const struct rp_plan *p, const struct rp_opts *o)
+{
+	unsigned lanes = p->level == RP_LEVEL_FILE ? p->nstreams : p->ncpus;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned n = o->threads ? o->threads : lanes;
+
+	if (!o->threads && online > 0 && n > (unsigned long)online)
+		n = (unsigned)online;
+	if (n > lanes)
+		n = lanes;
+	if (n > o->qd)
+		n = o->qd;
+	if (n > RP_MAX_THREADS)
+		n = RP_MAX_THREADS;
+	return n ? n : 1;
+}
+
+/* A status line each second on stderr while the threads run, until the last has ended. */
+static void wait_for_threads(struct crew *c, const struct rp_opts *o, uint64_t total, uint64_t start)
+{
+	pthread_mutex_lock(&c->lock);
+	while (c->running) {
+		uint64_t now = now_ns(), next = now + 1000000000ull;
+		struct timespec ts = { .tv_sec = (time_t)(next / 1000000000ull),
+				       .tv_nsec = (long)(next % 1000000000ull) };
+		double secs = now > start ? (now - start) / 1e9 : 0;
+
+		if (o->progress && secs > 0)
+			fprintf(stderr, "\rst-replay: %llu/%llu I/Os, %.0f IOPS, %llu failed, %llu late   ",
+				(unsigned long long)__atomic_load_n(&c->progress.issued, __ATOMIC_RELAXED),
+				(unsigned long long)total,
+				__atomic_load_n(&c->progress.completed, __ATOMIC_RELAXED) / secs,
+				(unsigned long long)__atomic_load_n(&c->progress.failed, __ATOMIC_RELAXED),
+				(unsigned long long)__atomic_load_n(&c->progress.late, __ATOMIC_RELAXED));
+		pthread_cond_timedwait(&c->ended, &c->lock, &ts);
 	}
+	pthread_mutex_unlock(&c->lock);
 	if (o->progress)
 		fputs("\n", stderr);
+}
+
+int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_result *r,
+		  char *err, size_t cap)
+{
+	struct crew c = { .n = thread_count(p, o) };
+	/* Loops follow each other on the schedule, one recorded mean gap apart. */
+	uint64_t period = (uint64_t)((double)(p->span + p->span / p->nios) * o->scale);
+	uint64_t first_submit = 0, last_submit = 0, last_complete = 0;
+	pthread_condattr_t attr;
+	unsigned k, started = 0;
+	int ret = 0;
+
+	result_init(r);
+	r->threads = c.n;
+	c.engines = calloc(c.n, sizeof(*c.engines));
+	if (!c.engines) {
+		snprintf(err, cap, "out of memory for %u threads", c.n);
+		return -1;
+	}
+	pthread_mutex_init(&c.lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&c.ended, &attr);
+	pthread_condattr_destroy(&attr);
+	pthread_cond_init(&c.go, NULL);
+	/* Timed waits end when asked, not up to 50 us later (the default timer slack); threads inherit it. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	/* Every ring and buffer first: a thread that cannot start fails the run before any I/O. */
+	for (k = 0; k < c.n && !ret; k++) {
+		struct engine *e = &c.engines[k];
+
+		*e = (struct engine){ .p = p, .o = o, .crew = &c, .self = k, .nthreads = c.n,
+				      .qd = o->qd / c.n + (k < o->qd % c.n), .period = period,
+				      .margin = 4 * MARGIN_MIN_NS };
+		result_init(&e->r);
+		ret = engine_init(e, err, cap);
+	}
+	c.running = c.n;
+	for (k = 0; k < c.n && !ret; k++) {
+		if ((ret = pthread_create(&c.engines[k].thread, NULL, engine_thread, &c.engines[k]))) {
+			snprintf(err, cap, "cannot start thread %u of %u: %s", k + 1, c.n, strerror(ret));
+			rp_stop = 1;
+			ret = -1;
+		} else {
+			started++;
+		}
+	}
+	/* The schedule starts once every thread runs: a thread still being created is not late. */
+	pthread_mutex_lock(&c.lock);
+	c.running -= c.n - started;
+	c.start = now_ns() + START_LEAD_NS;
+	pthread_cond_broadcast(&c.go);
+	pthread_mutex_unlock(&c.lock);
+	wait_for_threads(&c, o, (uint64_t)p->nios * o->loops, c.start);
+	for (k = 0; k < started; k++)
+		pthread_join(c.engines[k].thread, NULL);
+	for (k = 0; k < c.n; k++) {
+		struct engine *e = &c.engines[k];
+
+		if (!ret && e->ret) {
+			snprintf(err, cap, "%s", e->err);
+			ret = -1;
+		}
+		if (!ret && result_add(r, &e->r)) {
+			snprintf(err, cap, "out of memory for the latency samples");
+			ret = -1;
+		}
+		if (e->first_submit && (!first_submit || e->first_submit < first_submit))
+			first_submit = e->first_submit;
+		last_submit = e->last_submit > last_submit ? e->last_submit : last_submit;
+		last_complete = e->last_complete > last_complete ? e->last_complete : last_complete;
+		rp_result_free(&e->r);
+		engine_free(e);
+	}
 	r->interrupted = rp_stop;
-	r->span_ns = e.last_submit - e.first_submit;
-	r->elapsed_ns = e.last_complete > e.first_submit ? e.last_complete - e.first_submit : 0;
-	engine_free(&e);
+	r->span_ns = last_submit - first_submit;
+	r->elapsed_ns = last_complete > first_submit ? last_complete - first_submit : 0;
+	pthread_cond_destroy(&c.ended);
+	pthread_cond_destroy(&c.go);
+	pthread_mutex_destroy(&c.lock);
+	free(c.engines);
 	return ret;
 }
 

@@ -16,9 +16,10 @@
 
 static const char usage_text[] =
 "usage: st-replay FILE [--level block|file] [--target PATH | --map DEV=PATH ...]\n"
-"                 [--timing original|afap|scale=X] [--qd N] [--bios] [--allow-write]\n"
-"                 [--wrap] [--align N] [--from T] [--to T] [--dev D] [--pid P]\n"
-"                 [--comm C] [--loop N] [--report FILE.json [--force]]\n"
+"                 [--timing original|afap|scale=X] [--qd N] [--threads N] [--bios]\n"
+"                 [--allow-write] [--wrap] [--align N] [--from T] [--to T]\n"
+"                 [--dev D] [--pid P] [--comm C] [--loop N]\n"
+"                 [--report FILE.json [--force]]\n"
 "\n"
 "Re-issue the I/O recorded in FILE (.sttrace; - reads standard input) through\n"
 "io_uring.\n"
@@ -36,7 +37,14 @@ static const char usage_text[] =
 "  --timing T      original: every I/O at its recorded time from the start, on an\n"
 "                  absolute schedule (default); afap: as fast as --qd and the\n"
 "                  threads' order allow; scale=X: recorded times multiplied by X\n"
-"  --qd N          most I/Os in flight (default 128)\n"
+"  --qd N          most I/Os in flight, over all threads (default 128)\n"
+"  --threads N     submitting threads, each with its own io_uring and its share\n"
+"                  of --qd (1-256). Block level: thread k replays the requests\n"
+"                  of the recorded CPUs c with c % N = k; file level: the\n"
+"                  recorded threads s with s % N = k, each in its order.\n"
+"                  Default: one per recorded CPU (block, as btreplay) or per\n"
+"                  recorded thread (file, as one fio job per thread), at most\n"
+"                  the CPUs online and --qd; never more than there are of those\n"
 "  --allow-write   replay writes and discards (nothing is written without it);\n"
 "                  a mounted device or one with holders is refused even so\n"
 "  --wrap          fold offsets beyond the target's end into it (else refused)\n"
@@ -53,7 +61,8 @@ static const char usage_text[] =
 "Reads are always allowed. Block level replays discards as fallocate(PUNCH_HOLE)\n"
 "and FUA writes with RWF_DSYNC. The report compares what was replayed with what\n"
 "was recorded: I/Os, IOPS, MB/s, latency percentiles per op, and for original or\n"
-"scaled timing the schedule slip (submission time against plan). A progress\n"
+"scaled timing the schedule slip (submission time against plan; late I/Os\n"
+"that were due while --qd I/Os were in flight waited for the device). A progress\n"
 "line is shown on a terminal; SIGINT stops issuing, waits for the I/Os in flight\n"
 "and prints the partial report.\n"
 "\n"
@@ -68,6 +77,7 @@ static const char usage_text[] =
 enum {
 	OPT_LEVEL = 256, OPT_TARGET, OPT_MAP, OPT_TIMING, OPT_QD, OPT_BIOS, OPT_ALLOW_WRITE, OPT_WRAP,
 	OPT_ALIGN, OPT_FROM, OPT_TO, OPT_DEV, OPT_PID, OPT_COMM, OPT_LOOP, OPT_REPORT, OPT_FORCE,
+	OPT_THREADS,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +86,7 @@ static const struct option long_opts[] = {
 	{ "map", required_argument, NULL, OPT_MAP },
 	{ "timing", required_argument, NULL, OPT_TIMING },
 	{ "qd", required_argument, NULL, OPT_QD },
+	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "bios", no_argument, NULL, OPT_BIOS },
 	{ "allow-write", no_argument, NULL, OPT_ALLOW_WRITE },
 	{ "wrap", no_argument, NULL, OPT_WRAP },
@@ -155,6 +166,11 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		if (parse_uint(arg, 1, 4096, &v))
 			return an_usage_error(PROG, "--qd %s: not a depth in [1, 4096]", arg);
 		o->qd = (unsigned)v;
+		return 0;
+	case OPT_THREADS:
+		if (parse_uint(arg, 1, RP_MAX_THREADS, &v))
+			return an_usage_error(PROG, "--threads %s: not a count in [1, 256]", arg);
+		o->threads = (unsigned)v;
 		return 0;
 	case OPT_BIOS:
 		o->bios = 1;
@@ -246,6 +262,12 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return an_usage_error(PROG, "%s", optind < argc ? "one FILE expected" : "FILE missing");
+	if (o.threads > o.qd) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "--threads %u above --qd %u", o.threads, o.qd);
+		return an_usage_error(PROG, "%s: each thread needs an I/O in flight", msg);
+	}
 	if (!o.target && !o.nmaps)
 		return an_usage_error(PROG, "%s", "no target: --target PATH or --map DEV=PATH");
 	if ((ret = an_stdin_files(argv + optind, 1, PROG)))

@@ -24,6 +24,7 @@ struct builder {
 	struct an_idmap open;		/* block: request or bio address -> plan index */
 	struct an_idmap by_key;		/* target key -> target index */
 	struct an_idmap by_tid;		/* file level: thread -> stream */
+	struct an_idmap by_cpu;		/* block level: recorded CPU + 1 -> its number in rp_io.cpu */
 	int failed;			/* out of memory */
 };
 
@@ -139,6 +140,19 @@ static int block_wanted(struct builder *b, const struct st_event_header *h, uint
 	return !o->comm || !strcmp(an_names_comm(b->run->recs[0].names, h->pid), o->comm);
 }
 
+/* The number of a recorded CPU in order of first use; beyond 65536 CPUs they share numbers. */
+static uint16_t cpu_number(struct builder *b, uint32_t cpu)
+{
+	uint32_t n = an_idmap_get(&b->by_cpu, (uint64_t)cpu + 1);
+
+	if (n != AN_NONE)
+		return (uint16_t)n;
+	n = b->p->ncpus < 65536 ? b->p->ncpus++ : cpu % 65536;
+	if (an_idmap_put(&b->by_cpu, (uint64_t)cpu + 1, n))
+		b->failed = 1;
+	return (uint16_t)n;
+}
+
 /* A request issued, or with --bios a bio queued: one I/O to replay. */
 static void block_begin(struct builder *b, const struct st_event_header *h, uint64_t id, uint32_t dev,
 			uint64_t sector, uint32_t bytes, uint32_t opf)
@@ -156,6 +170,7 @@ static void block_begin(struct builder *b, const struct st_event_header *h, uint
 		return;
 	}
 	io.flags = opf & ST_F_FUA ? RP_IO_FUA : 0;
+	io.cpu = cpu_number(b, h->cpu);
 	if (plan_add(b, &io) || an_idmap_put(&b->open, id, (uint32_t)(b->p->nios - 1)))
 		b->failed = 1;
 }
@@ -221,7 +236,7 @@ static int build_block(struct builder *b, char *err, size_t cap)
 	const struct st_event_header *ev;
 	int ret;
 
-	if (an_idmap_init(&b->open, 1024)) {
+	if (an_idmap_init(&b->open, 1024) || an_idmap_init(&b->by_cpu, 64)) {
 		b->failed = 1;
 		return 0;
 	}
@@ -437,6 +452,7 @@ out:
 	an_idmap_free(&b.open);
 	an_idmap_free(&b.by_key);
 	an_idmap_free(&b.by_tid);
+	an_idmap_free(&b.by_cpu);
 	an_run_close(&run);
 	return ret;
 }

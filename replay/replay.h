@@ -31,6 +31,7 @@ enum rp_level { RP_LEVEL_AUTO, RP_LEVEL_BLOCK, RP_LEVEL_FILE };
 enum rp_timing { RP_TIMING_ORIGINAL, RP_TIMING_AFAP, RP_TIMING_SCALE };
 
 #define RP_MAX_MAPS	64
+#define RP_MAX_THREADS	256
 
 struct rp_map {
 	const char *dev;	/* as given: "loop0", "/dev/loop0" or "7:0" */
@@ -46,7 +47,8 @@ struct rp_opts {
 	unsigned nmaps;
 	enum rp_timing timing;
 	double scale;		/* planned time = recorded time * scale */
-	unsigned qd;
+	unsigned qd;		/* in flight over all threads */
+	unsigned threads;	/* submitting threads; 0: one per recorded CPU (block) or thread (file), at most the CPUs online */
 	int allow_write, wrap;
 	unsigned align;		/* 0: the target's logical block size (block level), 1 (file) */
 	const char *from, *to;	/* times as given (st_parse_time), NULL: the trace's ends */
@@ -70,6 +72,7 @@ struct rp_io {
 	uint32_t next;		/* file level: the next I/O of the same thread, RP_NONE at its end */
 	uint8_t op;		/* enum an_op: READ, WRITE, FLUSH, DISCARD or FSYNC */
 	uint8_t flags;		/* RP_IO_* */
+	uint16_t cpu;		/* block level: recorded CPU, numbered 0.. in order of first use */
 };
 
 #define RP_NONE		UINT32_MAX
@@ -96,6 +99,7 @@ struct rp_plan {
 	uint32_t ntargets;
 	uint32_t *stream_first;	/* file level: first I/O of each recorded thread */
 	uint32_t nstreams;
+	uint32_t ncpus;		/* block level: CPUs the I/Os were recorded on (at most 65536) */
 	uint64_t span;		/* recorded ns from the first to the last I/O start */
 	uint64_t rec_bytes;
 	uint64_t skipped;	/* recorded I/Os not replayable (unmapped device, failed call) */
@@ -119,6 +123,7 @@ void rp_targets_close(struct rp_plan *p);
 
 /* What a replay achieved. */
 struct rp_result {
+	unsigned threads;		/* submitting threads used */
 	uint64_t issued, completed, failed, bytes;
 	uint64_t span_ns;		/* first to last submission (the plan's span, replayed) */
 	uint64_t elapsed_ns;		/* first submission to last completion */
@@ -128,11 +133,23 @@ struct rp_result {
 	struct an_qest rec_lat[AN_OP_COUNT];	/* recorded, of the I/Os issued */
 	struct an_qest slip;		/* submission against plan (original/scale timing) */
 	uint64_t late_ios;		/* I/Os submitted more than 1 ms after their plan */
+	uint64_t late_qd_full;		/* of those, due while --qd I/Os were in flight */
 };
 
 /* Set by the SIGINT/SIGTERM handler: stop issuing, drain, report. */
 extern volatile int rp_stop;
 
+/*
+ * Threads: the plan is split over o->threads submitting threads (0: one per
+ * recorded CPU at block level, as btreplay does, or per recorded thread at
+ * file level, as one fio job per thread would, at most the CPUs online;
+ * never more than o->qd or than those lanes), each with its own io_uring
+ * and its share of o->qd.
+ * Block level gives thread k the I/Os of the recorded CPUs c with
+ * c % threads == k; file level gives it the recorded threads s with
+ * s % threads == k, whose chains keep their order. r->threads says how
+ * many ran.
+ */
 int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_result *r,
 		  char *err, size_t cap);
 void rp_result_free(struct rp_result *r);

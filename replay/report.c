@@ -47,7 +47,8 @@ void rp_report_text(const struct rp_plan *p, const struct rp_opts *o, struct rp_
 		timing_names[o->timing]);
 	if (o->timing == RP_TIMING_SCALE)
 		fprintf(out, " x%g", o->scale);
-	fprintf(out, ", qd %u, %u loop%s\n", o->qd, o->loops, o->loops == 1 ? "" : "s");
+	fprintf(out, ", qd %u, %u thread%s, %u loop%s\n", o->qd, r->threads, r->threads == 1 ? "" : "s",
+		o->loops, o->loops == 1 ? "" : "s");
 	if (p->input_note[0])
 		fprintf(out, "input: %s\n", p->input_note);
 	if (r->interrupted)
@@ -79,9 +80,11 @@ void rp_report_text(const struct rp_plan *p, const struct rp_opts *o, struct rp_
 		fprintf(out, "\n");
 	}
 	if (timed(o) && r->slip.n)
-		fprintf(out, "schedule slip us: p50 %.1f, p99 %.1f, max %.1f; late by more than 1 ms: %llu of %llu\n",
+		fprintf(out, "schedule slip us: p50 %.1f, p99 %.1f, max %.1f; late by more than 1 ms: %llu of %llu"
+			" (%llu due while --qd I/Os were in flight)\n",
 			us(an_qest_quantile(&r->slip, 0.50)), us(an_qest_quantile(&r->slip, 0.99)),
-			us(r->slip.max), (unsigned long long)r->late_ios, (unsigned long long)r->slip.n);
+			us(r->slip.max), (unsigned long long)r->late_ios, (unsigned long long)r->slip.n,
+			(unsigned long long)r->late_qd_full);
 }
 
 static json_object *rates(uint64_t span_ns, uint64_t ios, uint64_t bytes)
@@ -121,6 +124,7 @@ int rp_report_json(const struct rp_plan *p, const struct rp_opts *o, struct rp_r
 	json_object_object_add(j, "timing", json_object_new_string(timing_names[o->timing]));
 	json_object_object_add(j, "scale", json_object_new_double(o->scale));
 	json_object_object_add(j, "qd", json_object_new_uint64(o->qd));
+	json_object_object_add(j, "threads", json_object_new_uint64(r->threads));
 	json_object_object_add(j, "loops", json_object_new_uint64(o->loops));
 	json_object_object_add(j, "interrupted", json_object_new_boolean(r->interrupted));
 	json_object_object_add(j, "input_damaged", json_object_new_boolean(p->input_note[0] != 0));
@@ -149,6 +153,7 @@ int rp_report_json(const struct rp_plan *p, const struct rp_opts *o, struct rp_r
 		json_object *slip = quantiles(&r->slip);
 
 		json_object_object_add(slip, "late_1ms", json_object_new_uint64(r->late_ios));
+		json_object_object_add(slip, "late_1ms_qd_full", json_object_new_uint64(r->late_qd_full));
 		json_object_object_add(j, "slip_us", slip);
 	}
 	fd = st_output_open(path, o->force ? ST_OUTPUT_FORCE : 0, msg, sizeof(msg));

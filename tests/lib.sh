@@ -59,3 +59,16 @@ st_loopdev() {
 	at_exit "losetup -d '$_dev'"
 	printf -v "$1" '%s' "$_dev"
 }
+
+# st_nomerges DEV...: the block layer stops merging adjacent I/Os into one
+# request on DEV until exit. Two random I/Os can be adjacent and in flight
+# together; merged, they become one request, and a count or multiset of
+# requests is no longer that of the I/Os a test compares it with.
+st_nomerges() {
+	local dev q
+	for dev in "$@"; do
+		q=/sys/block/$(basename "$dev")/queue/nomerges
+		at_exit "echo $(cat "$q") > '$q'"
+		echo 2 >"$q"
+	done
+}

@@ -9,6 +9,8 @@ rec_require_bpf record_batches
 
 st_tmpdir T
 st_loopdev L 64
+# Two jobs read every block once each: adjacent blocks in flight together could merge.
+st_nomerges "$L"
 
 # ---- one read on an otherwise quiet device, looked for while recording
 rec_start "$T/q.sttrace" "$T/qlog" -e block -d "$L" ||

@@ -11,6 +11,7 @@ rec_require_bpf replay_block
 st_tmpdir T
 st_loopdev A 64
 st_loopdev B 64
+st_nomerges "$A" "$B"
 
 check replay_block_record st-record -o "$T/run.sttrace" -e block -d "$A" -- \
 	fio --name=rw --filename="$A" --direct=1 --ioengine=io_uring --iodepth=4 --rw=randrw \
@@ -63,3 +64,25 @@ check replay_block_bios_run st-record -o "$T/bios.sttrace" -e block -d "$B" -- \
 rp_requests "$T/bios.sttrace" "$(rec_devno "$B")" >"$T/bios"
 cmp -s "$T/fio" "$T/bios" && pass replay_block_bios ||
 	fail replay_block_bios "fio logged $(wc -l <"$T/fio") I/Os, the bio replay issued $(wc -l <"$T/bios") requests"
+
+# Discards and flushes: blkdiscard, dd with O_DSYNC (the loop device has a
+# write cache and no FUA: a write, then a flush) and fio writes with fsync,
+# recorded on A and replayed on B: the same multiset of requests, discards
+# (replayed as fallocate(PUNCH_HOLE), which a block device turns into
+# write-zeroes of the range) and flushes included. One I/O at a time (--qd 1):
+# flushes in flight together are served by one (the block layer's flush
+# sequencing, which nomerges does not turn off).
+check replay_block_ops_record st-record -o "$T/ops.sttrace" -e block -d "$A" -- sh -c "
+	blkdiscard -o 1048576 -l 1048576 '$A' &&
+	dd if=/dev/zero of='$A' bs=4k count=4 seek=100 oflag=direct,dsync status=none &&
+	fio --name=f --filename='$A' --direct=1 --rw=write --bs=4k --size=64k --offset=2M --fsync=4 --output=/dev/null"
+check replay_block_ops_run st-record -o "$T/ops-replay.sttrace" -e block -d "$B" -- \
+	st-replay "$T/ops.sttrace" --target "$B" --allow-write --timing afap --qd 1
+rp_requests "$T/ops.sttrace" "$(rec_devno "$A")" >"$T/ops-recorded"
+rp_requests "$T/ops-replay.sttrace" "$(rec_devno "$B")" >"$T/ops-replayed"
+kinds=$(awk '{ print $1 }' "$T/ops-recorded" | sort -u | tr -d '\n')
+if [[ $kinds == D*F*W ]] && cmp -s "$T/ops-recorded" "$T/ops-replayed"; then
+	pass replay_block_ops
+else
+	fail replay_block_ops "recorded kinds '$kinds' (want D, F, W); diff: $(diff "$T/ops-recorded" "$T/ops-replayed" | head -4 | tr '\n' ' ')"
+fi

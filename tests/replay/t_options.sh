@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What each selection option replays, on a synthetic trace (st-format synth:
 # two devices, requeues, merges, splits, four processes) into a file target:
-# the planned counts against the trace's own events read with st-format cat.
-# Needs no root or BPF.
+# the planned counts against the trace's own events read with st-format cat,
+# and the default thread counts. Needs no root or BPF.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 . "$(dirname "$0")/common.sh"
@@ -57,6 +57,18 @@ calls=$(($(rec_count "$F" sys_enter_pread64) + $(rec_count "$F" sys_enter_pwrite
 st-replay "$F" --timing afap --allow-write --target "$T/dir" --report "$T/f.json" >"$T/out" 2>&1
 got=$(rp_json "$T/f.json" '[.level, .planned + .not_replayable, .failed] | join(" ")')
 [ "$got" = "file $calls 0" ] && pass replay_options_file_level || fail replay_options_file_level "level calls failed: $got, want file $calls 0"
+
+# Threads by default: one per recorded thread (file level) or CPU (block level),
+# at most the CPUs online; --threads asks for more.
+min() { echo $(($1 < $2 ? $1 : $2)); }
+tids=$(for t in sys_enter_pread64 sys_enter_pwrite64 sys_enter_fsync; do rec_rows "$F" "$t" tid; done | sort -u | wc -l)
+cpus=$(rec_rows "$F" block_rq_issue cpu | sort -u | wc -l)
+st-replay "$F" --timing afap --allow-write --wrap --level block --target "$T/img" --report "$T/b.json" >/dev/null 2>&1
+st-replay "$F" --timing afap --allow-write --target "$T/dir" --threads 3 --report "$T/f3.json" >/dev/null 2>&1
+got="$(rp_json "$T/f.json" .threads) $(rp_json "$T/b.json" .threads) $(rp_json "$T/f3.json" .threads)"
+want="$(min "$tids" "$(nproc)") $(min "$cpus" "$(nproc)") $(min "$tids" 3)"
+[ "$got" = "$want" ] && pass replay_options_threads ||
+	fail replay_options_threads "threads file, block, file --threads 3: $got, want $want ($tids recorded threads, $cpus CPUs, $(nproc) online)"
 
 # FILE "-": the trace on standard input (through a pipe, so it is spooled).
 cat "$F" | st-replay - --level block --bios --target "$T/img" --allow-write --wrap --timing afap \

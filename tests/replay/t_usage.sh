@@ -30,6 +30,8 @@ usage replay_usage_unknown 2 "--frobnicate" "$T/s.sttrace" --frobnicate
 usage replay_usage_timing 2 "--timing fast" "$T/s.sttrace" --target x --timing fast
 usage replay_usage_scale 2 "scale=0" "$T/s.sttrace" --target x --timing scale=0
 usage replay_usage_qd 2 "--qd 0" "$T/s.sttrace" --target x --qd 0
+usage replay_usage_threads 2 "--threads 0" "$T/s.sttrace" --target x --threads 0
+usage replay_usage_threads_qd 2 "--threads 8 above --qd 4" "$T/s.sttrace" --target x --threads 8 --qd 4
 usage replay_usage_align 2 "--align 3000" "$T/s.sttrace" --target x --align 3000
 usage replay_usage_map 2 "--map sda" "$T/s.sttrace" --map sda
 usage replay_usage_level 2 "--level disk" "$T/s.sttrace" --target x --level disk
