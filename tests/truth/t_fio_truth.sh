@@ -61,9 +61,11 @@
 # syscall return between our stamp and fio's.) G is fio's time in user space
 # between two of its io_uring_enter calls, which holds its completion stamp
 # and our reap's end: 10 us at p50 (the gap's median was 2.1 us on the
-# loaded machine), and at p99 the p99 of that gap, read from the trace's raw
-# sys_exit/sys_enter events (75 us on the loaded machine: fio preempted in
-# user space). At least 99 % of the I/Os show a reap: the CQEs fio reads
+# loaded machine). At p99 the bound is on a sum, per I/O at most fio's lat
+# plus that gap, and P(X + Y > a + b) <= P(X > a) + P(Y > b): the sum's p99
+# is at most fio lat's p99.5 plus the gap's p99.5, read from the trace's raw
+# sys_exit/sys_enter events (75 us at p99 on the loaded machine: fio
+# preempted in user space; using the p99s alone failed once by 12 us). At least 99 % of the I/Os show a reap: the CQEs fio reads
 # after its last call of the run have no later entry to show it.
 # The kernel's total alone (submit -> CQE posted, or iocb done) stays below
 # fio's lat (the first 'latency' check).
@@ -99,15 +101,15 @@ within() {
 		exit !(o != "none" && o >= c * 0.98 - 5 && o <= l * 1.02 + s) }'
 }
 
-# user_gap_p99 FILE: p99 in us of the time threads spent in user space from an
-# io_uring_enter's return to their next io_uring_enter (raw events), at least 5.
-user_gap_p99() {
+# user_gap FILE Q: Q-th percentile in us of the time threads spent in user space
+# from an io_uring_enter's return to their next io_uring_enter (raw events), at least 5.
+user_gap() {
 	st-format cat --csv -t sys_enter_io_uring_enter,sys_exit_io_uring_enter "$1" |
 		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 			{ print $(col["ts"]), $(col["tid"]), $(col["type"]) }' | sort -n -k1,1 |
 		awk '$3 == "sys_exit_io_uring_enter" { out[$2] = $1; next }
 			($2 in out) { print ($1 - out[$2]) / 1000; delete out[$2] }' >"$T/gaps"
-	pct "$T/gaps" 99 | awk '{ print ($1 == "none" || $1 < 5) ? 5 : $1 }'
+	pct "$T/gaps" "$2" | awk '{ print ($1 == "none" || $1 < 5) ? 5 : $1 }'
 }
 
 # run_case FS NAME KIND FIO_ARGS...: KIND sync, uring or libaio (the bounds above).
@@ -173,21 +175,22 @@ run_case() {
 		awk -v op=$op '$1 == op && $3 != "" { print $2 + $3 }' "$T/$name.ios" >"$T/$name.$op.reaped"
 		p50=$(pct "$T/$name.$op.reaped" 50)
 		p99=$(pct "$T/$name.$op.reaped" 99)
-		local c50 c99 g50=5 g99=5
+		local c50 c99 g50=5 g99=5 l99=$f99
 		c50=$(jq ".jobs[0].$fio_op.clat_ns.percentile[\"50.000000\"] / 1000" "$T/$name.json")
 		c99=$(jq ".jobs[0].$fio_op.clat_ns.percentile[\"99.000000\"] / 1000" "$T/$name.json")
 		if [ "$kind" = uring ]; then
 			g50=10
-			g99=$(user_gap_p99 "$T/$name.sttrace")
+			g99=$(user_gap "$T/$name.sttrace" 99.5)
+			l99=$(jq ".jobs[0].$fio_op.lat_ns.percentile[\"99.500000\"] / 1000" "$T/$name.json")
 		fi
 		printf '| %s %s | %s total+reap | %s reaped | clat %s / %s, lat %s / %s | %s / %s |\n' \
 			"$fs" "$name" "$op" "$(wc -l <"$T/$name.$op.reaped")" "$c50" "$c99" "$f50" "$f99" \
 			"$p50" "$p99" >>"$SUMMARY"
 		if [ "$(wc -l <"$T/$name.$op.reaped")" -ge $((fio_count * 99 / 100)) ] &&
-			within "$p50" "$c50" "$f50" "$g50" && within "$p99" "$c99" "$f99" "$g99"; then
+			within "$p50" "$c50" "$f50" "$g50" && within "$p99" "$c99" "$l99" "$g99"; then
 			pass "$tag.$op.total_reap"
 		else
-			fail "$tag.$op.total_reap" "$(wc -l <"$T/$name.$op.reaped") reaped; p50 $p50 us vs fio clat $c50 lat $f50 us, p99 $p99 us vs fio clat $c99 lat $f99 us (G $g99 us)"
+			fail "$tag.$op.total_reap" "$(wc -l <"$T/$name.$op.reaped") reaped; p50 $p50 us vs fio clat $c50 lat $f50 us, p99 $p99 us vs fio clat $c99 lat $f99 us (upper bound from lat $l99 us, G $g99 us)"
 		fi
 	done
 }
