@@ -45,12 +45,19 @@ fi
 # The median slip: a sleeping thread is run about 75 us after its timer on
 # this VM, loaded or not, so a fixed 50 us spin left a median slip of 19 to
 # 61 us (10 runs at load 4); the margin that follows the wake-up delays left
-# 0.2 to 0.5 us. 10 us is between the two with room either side.
-p50=$(rp_json "$T/orig.json" .slip_us.p50)
-if awk -v p="$p50" 'BEGIN { exit !(p < 10) }'; then
+# 0.2 to 0.5 us. 10 us is between the two with room either side. A burst of
+# other work can hold a whole 2 s replay back (31.7 us seen once in CI), so
+# the best of up to three replays counts: the fixed spin is late in every one.
+p50s=$(rp_json "$T/orig.json" .slip_us.p50)
+for again in 2 3; do
+	awk -v p="${p50s##* }" 'BEGIN { exit !(p >= 10) }' || break
+	st-replay "$T/run.sttrace" --target "$B" --report "$T/again.json" >/dev/null 2>&1
+	p50s="$p50s $(rp_json "$T/again.json" .slip_us.p50)"
+done
+if awk -v p="${p50s##* }" 'BEGIN { exit !(p < 10) }'; then
 	pass replay_timing_slip_p50
 else
-	fail replay_timing_slip_p50 "slip p50 $p50 us, want < 10 us"
+	fail replay_timing_slip_p50 "slip p50 $p50s us in three replays, want < 10 us in one"
 fi
 grep -q '^schedule slip us: p50 ' "$T/orig.out" && pass replay_timing_slip_text ||
 	fail replay_timing_slip_text "no schedule slip line in the report"
