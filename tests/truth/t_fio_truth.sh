@@ -54,11 +54,15 @@
 # before its issue; our end is just before its completion stamp (a return
 # fio stamps right after) or after it, by fio's own time in user space
 # between that stamp and its next call (io_uring only). Hence:
-#   p50, p99:  fio clat * 0.98 - 5 us  <=  total + reap
+#   p50:       fio clat * 0.98 - 5 us  <=  total + reap
+#   p99:       fio clat * 0.5 - 5 us   <=  total + reap
 #   libaio:    total + reap  <=  fio lat * 1.02 + 5 us
 #   io_uring:  total + reap  <=  fio lat * 1.02 + G
 # (0.98, 1.02: fio's histogram bucket, <= 1.6 %; 5 us: the clock reads and
-# syscall return between our stamp and fio's.) G is fio's time in user space
+# syscall return between our stamp and fio's. p99's lower bound is loose as
+# the sync engines' is: fio preempted between a waiting call's return and its
+# completion stamp adds to its clat, not to ours; a clean-clone CI run had
+# total+reap p99 996 us against fio clat p99 1122 us on XFS.) G is fio's time in user space
 # between two of its io_uring_enter calls, which holds its completion stamp
 # and our reap's end: 10 us at p50 (the gap's median was 2.1 us on the
 # loaded machine). At p99 the bound is on a sum, per I/O at most fio's lat
@@ -95,10 +99,10 @@ between() {
 		exit !(o != "none" && o >= f * low - s && o <= f * 1.02 + s) }'
 }
 
-# within OURS CLAT LAT SLACK: clat * 0.98 - 5 <= ours <= lat * 1.02 + SLACK
+# within OURS CLAT LOW LAT SLACK: clat * LOW - 5 <= ours <= lat * 1.02 + SLACK
 within() {
-	awk -v o="$1" -v c="$2" -v l="$3" -v s="$4" 'BEGIN {
-		exit !(o != "none" && o >= c * 0.98 - 5 && o <= l * 1.02 + s) }'
+	awk -v o="$1" -v c="$2" -v low="$3" -v l="$4" -v s="$5" 'BEGIN {
+		exit !(o != "none" && o >= c * low - 5 && o <= l * 1.02 + s) }'
 }
 
 # user_gap FILE Q: Q-th percentile in us of the time threads spent in user space
@@ -187,7 +191,7 @@ run_case() {
 			"$fs" "$name" "$op" "$(wc -l <"$T/$name.$op.reaped")" "$c50" "$c99" "$f50" "$f99" \
 			"$p50" "$p99" >>"$SUMMARY"
 		if [ "$(wc -l <"$T/$name.$op.reaped")" -ge $((fio_count * 99 / 100)) ] &&
-			within "$p50" "$c50" "$f50" "$g50" && within "$p99" "$c99" "$l99" "$g99"; then
+			within "$p50" "$c50" 0.98 "$f50" "$g50" && within "$p99" "$c99" 0.5 "$l99" "$g99"; then
 			pass "$tag.$op.total_reap"
 		else
 			fail "$tag.$op.total_reap" "$(wc -l <"$T/$name.$op.reaped") reaped; p50 $p50 us vs fio clat $c50 lat $f50 us, p99 $p99 us vs fio clat $c99 lat $f99 us (upper bound from lat $l99 us, G $g99 us)"
