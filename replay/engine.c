@@ -107,6 +107,12 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A CLOCK_MONOTONIC time in ns as the timespec of the absolute waits. */
+static struct timespec timespec_of(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull) };
+}
+
 static int heap_less(const struct engine *e, uint32_t a, uint32_t b)
 {
 	const struct rp_io *x = &e->p->ios[a], *y = &e->p->ios[b];
@@ -305,8 +311,7 @@ static void wait_until(struct engine *e, uint64_t when, uint64_t now)
 
 		timed_out = io_uring_wait_cqe_timeout(&e->ring, &cqe, &ts) == -ETIME;
 	} else {
-		struct timespec abs = { .tv_sec = (time_t)((now + ns) / 1000000000ull),
-					.tv_nsec = (long)((now + ns) % 1000000000ull) };
+		struct timespec abs = timespec_of(now + ns);
 
 		timed_out = !clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL);
 	}
@@ -513,8 +518,7 @@ static void wait_for_threads(struct crew *c, const struct rp_opts *o, uint64_t t
 	pthread_mutex_lock(&c->lock);
 	while (c->running) {
 		uint64_t now = now_ns(), next = now + 1000000000ull;
-		struct timespec ts = { .tv_sec = (time_t)(next / 1000000000ull),
-				       .tv_nsec = (long)(next % 1000000000ull) };
+		struct timespec ts = timespec_of(next);
 		double secs = now > start ? (now - start) / 1e9 : 0;
 
 		if (o->progress && secs > 0)
