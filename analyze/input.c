@@ -38,6 +38,17 @@ struct held {
 
 #define REORDER_NS 100000000ull	/* stamps older than this before their issue come late */
 #define REQUEUED_MAX 64		/* requeued requests awaiting their issue; the oldest give way */
+#define SEEN_SLOTS 1024	/* bios and requests remembered, a power of two; a collision forgets one */
+
+/* A bio address and the time of the last event of its life: its request's issue or completion. */
+struct bio_seen {
+	uint64_t bio, ts;
+};
+
+/* A request's stored bios, from its stamped issue, for its completion. */
+struct rq_seen {
+	uint64_t rq, bios[ST_RQ_BIOS];
+};
 
 struct reorder {
 	struct held *heap;
@@ -73,6 +84,16 @@ struct file_in {
 	/* requests requeued and not issued again: their next issue stands for no stage event */
 	uint64_t requeued[REQUEUED_MAX];
 	unsigned nrequeued;
+	/*
+	 * Recent bio addresses: a freed bio's address is handed out again at
+	 * once, and a request taken from a plug's cache carries the plug's
+	 * cached clock as its allocation stamp, older than its bio may be. A
+	 * bio's synthesized stages are dated no earlier than the end of its
+	 * address's previous life (its request's completion), whose events
+	 * would otherwise take them.
+	 */
+	struct bio_seen bio_seen[SEEN_SLOTS];
+	struct rq_seen rq_seen[SEEN_SLOTS];
 	uint64_t scratch[MAX_RECORD / 8];	/* adapted record */
 };
 
@@ -371,6 +392,59 @@ static int take_requeued(struct file_in *f, uint64_t rq)
 	return 0;
 }
 
+/* Fibonacci hashing spreads kernel addresses, which share their low bits. */
+static size_t seen_slot(uint64_t addr)
+{
+	return (addr * 0x9e3779b97f4a7c15ull) >> 32 & (SEEN_SLOTS - 1);
+}
+
+static struct bio_seen *bio_seen_slot(struct file_in *f, uint64_t bio)
+{
+	return &f->bio_seen[seen_slot(bio)];
+}
+
+static void note_bio(struct file_in *f, uint64_t bio, uint64_t ts)
+{
+	struct bio_seen *s = bio_seen_slot(f, bio);
+
+	if (bio) {
+		s->bio = bio;
+		s->ts = ts;
+	}
+}
+
+/* A stamped issue: its bios live at least until then, and until its request completes. */
+static void note_issue(struct file_in *f, const struct st_ev_block_rq_issue_stamped *e)
+{
+	struct rq_seen *r = &f->rq_seen[seen_slot(e->p.rq)];
+	unsigned i;
+
+	r->rq = e->p.rq;
+	for (i = 0; i < ST_RQ_BIOS; i++) {
+		r->bios[i] = i < e->p.nr_bios ? e->p.bios[i] : 0;
+		note_bio(f, r->bios[i], e->h.ts);
+	}
+}
+
+/* A completion ends the lives of its request's bios (and of the bio it names, issued or not). */
+static void note_complete(struct file_in *f, const struct st_ev_block_rq_complete *e)
+{
+	const struct rq_seen *r = &f->rq_seen[seen_slot(e->p.rq)];
+	unsigned i;
+
+	note_bio(f, e->p.bio, e->h.ts);
+	for (i = 0; r->rq == e->p.rq && i < ST_RQ_BIOS; i++)
+		note_bio(f, r->bios[i], e->h.ts);
+}
+
+/* t, or the end of the previous life of bio's address when that is later. */
+static uint64_t after_previous_use(struct file_in *f, uint64_t bio, uint64_t t)
+{
+	const struct bio_seen *s = bio_seen_slot(f, bio);
+
+	return s->bio == bio && s->ts > t ? s->ts : t;
+}
+
 /*
  * The events the stamped issue e stands for, those the file lacks. Each
  * stored bio is queued at its stamp, or where the kernel kept none at the
@@ -404,6 +478,7 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 	left = e->p.nr_sector;
 	for (i = 0; i < n; i++) {
 		q[i] = e->p.stamped & ST_STAMPED_QUEUE(i) ? e->h.ts - e->p.queue_ago[i] : fallback;
+		q[i] = after_previous_use(f, e->p.bios[i], q[i]);
 		if (q[i] < q[first])
 			first = i;
 		len[i] = e->p.bio_sectors[i] < left ? e->p.bio_sectors[i] : left;
@@ -411,6 +486,10 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 		sector += len[i];
 		left -= len[i];
 	}
+	/* the request was allocated for its first bio, so not before that bio was queued */
+	if (g && n && g < q[first])
+		g = q[first];
+	note_issue(f, e);
 	if (queue && n)
 		ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[first], e->p.bios[first], at[first],
 				len[first]);
@@ -460,6 +539,8 @@ static int reordered_next(struct file_in *f, const struct st_event_header **ev, 
 			ro->newest = h->ts;
 		if (h->type == ST_EV_block_rq_requeue)
 			note_requeue(f, ((const struct st_ev_block_rq *)h)->p.rq);
+		if (h->type == ST_EV_block_rq_complete)
+			note_complete(f, (const struct st_ev_block_rq_complete *)h);
 		if (h->type != ST_EV_block_rq_issue_stamped ?
 		    reorder_push(ro, h, h->size) :
 		    f->stamped_ok && synthesize(f, (const struct st_ev_block_rq_issue_stamped *)h)) {

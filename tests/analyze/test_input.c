@@ -280,6 +280,33 @@ int main(void)
 		      "input.stamped_requeued", "%d I/Os, flags 0x%x, Q %" PRIu64 " D %" PRIu64
 		      " requeues %u", nout, out[0].flags, out[0].ts[AN_TS_QUEUE],
 		      out[0].ts[AN_TS_ISSUE], out[0].requeues);
+
+		/*
+		 * A bio address used twice: request 0x60 (bio 0x21, allocated at
+		 * 900) issued at 1000 and completed at 1200; then request 0x70
+		 * with the same address, its allocation stamped at 1100 (a
+		 * request from a plug's cache carries the plug's cached clock),
+		 * issued at 1500. Dated at its stamp, the second bio's queueing
+		 * would come while the first still holds the address, and the
+		 * first request's completion would take it.
+		 */
+		w = create(a, 0);
+		put_stamped(w, 1000, 0x60, 1, (const uint64_t[]){ 0x21 }, none, 100,
+			    ST_STAMPED_GETRQ);
+		put_complete(w, 1200, 0x60, 0);
+		put_stamped(w, 1500, 0x70, 1, (const uint64_t[]){ 0x21 }, none, 400,
+			    ST_STAMPED_GETRQ);
+		put_complete(w, 1600, 0x70, 0);
+		st_writer_close(w, NULL, 0);
+		ooo = analyze(paths, 1);
+		check(nout == 2 && ooo == 0 && !(out[0].flags & AN_IO_INCOMPLETE) &&
+		      !(out[1].flags & AN_IO_INCOMPLETE) && out[0].ts[AN_TS_COMPLETE] == 1200 &&
+		      out[1].ts[AN_TS_QUEUE] >= 1200 && out[1].ts[AN_TS_GETRQ] >= 1200 &&
+		      out[1].ts[AN_TS_ISSUE] == 1500 && out[1].ts[AN_TS_COMPLETE] == 1600,
+		      "input.stamped_bio_reused", "%d I/Os; first C %" PRIu64 "; second Q %" PRIu64
+		      " G %" PRIu64 " D %" PRIu64 " C %" PRIu64, nout, out[0].ts[AN_TS_COMPLETE],
+		      nout > 1 ? out[1].ts[AN_TS_QUEUE] : 0, nout > 1 ? out[1].ts[AN_TS_GETRQ] : 0,
+		      nout > 1 ? out[1].ts[AN_TS_ISSUE] : 0, nout > 1 ? out[1].ts[AN_TS_COMPLETE] : 0);
 	}
 	unlink(a);
 	unlink(b);
