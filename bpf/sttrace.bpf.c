@@ -789,7 +789,7 @@ struct bio___old {
 static __always_inline __u64 bio_queue_time(const struct bio *bio, __u64 now)
 {
 	if (bpf_core_field_exists(bio->issue_time_ns))
-		return BPF_CORE_READ(bio, issue_time_ns);
+		return bio->issue_time_ns;
 	if (bpf_core_field_exists(((struct bio___old *)0)->bi_issue)) {
 		__u64 t = BPF_CORE_READ((struct bio___old *)bio, bi_issue.value) & BIO_ISSUE_TIME_MASK;
 
@@ -819,6 +819,7 @@ int BPF_PROG(block_rq_issue_stamped, struct request *rq)
 {
 	struct st_ev_block_rq_issue_stamped *e;
 	__u32 disk = rq_disk(rq), stamped = 0;
+	struct bio *bio;
 	__u64 now;
 
 	/* Without block_bio_queue the recorder's own bios are found here, by the first one. */
@@ -835,12 +836,13 @@ int BPF_PROG(block_rq_issue_stamped, struct request *rq)
 	fill_issue((struct st_block_rq_issue *)&e->p, rq, disk);
 	now = e->h.ts;
 	e->p.getrq_ago = ns_before(rq->start_time_ns, now, ST_STAMPED_GETRQ, &stamped);
+	bio = rq->bio;
 	for (int i = 0; i < ST_RQ_BIOS; i++) {
-		const struct bio *bio = (const struct bio *)e->p.bios[i];
-
 		e->p.queue_ago[i] = bio ? ns_before(bio_queue_time(bio, now), now,
 						    ST_STAMPED_QUEUE(i), &stamped) : 0;
-		e->p.bio_sectors[i] = bio ? BPF_CORE_READ(bio, bi_iter.bi_size) >> 9 : 0;
+		e->p.bio_sectors[i] = bio ? bio->bi_iter.bi_size >> 9 : 0;
+		if (bio)
+			bio = bio->bi_next;
 	}
 	e->p.stamped = stamped;
 	submit(e, sizeof(*e));

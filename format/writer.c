@@ -29,6 +29,14 @@
  * being measured.
  */
 #define ST_DEFAULT_ZSTD_LEVEL	1
+/*
+ * Hash table of the fast levels (1 and below): 2^10 entries instead of
+ * zstd's 2^13-2^14. A record's best match is the previous record of its
+ * type, a few records back, which a small table still finds, and it stays
+ * in the L1 cache: on st-record's `block` recordings 1.18 times the speed
+ * and 7 % fewer bytes, on `all` 1.13 times and 1 % fewer (RESULTS.md).
+ */
+#define ST_FAST_HASH_LOG	10
 #define ST_MIN_CHUNK_SIZE	64u
 #define ST_MAX_RECORD		65535u
 
@@ -202,7 +210,7 @@ static int compress_payload(struct st_writer *w, const void *raw, size_t len, st
 
 	if (out_reserve(w, ST_CHUNK_HEADER_SIZE + (bound > len ? bound : len)))
 		return w->err;
-	n = ZSTD_compressCCtx(w->cctx, w->out + ST_CHUNK_HEADER_SIZE, bound, raw, len, w->level);
+	n = ZSTD_compress2(w->cctx, w->out + ST_CHUNK_HEADER_SIZE, bound, raw, len);
 	if (ZSTD_isError(n))
 		return fail(w, ST_ECOMPRESS, "zstd: %s", ZSTD_getErrorName(n));
 	h->flags = ST_CHUNK_F_ZSTD;
@@ -711,6 +719,16 @@ static int alloc_buffers(struct st_writer *w)
 	return 0;
 }
 
+/* The level, and the fast levels' small hash table, kept by w->cctx for every chunk. */
+static int set_compression(struct st_writer *w)
+{
+	size_t r = ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level);
+
+	if (!ZSTD_isError(r) && w->level <= 1)
+		r = ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_hashLog, ST_FAST_HASH_LOG);
+	return ZSTD_isError(r) ? fail(w, ST_ECOMPRESS, "zstd: %s", ZSTD_getErrorName(r)) : 0;
+}
+
 static int open_file_sink(struct st_writer *w, const char *path, unsigned flags)
 {
 	char why[160];
@@ -738,6 +756,8 @@ int st_writer_open(struct st_writer **wp, const char *path, const struct st_writ
 		return w->err;
 	if (alloc_buffers(w))
 		return fail(w, ST_ENOMEM, "out of memory");
+	if (set_compression(w))
+		return w->err;
 	if (opts && opts->sink)
 		w->sink = *opts->sink;
 	else if (!path)
