@@ -611,6 +611,39 @@ static __always_inline bool rq_selected(const struct request *rq, __u32 disk)
 	return bio_selected(first);
 }
 
+/*
+ * At an issue: whether it is recorded. A request without bios is marked
+ * then by its own address (marks mean "traced" under a task filter, "ours"
+ * without), for its completion: the task an interrupt completes it in says
+ * nothing of whose it is.
+ */
+static __always_inline bool rq_issue_selected(const struct request *rq, __u32 disk)
+{
+	bool selected = rq_selected(rq, disk);
+
+	if (!rq->bio && disk_passes(disk) &&
+	    (task_filter_on() ? selected : mark_self_bios && !selected))
+		mark_bio((const struct bio *)rq);
+	return selected;
+}
+
+/* At a completion: whether it is recorded, as its issue was; drops the mark of a request without bios. */
+static __always_inline bool rq_complete_selected(const struct request *rq, __u32 disk)
+{
+	bool marked;
+
+	if (rq->bio)
+		return rq_selected(rq, disk);
+	if (!disk_passes(disk))
+		return false;
+	if (!task_filter_on() && !mark_self_bios)
+		return true;
+	marked = bio_marked((const struct bio *)rq);
+	if (marked)
+		unmark_bio((const struct bio *)rq);
+	return task_filter_on() ? marked : !marked;
+}
+
 static __always_inline void fill_rq(struct st_block_rq *p, const struct request *rq, __u32 disk)
 {
 	p->rq = (__u64)rq;
@@ -681,7 +714,7 @@ int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned
 	struct st_ev_block_rq_complete *e;
 	__u32 disk = rq_disk(rq);
 
-	if (rq_selected(rq, disk)) {
+	if (rq_complete_selected(rq, disk)) {
 		e = RESERVE(block_rq_complete, block_rq_complete);
 		if (e) {
 			fill_rq((struct st_block_rq *)&e->p, rq, disk);
@@ -753,7 +786,7 @@ int BPF_PROG(block_rq_issue, struct request *rq)
 	__u32 disk = rq_disk(rq);
 	__u64 ts;
 
-	if (!rq_selected(rq, disk))
+	if (!rq_issue_selected(rq, disk))
 		return 0;
 	e = RESERVE(block_rq_issue, block_rq_issue);
 	if (!e)
@@ -828,7 +861,7 @@ int BPF_PROG(block_rq_issue_stamped, struct request *rq)
 		mark_bio(rq->bio);
 		return 0;
 	}
-	if (!rq_selected(rq, disk))
+	if (!rq_issue_selected(rq, disk))
 		return 0;
 	e = RESERVE(block_rq_issue_stamped, block_rq_issue_stamped);
 	if (!e)

@@ -85,8 +85,10 @@ static int ring_write(void *ctx, const void *buf, size_t len, uint64_t offset)
 	if (!fr->events_seen && ci.kind != ST_CHUNK_EVENTS)
 		return piece_add(&fr->prefix, buf, len);
 	fr->events_seen = true;
-	while (fr->count && (fr->count == fr->cap || fr->bytes + len > fr->max_bytes))
+	while (fr->count && (fr->count == fr->cap || fr->bytes + len > fr->max_bytes)) {
+		fr->dropped += fr->chunks[fr->head].len;
 		ring_evict(fr);
+	}
 	p = &fr->chunks[(fr->head + fr->count) % fr->cap];
 	if (piece_set(p, buf, len))
 		return -ENOMEM;

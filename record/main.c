@@ -217,7 +217,6 @@ static int on_batch(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* Stores the lost counts; returns their total. */
 /*
  * Stores the lost counts into w, less what earlier rotated files hold (with
  * `rebase`, this file's counts become the base of the next); returns the
@@ -547,9 +546,10 @@ static void start_dump(struct recorder *r, uint64_t now)
 		stop_for_write_error(r);
 		return;
 	}
-	fprintf(stderr, "%s: trigger %u (%s): writing %s (%.1f s before, %.1f s after)\n", REC_NAME,
-		r->triggers, r->reason, r->path, (double)rec_flight_ring_span_ns(&r->ring) / 1e9,
-		(double)r->opts.after_ns / 1e9);
+	fprintf(stderr, "%s: trigger %u (%s): writing %s (%.1f s before, %.1f s after; "
+		"older chunks dropped so far: %.2f MB)\n", REC_NAME, r->triggers, r->reason, r->path,
+		(double)rec_flight_ring_span_ns(&r->ring) / 1e9, (double)r->opts.after_ns / 1e9,
+		(double)r->ring.dropped / 1e6);
 	r->dump_until = now + r->opts.after_ns;
 }
 

@@ -684,13 +684,27 @@ static void read_runs(struct rec_probes *p, struct rec_runs *runs)
 	}
 }
 
+/*
+ * Opens the window, or closes it (until_ns 0). Runs are counted over the
+ * window: the programs keep running until they are detached, but record
+ * nothing after it closes.
+ */
 void rec_probes_set_window(struct rec_probes *p, uint64_t until_ns)
 {
+	struct rec_runs now[REC_MAX_TYPE];
+
 	if (!p->skel)
 		return;
 	if (until_ns)
 		read_runs(p, p->runs_at_open);
 	__atomic_store_n(&p->skel->bss->record_until, until_ns, __ATOMIC_RELEASE);
+	if (until_ns)
+		return;
+	read_runs(p, now);
+	for (size_t i = 0; i < REC_MAX_TYPE; i++) {
+		p->runs_in_window[i].runs = now[i].runs - p->runs_at_open[i].runs;
+		p->runs_in_window[i].ns = now[i].ns - p->runs_at_open[i].ns;
+	}
 }
 
 void rec_probes_flush(struct rec_probes *p, uint64_t staged_before)
@@ -782,27 +796,23 @@ uint64_t rec_probes_read_lost(struct rec_probes *p)
 
 void rec_probes_store_runs(struct rec_probes *p, struct st_writer *w)
 {
-	struct rec_runs now[REC_MAX_TYPE];
 	struct bpf_program *prog;
 	size_t i = 0;
 
 	if (!p->skel)
 		return;
-	read_runs(p, now);
 	bpf_object__for_each_program(prog, p->skel->obj) {
-		uint64_t runs, ns;
+		const struct rec_runs *r;
 		char key[96], val[64];
 
 		if (i == REC_MAX_TYPE)
 			break;
-		runs = now[i].runs - p->runs_at_open[i].runs;
-		ns = now[i].ns - p->runs_at_open[i].ns;
-		i++;
-		if (!runs || prog == p->skel->progs.flush_stage)
+		r = &p->runs_in_window[i++];
+		if (!r->runs || prog == p->skel->progs.flush_stage)
 			continue;
 		snprintf(key, sizeof(key), "probe.%s", bpf_program__name(prog));
-		snprintf(val, sizeof(val), "runs=%llu;run_ns=%llu", (unsigned long long)runs,
-			 (unsigned long long)ns);
+		snprintf(val, sizeof(val), "runs=%llu;run_ns=%llu", (unsigned long long)r->runs,
+			 (unsigned long long)r->ns);
 		st_writer_set_meta(w, key, val);
 	}
 }

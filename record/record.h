@@ -173,6 +173,7 @@ struct rec_probes {
 	size_t ages_size;
 	uint64_t *lost;			/* per CPU, last read */
 	struct rec_runs runs_at_open[REC_MAX_TYPE];	/* per program, when the window opened */
+	struct rec_runs runs_in_window[REC_MAX_TYPE];	/* per program, open to close */
 };
 /*
  * Check the environment (root, BTF, tracefs) and the selected tracepoints:
@@ -225,8 +226,9 @@ uint64_t rec_probes_read_lost(struct rec_probes *p);
 uint64_t rec_probes_read_skipped(struct rec_probes *p);
 /*
  * With the kernel's BPF run-time statistics on (kernel.bpf_stats_enabled or
- * BPF_ENABLE_STATS), store each program's runs and run time from the
- * window's opening to now as metadata `probe.<program>` = "runs=N;run_ns=T".
+ * BPF_ENABLE_STATS), store each program's runs and run time over the window
+ * (from its opening to its closing, rec_probes_set_window) as metadata
+ * `probe.<program>` = "runs=N;run_ns=T".
  */
 void rec_probes_store_runs(struct rec_probes *p, struct st_writer *w);
 void rec_probes_stop(struct rec_probes *p);
@@ -307,6 +309,7 @@ struct rec_flight_ring {
 	struct rec_flight_piece *chunks;	/* a FIFO of the chunks after it */
 	size_t head, count, cap;
 	uint64_t bytes, max_bytes;
+	uint64_t dropped;		/* bytes of older chunks let go to make room */
 };
 int rec_flight_ring_init(struct rec_flight_ring *fr, uint64_t max_bytes, size_t chunk_size);
 void rec_flight_ring_free(struct rec_flight_ring *fr);
