@@ -691,7 +691,7 @@ static void read_runs(struct rec_probes *p, struct rec_runs *runs)
  */
 void rec_probes_set_window(struct rec_probes *p, uint64_t until_ns)
 {
-	struct rec_runs now[REC_MAX_TYPE];
+	struct rec_runs now[REC_MAX_TYPE] = { 0 };
 
 	if (!p->skel)
 		return;
