@@ -19,9 +19,9 @@
  * that has none in flight: a thread's next I/O becomes a candidate when the
  * one before it completed, as when it was recorded.
  *
- * The threads share the plan (read only), the start time and the progress
- * counters, nothing else; each keeps its own result, summed when all have
- * ended.
+ * The threads share the plan (read only), the schedule (start, period)
+ * and the progress counters, nothing else; each keeps its own result,
+ * summed when all have ended.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +68,7 @@ struct crew {
 	pthread_cond_t ended;	/* on CLOCK_MONOTONIC: a thread ended */
 	pthread_cond_t go;	/* every thread is running: start is set */
 	uint64_t start;		/* the plan's time 0, START_LEAD_NS after the go */
+	uint64_t period;	/* loop n's time 0 is start + n * period */
 	struct progress progress;
 };
 
@@ -76,9 +77,8 @@ struct engine {
 	const struct rp_opts *o;
 	struct rp_result r;
 	struct crew *crew;
-	unsigned self, nthreads;	/* this thread's number, of nthreads */
+	unsigned self;		/* this thread's number, of crew->n */
 	unsigned qd;		/* this thread's share of --qd */
-	uint64_t period;	/* loop n's time 0 is crew->start + n * period */
 	pthread_t thread;
 	int ret;
 	char err[256];
@@ -154,7 +154,7 @@ static uint32_t candidate(struct engine *e)
 
 	if (p->level == RP_LEVEL_FILE)
 		return e->nheap ? e->heap[0] : RP_NONE;
-	while (e->cursor < p->nios && p->ios[e->cursor].cpu % e->nthreads != e->self)
+	while (e->cursor < p->nios && p->ios[e->cursor].cpu % e->crew->n != e->self)
 		e->cursor++;
 	return e->cursor < p->nios ? (uint32_t)e->cursor : RP_NONE;
 }
@@ -335,7 +335,7 @@ static int run_loop(struct engine *e, char *err, size_t cap)
 	e->cursor = 0;
 	e->nheap = 0;
 	if (p->level == RP_LEVEL_FILE)
-		for (s = e->self; s < p->nstreams; s += e->nthreads)
+		for (s = e->self; s < p->nstreams; s += e->crew->n)
 			heap_push(e, p->stream_first[s]);
 	for (;;) {
 		uint64_t now = now_ns(), when = 0;
@@ -480,7 +480,7 @@ static void *engine_thread(void *arg)
 	start = e->crew->start;
 	pthread_mutex_unlock(&e->crew->lock);
 	for (loop = 0; loop < e->o->loops && !rp_stop && !e->ret; loop++) {
-		e->t0 = start + loop * e->period;
+		e->t0 = start + loop * e->crew->period;
 		e->ret = run_loop(e, e->err, sizeof(e->err));
 	}
 	pthread_mutex_lock(&e->crew->lock);
@@ -538,9 +538,9 @@ static void wait_for_threads(struct crew *c, const struct rp_opts *o, uint64_t t
 int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_result *r,
 		  char *err, size_t cap)
 {
-	struct crew c = { .n = thread_count(p, o) };
 	/* Loops follow each other on the schedule, one recorded mean gap apart. */
-	uint64_t period = (uint64_t)((double)(p->span + p->span / p->nios) * o->scale);
+	struct crew c = { .n = thread_count(p, o),
+			  .period = (uint64_t)((double)(p->span + p->span / p->nios) * o->scale) };
 	uint64_t first_submit = 0, last_submit = 0, last_complete = 0;
 	pthread_condattr_t attr;
 	unsigned k, started = 0;
@@ -565,9 +565,8 @@ int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_re
 	for (k = 0; k < c.n && !ret; k++) {
 		struct engine *e = &c.engines[k];
 
-		*e = (struct engine){ .p = p, .o = o, .crew = &c, .self = k, .nthreads = c.n,
-				      .qd = o->qd / c.n + (k < o->qd % c.n), .period = period,
-				      .margin = 4 * MARGIN_MIN_NS };
+		*e = (struct engine){ .p = p, .o = o, .crew = &c, .self = k,
+				      .qd = o->qd / c.n + (k < o->qd % c.n), .margin = 4 * MARGIN_MIN_NS };
 		result_init(&e->r);
 		ret = engine_init(e, err, cap);
 	}

@@ -326,13 +326,13 @@ static struct bp_stats *bp_stats_of(struct bp_device *d, uint32_t cpu)
 	return &d->cpus[cpu];
 }
 
-/* Count one printed record as blkparse does (depth: issued minus completed and requeued). */
 static void bp_size_add(struct bp_size *sum, const struct bp_size *n)
 {
 	sum->kb += n->kb;
 	sum->b += n->b;
 }
 
+/* Count one printed record as blkparse does (depth: issued minus completed and requeued). */
 static int bp_account(struct bt_state *s, const struct blk_io_trace *t, uint64_t rel)
 {
 	int w = !!(t->action & BLK_TC_ACT(BLK_TC_WRITE));

@@ -178,21 +178,27 @@ static void put_u64(FILE *out, uint64_t v)
 	fwrite_unlocked(p, 1, (size_t)(digits + sizeof(digits) - p), out);
 }
 
-/*
- * Before a value: the comma after the previous element of an array, none
- * after a key. Top-level values stand alone (one a line in JSON Lines).
- */
-static void before_value(struct sf_json_writer *w)
+/* A new member of the open container: a comma after the one before it. */
+static void next_member(struct sf_json_writer *w)
 {
 	uint32_t here = 1u << w->depth;
 
+	if (w->has_member & here)
+		putc_unlocked(',', w->out);
+	w->has_member |= here;
+}
+
+/*
+ * Before a value: a member of an array, or the value of the key just
+ * written. Top-level values stand alone (one a line in JSON Lines).
+ */
+static void before_value(struct sf_json_writer *w)
+{
 	if (w->after_key || !w->depth) {
 		w->after_key = 0;
 		return;
 	}
-	if (w->has_member & here)
-		putc_unlocked(',', w->out);
-	w->has_member |= here;
+	next_member(w);
 }
 
 void sf_jw_init(struct sf_json_writer *w, FILE *out)
@@ -230,11 +236,7 @@ void sf_jw_end(struct sf_json_writer *w)
 
 void sf_jw_key(struct sf_json_writer *w, const char *key)
 {
-	uint32_t here = 1u << w->depth;
-
-	if (w->has_member & here)
-		putc_unlocked(',', w->out);
-	w->has_member |= here;
+	next_member(w);
 	put_string(w->out, key);
 	putc_unlocked(':', w->out);
 	w->after_key = 1;
