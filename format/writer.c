@@ -338,16 +338,6 @@ static int write_preamble(struct st_writer *w)
 	return 0;
 }
 
-static void count_types(struct st_writer *w, const struct lane *l)
-{
-	for (size_t pos = 0; pos < l->len;) {
-		const struct st_event_header *h = (const void *)(l->buf + pos);
-
-		w->type_events[w->type_slot[h->type] - 1]++;
-		pos += h->size;
-	}
-}
-
 static int seal_events(struct st_writer *w, struct lane *l)
 {
 	struct st_chunk_hdr h = {
@@ -361,7 +351,6 @@ static int seal_events(struct st_writer *w, struct lane *l)
 		return w->err;
 	if (!l->len)
 		return 0;
-	count_types(w, l);
 	if (write_chunk(w, &h, l->buf, l->len))
 		return w->err;
 	l->len = 0;
@@ -443,6 +432,7 @@ int st_writer_append(struct st_writer *w, const void *rec, size_t len)
 		l->first_ts = h->ts;
 	if (h->ts > l->last_ts)
 		l->last_ts = h->ts;
+	w->type_events[w->type_slot[h->type] - 1]++;
 	w->stats.events++;
 	w->stats.raw_bytes += len;
 	return 0;

@@ -2,9 +2,11 @@
 # Format benchmark: libsttrace's reader and writer against the zstd CLI on the
 # same bytes, measured side by side in one run (best of 3 each, one thread,
 # files in /dev/shm; ratios of wall time and of CPU time), plus bytes per
-# event of a synthetic trace at default settings.
+# event at default settings and the writer's CPU and bytes per event at each
+# of a range of zstd levels.
 #
-#   scripts/bench/format.sh [EVENTS]      (default 10000000)
+#   scripts/bench/format.sh [EVENTS]          a synthetic trace (default 10000000 events)
+#   scripts/bench/format.sh FILE.sttrace      the records of a recording, e.g. st-record -e block
 #
 # decode: `st-format bench-decode` (read, checksum, decompress and check every
 #         events chunk) vs `zstd -d` of the same raw event bytes compressed at
@@ -12,10 +14,14 @@
 # write:  `st-format bench-write -z 1` (append every record, chunk, compress,
 #         checksum, index; bytes dropped by the sink) vs `zstd -1` on the same
 #         raw bytes to /dev/null; goal >= 0.8
+# levels: `st-format bench-write -z L` for L in LEVELS (default "3 1 -1 -3 -5 -7"):
+#         the writer's CPU ns and stored bytes per event, the figures a
+#         recorder budget in "s per million events" and "bytes per event" meets
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SF=$ROOT/build/st-format
-EVENTS=${1:-10000000}
+INPUT=${1:-10000000}
+LEVELS=${LEVELS:-3 1 -1 -3 -5 -7}
 # synth writes at the library's default zstd level; read it from the source
 # so the reference `zstd -d` input is compressed at the same level.
 LEVEL=$(awk '$1 == "#define" && $2 == "ST_DEFAULT_ZSTD_LEVEL" { print $3 }' "$ROOT/format/writer.c")
@@ -50,25 +56,48 @@ compare() {
 }
 zstd_to_null() { zstd -q -T1 "$@" -c >/dev/null; }
 
-# About 8.6 events per synthetic operation.
-ios=$((EVENTS * 10 / 86))
-synth_s=$( { TIMEFORMAT='%U %S'; time "$SF" synth -o "$DIR/trace.st" --ios "$ios" --seed 1 >/dev/null; } 2>&1 |
-	awk '{ printf "%.2f", $1 + $2 }')
-info=$("$SF" info --json "$DIR/trace.st")
+if [[ $INPUT =~ ^[0-9]+$ ]]; then
+	# About 8.6 events per synthetic operation.
+	ios=$((INPUT * 10 / 86))
+	synth_s=$( { TIMEFORMAT='%U %S'; time "$SF" synth -o "$DIR/trace.st" --ios "$ios" --seed 1 >/dev/null; } 2>&1 |
+		awk '{ printf "%.2f", $1 + $2 }')
+	trace=$DIR/trace.st
+	what="synthetic trace, written by synth in $synth_s s of CPU"
+else
+	[[ -r $INPUT ]] || { echo "format.sh: $INPUT: not a readable file (give an event count or a .sttrace file)" >&2; exit 2; }
+	trace=$INPUT
+	what="the records of $INPUT"
+fi
+info=$("$SF" info --json "$trace")
 events=$(jq .events <<<"$info")
-"$SF" dump-raw "$DIR/trace.st" -o "$DIR/raw"
+"$SF" dump-raw "$trace" -o "$DIR/raw"
 raw=$(stat -c %s "$DIR/raw")
 zstd -q -T1 "-$LEVEL" "$DIR/raw" -o "$DIR/raw.zst"
 
-echo "synthetic trace: $events events, $raw raw bytes, written by synth in $synth_s s of CPU"
+echo "$what: $events events, $raw raw bytes"
 echo "bytes/event (default settings: 1 MiB chunks, zstd level $LEVEL): $(jq -r '.bytes_per_event * 100 | round / 100' <<<"$info") stored in events chunks, $(awk -v s="$(jq .file_size <<<"$info")" -v e="$events" 'BEGIN { printf "%.2f", s / e }') for the whole file"
 echo "raw bytes/event: $(awk -v r="$raw" -v e="$events" 'BEGIN { printf "%.1f", r / e }'), ratio $(jq -r '.ratio * 100 | round / 100' <<<"$info")"
 
 echo
-compare decode 0.7 "$(best_time "$SF" bench-decode "$DIR/trace.st")" \
+compare decode 0.7 "$(best_time "$SF" bench-decode "$trace")" \
 	"$(best_time zstd_to_null -d "$DIR/raw.zst")" "zstd -d"
 compare write 0.8 "$(best_time "$SF" bench-write -z 1 "$DIR/raw")" \
 	"$(best_time zstd_to_null -1 "$DIR/raw")" "zstd -1"
-cur=$(best_time "$SF" bench-decode --cursor "$DIR/trace.st")
+cur=$(best_time "$SF" bench-decode --cursor "$trace")
 echo "cursor  every event in time order: $(rate "$raw" "${cur#* }") CPU," \
 	"$(awk -v e="$events" -v t="${cur#* }" 'BEGIN { printf "%.1f", e / t / 1e6 }') Mevents/s"
+
+echo
+echo "writer by zstd level (bench-write's own clock around the writing, best of 3; the same records):"
+for level in $LEVELS; do
+	best="" stored=""
+	for _ in 1 2 3; do
+		out=$("$SF" bench-write -z "$level" "$DIR/raw")
+		t=$(awk '$1 == "write:" { for (i = 1; i < NF; i++) if ($(i + 1) == "s:") print $i }' <<<"$out")
+		stored=$(awk '$1 == "stored" { print $4 }' <<<"$out")
+		best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (a == "" || b < a) ? b : a }')
+	done
+	awk -v l="$level" -v t="$best" -v e="$events" -v b="$stored" 'BEGIN {
+		printf "  -z %-4s %6.1f ns/event (%.3f s per million events)  %5.2f bytes/event\n", l, t / e * 1e9, t / e * 1e6, b
+	}'
+done
