@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/idmap.h"
 #include "analyze/input.h"
 
 /* Copy one field of a file's record into the built-in layout. */
@@ -50,6 +51,22 @@ struct rq_seen {
 	uint64_t rq, bios[ST_RQ_BIOS];
 };
 
+/* What a compact completion leaves to its request's issue. */
+struct issued_rq {
+	uint64_t sector, bio;
+	uint32_t dev, opf;
+	uint32_t bytes, done;	/* the request's bytes, and those completed so far */
+};
+
+/* The issued requests of a file with compact completions, by address. */
+struct issued {
+	struct an_idmap map;	/* rq -> rqs[] */
+	struct issued_rq *rqs;
+	uint32_t used, cap;
+	uint32_t *free;		/* indexes of completed requests, for reuse */
+	uint32_t nfree;
+};
+
 struct reorder {
 	struct held *heap;
 	size_t n, cap;
@@ -94,6 +111,14 @@ struct file_in {
 	 */
 	struct bio_seen bio_seen[SEEN_SLOTS];
 	struct rq_seen rq_seen[SEEN_SLOTS];
+	/*
+	 * block_rq_complete_compact (the `block` preset) leaves the request's
+	 * position, op and bios to its issue: it becomes the block_rq_complete
+	 * it stands for, from the request's last issue.
+	 */
+	uint8_t compact;	/* the file has compact completions */
+	struct issued issued;
+	struct st_ev_block_rq_complete whole;	/* the last one made whole */
 	uint64_t scratch[MAX_RECORD / 8];	/* adapted record */
 };
 
@@ -245,6 +270,7 @@ static void plan_stamped(struct file_in *f)
 	f->synth_getrq = !file_type_events(f, ST_EV_block_getrq);
 	f->synth_merge = !file_type_events(f, ST_EV_block_bio_backmerge) &&
 			 !file_type_events(f, ST_EV_block_bio_frontmerge);
+	f->compact = file_type_events(f, ST_EV_block_rq_complete_compact) != 0;
 }
 
 static void info_add(struct an_input_info *info, const struct st_reader *r)
@@ -520,6 +546,112 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 
 static int raw_next(struct file_in *f, const struct st_event_header **ev, char *err, size_t cap);
 
+/* ---- compact completions: made whole from their requests' issues ------- */
+
+static void issued_clear(struct issued *is)
+{
+	an_idmap_free(&is->map);
+	free(is->rqs);
+	free(is->free);
+	memset(is, 0, sizeof(*is));
+}
+
+/* The entry of request rq, a new one when it has none; NULL when out of memory. */
+static struct issued_rq *issued_entry(struct issued *is, uint64_t rq)
+{
+	uint32_t i = is->map.keys ? an_idmap_get(&is->map, rq) : AN_NONE;
+
+	if (i != AN_NONE)
+		return &is->rqs[i];
+	if (!is->map.keys && an_idmap_init(&is->map, 1024))
+		return NULL;
+	if (is->nfree) {
+		i = is->free[--is->nfree];
+	} else {
+		if (is->used == is->cap) {
+			uint32_t cap = is->cap ? 2 * is->cap : 1024;
+			struct issued_rq *rqs = realloc(is->rqs, cap * sizeof(*rqs));
+			uint32_t *free_ = rqs ? realloc(is->free, cap * sizeof(*free_)) : NULL;
+
+			if (rqs)
+				is->rqs = rqs;
+			if (!free_)
+				return NULL;
+			is->free = free_;
+			is->cap = cap;
+		}
+		i = is->used++;
+	}
+	if (an_idmap_put(&is->map, rq, i)) {
+		is->free[is->nfree++] = i;
+		return NULL;
+	}
+	return &is->rqs[i];
+}
+
+/* An issue (block_rq_issue, or the stamped one, which extends it): what the request's completion leaves out. */
+static int note_issued(struct issued *is, const struct st_ev_block_rq_issue *e)
+{
+	struct issued_rq *r = issued_entry(is, e->p.rq);
+
+	if (!r)
+		return -1;
+	*r = (struct issued_rq){ .sector = e->p.sector, .bio = e->p.nr_bios ? e->p.bios[0] : 0,
+				 .dev = e->p.dev, .opf = e->p.opf & ~ST_F_FLUSH_SEQ,
+				 .bytes = e->p.bytes };
+	return 0;
+}
+
+/*
+ * The block_rq_complete a compact one stands for: the request's position
+ * past what completed before, its op and first bio, from its issue; the
+ * request is forgotten once all of it completed. A request whose issue the
+ * file lacks (issued before the trace) has no position: sector 0, as an
+ * orphan completion it is not measured.
+ */
+static const struct st_event_header *make_whole(struct file_in *f,
+						const struct st_ev_block_rq_complete_compact *e)
+{
+	struct issued *is = &f->issued;
+	uint32_t i = is->map.keys ? an_idmap_get(&is->map, e->p.rq) : AN_NONE;
+	struct st_ev_block_rq_complete *w = &f->whole;
+
+	*w = (struct st_ev_block_rq_complete){ .h = e->h };
+	w->h.type = ST_EV_block_rq_complete;
+	w->h.size = sizeof(*w);
+	w->p.rq = e->p.rq;
+	w->p.dev = e->p.dev;
+	w->p.bytes = e->p.bytes;
+	w->p.nr_sector = e->p.bytes >> 9;
+	w->p.error = e->p.error;
+	if (i != AN_NONE) {
+		struct issued_rq *r = &is->rqs[i];
+
+		w->p.sector = r->bytes ? r->sector + (r->done >> 9) : 0;
+		w->p.opf = r->opf;
+		w->p.bio = r->bio;
+		r->done += e->p.bytes;
+		if (r->done >= r->bytes) {
+			an_idmap_del(&is->map, e->p.rq);
+			is->free[is->nfree++] = i;
+		}
+	}
+	return &w->h;
+}
+
+/* Issues noted, a compact completion made whole; NULL when out of memory. */
+static const struct st_event_header *complete_whole(struct file_in *f, const struct st_event_header *h)
+{
+	switch (h->type) {
+	case ST_EV_block_rq_issue:
+	case ST_EV_block_rq_issue_stamped:
+		return note_issued(&f->issued, (const struct st_ev_block_rq_issue *)h) ? NULL : h;
+	case ST_EV_block_rq_complete_compact:
+		return make_whole(f, (const struct st_ev_block_rq_complete_compact *)h);
+	}
+	return h;
+}
+
 /* The next event of a file with stamped issues: read ahead REORDER_NS, in time order. */
 static int reordered_next(struct file_in *f, const struct st_event_header **ev, char *err,
 			  size_t cap)
@@ -557,9 +689,9 @@ static int reordered_next(struct file_in *f, const struct st_event_header **ev, 
 	return 1;
 }
 
-/* The next event of file f this build knows, in the built-in layout. */
-static inline int raw_next(struct file_in *f, const struct st_event_header **ev, char *err,
-			    size_t cap)
+/* The next stored event of file f this build knows, in the built-in layout. */
+static inline int stored_next(struct file_in *f, const struct st_event_header **ev, char *err,
+			      size_t cap)
 {
 	const struct adapter *a;
 	int ret;
@@ -581,6 +713,19 @@ static inline int raw_next(struct file_in *f, const struct st_event_header **ev,
 	}
 	if (ret < 0)
 		snprintf(err, cap, "%s: %s", f->path, st_reader_errmsg(f->r));
+	return ret;
+}
+
+/* The next event of file f, compact completions made whole. */
+static inline int raw_next(struct file_in *f, const struct st_event_header **ev, char *err,
+			   size_t cap)
+{
+	int ret = stored_next(f, ev, err, cap);
+
+	if (ret > 0 && f->compact && !(*ev = complete_whole(f, *ev))) {
+		snprintf(err, cap, "%s: out of memory", f->path);
+		return -1;
+	}
 	return ret;
 }
 
@@ -611,6 +756,7 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 		f->c = NULL;
 		reorder_clear(&f->ro);
 		f->nrequeued = 0;
+		issued_clear(&f->issued);
 		if (st_cursor_open(f->r, from, to, &f->c)) {
 			snprintf(err, cap, "%s: %s", f->path, st_reader_errmsg(f->r));
 			return -1;
@@ -677,6 +823,8 @@ uint64_t an_input_type_events(const struct an_input *in, uint16_t id)
 			n += stamped;
 		if (id == ST_EV_block_rq_issue)
 			n += stamped;
+		if (id == ST_EV_block_rq_complete)
+			n += file_type_events(f, ST_EV_block_rq_complete_compact);
 	}
 	return n;
 }
@@ -750,6 +898,7 @@ void an_input_close(struct an_input *in)
 			free(f->adapters[k].ops);
 		reorder_clear(&f->ro);
 		free(f->ro.heap);
+		issued_clear(&f->issued);
 		st_cursor_close(f->c);
 		st_reader_close(f->r);
 	}

@@ -703,33 +703,81 @@ static __always_inline void unmark_chain(const struct request *rq)
 	}
 }
 
+/* A completed request's marks go, except a flush sequence's data step's: its bios live on. */
+static __always_inline void unmark_completed(const struct request *rq, unsigned int nr_bytes)
+{
+	if ((task_filter_on() || mark_self_bios) && !(nr_bytes && rq_in_flush_seq(rq)))
+		unmark_chain(rq);
+}
+
 /*
  * The tracepoint fires before the request's bios are ended, so rq->bio still
  * names the chain; for a request the flush sequence completes without ever
  * issuing it (an empty PREFLUSH) that is the only link to its bio.
  */
+static __always_inline void emit_complete(const struct request *rq, __u32 disk, blk_status_t error,
+					  unsigned int nr_bytes)
+{
+	struct st_ev_block_rq_complete *e = RESERVE(block_rq_complete, block_rq_complete);
+
+	if (!e)
+		return;
+	fill_rq((struct st_block_rq *)&e->p, rq, disk);
+	e->p.error = error;
+	if (nr_bytes) {
+		e->p.bytes = nr_bytes;
+		e->p.nr_sector = nr_bytes >> 9;
+	}
+	e->p.bio = (__u64)rq->bio;
+	submit(e, sizeof(*e));
+}
+
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	struct st_ev_block_rq_complete *e;
+	__u32 disk = rq_disk(rq);
+
+	if (rq_complete_selected(rq, disk))
+		emit_complete(rq, disk, error, nr_bytes);
+	unmark_completed(rq, nr_bytes);
+	return 0;
+}
+
+/* The request and what completed; the rest is its issue's. */
+static __always_inline void emit_complete_compact(const struct request *rq, __u32 disk,
+						  blk_status_t error, unsigned int nr_bytes)
+{
+	struct st_ev_block_rq_complete_compact *e =
+		RESERVE(block_rq_complete_compact, block_rq_complete_compact);
+
+	if (!e)
+		return;
+	e->p.rq = (__u64)rq;
+	e->p.dev = disk;
+	e->p.bytes = nr_bytes ? nr_bytes : rq->__data_len;
+	e->p.error = error;
+	e->p.pad = 0;
+	submit(e, sizeof(*e));
+}
+
+/*
+ * The `block` preset's completion, in short. A request without data or in
+ * the flush sequence gets the whole record: an empty PREFLUSH completes
+ * without an issue (its flag already cleared), named by its bio, and a data
+ * step says so in its flags.
+ */
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(block_rq_complete_compact, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
 	__u32 disk = rq_disk(rq);
 
 	if (rq_complete_selected(rq, disk)) {
-		e = RESERVE(block_rq_complete, block_rq_complete);
-		if (e) {
-			fill_rq((struct st_block_rq *)&e->p, rq, disk);
-			e->p.error = error;
-			if (nr_bytes) {
-				e->p.bytes = nr_bytes;
-				e->p.nr_sector = nr_bytes >> 9;
-			}
-			e->p.bio = (__u64)rq->bio;
-			submit(e, sizeof(*e));
-		}
+		if (!rq->__data_len || rq_in_flush_seq(rq))
+			emit_complete(rq, disk, error, nr_bytes);
+		else
+			emit_complete_compact(rq, disk, error, nr_bytes);
 	}
-	/* A data step of the flush sequence completes its request once more, bios kept. */
-	if ((task_filter_on() || mark_self_bios) && !(nr_bytes && rq_in_flush_seq(rq)))
-		unmark_chain(rq);
+	unmark_completed(rq, nr_bytes);
 	return 0;
 }
 

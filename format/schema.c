@@ -61,6 +61,9 @@ ST_FIELD_TABLE(block_rq_issue);
 #define ST_REC struct st_ev_block_rq_complete
 ST_FIELD_TABLE(block_rq_complete);
 #undef ST_REC
+#define ST_REC struct st_ev_block_rq_complete_compact
+ST_FIELD_TABLE(block_rq_complete_compact);
+#undef ST_REC
 #define ST_REC struct st_ev_block_rq_issue_stamped
 ST_FIELD_TABLE(block_rq_issue_stamped);
 #undef ST_REC

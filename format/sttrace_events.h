@@ -114,6 +114,19 @@ struct st_event_header {
 	F(__u64, bio, ST_FT_HEX, "first bio of the chain (rq->bio) as the request completes, 0 none: names the bio of a request never issued (an empty PREFLUSH in the flush sequence)")
 
 /*
+ * block_rq_complete in short, for a request with data outside the flush
+ * sequence (the `block` preset): its position, op and bios are its issue's, so a reader
+ * takes them from there (spec section 11.2); st-analyze's input layer
+ * (analyze/input.c) hands it on as the block_rq_complete it stands for.
+ */
+#define st_fields_block_rq_complete_compact(F, A)				\
+	F(__u64, rq,    ST_FT_HEX,  "struct request address: the request its issue named") \
+	F(__u32, dev,   ST_FT_DEV,  "device (kernel dev_t)")			\
+	F(__u32, bytes, ST_FT_UINT, "data bytes completed (less than the request's on a partial completion)") \
+	F(__s32, error, ST_FT_INT,  "block status")				\
+	F(__u32, pad,   ST_FT_UINT, "zero")
+
+/*
  * block_rq_issue plus the stage times the kernel stamped on the request and
  * its bios, as nanoseconds before this event: one probe run gives Q, G and D.
  * A time the kernel did not stamp (or one more than 4.29 s before the issue)
@@ -212,6 +225,7 @@ struct st_event_header {
 	E(11, block_rq_complete,     block_rq_complete)				\
 	E(12, block_rq_issue_stamped, block_rq_issue_stamped)			\
 	E(13, block_rq_inode,        block_rq_inode)				\
+	E(14, block_rq_complete_compact, block_rq_complete_compact)		\
 	E(32, sys_enter_read,        sys_enter)					\
 	E(33, sys_exit_read,         sys_exit)					\
 	E(34, sys_enter_write,       sys_enter)					\
@@ -281,6 +295,7 @@ ST_DECLARE_PAYLOAD(block_split)
 ST_DECLARE_PAYLOAD(block_rq)
 ST_DECLARE_PAYLOAD(block_rq_issue)
 ST_DECLARE_PAYLOAD(block_rq_complete)
+ST_DECLARE_PAYLOAD(block_rq_complete_compact)
 ST_DECLARE_PAYLOAD(block_rq_issue_stamped)
 ST_DECLARE_PAYLOAD(block_rq_inode)
 ST_DECLARE_PAYLOAD(sys_enter)

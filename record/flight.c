@@ -13,7 +13,7 @@
  * their records to the dump's own writer: chunks are compressed once while
  * recording, and decompressed only when a trigger fires.
  *
- * Trigger: pairs block_rq_issue with block_rq_complete by request address
+ * Trigger: pairs block_rq_issue with block_rq_complete (or its compact form) by request address
  * (and, for Q2C, block_bio_queue with the issue's bio chain) in fixed-size
  * tables, so its memory does not grow with the load; an entry that finds its
  * slot taken replaces the older one, which then simply is not measured.
@@ -238,6 +238,22 @@ static uint64_t queued_at(struct rec_flight_trigger *t, const struct st_ev_block
 	return q;
 }
 
+/* Request rq completed at h: whether its latency passes the threshold, then *hit says which. */
+static bool completed(struct rec_flight_trigger *t, const struct st_event_header *h, uint64_t rq,
+		      uint32_t dev, uint32_t bytes, struct rec_flight_hit *hit)
+{
+	struct rec_flight_pair *p = &t->rqs[slot_of(rq)];
+
+	if (p->key != rq || h->ts < p->ts)
+		return false;
+	p->key = 0;
+	if (h->ts - p->ts <= t->threshold_ns || p->ts < t->armed_ns)
+		return false;
+	*hit = (struct rec_flight_hit){ .latency_ns = h->ts - p->ts, .ts = h->ts, .rq = rq, .dev = dev,
+				    .sector = p->sector, .bytes = bytes };
+	return true;
+}
+
 /* Q of a stamped issue: its earliest bio stamp, else the request's allocation, else the issue. */
 static uint64_t stamped_queue_time(const struct st_ev_block_rq_issue_stamped *e)
 {
@@ -252,8 +268,6 @@ static uint64_t stamped_queue_time(const struct st_ev_block_rq_issue_stamped *e)
 bool rec_flight_trigger_check(struct rec_flight_trigger *t, const struct st_event_header *h,
 			  struct rec_flight_hit *hit)
 {
-	struct rec_flight_pair *p;
-
 	switch (h->type) {
 	case ST_EV_block_bio_queue: {
 		const struct st_ev_block_bio *e = (const void *)h;
@@ -270,21 +284,19 @@ bool rec_flight_trigger_check(struct rec_flight_trigger *t, const struct st_even
 				 stamped_queue_time((const void *)h);
 
 		if (start)
-			t->rqs[slot_of(e->p.rq)] = (struct rec_flight_pair){ .key = e->p.rq, .ts = start };
+			t->rqs[slot_of(e->p.rq)] = (struct rec_flight_pair){ .key = e->p.rq, .ts = start,
+									     .sector = e->p.sector };
 		return false;
 	}
 	case ST_EV_block_rq_complete: {
 		const struct st_ev_block_rq *e = (const void *)h;
 
-		p = &t->rqs[slot_of(e->p.rq)];
-		if (p->key != e->p.rq || h->ts < p->ts)
-			return false;
-		p->key = 0;
-		if (h->ts - p->ts <= t->threshold_ns || p->ts < t->armed_ns)
-			return false;
-		*hit = (struct rec_flight_hit){ .latency_ns = h->ts - p->ts, .ts = h->ts, .rq = e->p.rq,
-					    .dev = e->p.dev, .sector = e->p.sector, .bytes = e->p.bytes };
-		return true;
+		return completed(t, h, e->p.rq, e->p.dev, e->p.bytes, hit);
+	}
+	case ST_EV_block_rq_complete_compact: {
+		const struct st_ev_block_rq_complete_compact *e = (const void *)h;
+
+		return completed(t, h, e->p.rq, e->p.dev, e->p.bytes, hit);
 	}
 	default:
 		return false;

@@ -64,8 +64,9 @@ static const char *event_name(uint16_t type)
 /* Events recorded at a tracepoint of another name (block_rq_inode has no program of its own). */
 static const char *tracepoint_name(const char *name)
 {
-	return !strcmp(name, "block_rq_issue_stamped") || !strcmp(name, "block_rq_inode") ?
-	       "block_rq_issue" : name;
+	if (!strcmp(name, "block_rq_issue_stamped") || !strcmp(name, "block_rq_inode"))
+		return "block_rq_issue";
+	return !strcmp(name, "block_rq_complete_compact") ? "block_rq_complete" : name;
 }
 
 const char *rec_event_program(uint16_t type)
@@ -119,7 +120,7 @@ static bool is_sync_syscall(const char *name)
 static bool in_block_preset(const char *name)
 {
 	static const char *const light[] = {
-		"block_rq_issue_stamped", "block_rq_complete", "block_split", "block_rq_requeue",
+		"block_rq_issue_stamped", "block_rq_complete_compact", "block_split", "block_rq_requeue",
 		"block_bio_complete", "block_rq_inode",
 	};
 
@@ -134,7 +135,8 @@ static bool in_preset(const char *preset, const char *name)
 	bool sys = has_prefix(name, "sys_");
 
 	if (!strcmp(preset, "block-all"))
-		return has_prefix(name, "block_") && strcmp(name, "block_rq_issue_stamped");
+		return has_prefix(name, "block_") && strcmp(name, "block_rq_issue_stamped") &&
+		       strcmp(name, "block_rq_complete_compact");
 	if (!strcmp(preset, "block-queue") && !strcmp(name, "block_bio_queue"))
 		return true;
 	if (has_prefix(name, "block_"))
@@ -202,6 +204,9 @@ int rec_events_select(const char *spec, struct rec_selection *sel, char *err, si
 		snprintf(err, cap, "--events: no event named in '%s'", spec);
 		return -1;
 	}
+	/* The whole completion supersedes the compact one: one completion event per request. */
+	if (sel->on[ST_EV_block_rq_complete])
+		sel->on[ST_EV_block_rq_complete_compact] = false;
 	/* The full issue event supersedes the stamped one: one issue event per request. */
 	if (sel->on[ST_EV_block_rq_issue])
 		sel->on[ST_EV_block_rq_issue_stamped] = false;

@@ -322,6 +322,7 @@ int rec_flight_ring_dump(const struct rec_flight_ring *fr, struct st_writer *w, 
 #define FLIGHT_PAIRS 65536u		/* requests (and bios) in flight it follows */
 struct rec_flight_pair {
 	uint64_t key, ts;
+	uint64_t sector;	/* a request's, from its issue: a compact completion has none */
 };
 struct rec_flight_hit {
 	uint64_t latency_ns, ts, rq, sector;

@@ -55,8 +55,8 @@ read -r n p50 p99 <<<"$row"
 # one). The pread64 whose request it was is still seen from entry to exit,
 # so the analyzer counts it (without its block stages): its count is fio's.
 devno=$(rec_devno "$dev")
-count_on_dev() { rec_rows "$dir/fio.sttrace" "$1" dev | grep -cx "$devno"; }
-uncompleted=$(($(rec_issued "$dir/fio.sttrace" dev | grep -cx "$devno") - $(count_on_dev block_rq_complete)))
+uncompleted=$(($(rec_issued "$dir/fio.sttrace" dev | grep -cx "$devno") -
+	$(rec_completed "$dir/fio.sttrace" dev | grep -cx "$devno")))
 if [ "$fio_ios" = "$IOS" ] && [ "${n:-}" = "$fio_ios" ]; then
 	pass analyze.fio.count
 else

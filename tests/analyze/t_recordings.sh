@@ -40,7 +40,7 @@ wait $pid_b || { fail analyze.recordings.live.record "st-record b failed: $(tail
 uncompleted() {
 	local devno
 	devno=$(rec_devno "$2")
-	echo $(($(rec_issued "$1" dev | grep -cx "$devno") - $(rec_rows "$1" block_rq_complete dev | grep -cx "$devno")))
+	echo $(($(rec_issued "$1" dev | grep -cx "$devno") - $(rec_completed "$1" dev | grep -cx "$devno")))
 }
 lost_a=$(uncompleted "$dir/a.sttrace" "$dev_a")
 lost_b=$(uncompleted "$dir/b.sttrace" "$dev_b")

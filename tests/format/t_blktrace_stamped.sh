@@ -65,7 +65,7 @@ st-record -o "$dir/cmd.sttrace" -e block -d "$fsdev" -- fio --name=cmd --directo
 # expected TRACE: "Q n M n G n D n C n", the actions the trace stands for.
 expected() {
 	local c queued
-	c=$(($(rec_count "$1" block_rq_complete) + $(rec_count "$1" block_bio_complete)))
+	c=$(($(rec_completed "$1" ts | wc -l) + $(rec_count "$1" block_bio_complete)))
 	queued=$(rec_count "$1" block_bio_queue)
 	st-format cat --csv -t block_rq_requeue,block_rq_issue_stamped "$1" |
 		awk -F, -v c="$c" -v queued="$queued" "$AWK_HEX"'

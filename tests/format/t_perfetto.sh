@@ -30,7 +30,9 @@ st-record -o "$dir/t.sttrace" -e all -- fio --name=pf --filename="$dev" --rw=ran
 st-format convert "$dir/t.sttrace" --to perfetto -o "$dir/t.json" ||
 	{ fail convert.perfetto "convert failed"; exit 1; }
 types=block_rq_issue,block_rq_complete
-st-format info "$dir/t.sttrace" | grep -q '^  block_rq_issue_stamped ' && types=$types,block_rq_issue_stamped
+for t in block_rq_issue_stamped block_rq_complete_compact; do
+	st-format info "$dir/t.sttrace" | grep -q "^  $t " && types=$types,$t
+done
 st-format cat --json -t "$types" "$dir/t.sttrace" >"$dir/rq.jsonl"
 devname=$(basename "$dev")
 

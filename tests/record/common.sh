@@ -141,6 +141,16 @@ rec_issued() {
 	rec_rows "$file" block_rq_issue_stamped "$@"
 }
 
+# rec_completed FILE COLUMN...: rec_rows of every request completion, whichever
+# event recorded it (block_rq_complete, or block_rq_complete_compact of
+# `block`, whose columns are ts, rq, dev, bytes and error).
+rec_completed() {
+	local file=$1
+	shift
+	rec_rows "$file" block_rq_complete "$@"
+	rec_rows "$file" block_rq_complete_compact "$@"
+}
+
 # rec_cgroup VAR NAME: a new cgroup v2 group NAME.$$ (cgroup2 mounted for the
 # test when it is nowhere), removed at exit, path in $VAR; fails when none
 # can be made.

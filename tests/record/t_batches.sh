@@ -18,11 +18,13 @@ rec_start "$T/q.sttrace" "$T/qlog" -e block -d "$L" ||
 dd if="$L" of=/dev/null bs=4k skip=777 count=1 iflag=direct status=none
 # a partial chunk is sealed once a second; give it two
 sleep 2.5
-seen=$(rec_rows "$T/q.sttrace" block_rq_complete sector | grep -cx 6216)
+# its completion, the CPU's last record (a compact one names the request only)
+rq=$(rec_issued "$T/q.sttrace" sector rq | awk '$1 == 6216 { print $2 }')
+seen=$(rec_completed "$T/q.sttrace" rq | grep -cx "${rq:-none}")
 if [ "$seen" = 1 ]; then
 	pass record_batches_quiet_cpu_flushed
 else
-	fail record_batches_quiet_cpu_flushed "the read at sector 6216 is in the live file ${seen:-0} times, want 1"
+	fail record_batches_quiet_cpu_flushed "the read at sector 6216 (request ${rq:-not issued}) has ${seen:-0} completions in the live file, want 1"
 fi
 rec_stop
 
@@ -52,24 +54,32 @@ ios=$(awk -F';' '{ s += $6 } END { print s / 4 }' "$T/fio.out")	# terse v3: KiB 
 # probe runs the kernel skipped (a probe interrupted by itself) are counted, not lost
 skipped=$(st-format info --json "$T/b.sttrace" | jq '.lost_per_cpu.any // 0')
 ldev=$(rec_devno "$L")
-for type in block_rq_issue_stamped block_rq_complete; do
-	total=$(rec_count "$T/b.sttrace" "$type")
-	runs=$(rec_probe_runs "$T/b.sttrace" "$type")
+# every_run PROGRAM ROWS: each run of PROGRAM left one of the records ROWS
+# (a command printing one line per record, given a column) lists; fio's
+# reads on the loop device are all there.
+every_run() {
+	local program=$1 rows=$2 total runs n
+	total=$($rows "$T/b.sttrace" ts | wc -l)
+	runs=$(rec_probe_runs "$T/b.sttrace" "$program")
 	if [ "$total" = "$runs" ]; then
-		pass "record_batches_busy_every_run_$type"
+		pass "record_batches_busy_every_run_$program"
 	else
-		fail "record_batches_busy_every_run_$type" "the kernel ran the $type program $runs times, the trace has $total records"
+		fail "record_batches_busy_every_run_$program" "the kernel ran the $program program $runs times, the trace has $total records"
 	fi
-	n=$(rec_rows "$T/b.sttrace" "$type" dev | grep -cx "$ldev")
+	n=$($rows "$T/b.sttrace" dev | grep -cx "$ldev")
 	if [ "$n" = "$ios" ] || { [ "$n" -lt "$ios" ] && [ $((ios - n)) -le "$skipped" ]; }; then
-		pass "record_batches_busy_$type"
+		pass "record_batches_busy_$program"
 	elif [ "$n" -lt "$ios" ] && [ "$total" = "$runs" ]; then
-		echo "the kernel did not run the $type program for $((ios - n)) of fio's $ios reads and counted no miss"
-		pass "record_batches_busy_$type"
+		echo "the kernel did not run the $program program for $((ios - n)) of fio's $ios reads and counted no miss"
+		pass "record_batches_busy_$program"
 	else
-		fail "record_batches_busy_$type" "fio did $ios reads, the trace has $n $type on $ldev ($total in all, of $runs probe runs) and counts $skipped skipped probe runs"
+		fail "record_batches_busy_$program" "fio did $ios reads, the trace has $n of its records on $ldev ($total in all, of $runs probe runs) and counts $skipped skipped probe runs"
 	fi
-done
+}
+stamped_issues() { rec_rows "$1" block_rq_issue_stamped "${@:2}"; }
+every_run block_rq_issue_stamped stamped_issues
+# the compact completion's program writes a whole record for a request in the flush sequence
+every_run block_rq_complete_compact rec_completed
 dups=$(rec_issued "$T/b.sttrace" ts cpu rq | sort | uniq -d | wc -l)
 if [ "$dups" = 0 ]; then
 	pass record_batches_no_duplicates

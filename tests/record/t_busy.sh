@@ -30,7 +30,7 @@ else
 	fail record_busy_runs "$(cat "$T/log")"
 fi
 wait "$fio_pid"
-n=$(rec_count "$T/b.sttrace" block_rq_complete)
+n=$(rec_count "$T/b.sttrace" block_rq_complete_compact)
 if [ "${n:-0}" -gt 10000 ]; then
 	pass record_busy_recorded
 else
@@ -51,7 +51,7 @@ else
 	fail record_busy_window "events from $first to $last ns, window opened at $start: want 2 s - 50 ms .. 2 s inside [start, start + 2 s)"
 fi
 late=""
-for type in block_rq_issue_stamped block_rq_complete io_uring_submit_req io_uring_complete sys_enter_io_uring_enter; do
+for type in block_rq_issue_stamped block_rq_complete_compact io_uring_submit_req io_uring_complete sys_enter_io_uring_enter; do
 	read -r f l <<<"$(span_of "$type")"
 	awk -v f="$f" -v l="$l" -v F="$first" -v L="$last" 'BEGIN { exit !(f > 0 && f - F <= 5e7 && L - l <= 5e7) }' ||
 		late="$late $type ($(( (f - first) / 1000000 )) ms after the first event, $(( (last - l) / 1000000 )) ms before the last)"

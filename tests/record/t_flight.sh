@@ -70,7 +70,7 @@ for kind in time size; do
 	issued=0 completed=0
 	for f in "${files[@]}"; do
 		issued=$((issued + $(rec_issued "$f" ts | wc -l)))
-		completed=$((completed + $(rec_count "$f" block_rq_complete)))
+		completed=$((completed + $(rec_completed "$f" ts | wc -l)))
 	done
 	if [ $((got + incomplete)) = "$want" ] && [ "$incomplete" = $((issued - completed)) ] &&
 		[ "$incomplete" -le 24 ]; then

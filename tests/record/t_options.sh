@@ -90,7 +90,7 @@ got=$(rec_issued "$out" dev | grep -cx "$DEV")
 ino=$(stat -c '%d %i' "$L" | awk '{ printf "inode.%d:%d.%s", int($1 / 256), $1 % 256, $2 }')
 named=$(st-format info "$out" | awk -v k="$ino" '$1 == k { print $3 }')
 if [[ $opts == *'"events":"block"'* && $opts == *'"qd":3'* && $opts == *'"zstd_level":5'* &&
-	$opts == *'"comm":"ddcfg"'* && $types == "block_bio_queue block_rq_complete block_rq_issue_stamped " &&
+	$opts == *'"comm":"ddcfg"'* && $types == "block_bio_queue block_rq_complete_compact block_rq_issue_stamped " &&
 	$got == 20 && $named == "$L" ]]; then
 	pass record_config_applied
 else

@@ -30,7 +30,7 @@ else
 fi
 
 issued=$(rec_issued "$T/r.sttrace" ts | wc -l)
-completed=$(rec_count "$T/r.sttrace" block_rq_complete)
+completed=$(rec_completed "$T/r.sttrace" ts | wc -l)
 queued=$(rec_count "$T/r.sttrace" block_bio_queue)
 if [ "$issued" -eq 300 ] && [ "$completed" -eq 300 ] && [ "$queued" -eq 300 ]; then
 	pass record_requests_lifecycle

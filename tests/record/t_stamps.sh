@@ -2,7 +2,7 @@
 # The `block` preset: two probe runs per request, and the same analysis as a
 # probe per stage. One fio workload (psync, O_DIRECT, 4k random reads, each
 # block once, a loop device over /dev/shm) is recorded at the same time by
-# two st-records: -e block (block_rq_issue_stamped + block_rq_complete) and
+# two st-records: -e block (block_rq_issue_stamped + block_rq_complete_compact) and
 # -e block-all (block_bio_queue, block_getrq, block_rq_issue, block_rq_complete).
 #
 # Probe runs come from the kernel's BPF statistics (bpf_prog_info run_cnt over
@@ -86,8 +86,8 @@ per_io "$T/full.sttrace" >"$T/full.io"
 # recordings miss the same ones; record/README.md): those I/Os are
 # incomplete. Under other users' load up to 6 in 4000 were seen: <= 0.5 %.
 devno=$(rec_devno "$L")
-on_dev() { rec_rows "$T/light.sttrace" "$1" dev | grep -cx "$devno"; }
-uncompleted=$(($(on_dev block_rq_issue_stamped) - $(on_dev block_rq_complete)))
+uncompleted=$(($(rec_rows "$T/light.sttrace" block_rq_issue_stamped dev | grep -cx "$devno") -
+	$(rec_completed "$T/light.sttrace" dev | grep -cx "$devno")))
 light_ios=$(wc -l <"$T/light.io")
 if [ "$light_ios" -eq "$(wc -l <"$T/full.io")" ] && [ $((light_ios + uncompleted)) -eq "$fio_ios" ] &&
    [ "$uncompleted" -le $((IOS / 200)) ]; then
