@@ -16,7 +16,9 @@
 #         raw bytes to /dev/null; goal >= 0.8
 # levels: `st-format bench-write -z L` for L in LEVELS (default "3 1 -1 -3 -5 -7"):
 #         the writer's CPU ns and stored bytes per event, the figures a
-#         recorder budget in "s per million events" and "bytes per event" meets
+#         recorder budget in "s per million events" and "bytes per event" meets;
+#         and `zstd -b` on the same bytes in 1 MiB blocks: what compression
+#         alone costs, the floor under the writer
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SF=$ROOT/build/st-format
@@ -88,7 +90,8 @@ echo "cursor  every event in time order: $(rate "$raw" "${cur#* }") CPU," \
 	"$(awk -v e="$events" -v t="${cur#* }" 'BEGIN { printf "%.1f", e / t / 1e6 }') Mevents/s"
 
 echo
-echo "writer by zstd level (bench-write's own clock around the writing, best of 3; the same records):"
+echo "by zstd level, the same records: the writer (bench-write's own clock around the writing, best of 3),"
+echo "and zstd alone on their bytes in 1 MiB blocks (zstd -b, 3 s, with the writer's hash table size):"
 for level in $LEVELS; do
 	best="" stored=""
 	for _ in 1 2 3; do
@@ -97,7 +100,15 @@ for level in $LEVELS; do
 		stored=$(awk '$1 == "stored" { print $4 }' <<<"$out")
 		best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (a == "" || b < a) ? b : a }')
 	done
-	awk -v l="$level" -v t="$best" -v e="$events" -v b="$stored" 'BEGIN {
-		printf "  -z %-4s %6.1f ns/event (%.3f s per million events)  %5.2f bytes/event\n", l, t / e * 1e9, t / e * 1e6, b
+	# the writer's parameters (format/writer.c): hashLog 10 at level 1 and below
+	zlevel=(-b"$level")
+	[ "$level" -lt 0 ] && zlevel=(-b --fast=$((-level)))
+	[ "$level" -le 1 ] && zlevel+=(--zstd=hlog=10)
+	# its last line: "LEVEL COMPRESSED (RATIO) MB/s ..."
+	read -r zsize zrate < <(zstd -q "${zlevel[@]}" -B1MiB -i3 "$DIR/raw" 2>&1 | tr '\r' '\n' |
+		awk '$5 == "MB/s" { s = $2; r = $4 } END { print s, r }')
+	awk -v l="$level" -v t="$best" -v e="$events" -v b="$stored" -v r="$raw" -v zr="$zrate" -v zs="$zsize" 'BEGIN {
+		printf "  -z %-4s writer %6.1f ns/event (%.3f s per million events) %5.2f bytes/event;", l, t / e * 1e9, t / e * 1e6, b
+		printf "  zstd alone %5.1f ns/event, %5.2f bytes/event\n", r / e / (zr * 1e6) * 1e9, zs / e
 	}'
 done
