@@ -14,8 +14,11 @@
  * kernel stamped on the request and its bios before the issue; it is handed
  * on as the block_bio_queue, block_bio_backmerge and block_getrq events it
  * stands for (those the file does not hold already), dated by those stamps,
- * then as a block_rq_issue, all in time order. The correlator sees the same
- * events as from a recording with a probe for each stage.
+ * then as a block_rq_issue, all in time order. A block_rq_complete_compact
+ * (the same preset's completion) is handed on as the block_rq_complete it
+ * stands for, its position, op and first bio from the request's issue. The
+ * correlator sees the same events as from a recording with a probe for each
+ * stage.
  */
 #ifndef AN_INPUT_H
 #define AN_INPUT_H

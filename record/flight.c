@@ -13,10 +13,11 @@
  * their records to the dump's own writer: chunks are compressed once while
  * recording, and decompressed only when a trigger fires.
  *
- * Trigger: pairs block_rq_issue with block_rq_complete (or its compact form) by request address
- * (and, for Q2C, block_bio_queue with the issue's bio chain) in fixed-size
- * tables, so its memory does not grow with the load; an entry that finds its
- * slot taken replaces the older one, which then simply is not measured.
+ * Trigger: pairs block_rq_issue with block_rq_complete (or its compact
+ * form, whose sector the issue gives) by request address (and, for Q2C,
+ * block_bio_queue with the issue's bio chain) in fixed-size tables, so its
+ * memory does not grow with the load; an entry that finds its slot taken
+ * replaces the older one, which then simply is not measured.
  */
 #include <errno.h>
 #include <inttypes.h>
