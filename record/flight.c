@@ -87,7 +87,11 @@ static int ring_write(void *ctx, const void *buf, size_t len, uint64_t offset)
 		return piece_add(&fr->prefix, buf, len);
 	fr->events_seen = true;
 	while (fr->count && (fr->count == fr->cap || fr->bytes + len > fr->max_bytes)) {
-		fr->dropped += fr->chunks[fr->head].len;
+		struct rec_flight_piece *old = &fr->chunks[fr->head];
+
+		fr->dropped += old->len;
+		if (old->last_ts > fr->dropped_until)
+			fr->dropped_until = old->last_ts;
 		ring_evict(fr);
 	}
 	p = &fr->chunks[(fr->head + fr->count) % fr->cap];
@@ -128,6 +132,12 @@ void rec_flight_ring_free(struct rec_flight_ring *fr)
 	fr->chunks = NULL;
 }
 
+/*
+ * From the newest record the ring let go, or its oldest kept one: each
+ * CPU's chunks hold its records in time order and go oldest first, so
+ * after the newest dropped record every CPU's records are there, while a
+ * quiet CPU's kept chunk may reach back further than a busy one's.
+ */
 uint64_t rec_flight_ring_span_ns(const struct rec_flight_ring *fr)
 {
 	uint64_t first = UINT64_MAX, last = 0;
@@ -140,6 +150,8 @@ uint64_t rec_flight_ring_span_ns(const struct rec_flight_ring *fr)
 		first = p->first_ts < first ? p->first_ts : first;
 		last = p->last_ts > last ? p->last_ts : last;
 	}
+	if (fr->dropped_until > first)
+		first = fr->dropped_until;
 	return last > first ? last - first : 0;
 }
 

@@ -310,10 +310,11 @@ struct rec_flight_ring {
 	size_t head, count, cap;
 	uint64_t bytes, max_bytes;
 	uint64_t dropped;		/* bytes of older chunks let go to make room */
+	uint64_t dropped_until;		/* the newest record of those chunks, 0: none let go */
 };
 int rec_flight_ring_init(struct rec_flight_ring *fr, uint64_t max_bytes, size_t chunk_size);
 void rec_flight_ring_free(struct rec_flight_ring *fr);
-/* Time the kept chunks cover, ns. */
+/* Time the kept chunks cover whole, ns: every CPU's records, to the newest kept. */
 uint64_t rec_flight_ring_span_ns(const struct rec_flight_ring *fr);
 /* Append every record kept in the ring to w; 0, or -1 with a message in err. */
 int rec_flight_ring_dump(const struct rec_flight_ring *fr, struct st_writer *w, char *err, size_t cap);
