@@ -28,13 +28,16 @@
 # (t_fio.sh: 7.5 % unloaded). The bound that finds mis-joined events and a
 # sample biased to slow I/Os (issue 9 began with an fsync p50 3x fio's) is
 # the upper one; the lower ones leave room for the load:
-#   p50: fio * 0.75 - 5 us  <=  sttrace  <=  fio * 1.02 + 5 us
-#   p99: fio * 0.5 - 5 us   <=  sttrace  <=  fio * 1.02 + 5 us
+#   p50: fio * 0.75 - 5 us      <=  sttrace  <=  fio * 1.02 + 5 us
+#   p99: fio p90 * 0.5 - 5 us   <=  sttrace  <=  fio * 1.02 + 5 us
 # (p99 lower: in the merged make check, beside other engineers' builds, fio's
 # buffered-write p99 was 41 us and ours 23 us, its fsync p99 on XFS 342 us
 # and ours 247 us: preemption between fio's clock reads and the syscall
-# lands in fio's tail, never in ours; the upper bound is the one that
-# catches a biased sample)
+# lands in fio's tail, never in ours. For calls of a few us the few fio
+# preempted may make its whole p99 (a clean-clone CI run: ext4 buffered
+# writes, fio p99 23.4 us, ours 6.4 us, fio p50 4.4 us), so the lower bound
+# is taken from fio's p90, which the few do not reach; the upper bound is
+# the one that catches a biased sample)
 # (+5 us above: the few us of each side's clock read and syscall entry/exit
 # that either may count.)
 # Async engines (io_uring, libaio): fio (run with --lat_percentiles=1) stamps
@@ -93,10 +96,11 @@ pct() {
 		if (r < 1) r = 1; print v[r] }'
 }
 
-# between OURS FIO LOW SLACK: fio * LOW - SLACK <= ours <= fio * 1.02 + SLACK
+# between OURS FIO LOW SLACK [inf]: fio * LOW - SLACK <= ours <= fio * 1.02 + SLACK
+# (with inf: the lower bound alone)
 between() {
-	awk -v o="$1" -v f="$2" -v low="$3" -v s="$4" 'BEGIN {
-		exit !(o != "none" && o >= f * low - s && o <= f * 1.02 + s) }'
+	awk -v o="$1" -v f="$2" -v low="$3" -v s="$4" -v up="${5:-}" 'BEGIN {
+		exit !(o != "none" && o >= f * low - s && (up == "inf" || o <= f * 1.02 + s)) }'
 }
 
 # within OURS CLAT LOW LAT SLACK: clat * LOW - 5 <= ours <= lat * 1.02 + SLACK
@@ -150,7 +154,7 @@ run_case() {
 		"$T/$name.byfile" | head -1)
 	if [ "$incomplete" = 0 ]; then pass "$tag.incomplete"; else
 		fail "$tag.incomplete" "${incomplete:-?} incomplete I/Os; recorder: $(tail -1 "$T/$name.rec"); analyzer: $(sed -n 2p "$T/$name.sum")"; fi
-	local op fio_op count fio_count p50 p99 f50 f99 low clat
+	local op fio_op count fio_count p50 p99 f50 f90 f99 low clat
 	for op in read write fsync; do
 		# fio's sync section counts its fsync/fdatasync calls in lat_ns.N (total_ios
 		# stays 0 for fdatasync)
@@ -164,13 +168,15 @@ run_case() {
 		# sync engines: clat (no submission latency); fsyncs and async engines: lat
 		clat=clat_ns; [ $op = fsync ] || [ "$kind" != sync ] && clat=lat_ns
 		f50=$(jq ".jobs[0].$fio_op.$clat.percentile[\"50.000000\"] / 1000" "$T/$name.json")
+		f90=$(jq ".jobs[0].$fio_op.$clat.percentile[\"90.000000\"] / 1000" "$T/$name.json")
 		f99=$(jq ".jobs[0].$fio_op.$clat.percentile[\"99.000000\"] / 1000" "$T/$name.json")
 		p50=$(pct "$T/$name.$op" 50)
 		p99=$(pct "$T/$name.$op" 99)
 		printf '| %s %s | %s | %s | %s / %s | %s / %s |\n' "$fs" "$name" "$op" \
 			"$fio_count vs $count" "$f50" "$f99" "$p50" "$p99" >>"$SUMMARY"
 		if [ "$kind" = sync ]; then
-			between "$p50" "$f50" 0.75 5 && between "$p99" "$f99" 0.5 5
+			between "$p50" "$f50" 0.75 5 && between "$p99" "$f99" 0 5 &&
+				between "$p99" "$f90" 0.5 5 inf
 		else
 			between "$p50" "$f50" 0 1 && between "$p99" "$f99" 0 1
 		fi && pass "$tag.$op.latency" ||
