@@ -5,18 +5,8 @@
 
 #include "analyze/correlate.h"
 #include "analyze/idmap.h"
+#include "analyze/pool.h"
 #include "analyze/span.h"
-
-/*
- * Pools of fixed-size entries addressed by index (indices stay valid when a
- * pool grows; pointers do not, so code re-fetches after every allocation).
- * A free entry's first u32 links the free list.
- */
-struct pool {
-	char *base;
-	size_t esz;
-	uint32_t cap, used, free_head;
-};
 
 struct bio_ent {
 	uint32_t link;		/* free list */
@@ -55,7 +45,7 @@ struct aio_ent {
 #define MAX_DEVS 256
 
 struct an_corr {
-	struct pool ios, bios, rqs, aios;
+	struct an_pool ios, bios, rqs, aios;
 	struct an_idmap bio_map, rq_map;
 	struct an_idmap sys_by_tid;	/* tid -> I/O of its open data syscall */
 	struct an_idmap uring_by_tid;	/* tid -> io_uring I/O it submitted last */
@@ -85,53 +75,10 @@ struct an_corr {
 	struct an_corr_stats st;
 };
 
-#define AT(p, type, i) ((type *)((p)->base + (size_t)(i) * (p)->esz))
-
-/* Twice the entries; -1 when out of memory. Cold: pools reach their size early. */
-static __attribute__((cold)) int pool_grow(struct pool *p)
-{
-	uint32_t cap = p->cap ? p->cap * 2 : 256;
-	char *nb = realloc(p->base, (size_t)cap * p->esz);
-
-	if (!nb)
-		return -1;
-	memset(nb + (size_t)p->cap * p->esz, 0, (size_t)(cap - p->cap) * p->esz);
-	p->base = nb;
-	p->cap = cap;
-	return 0;
-}
-
-static uint32_t pool_get(struct pool *p)
-{
-	uint32_t i;
-
-	if (p->free_head != AN_NONE) {
-		i = p->free_head;
-		p->free_head = *AT(p, uint32_t, i);
-		return i;
-	}
-	if (p->used == p->cap && pool_grow(p))
-		return AN_NONE;
-	return p->used++;
-}
-
-static void pool_put(struct pool *p, uint32_t i)
-{
-	*AT(p, uint32_t, i) = p->free_head;
-	p->free_head = i;
-}
-
-static void pool_init(struct pool *p, size_t esz)
-{
-	memset(p, 0, sizeof(*p));
-	p->esz = esz;
-	p->free_head = AN_NONE;
-}
-
-#define IO(c, i)  AT(&(c)->ios, struct an_io, i)
-#define BIO(c, i) AT(&(c)->bios, struct bio_ent, i)
-#define RQ(c, i)  AT(&(c)->rqs, struct rq_ent, i)
-#define AIO(c, i) AT(&(c)->aios, struct aio_ent, i)
+#define IO(c, i)  AN_POOL_AT(&(c)->ios, struct an_io, i)
+#define BIO(c, i) AN_POOL_AT(&(c)->bios, struct bio_ent, i)
+#define RQ(c, i)  AN_POOL_AT(&(c)->rqs, struct rq_ent, i)
+#define AIO(c, i) AN_POOL_AT(&(c)->aios, struct aio_ent, i)
 
 int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *ctx)
 {
@@ -139,10 +86,10 @@ int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *c
 
 	if (!c)
 		return -1;
-	pool_init(&c->ios, sizeof(struct an_io));
-	pool_init(&c->bios, sizeof(struct bio_ent));
-	pool_init(&c->rqs, sizeof(struct rq_ent));
-	pool_init(&c->aios, sizeof(struct aio_ent));
+	an_pool_init(&c->ios, sizeof(struct an_io));
+	an_pool_init(&c->bios, sizeof(struct bio_ent));
+	an_pool_init(&c->rqs, sizeof(struct rq_ent));
+	an_pool_init(&c->aios, sizeof(struct aio_ent));
 	if (an_idmap_init(&c->bio_map, 1024) || an_idmap_init(&c->rq_map, 1024) ||
 	    an_idmap_init(&c->sys_by_tid, 256) || an_idmap_init(&c->uring_by_tid, 64) ||
 	    an_idmap_init(&c->uring_by_req, 256) || an_idmap_init(&c->uring_enter_tid, 64) ||
@@ -162,10 +109,10 @@ void an_corr_free(struct an_corr *c)
 {
 	if (!c)
 		return;
-	free(c->ios.base);
-	free(c->bios.base);
-	free(c->rqs.base);
-	free(c->aios.base);
+	an_pool_free(&c->ios);
+	an_pool_free(&c->bios);
+	an_pool_free(&c->rqs);
+	an_pool_free(&c->aios);
 	an_idmap_free(&c->bio_map);
 	an_idmap_free(&c->rq_map);
 	an_idmap_free(&c->sys_by_tid);
@@ -248,7 +195,7 @@ static struct dev_ent *dev_of(struct an_corr *c, uint32_t dev)
 
 static uint32_t io_new(struct an_corr *c, const struct st_event_header *h, uint16_t flags)
 {
-	uint32_t i = pool_get(&c->ios);
+	uint32_t i = an_pool_get(&c->ios);
 	struct an_io *io;
 	uint32_t gen;
 
@@ -348,7 +295,7 @@ static void io_finish(struct an_corr *c, uint32_t i)
 	c->st.open_ios--;
 	c->emit(c->ctx, io);
 	io->gen++;
-	pool_put(&c->ios, i);
+	an_pool_put(&c->ios, i);
 }
 
 /*
@@ -589,12 +536,12 @@ static void aio_submit_event(struct an_corr *c, const struct st_event_header *h,
 	if (exit) {
 		if (a != AN_NONE) {
 			an_idmap_del(&c->aio_by_tid, h->tid);
-			pool_put(&c->aios, a);
+			an_pool_put(&c->aios, a);
 		}
 		return;
 	}
 	if (a == AN_NONE) {
-		a = pool_get(&c->aios);
+		a = an_pool_get(&c->aios);
 		if (a == AN_NONE) {
 			c->failed = 1;
 			return;
@@ -782,7 +729,7 @@ static uint32_t io_of_bio(struct an_corr *c, uint32_t b)
 
 static uint32_t bio_new(struct an_corr *c, uint64_t bio, uint32_t io, uint64_t ts)
 {
-	uint32_t b = pool_get(&c->bios);
+	uint32_t b = an_pool_get(&c->bios);
 	struct bio_ent *be;
 
 	if (b == AN_NONE) {
@@ -855,7 +802,7 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 
 	del_if(&c->bio_map, be->bio, b);
 	be->io = AN_NONE;
-	pool_put(&c->bios, b);
+	an_pool_put(&c->bios, b);
 	if (i == AN_NONE)
 		return;
 	struct an_io *io = IO(c, i);
@@ -1000,7 +947,7 @@ static uint32_t rq_find_or_new(struct an_corr *c, const struct st_ev_block_rq *e
 
 	if (r != AN_NONE)
 		return r;
-	r = pool_get(&c->rqs);
+	r = an_pool_get(&c->rqs);
 	if (r == AN_NONE) {
 		c->failed = 1;
 		return AN_NONE;
@@ -1184,7 +1131,7 @@ static void rq_free(struct an_corr *c, uint32_t r)
 {
 	del_if(&c->rq_map, RQ(c, r)->rq, r);
 	RQ(c, r)->rq = 0;
-	pool_put(&c->rqs, r);
+	an_pool_put(&c->rqs, r);
 }
 
 /* Complete (completed_at != 0) or abandon a request with everything it carries. */

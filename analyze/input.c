@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/idmap.h"
 #include "analyze/input.h"
+#include "analyze/pool.h"
 
 /* Copy one field of a file's record into the built-in layout. */
 struct copy_op {
@@ -53,18 +53,16 @@ struct rq_seen {
 
 /* What a compact completion leaves to its request's issue. */
 struct issued_rq {
-	uint64_t sector, bio;
+	uint32_t link;		/* the pool's free list */
 	uint32_t dev, opf;
 	uint32_t bytes, done;	/* the request's bytes, and those completed so far */
+	uint64_t sector, bio;
 };
 
 /* The issued requests of a file with compact completions, by address. */
 struct issued {
-	struct an_idmap map;	/* rq -> rqs[] */
-	struct issued_rq *rqs;
-	uint32_t used, cap;
-	uint32_t *free;		/* indexes of completed requests, for reuse */
-	uint32_t nfree;
+	struct an_idmap map;	/* rq -> rqs */
+	struct an_pool rqs;
 };
 
 struct reorder {
@@ -315,6 +313,7 @@ int an_input_open(struct an_input **inp, char *const *paths, int npaths, struct 
 			return -1;
 		}
 		plan_stamped(f);
+		an_pool_init(&f->issued.rqs, sizeof(struct issued_rq));
 		info_add(&in->info, f->r);
 		in->info.files++;
 	}
@@ -551,42 +550,24 @@ static int raw_next(struct file_in *f, const struct st_event_header **ev, char *
 static void issued_clear(struct issued *is)
 {
 	an_idmap_free(&is->map);
-	free(is->rqs);
-	free(is->free);
-	memset(is, 0, sizeof(*is));
+	an_pool_free(&is->rqs);
 }
 
 /* The entry of request rq, a new one when it has none; NULL when out of memory. */
 static struct issued_rq *issued_entry(struct issued *is, uint64_t rq)
 {
-	uint32_t i = is->map.keys ? an_idmap_get(&is->map, rq) : AN_NONE;
+	uint32_t i = an_idmap_get(&is->map, rq);
 
 	if (i != AN_NONE)
-		return &is->rqs[i];
-	if (!is->map.keys && an_idmap_init(&is->map, 1024))
+		return AN_POOL_AT(&is->rqs, struct issued_rq, i);
+	i = an_pool_get(&is->rqs);
+	if (i == AN_NONE)
 		return NULL;
-	if (is->nfree) {
-		i = is->free[--is->nfree];
-	} else {
-		if (is->used == is->cap) {
-			uint32_t cap = is->cap ? 2 * is->cap : 1024;
-			struct issued_rq *rqs = realloc(is->rqs, cap * sizeof(*rqs));
-			uint32_t *free_ = rqs ? realloc(is->free, cap * sizeof(*free_)) : NULL;
-
-			if (rqs)
-				is->rqs = rqs;
-			if (!free_)
-				return NULL;
-			is->free = free_;
-			is->cap = cap;
-		}
-		i = is->used++;
-	}
 	if (an_idmap_put(&is->map, rq, i)) {
-		is->free[is->nfree++] = i;
+		an_pool_put(&is->rqs, i);
 		return NULL;
 	}
-	return &is->rqs[i];
+	return AN_POOL_AT(&is->rqs, struct issued_rq, i);
 }
 
 /* An issue (block_rq_issue, or the stamped one, which extends it): what the request's completion leaves out. */
@@ -613,7 +594,7 @@ static const struct st_event_header *make_whole(struct file_in *f,
 						const struct st_ev_block_rq_complete_compact *e)
 {
 	struct issued *is = &f->issued;
-	uint32_t i = is->map.keys ? an_idmap_get(&is->map, e->p.rq) : AN_NONE;
+	uint32_t i = an_idmap_get(&is->map, e->p.rq);
 	struct st_ev_block_rq_complete *w = &f->whole;
 
 	*w = (struct st_ev_block_rq_complete){ .h = e->h };
@@ -625,7 +606,7 @@ static const struct st_event_header *make_whole(struct file_in *f,
 	w->p.nr_sector = e->p.bytes >> 9;
 	w->p.error = e->p.error;
 	if (i != AN_NONE) {
-		struct issued_rq *r = &is->rqs[i];
+		struct issued_rq *r = AN_POOL_AT(&is->rqs, struct issued_rq, i);
 
 		w->p.sector = r->bytes ? r->sector + (r->done >> 9) : 0;
 		w->p.opf = r->opf;
@@ -633,7 +614,7 @@ static const struct st_event_header *make_whole(struct file_in *f,
 		r->done += e->p.bytes;
 		if (r->done >= r->bytes) {
 			an_idmap_del(&is->map, e->p.rq);
-			is->free[is->nfree++] = i;
+			an_pool_put(&is->rqs, i);
 		}
 	}
 	return &w->h;
@@ -757,6 +738,10 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 		reorder_clear(&f->ro);
 		f->nrequeued = 0;
 		issued_clear(&f->issued);
+		if (f->compact && an_idmap_init(&f->issued.map, 1024)) {
+			snprintf(err, cap, "%s: out of memory", f->path);
+			return -1;
+		}
 		if (st_cursor_open(f->r, from, to, &f->c)) {
 			snprintf(err, cap, "%s: %s", f->path, st_reader_errmsg(f->r));
 			return -1;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/idmap.h"
+#include "analyze/pool.h"
 #include "analyze/span.h"
 
 #define EVENT_NAME_MAX	128
@@ -95,15 +96,14 @@ struct type_roles {
 
 /* A START waiting for its END. */
 struct open_start {
-	uint64_t ts, ino;
+	uint32_t link;			/* the pool's free list */
 	uint32_t pid, tid, dev;
+	uint64_t ts, ino;
 };
 
 struct span_state {
-	struct an_idmap open;		/* key + 1 -> starts[]; key UINT64_MAX lives in `last` */
-	struct open_start *starts;
-	uint32_t *free_list;
-	uint32_t nstarts, cap, nfree;
+	struct an_idmap open;		/* key + 1 -> starts; key UINT64_MAX lives in `last` */
+	struct an_pool starts;
 	struct open_start last;		/* the one key the map cannot hold */
 	int last_open;
 	uint64_t paired, unpaired_starts, unpaired_ends;
@@ -176,12 +176,14 @@ int an_spans_new(struct an_spans **sp, struct an_input *in, char *err, size_t ca
 		return -1;
 	}
 	s->in = in;
-	for (unsigned i = 0; i < ndefs; i++)
+	for (unsigned i = 0; i < ndefs; i++) {
+		an_pool_init(&s->state[i].starts, sizeof(struct open_start));
 		if (an_idmap_init(&s->state[i].open, 64)) {
 			an_spans_free(s);
 			snprintf(err, cap, "out of memory");
 			return -1;
 		}
+	}
 	*sp = s;
 	return 0;
 }
@@ -192,9 +194,9 @@ void an_spans_reset(struct an_spans *s)
 		struct span_state *st = &s->state[i];
 
 		an_idmap_free(&st->open);
-		free(st->starts);
-		free(st->free_list);
+		an_pool_free(&st->starts);
 		memset(st, 0, sizeof(*st));
+		an_pool_init(&st->starts, sizeof(struct open_start));
 		if (an_idmap_init(&st->open, 64))
 			s->failed = 1;
 	}
@@ -280,30 +282,17 @@ static struct open_start *open_slot(struct span_state *st, uint64_t key, int cre
 		return st->last_open || create ? &st->last : NULL;
 	i = an_idmap_get(&st->open, key + 1);
 	if (i != AN_NONE)
-		return &st->starts[i];
+		return AN_POOL_AT(&st->starts, struct open_start, i);
 	if (!create)
 		return NULL;
-	if (st->nfree) {
-		i = st->free_list[--st->nfree];
-	} else {
-		if (st->nstarts == st->cap) {
-			uint32_t cap = st->cap ? 2 * st->cap : 64;
-			struct open_start *p = realloc(st->starts, cap * sizeof(*p));
-			uint32_t *fl = realloc(st->free_list, cap * sizeof(*fl));
-
-			if (p)
-				st->starts = p;
-			if (fl)
-				st->free_list = fl;
-			if (!p || !fl)
-				return NULL;
-			st->cap = cap;
-		}
-		i = st->nstarts++;
-	}
-	if (an_idmap_put(&st->open, key + 1, i))
+	i = an_pool_get(&st->starts);
+	if (i == AN_NONE)
 		return NULL;
-	return &st->starts[i];
+	if (an_idmap_put(&st->open, key + 1, i)) {
+		an_pool_put(&st->starts, i);
+		return NULL;
+	}
+	return AN_POOL_AT(&st->starts, struct open_start, i);
 }
 
 static void close_slot(struct span_state *st, uint64_t key)
@@ -316,7 +305,7 @@ static void close_slot(struct span_state *st, uint64_t key)
 	}
 	i = an_idmap_get(&st->open, key + 1);
 	an_idmap_del(&st->open, key + 1);
-	st->free_list[st->nfree++] = i;
+	an_pool_put(&st->starts, i);
 }
 
 static void on_start(struct an_spans *s, const struct type_roles *tr, const struct role *r,
@@ -389,9 +378,11 @@ void an_spans_finish(struct an_spans *s, an_emit_fn emit, void *ctx)
 
 		for (size_t i = 0; i <= st->open.mask; i++)
 			if (st->open.keys[i]) {
+				const struct open_start *o =
+					AN_POOL_AT(&st->starts, struct open_start, st->open.vals[i]);
+
 				st->unpaired_starts++;
-				emit_span(k, &st->starts[st->open.vals[i]], st->starts[st->open.vals[i]].ts,
-					  1, emit, ctx);
+				emit_span(k, o, o->ts, 1, emit, ctx);
 			}
 		if (st->last_open) {
 			st->unpaired_starts++;
@@ -422,8 +413,7 @@ void an_spans_free(struct an_spans *s)
 		return;
 	for (unsigned k = 0; k < ndefs; k++) {
 		an_idmap_free(&s->state[k].open);
-		free(s->state[k].starts);
-		free(s->state[k].free_list);
+		an_pool_free(&s->state[k].starts);
 	}
 	an_idmap_free(&s->by_type);
 	free(s->types);
