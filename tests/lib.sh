@@ -72,3 +72,14 @@ st_nomerges() {
 		echo 2 >"$q"
 	done
 }
+
+# st_fresh_fio DIR: from here on `fio` is a copy made in DIR, and the page
+# cache is dropped, as on a machine that never ran fio: its binary, libraries
+# and the strings it passes to the kernel are not resident (a name read at a
+# syscall's entry, a library read from disk at its start).
+st_fresh_fio() {
+	mkdir -p "$1/fresh-bin" && cp "$(command -v fio)" "$1/fresh-bin/fio" || return 1
+	PATH="$1/fresh-bin:$PATH"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}

@@ -17,6 +17,7 @@ if [ -n "$why" ]; then
 fi
 
 st_tmpdir dir
+st_fresh_fio "$dir"
 st_loopdev dev_a 64
 st_loopdev dev_b 64
 # a: 4k psync reads; b: 4k libaio writes at queue depth 8. Both at once.
@@ -55,11 +56,22 @@ one_a=$(st-analyze "$dir/a.sttrace" | header_counts)
 one_b=$(st-analyze "$dir/b.sttrace" | header_counts)
 both=$(st-analyze "$dir/a.sttrace" "$dir/b.sttrace" | header_counts)
 sum=$(echo "$one_a $one_b" | awk '{ print $1 + $6, $2 + $7, $3 + $8, $4 + $9, $5 + $10 }')
-# Together: each count the sum of the two alone; incomplete only the I/Os of
-# the requests without a completion event.
-[ -n "$one_a" ] && [ "$both" = "$sum" ] && [ "$(echo "$both" | cut -d' ' -f2)" = $((lost_a + lost_b)) ] &&
+# Incomplete I/Os on one device, analyzed together: its summary lines' counts.
+dev_incomplete() {
+	st-analyze --dev "$1" "$dir/a.sttrace" "$dir/b.sttrace" |
+		sed -n 's/^[^ ]* [a-z]*: .*, incomplete \([0-9]*\)$/\1/p' | awk '{ s += $1 } END { print s + 0 }'
+}
+inc_a=$(dev_incomplete "$dev_a")
+inc_b=$(dev_incomplete "$dev_b")
+# Together: each count the sum of the two alone; on the loop devices,
+# incomplete only the I/Os of the requests without a completion event. (On a
+# fresh machine fio's first start reads its libraries from the root disk; the
+# kernel skips a probe that fires again inside itself on one CPU, as the root
+# disk's interrupt can, and counts those runs as skipped: their I/Os are
+# incomplete, and the lost events say so.)
+[ -n "$one_a" ] && [ "$both" = "$sum" ] && [ "$inc_a" = "$lost_a" ] && [ "$inc_b" = "$lost_b" ] &&
 	pass analyze.recordings.live.together ||
-	fail analyze.recordings.live.together "together: $both; a alone: $one_a; b alone: $one_b"
+	fail analyze.recordings.live.together "together: $both; a alone: $one_a; b alone: $one_b; incomplete on the loop devices $inc_a and $inc_b, without a completion event $lost_a and $lost_b"
 
 # The same real recording twice: every count of the header exactly doubled.
 twice=$(st-analyze "$dir/a.sttrace" "$dir/a.sttrace" | header_counts)
