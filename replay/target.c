@@ -141,6 +141,28 @@ static int loop_over(const struct stat *st, const char *except, char *who, size_
 	return found;
 }
 
+/* A device rdev is on top of (device mapper, md: its sysfs slaves) that is mounted: its name and where. */
+static int mounted_under(dev_t rdev, char *name, size_t namecap, char *where, size_t cap)
+{
+	char dir[96];
+	DIR *d;
+	struct dirent *e;
+	dev_t under;
+	int found = 0;
+
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/slaves", major(rdev), minor(rdev));
+	if (!(d = opendir(dir)))
+		return 0;
+	while (!found && (e = readdir(d)))
+		if (e->d_name[0] != '.' && (under = dev_of(e->d_name)) &&
+		    mount_point(under, 1, where, cap)) {
+			snprintf(name, namecap, "%s", e->d_name);
+			found = 1;
+		}
+	closedir(d);
+	return found;
+}
+
 #define IN_USE_DEPTH	8	/* loop over loop over ...: deeper stacks are refused */
 
 /*
@@ -185,9 +207,7 @@ static int in_use(const struct stat *st, const char *self, unsigned depth, char 
 			return 1;
 		}
 	}
-	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/slaves", major(rdev), minor(rdev));
-	if (first_entry(dir, name, sizeof(name)) && (b.st_rdev = dev_of(name)) &&
-	    mount_point(b.st_rdev, 1, where, sizeof(where))) {
+	if (mounted_under(rdev, name, sizeof(name), where, sizeof(where))) {
 		snprintf(why, cap, "on top of %s, mounted on %s", name, where);
 		return 1;
 	}
@@ -200,7 +220,7 @@ static int in_use(const struct stat *st, const char *self, unsigned depth, char 
 		return 0;
 	if (!in_use(&b, strrchr(sys, '/') + 1, depth + 1, inner, sizeof(inner)))
 		return 0;
-	snprintf(why, cap, "a loop device over %.200s, which %.250s", backing, inner);
+	snprintf(why, cap, "a loop device over %.200s: %.250s", backing, inner);
 	return 1;
 }
 

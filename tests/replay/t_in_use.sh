@@ -10,6 +10,7 @@
 #   backing    --target the device a mounted loop device is over
 #   shared     --target a second loop device over the image of a mounted one
 #   image      --target the image file of a mounted loop device
+#   on_top     --target a device on top of the mounted one (sysfs slaves)
 # --force-in-use writes to a loop device's backing device all the same.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
@@ -86,7 +87,7 @@ refused replay_in_use_image "$IMG: backs loop device $(basename "$A")" "$A" "$T/
 	--level block --target "$IMG" --wrap
 
 loop_over SHARED "$IMG"
-refused replay_in_use_shared "$SHARED: a loop device over $IMG, which backs loop device $(basename "$A")" \
+refused replay_in_use_shared "$SHARED: a loop device over $IMG: backs loop device $(basename "$A")" \
 	"$A" "$T/mnt" --level block --target "$SHARED" --wrap
 
 # B under a loop device C that holds the mounted ext4.
@@ -107,4 +108,21 @@ if [ "$rc" -eq 0 ] && [ "$written" -gt 0 ]; then
 	pass replay_in_use_forced
 else
 	fail replay_in_use_forced "exit $rc, $written bytes 0x5a on $B: $(head -2 "$T/err")"
+fi
+
+# On top of a mounted device (a device mapper's or md's sysfs slaves): this
+# kernel has neither, so the slave is shown in a private mount namespace by
+# a directory bound over D's slaves list, as t_safety.sh shows a holder.
+st_loopdev D 64
+mkfs.ext4 -q -F "$A" && mount "$A" "$T/mnt"
+mkdir -p "$T/slaves/$(basename "$A")"
+rec_in_namespace "mount --bind '$T/slaves' /sys/dev/block/$(rec_devno "$D")/slaves" \
+	st-replay "$T/run.sttrace" --level block --target "$D" --wrap --allow-write --timing afap \
+	>/dev/null 2>"$T/err"
+rc=$?
+umount "$T/mnt"
+if [ "$rc" -eq 1 ] && grep -q "$D: on top of $(basename "$A"), mounted on $T/mnt" "$T/err"; then
+	pass replay_in_use_on_top
+else
+	fail replay_in_use_on_top "exit $rc: $(head -2 "$T/err")"
 fi
