@@ -249,17 +249,18 @@ const struct option *an_long_opts(void)
 
 int an_stdin_files(char **files, int nfiles, const char *prog)
 {
-	static char path[32];	/* standard input is one per process (input.h) */
-	char err[256];
+	char path[4096], err[256];
 
 	for (int i = 0; i < nfiles; i++) {
-		if (strcmp(files[i], "-"))
-			continue;
-		if (input_path("-", path, sizeof(path), err, sizeof(err))) {
-			fprintf(stderr, "%s: -: %s\n", prog, err);
+		if (input_path(files[i], path, sizeof(path), err, sizeof(err))) {
+			fprintf(stderr, "%s: %s: %s\n", prog, files[i], err);
 			return 2;
 		}
-		files[i] = path;
+		/* a copy of "-" or a FIFO: its /dev/fd path lives as long as argv */
+		if (strcmp(path, files[i]) && !(files[i] = strdup(path))) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			return 2;
+		}
 	}
 	return 0;
 }

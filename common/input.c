@@ -10,8 +10,8 @@
 
 #include "common/input.h"
 
-/* Copy standard input to an unlinked file; its fd, or -1 with errno set. */
-static int spool_stdin(void)
+/* Copy what src reads to its end into an unlinked file; its fd, or -1 with errno set. */
+static int spool(int src)
 {
 	const char *dir = getenv("TMPDIR");
 	char buf[1 << 16];
@@ -20,7 +20,7 @@ static int spool_stdin(void)
 
 	if (fd < 0)
 		return -1;
-	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+	while ((n = read(src, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 || write(fd, buf, (size_t)n) != n) {
@@ -34,12 +34,35 @@ static int spool_stdin(void)
 	return fd;
 }
 
+/*
+ * A FIFO named as a FILE: opened without waiting for a writer (O_NONBLOCK,
+ * cleared for the reads), then copied like standard input; a FIFO nobody
+ * writes to reads as an empty file.
+ */
+static int spool_fifo(const char *arg, char *path, size_t cap, char *err, size_t errcap)
+{
+	int src = open(arg, O_RDONLY | O_NONBLOCK | O_CLOEXEC), fd;
+
+	if (src < 0 || fcntl(src, F_SETFL, fcntl(src, F_GETFL) & ~O_NONBLOCK) ||
+	    (fd = spool(src)) < 0) {
+		snprintf(err, errcap, "cannot copy the FIFO to $TMPDIR: %s", strerror(errno));
+		if (src >= 0)
+			close(src);
+		return -1;
+	}
+	close(src);
+	snprintf(path, cap, "/dev/fd/%d", fd);
+	return 0;
+}
+
 int input_path(const char *arg, char *path, size_t cap, char *err, size_t errcap)
 {
 	static int stdin_fd = -1;	/* standard input is one per process: read it once */
 	struct stat st;
 
 	if (strcmp(arg, "-")) {
+		if (!stat(arg, &st) && S_ISFIFO(st.st_mode))
+			return spool_fifo(arg, path, cap, err, errcap);
 		snprintf(path, cap, "%s", arg);
 		return 0;
 	}
@@ -53,7 +76,7 @@ int input_path(const char *arg, char *path, size_t cap, char *err, size_t errcap
 	}
 	if (!fstat(STDIN_FILENO, &st) && S_ISREG(st.st_mode))
 		stdin_fd = STDIN_FILENO;
-	else if ((stdin_fd = spool_stdin()) < 0) {
+	else if ((stdin_fd = spool(STDIN_FILENO)) < 0) {
 		snprintf(err, errcap, "cannot copy standard input to $TMPDIR: %s", strerror(errno));
 		return -1;
 	}

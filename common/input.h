@@ -8,6 +8,8 @@
  * run.sttrace | st-analyze -` costs disk, not memory, and a stream that was
  * cut (a dropped connection) reads back up to its last complete chunk like
  * any cut file. Standard input redirected from a file is read in place.
+ * A FIFO given by name is read the same way, so a reader never blocks in
+ * open() waiting for its writer.
  */
 #ifndef STTRACE_INPUT_H
 #define STTRACE_INPUT_H
@@ -15,9 +17,9 @@
 #include <stddef.h>
 
 /*
- * The path to open for FILE argument `arg`: arg itself, or for "-" a path of
- * standard input's data (/dev/fd/N). 0, or -1 with a one-line reason in err.
- * Standard input is read once; a second "-" gets the same data.
+ * The path to open for FILE argument `arg`: arg itself, or for "-" or a FIFO
+ * a path of the data copied from it (/dev/fd/N). 0, or -1 with a one-line
+ * reason in err. Standard input is read once; a second "-" gets the same data.
  */
 int input_path(const char *arg, char *path, size_t cap, char *err, size_t errcap);
 

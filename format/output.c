@@ -32,16 +32,22 @@ int st_output_open(const char *path, unsigned flags, char *msg, size_t cap)
 	struct stat st;
 	int fd, err;
 
-	/* No O_TRUNC here: nothing is truncated before the checks below pass. */
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? 0 : O_NOFOLLOW), 0600);
+	/*
+	 * No O_TRUNC here: nothing is truncated before the checks below pass.
+	 * O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of
+	 * blocking the open for good; it is cleared before the fd is returned.
+	 */
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | (force ? 0 : O_NOFOLLOW), 0600);
 	if (fd < 0) {
 		err = errno;
 		if (err == ELOOP && !force)
 			return refuse(-1, msg, cap, "is a symbolic link; not followed (--force follows it)");
+		if (err == ENXIO)
+			return refuse(-1, msg, cap, "is a FIFO without a reader; not a regular file");
 		snprintf(msg, cap, "cannot create: %s", strerror(err));
 		return err == ENOSPC ? ST_ENOSPC : ST_EIO;
 	}
-	if (fstat(fd, &st)) {
+	if (fstat(fd, &st) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
 		snprintf(msg, cap, "cannot stat: %s", strerror(errno));
 		close(fd);
 		return ST_EIO;

@@ -3,7 +3,8 @@
  * time.c - the one way every sttrace program reads a time from its command
  * line: durations (st-record -t, st-analyze --interval) and times inside a
  * trace (--from/--to of st-analyze and st-format), so that `--from 2`
- * means the same thing to every tool.
+ * means the same thing to every tool; and sizes (st-record --max-size,
+ * st-replay --max-io) likewise.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -79,4 +80,33 @@ uint64_t st_trace_start(const struct st_reader *r)
 			return ts;
 	}
 	return st_reader_info(r)->first_ts;
+}
+
+int st_parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	double v;
+	int shift = 0;
+
+	/* strtod would also take "nan", "inf", "0x1p3" and leading blanks */
+	if (!isdigit((unsigned char)*s) && *s != '.')
+		return ST_EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		return ST_EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end == 'i')
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v * (double)(1ull << shift) >= 1.8e19)
+		return ST_EINVAL;
+	*bytes = (uint64_t)(v * (double)(1ull << shift));
+	return 0;
 }

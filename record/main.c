@@ -187,6 +187,8 @@ static int on_batch(void *ctx, void *data, size_t size)
 	struct recorder *r = ctx;
 	struct rec_flight_hit hit;
 
+	if (!r->w)	/* the next file of a rotation could not be made: the recording stopped */
+		return 0;
 	for (size_t off = 0; off < size;) {
 		const struct st_event_header *h = (const void *)((char *)data + off);
 		int ret;
@@ -768,6 +770,9 @@ static int finish(struct recorder *r)
 	rec_probes_flush(&r->probes, UINT64_MAX);
 	if (!r->write_failed)
 		rec_ring_drain(&r->probes.ring);
+	/* a rotation that could not make the next file: the files before it are closed and whole */
+	if (!r->w && !r->opts.ring_bytes)
+		return REC_EXIT_FAIL;
 	rec_meta_release(r->tracker, r->w, UINT64_MAX);
 	rec_meta_procs(r->w);
 	rec_probes_store_runs(&r->probes, r->w);

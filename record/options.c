@@ -109,33 +109,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* "64K", "16M", "1G", "4096" (binary multiples). */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	double v;
-	int shift = 0;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	}
-	if (*end == 'i')
-		end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || v * (double)(1ull << shift) >= 1.8e19)
-		return -1;
-	*out = (uint64_t)(v * (double)(1ull << shift));
-	return 0;
-}
-
 /*
  * --rotate: a duration when it ends in a time unit (s, ms, m, h: "m" is
  * minutes), a size when it ends in a size unit (K, M, G, T, with an optional
@@ -150,7 +123,7 @@ static int parse_rotate(const char *s, struct rec_opts *o)
 	if (last == 's' || last == 'm' || last == 'h')
 		return st_parse_duration(s, &o->rotate_ns) || !o->rotate_ns ? -1 : 0;
 	if (last >= 'A' && last <= 'Z')
-		return parse_size(s, &o->rotate_bytes) || o->rotate_bytes < 4096 ? -1 : 0;
+		return st_parse_size(s, &o->rotate_bytes) || o->rotate_bytes < 4096 ? -1 : 0;
 	return -1;
 }
 
@@ -195,7 +168,7 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 		if (st_parse_duration(val, &o->duration_ns) || !o->duration_ns)
 			goto bad;
 	} else if (!strcmp(name, "max-size")) {
-		if (parse_size(val, &o->max_size))
+		if (st_parse_size(val, &o->max_size))
 			goto bad;
 	} else if (!strcmp(name, "rotate")) {
 		if (parse_rotate(val, o))
@@ -205,7 +178,7 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 			goto bad;
 		o->keep = (unsigned)l;
 	} else if (!strcmp(name, "ring")) {
-		if (parse_size(val, &o->ring_bytes) || o->ring_bytes < (256u << 10))
+		if (st_parse_size(val, &o->ring_bytes) || o->ring_bytes < (256u << 10))
 			goto bad;
 	} else if (!strcmp(name, "after")) {
 		if (st_parse_duration(val, &o->after_ns))
@@ -245,7 +218,7 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 			goto bad;
 		o->qd = (unsigned)l;
 	} else if (!strcmp(name, "ringbuf-size")) {
-		if (parse_size(val, &u) || u < 4096 || u > (1ull << 32))
+		if (st_parse_size(val, &u) || u < 4096 || u > (1ull << 32))
 			goto bad;
 		o->ringbuf_size = round_up_pow2(u);
 	} else if (!strcmp(name, "zstd-level")) {
@@ -253,7 +226,7 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 			goto bad;
 		o->zstd_level = (int)l;
 	} else if (!strcmp(name, "chunk-size")) {
-		if (parse_size(val, &o->chunk_size) || o->chunk_size < 4096 ||
+		if (st_parse_size(val, &o->chunk_size) || o->chunk_size < 4096 ||
 		    o->chunk_size > (64u << 20))
 			goto bad;
 	} else {

@@ -51,7 +51,6 @@ struct slot {
 	uint32_t io;
 	uint64_t due;		/* planned submission, 0 for afap */
 	uint64_t submitted;
-	char *buf;		/* reads land here */
 };
 
 /* What every thread adds to as it goes, for the progress line. */
@@ -70,6 +69,14 @@ struct crew {
 	uint64_t start;		/* the plan's time 0, START_LEAD_NS after the go */
 	uint64_t period;	/* loop n's time 0 is start + n * period */
 	struct progress progress;
+	/*
+	 * Every read of every thread lands in `sink`, whose bytes nobody looks at,
+	 * and every write writes `pattern`: two buffers of the longest I/O for the
+	 * whole replay, not one per I/O in flight (--qd 128 of 64 MiB I/Os would
+	 * pin 8 GiB).
+	 */
+	char *sink, *pattern;
+	size_t buflen;
 };
 
 struct engine {
@@ -84,8 +91,7 @@ struct engine {
 	char err[256];
 	struct io_uring ring;
 	int ring_ready;		/* ring set up: io_uring_queue_exit() it */
-	int fixed;		/* buffers registered: READ_FIXED / WRITE_FIXED */
-	char *pattern;		/* what every write writes: 0x5a, never read into (index qd when registered) */
+	int fixed;		/* crew's sink and pattern registered as buffers 0 and 1: READ_FIXED / WRITE_FIXED */
 	struct slot *slots;
 	uint32_t *free_slots, nfree;
 	uint32_t *batch;	/* slots prepared since the last submit */
@@ -187,15 +193,15 @@ static void prepare(struct engine *e, uint32_t io_index, uint64_t due_ns)
 	switch (io->op) {
 	case AN_OP_READ:
 		if (e->fixed)
-			io_uring_prep_read_fixed(sqe, fd, slot->buf, io->len, io->offset, (int)s);
+			io_uring_prep_read_fixed(sqe, fd, e->crew->sink, io->len, io->offset, 0);
 		else
-			io_uring_prep_read(sqe, fd, slot->buf, io->len, io->offset);
+			io_uring_prep_read(sqe, fd, e->crew->sink, io->len, io->offset);
 		break;
 	case AN_OP_WRITE:
 		if (e->fixed)
-			io_uring_prep_write_fixed(sqe, fd, e->pattern, io->len, io->offset, (int)e->qd);
+			io_uring_prep_write_fixed(sqe, fd, e->crew->pattern, io->len, io->offset, 1);
 		else
-			io_uring_prep_write(sqe, fd, e->pattern, io->len, io->offset);
+			io_uring_prep_write(sqe, fd, e->crew->pattern, io->len, io->offset);
 		if (io->flags & RP_IO_FUA)
 			sqe->rw_flags = RWF_DSYNC;
 		break;
@@ -377,16 +383,11 @@ static int run_loop(struct engine *e, char *err, size_t cap)
 
 static int engine_init(struct engine *e, char *err, size_t cap)
 {
-	const struct rp_plan *p = e->p;
+	const struct crew *c = e->crew;
+	struct iovec iov[2] = { { c->sink, c->buflen }, { c->pattern, c->buflen } };
 	unsigned qd = e->qd, i, entries = 1;
-	size_t maxlen = 4096, k;
-	struct iovec *iov;
 	int ret;
 
-	for (k = 0; k < p->nios; k++)
-		if (p->ios[k].len > maxlen)
-			maxlen = p->ios[k].len;
-	maxlen = (maxlen + 4095) & ~(size_t)4095;
 	while (entries < qd)
 		entries *= 2;
 	if ((ret = io_uring_queue_init(entries, &e->ring, 0))) {
@@ -397,40 +398,40 @@ static int engine_init(struct engine *e, char *err, size_t cap)
 	e->slots = calloc(qd, sizeof(*e->slots));
 	e->free_slots = calloc(qd, sizeof(*e->free_slots));
 	e->batch = calloc(qd, sizeof(*e->batch));
-	e->heap = calloc(p->nstreams ? p->nstreams : 1, sizeof(*e->heap));
-	iov = calloc(qd + 1, sizeof(*iov));
-	if (!e->slots || !e->free_slots || !e->batch || !e->heap || !iov)
-		goto oom;
-	/* O_DIRECT needs aligned memory. */
-	for (i = 0; i < qd; i++) {
-		if (posix_memalign((void **)&e->slots[i].buf, 4096, maxlen))
-			goto oom;
-		iov[i] = (struct iovec){ e->slots[i].buf, maxlen };
-		e->free_slots[e->nfree++] = qd - 1 - i;
+	e->heap = calloc(e->p->nstreams ? e->p->nstreams : 1, sizeof(*e->heap));
+	if (!e->slots || !e->free_slots || !e->batch || !e->heap) {
+		snprintf(err, cap, "out of memory for %u I/Os in flight", qd);
+		return -1;
 	}
-	if (posix_memalign((void **)&e->pattern, 4096, maxlen))
-		goto oom;
-	memset(e->pattern, 0x5a, maxlen);
-	iov[qd] = (struct iovec){ e->pattern, maxlen };
+	for (i = 0; i < qd; i++)
+		e->free_slots[e->nfree++] = qd - 1 - i;
 	/* Registered buffers save a page pinning per I/O; without them (memlock) plain reads work. */
-	e->fixed = !io_uring_register_buffers(&e->ring, iov, qd + 1);
-	free(iov);
+	e->fixed = !io_uring_register_buffers(&e->ring, iov, 2);
 	return 0;
-oom:
-	free(iov);
-	snprintf(err, cap, "out of memory for %u buffers of %zu bytes", qd, maxlen);
-	return -1;
+}
+
+/* The crew's two buffers, as long as the longest I/O of the plan; O_DIRECT needs them aligned. */
+static int buffers_init(struct crew *c, const struct rp_plan *p, char *err, size_t cap)
+{
+	size_t k;
+
+	c->buflen = 4096;
+	for (k = 0; k < p->nios; k++)
+		if (p->ios[k].len > c->buflen)
+			c->buflen = p->ios[k].len;
+	c->buflen = (c->buflen + 4095) & ~(size_t)4095;
+	if (posix_memalign((void **)&c->sink, 4096, c->buflen) ||
+	    posix_memalign((void **)&c->pattern, 4096, c->buflen)) {
+		snprintf(err, cap, "out of memory for two buffers of %zu bytes", c->buflen);
+		return -1;
+	}
+	memset(c->pattern, 0x5a, c->buflen);
+	return 0;
 }
 
 static void engine_free(struct engine *e)
 {
-	unsigned i;
-
-	if (e->slots)
-		for (i = 0; i < e->qd; i++)
-			free(e->slots[i].buf);
 	free(e->slots);
-	free(e->pattern);
 	free(e->free_slots);
 	free(e->batch);
 	free(e->heap);
@@ -562,6 +563,7 @@ int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_re
 	/* Timed waits end when asked, not up to 50 us later (the default timer slack); threads inherit it. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	/* Every ring and buffer first: a thread that cannot start fails the run before any I/O. */
+	ret = buffers_init(&c, p, err, cap);
 	for (k = 0; k < c.n && !ret; k++) {
 		struct engine *e = &c.engines[k];
 
@@ -614,6 +616,8 @@ int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_re
 	pthread_cond_destroy(&c.go);
 	pthread_mutex_destroy(&c.lock);
 	free(c.engines);
+	free(c.sink);
+	free(c.pattern);
 	return ret;
 }
 

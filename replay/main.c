@@ -17,7 +17,8 @@
 static const char usage_text[] =
 "usage: st-replay FILE [--level block|file] [--target PATH | --map DEV=PATH ...]\n"
 "                 [--timing original|afap|scale=X] [--qd N] [--threads N] [--bios]\n"
-"                 [--allow-write] [--wrap] [--align N] [--from T] [--to T]\n"
+"                 [--allow-write [--force-in-use]] [--wrap] [--align N] [--max-io SIZE]\n"
+"                 [--from T] [--to T]\n"
 "                 [--dev D] [--pid P] [--comm C] [--loop N]\n"
 "                 [--report FILE.json [--force]]\n"
 "\n"
@@ -46,10 +47,16 @@ static const char usage_text[] =
 "                  recorded thread (file, as one fio job per thread), at most\n"
 "                  the CPUs online and --qd; never more than there are of those\n"
 "  --allow-write   replay writes and discards (nothing is written without it);\n"
-"                  a mounted device or one with holders is refused even so\n"
+"                  a target a file system or device uses is refused even so:\n"
+"                  mounted, held (dm, md, LVM), backing a loop device, or a\n"
+"                  loop device over a file another loop device uses\n"
+"  --force-in-use  write to such a target all the same (destroys what uses it;\n"
+"                  the kernel still refuses a mounted or claimed device)\n"
 "  --wrap          fold offsets beyond the target's end into it (else refused)\n"
 "  --align N       offsets down, lengths up to a multiple of N bytes (default: the\n"
 "                  device's logical block size; file level 1)\n"
+"  --max-io SIZE   refuse a trace with an I/O longer than SIZE (default 64M, at\n"
+"                  most 4G): each thread holds two buffers of the longest I/O\n"
 "  --from T --to T replay the I/Os that started from T to T, both included: a\n"
 "                  duration after the trace start (2, 1.5s, 200ms) or @NS\n"
 "  --dev D --pid P --comm C   only the I/O of that device, process, command\n"
@@ -77,7 +84,7 @@ static const char usage_text[] =
 enum {
 	OPT_LEVEL = 256, OPT_TARGET, OPT_MAP, OPT_TIMING, OPT_QD, OPT_BIOS, OPT_ALLOW_WRITE, OPT_WRAP,
 	OPT_ALIGN, OPT_FROM, OPT_TO, OPT_DEV, OPT_PID, OPT_COMM, OPT_LOOP, OPT_REPORT, OPT_FORCE,
-	OPT_THREADS,
+	OPT_THREADS, OPT_FORCE_IN_USE, OPT_MAX_IO,
 };
 
 static const struct option long_opts[] = {
@@ -89,6 +96,8 @@ static const struct option long_opts[] = {
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "bios", no_argument, NULL, OPT_BIOS },
 	{ "allow-write", no_argument, NULL, OPT_ALLOW_WRITE },
+	{ "force-in-use", no_argument, NULL, OPT_FORCE_IN_USE },
+	{ "max-io", required_argument, NULL, OPT_MAX_IO },
 	{ "wrap", no_argument, NULL, OPT_WRAP },
 	{ "align", required_argument, NULL, OPT_ALIGN },
 	{ "from", required_argument, NULL, OPT_FROM },
@@ -111,6 +120,7 @@ void rp_opts_init(struct rp_opts *o)
 	o->qd = 128;
 	o->pid = -1;
 	o->loops = 1;
+	o->max_io = 64ull << 20;
 }
 
 /* An integer in [lo, hi]; -1 when s is not one. */
@@ -177,6 +187,14 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		return 0;
 	case OPT_ALLOW_WRITE:
 		o->allow_write = 1;
+		return 0;
+	case OPT_FORCE_IN_USE:
+		o->force_in_use = 1;
+		return 0;
+	case OPT_MAX_IO:
+		if (st_parse_size(arg, &t) || t < 4096 || t > (1ull << 32))
+			return an_usage_error(PROG, "--max-io %s: not a size from 4K to 4G", arg);
+		o->max_io = t;
 		return 0;
 	case OPT_WRAP:
 		o->wrap = 1;

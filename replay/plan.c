@@ -26,7 +26,20 @@ struct builder {
 	struct an_idmap by_tid;		/* file level: thread -> stream */
 	struct an_idmap by_cpu;		/* block level: recorded CPU + 1 -> its number in rp_io.cpu */
 	int failed;			/* out of memory */
+	uint64_t too_long, too_long_ts;	/* the first I/O longer than --max-io: bytes, when */
 };
+
+/* 1 when an I/O of len bytes may be replayed; else the first such is kept for the error. */
+static int length_ok(struct builder *b, uint64_t len, uint64_t ts)
+{
+	if (len <= b->o->max_io)
+		return 1;
+	if (!b->too_long) {
+		b->too_long = len;
+		b->too_long_ts = ts;
+	}
+	return 0;
+}
 
 static int plan_add(struct builder *b, const struct rp_io *io)
 {
@@ -164,6 +177,8 @@ static void block_begin(struct builder *b, const struct st_event_header *h, uint
 	io.op = block_op(opf);
 	if (io.op == AN_OP_FLUSH)
 		io.len = 0;
+	if (!length_ok(b, io.len, h->ts))
+		return;
 	io.target = block_target(b, dev);
 	if (io.op == AN_OP_OTHER || io.target == RP_NONE) {
 		b->p->skipped++;
@@ -282,6 +297,8 @@ static void file_io(void *ctx, const struct an_io *io)
 		b->p->skipped++;
 		return;
 	}
+	if (io->op != AN_OP_FSYNC && !length_ok(b, (uint64_t)io->ret, r.at))
+		return;
 	r.op = io->op;
 	if (r.op == AN_OP_FSYNC)
 		r.flags = io->syscall == ST_EV_sys_enter_fsync ? 0 : RP_IO_DATASYNC;
@@ -434,6 +451,12 @@ int rp_plan_build(struct rp_plan *p, const struct rp_opts *o, char *err, size_t 
 		goto out;
 	if (b.failed) {
 		snprintf(err, cap, "out of memory while reading %s", o->file);
+		goto out;
+	}
+	if (b.too_long) {
+		snprintf(err, cap, "%s: an I/O of %llu bytes (at @%llu) is longer than --max-io %llu; "
+			 "raise it to replay this trace", o->file, (unsigned long long)b.too_long,
+			 (unsigned long long)b.too_long_ts, (unsigned long long)o->max_io);
 		goto out;
 	}
 	if (!p->nios) {

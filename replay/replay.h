@@ -50,6 +50,8 @@ struct rp_opts {
 	unsigned qd;		/* in flight over all threads */
 	unsigned threads;	/* submitting threads; 0: one per recorded CPU (block) or thread (file), at most the CPUs online */
 	int allow_write, wrap;
+	int force_in_use;	/* --force-in-use: write even to a target mounted, held or backing a loop device */
+	uint64_t max_io;	/* longest I/O replayed, bytes: each thread holds buffers of the longest */
 	unsigned align;		/* 0: the target's logical block size (block level), 1 (file) */
 	const char *from, *to;	/* times as given (st_parse_time), NULL: the trace's ends */
 	const char *dev, *comm;
@@ -114,9 +116,12 @@ void rp_plan_free(struct rp_plan *p);
  * Open every target of the plan (block: the mapped devices or files; file:
  * files under the target directory, created and filled to cover their
  * recorded offsets) after the safety checks: writes need --allow-write; a
- * mounted device, one with holders, and one smaller than the highest
- * recorded offset (without --wrap) are refused. Applies --align and --wrap
- * to the plan's offsets.
+ * target written that a file system or another device uses (mounted, held,
+ * a loop device's backing, a loop device sharing its backing file) is
+ * refused without --force-in-use; a file-level file is never a symbolic
+ * link and its fill must fit in the space free; a target smaller than the
+ * highest recorded offset (without --wrap) is refused. Applies --align and
+ * --wrap to the plan's offsets.
  */
 int rp_targets_open(struct rp_plan *p, const struct rp_opts *o, char *err, size_t cap);
 void rp_targets_close(struct rp_plan *p);

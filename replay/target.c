@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * target.c - where a replay's I/O goes, and the checks that keep it from
- * destroying data: nothing is written without --allow-write, and a device
- * that is mounted or held by another driver (LVM, md, device mapper) or is
- * smaller than the trace needs is refused.
+ * destroying data: nothing is written without --allow-write; what is to be
+ * written is checked as opened (fstat of the fd, so no link or rename in
+ * between redirects it), and refused when a file system or another device
+ * uses it: mounted, held by another driver (LVM, md, device mapper), a loop
+ * device's backing file or device, or a loop device sharing its backing file
+ * with another; a target smaller than the trace needs is refused too. The
+ * files of a file-level replay are never opened through a symbolic link.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -35,10 +40,10 @@ static int on_disk(dev_t dev, dev_t disk)
 }
 
 /*
- * Where the device rdev, or a partition of it, is mounted: "/mnt/point" or
- * "/mnt/point (partition 7:1)" into where; 0 when nothing of it is mounted.
+ * Where the device rdev is mounted, or with `partitions` a partition of it
+ * too: "/mnt/point" or "/mnt/point (partition 7:1)" into where; 0 when none.
  */
-static int mount_point(dev_t rdev, char *where, size_t cap)
+static int mount_point(dev_t rdev, int partitions, char *where, size_t cap)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "r");
 	char line[4096], mnt[4096];
@@ -50,7 +55,7 @@ static int mount_point(dev_t rdev, char *where, size_t cap)
 	/* "36 35 98:0 /root /mnt/point options ...": the third field is the device. */
 	while (!found && fgets(line, sizeof(line), f))
 		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mnt) == 3 &&
-		    on_disk(makedev(maj, min), rdev)) {
+		    (makedev(maj, min) == rdev || (partitions && on_disk(makedev(maj, min), rdev)))) {
 			if (makedev(maj, min) == rdev)
 				snprintf(where, cap, "%.200s", mnt);
 			else
@@ -61,49 +66,212 @@ static int mount_point(dev_t rdev, char *where, size_t cap)
 	return found;
 }
 
-/* The first holder of the device rdev (a dm, md or LVM device on top of it); 0 when none. */
-static int holder(dev_t rdev, char *who, size_t cap)
+/* The first entry of a sysfs directory of block device names (holders, slaves) into name; 0 when none. */
+static int first_entry(const char *dir, char *name, size_t cap)
 {
-	char dir[96];
-	DIR *d;
+	DIR *d = opendir(dir);
 	struct dirent *e;
 	int found = 0;
 
-	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/holders", major(rdev), minor(rdev));
-	if (!(d = opendir(dir)))
+	if (!d)
 		return 0;
 	while (!found && (e = readdir(d)))
 		if (e->d_name[0] != '.') {
-			snprintf(who, cap, "%s", e->d_name);
+			snprintf(name, cap, "%s", e->d_name);
 			found = 1;
 		}
 	closedir(d);
 	return found;
 }
 
-static void human(uint64_t bytes, char *buf, size_t cap)
+/* The first line of a small sysfs file into buf, without its newline; 0 when unreadable. */
+static int read_line(const char *path, char *buf, size_t cap)
 {
-	if (bytes >= (1ull << 30))
-		snprintf(buf, cap, "%.1f GiB", bytes / 1073741824.0);
-	else
-		snprintf(buf, cap, "%.1f MiB", bytes / 1048576.0);
+	FILE *f = fopen(path, "r");
+	int ok = f && fgets(buf, (int)cap, f);
+
+	if (f)
+		fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
 }
 
-/* Open path for the plan's I/O; O_DIRECT when asked and the file system takes it. */
-static int open_target(struct rp_target *t, int flags, char *err, size_t cap)
+/* The device number of the block device sysfs names name ("loop3", "sda1"); 0 when unknown. */
+static dev_t dev_of(const char *name)
 {
+	char path[PATH_MAX], line[32];
+	unsigned maj, min;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%.200s/dev", name);
+	if (!read_line(path, line, sizeof(line)) || sscanf(line, "%u:%u", &maj, &min) != 2)
+		return 0;
+	return makedev(maj, min);
+}
+
+/* 1 when a and b are the same device (block devices) or the same file (regular files). */
+static int same_node(const struct stat *a, const struct stat *b)
+{
+	if (S_ISBLK(a->st_mode))
+		return S_ISBLK(b->st_mode) && a->st_rdev == b->st_rdev;
+	return S_ISREG(b->st_mode) && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* A loop device other than `except` whose backing file is st (by device or inode): its name; 0 when none. */
+static int loop_over(const struct stat *st, const char *except, char *who, size_t cap)
+{
+	DIR *d = opendir("/sys/block");
+	struct dirent *e;
+	char path[PATH_MAX], backing[PATH_MAX];
+	struct stat b;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		if (strncmp(e->d_name, "loop", 4) || (except && !strcmp(e->d_name, except)))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", e->d_name);
+		if (read_line(path, backing, sizeof(backing)) && !stat(backing, &b) && same_node(st, &b)) {
+			snprintf(who, cap, "%s", e->d_name);
+			found = 1;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* A device rdev is on top of (device mapper, md: its sysfs slaves) that is mounted: its name and where. */
+static int mounted_under(dev_t rdev, char *name, size_t namecap, char *where, size_t cap)
+{
+	char dir[96];
+	DIR *d;
+	struct dirent *e;
+	dev_t under;
+	int found = 0;
+
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/slaves", major(rdev), minor(rdev));
+	if (!(d = opendir(dir)))
+		return 0;
+	while (!found && (e = readdir(d)))
+		if (e->d_name[0] != '.' && (under = dev_of(e->d_name)) &&
+		    mount_point(under, 1, where, cap)) {
+			snprintf(name, namecap, "%s", e->d_name);
+			found = 1;
+		}
+	closedir(d);
+	return found;
+}
+
+#define IN_USE_DEPTH	8	/* loop over loop over ...: deeper stacks are refused */
+
+/*
+ * Why writing to the block device or regular file st describes would write
+ * into storage something else uses, into why; 0 when nothing does. It is
+ * in use when it is mounted (a disk: or a partition of it), held (device
+ * mapper, md, LVM), a partition of a mounted disk, on top of a mounted
+ * device, or backs a loop device; a loop device is in use when its backing
+ * file or device is, counting the loop devices over it other than itself.
+ */
+static int in_use(const struct stat *st, const char *self, unsigned depth, char *why, size_t cap)
+{
+	char dir[128], name[NAME_MAX + 1], where[256], inner[512], backing[PATH_MAX], sys[PATH_MAX];
+	dev_t rdev = st->st_rdev, disk;
+	struct stat b;
+
+	if (depth >= IN_USE_DEPTH) {
+		snprintf(why, cap, "a stack of more than %d loop devices", IN_USE_DEPTH);
+		return 1;
+	}
+	if (loop_over(st, self, name, sizeof(name))) {
+		snprintf(why, cap, "backs loop device %s", name);
+		return 1;
+	}
+	if (!S_ISBLK(st->st_mode))
+		return 0;
+	if (mount_point(rdev, 1, where, sizeof(where))) {
+		snprintf(why, cap, "mounted on %s", where);
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/holders", major(rdev), minor(rdev));
+	if (first_entry(dir, name, sizeof(name))) {
+		snprintf(why, cap, "held by %s (device mapper, md or LVM)", name);
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/partition", major(rdev), minor(rdev));
+	if (!access(dir, F_OK)) {
+		snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/..", major(rdev), minor(rdev));
+		if (realpath(dir, sys) && (disk = dev_of(strrchr(sys, '/') + 1)) &&
+		    mount_point(disk, 0, where, sizeof(where))) {
+			snprintf(why, cap, "a partition of %s, mounted on %s", strrchr(sys, '/') + 1, where);
+			return 1;
+		}
+	}
+	if (mounted_under(rdev, name, sizeof(name), where, sizeof(where))) {
+		snprintf(why, cap, "on top of %s, mounted on %s", name, where);
+		return 1;
+	}
+	/* A loop device: what it reads and writes is its backing file's, shared by every loop over that. */
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/loop/backing_file", major(rdev), minor(rdev));
+	if (!read_line(dir, backing, sizeof(backing)) || stat(backing, &b))
+		return 0;
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(rdev), minor(rdev));
+	if (!realpath(dir, sys))
+		return 0;
+	if (!in_use(&b, strrchr(sys, '/') + 1, depth + 1, inner, sizeof(inner)))
+		return 0;
+	snprintf(why, cap, "a loop device over %.200s: %.250s", backing, inner);
+	return 1;
+}
+
+static void human(uint64_t bytes, char *buf, size_t cap)
+{
+	static const char unit[][4] = { "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes / 1048576.0;
+	unsigned u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, "%.1f %s", v, unit[u]);
+}
+
+/*
+ * Open t->path for the plan's I/O (O_DIRECT when t->direct and the file
+ * system takes it) and stat what was opened into st. O_NONBLOCK keeps a
+ * FIFO planted at the name from blocking the open; it is cleared after.
+ */
+static int open_target(struct rp_target *t, int flags, struct stat *st, char *err, size_t cap)
+{
+	flags |= O_CLOEXEC | O_NONBLOCK;
 	t->fd = open(t->path, flags | (t->direct ? O_DIRECT : 0), 0644);
 	if (t->fd < 0 && errno == EINVAL && t->direct) {
 		t->direct = 0;	/* tmpfs and a few others have no O_DIRECT */
 		t->fd = open(t->path, flags, 0644);
 	}
 	if (t->fd < 0) {
-		snprintf(err, cap, "%s: %s", t->path,
-			 errno == EBUSY ? "in use by another program or the kernel (open with O_EXCL failed)" :
-			 strerror(errno));
+		snprintf(err, cap, "%s: %s", t->path, errno == ELOOP && (flags & O_NOFOLLOW) ?
+			 "is a symbolic link; not followed" : strerror(errno));
+		return -1;
+	}
+	if (fstat(t->fd, st) || fcntl(t->fd, F_SETFL, fcntl(t->fd, F_GETFL) & ~O_NONBLOCK)) {
+		snprintf(err, cap, "%s: %s", t->path, strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+/* Refuse to write to what st describes when something else uses it, unless --force-in-use. */
+static int refuse_in_use(const struct rp_target *t, const struct stat *st, const struct rp_opts *o,
+			 char *err, size_t cap)
+{
+	char why[640];
+
+	if (o->force_in_use || !in_use(st, NULL, 0, why, sizeof(why)))
+		return 0;
+	snprintf(err, cap, "%s: %s; st-replay does not write to it (--force-in-use does)", t->path, why);
+	return -1;
 }
 
 /* Highest offset + length and the count of data-changing I/Os of every target. */
@@ -114,43 +282,55 @@ static void measure(struct rp_plan *p, unsigned *misaligned)
 	for (i = 0; i < p->nios; i++) {
 		const struct rp_io *io = &p->ios[i];
 		struct rp_target *t = &p->targets[io->target];
+		/* a crafted offset near 2^64 must not wrap the end around to a small one */
+		uint64_t end = io->offset > UINT64_MAX - io->len ? UINT64_MAX : io->offset + io->len;
 
-		if (io->offset + io->len > t->need)
-			t->need = io->offset + io->len;
+		if (end > t->need)
+			t->need = end;
 		if (io->op == AN_OP_WRITE || io->op == AN_OP_DISCARD)
 			t->writes++;
 		misaligned[io->target] |= (unsigned)((io->offset | io->len) & 511);
 	}
 }
 
+/*
+ * Claim the block device t->fd is open on for ourselves: reopened through
+ * /proc/self/fd (the same device, whatever its path names now) with O_EXCL,
+ * which the kernel refuses while it is mounted or claimed by anything else.
+ */
+static int claim(struct rp_target *t, char *err, size_t cap)
+{
+	char self[32];
+	int fd;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", t->fd);
+	fd = open(self, O_RDWR | O_EXCL | O_CLOEXEC | O_DIRECT);
+	if (fd < 0) {
+		snprintf(err, cap, "%s: %s", t->path,
+			 errno == EBUSY ? "in use by another program or the kernel (open with O_EXCL failed)" :
+			 strerror(errno));
+		return -1;
+	}
+	close(t->fd);
+	t->fd = fd;
+	return 0;
+}
+
 static int block_open(struct rp_target *t, const struct rp_opts *o, char *err, size_t cap)
 {
 	struct stat st;
-	char where[256], need[32], have[32];
+	char need[32], have[32];
 	int writes = t->writes > 0;
 
-	if (stat(t->path, &st)) {
-		snprintf(err, cap, "%s: %s", t->path, strerror(errno));
+	t->direct = 1;
+	if (open_target(t, writes ? O_RDWR : O_RDONLY, &st, err, cap))
 		return -1;
-	}
 	t->is_blkdev = S_ISBLK(st.st_mode);
 	if (!t->is_blkdev && !S_ISREG(st.st_mode)) {
 		snprintf(err, cap, "%s: not a block device or a regular file", t->path);
 		return -1;
 	}
-	if (t->is_blkdev && writes && mount_point(st.st_rdev, where, sizeof(where))) {
-		snprintf(err, cap, "%s: mounted on %s; st-replay does not write to a mounted device",
-			 t->path, where);
-		return -1;
-	}
-	if (t->is_blkdev && writes && holder(st.st_rdev, where, sizeof(where))) {
-		snprintf(err, cap, "%s: held by %s (device mapper, md or LVM); st-replay does not write to it",
-			 t->path, where);
-		return -1;
-	}
-	t->direct = 1;
-	/* O_EXCL on a block device: the kernel refuses it while mounted or claimed. */
-	if (open_target(t, (writes ? O_RDWR : O_RDONLY) | (t->is_blkdev && writes ? O_EXCL : 0), err, cap))
+	if (writes && (refuse_in_use(t, &st, o, err, cap) || (t->is_blkdev && claim(t, err, cap))))
 		return -1;
 	if (t->is_blkdev) {
 		if (ioctl(t->fd, BLKGETSIZE64, &t->size)) {
@@ -186,71 +366,94 @@ static char *file_path(const char *dir, uint32_t index, const char *name)
 }
 
 /*
- * Write zeros from the file's current end up to t->need, so reads reach real
- * blocks (a hole or an unwritten extent would not reach the device); the
- * replay's writes carry another pattern (engine.c), so what it wrote shows.
+ * Write zeros from the file's current end `from` up to t->need, so reads
+ * reach real blocks (a hole or an unwritten extent would not reach the
+ * device); the replay's writes carry another pattern (engine.c), so what it
+ * wrote shows. Refused up front when the zeros would not fit in the space
+ * free on the file system: a trace reaching a PiB fills no disk.
  */
 static int fill(struct rp_target *t, uint64_t from, char *err, size_t cap)
 {
 	enum { STEP = 1 << 20 };
-	int fd = open(t->path, O_WRONLY);
-	char *buf = malloc(STEP);
+	struct statvfs vfs;
+	char *buf = NULL;
+	char need[32], free_space[32];
 	uint64_t off;
-	int ret = -1;
 
-	if (fd < 0 || !buf) {
-		snprintf(err, cap, "%s: %s", t->path, fd < 0 ? strerror(errno) : "out of memory");
-		goto out;
+	if (fstatvfs(t->fd, &vfs)) {
+		snprintf(err, cap, "%s: statvfs: %s", t->path, strerror(errno));
+		return -1;
 	}
-	memset(buf, 0, STEP);
+	if (t->need - from > (uint64_t)vfs.f_bavail * vfs.f_frsize) {
+		human(t->need - from, need, sizeof(need));
+		human((uint64_t)vfs.f_bavail * vfs.f_frsize, free_space, sizeof(free_space));
+		snprintf(err, cap, "%s (recorded %s): the trace reaches %llu bytes into it; filling it takes "
+			 "%s, more than the %s free there", t->path, t->name, (unsigned long long)t->need,
+			 need, free_space);
+		return -1;
+	}
+	if (!(buf = calloc(1, STEP))) {
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
 	for (off = from; off < t->need; off += STEP) {
 		size_t n = t->need - off < STEP ? (size_t)(t->need - off) : STEP;
-		int e = st_pwrite_all(fd, buf, n, off);
+		int e = st_pwrite_all(t->fd, buf, n, off);
 
 		if (e) {
 			snprintf(err, cap, "%s: writing its recorded extent: %s", t->path, strerror(-e));
-			goto out;
+			free(buf);
+			return -1;
 		}
 	}
-	if (fsync(fd)) {
-		snprintf(err, cap, "%s: fsync: %s", t->path, strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
 	free(buf);
-	return ret;
+	if (fsync(t->fd)) {
+		snprintf(err, cap, "%s: fsync: %s", t->path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
+/*
+ * A file of the replay, DIR/N-name: never through a symbolic link, a regular
+ * file only, and when it is to be written not one that backs a loop device
+ * (a hard link to an image planted at the name).
+ */
 static int file_open(struct rp_target *t, uint32_t index, const struct rp_opts *o, char *err, size_t cap)
 {
 	struct stat st;
-	uint64_t have = 0;
+	int direct = t->direct;
 
 	if (!(t->path = file_path(o->target, index, t->name))) {
 		snprintf(err, cap, "out of memory");
 		return -1;
 	}
-	if (!stat(t->path, &st))
-		have = (uint64_t)st.st_size;
-	if (have < t->need) {
-		if (!o->allow_write) {
-			snprintf(err, cap, "%s (recorded %s): missing or smaller than the %llu bytes the trace reaches; "
-				 "creating it needs --allow-write", t->path, t->name, (unsigned long long)t->need);
-			return -1;
-		}
-		if ((t->fd = open(t->path, O_WRONLY | O_CREAT, 0644)) < 0) {
-			snprintf(err, cap, "%s: %s", t->path, strerror(errno));
-			return -1;
-		}
-		close(t->fd);
-		if (fill(t, have, err, cap))
-			return -1;
+	t->direct = 0;	/* the fill writes whole MiBs through the page cache; O_DIRECT after it */
+	if (open_target(t, O_NOFOLLOW | (o->allow_write ? O_RDWR | O_CREAT : O_RDONLY), &st, err, cap)) {
+		if (errno == ENOENT)
+			snprintf(err, cap, "%s (recorded %s): missing; creating it needs --allow-write",
+				 t->path, t->name);
+		return -1;
 	}
-	t->size = have > t->need ? have : t->need;
-	return open_target(t, t->writes ? O_RDWR : O_RDONLY, err, cap);
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, cap, "%s: not a regular file", t->path);
+		return -1;
+	}
+	if ((uint64_t)st.st_size < t->need) {
+		if (!o->allow_write) {
+			snprintf(err, cap, "%s (recorded %s): smaller than the %llu bytes the trace reaches; "
+				 "filling it needs --allow-write", t->path, t->name, (unsigned long long)t->need);
+			return -1;
+		}
+		if (refuse_in_use(t, &st, o, err, cap) || fill(t, (uint64_t)st.st_size, err, cap))
+			return -1;
+	} else if (t->writes && refuse_in_use(t, &st, o, err, cap)) {
+		return -1;
+	}
+	t->size = (uint64_t)st.st_size > t->need ? (uint64_t)st.st_size : t->need;
+	/* tmpfs and a few others have no O_DIRECT: buffered there */
+	t->direct = direct && !fcntl(t->fd, F_SETFL, fcntl(t->fd, F_GETFL) | O_DIRECT);
+	return 0;
 }
 
 /* --align and --wrap on the offsets of every I/O. */
@@ -267,7 +470,7 @@ static int place(struct rp_plan *p, const struct rp_opts *o, const unsigned *lbs
 		io->offset -= io->offset % align;
 		if (io->len)
 			io->len = (uint32_t)len;
-		if (io->offset + io->len <= t->size)
+		if (io->offset <= t->size && io->len <= t->size - io->offset)
 			continue;
 		if (io->len > t->size) {
 			snprintf(err, cap, "%s: smaller than one recorded I/O of %u bytes", t->path, io->len);

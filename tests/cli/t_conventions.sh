@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The conventions every sttrace program shares: --version, one-line usage
-# errors with exit 2, one meaning of a time on the command line, and output
-# files that cannot be redirected by a symlink or another user's file.
+# errors with exit 2, one meaning of a time on the command line, output
+# files that cannot be redirected by a symlink or another user's file, and a
+# FIFO that blocks no program: refused as an output, read as `-` as an input.
 . "$(dirname "$0")/../lib.sh"
 st_tmpdir T
 
@@ -105,11 +106,54 @@ st-analyze --gnuplot "$T/plots2" --interval 1ms "$T/a.st" >/dev/null 2>&1
 check gnuplot_dir_created_0700 test "$(stat -c %a "$T/plots2")" = 700
 check gnuplot_data_0600 test "$(stat -c %a "$T/plots2/cdf.dat")" = 600
 
+# --- FIFOs: an output FIFO without a reader is refused at once (it blocked
+# open() for good); an input FIFO is copied as - is (pread needs a file),
+# one without a writer reads empty instead of blocking
+mkfifo "$T/fifo"
+timeout 10 st-format slice "$T/a.st" -o "$T/fifo" >/dev/null 2>"$T/err"
+rc=$?
+check output_fifo_refused test $rc -eq 1
+check output_fifo_message grep -q "fifo: is a FIFO without a reader" "$T/err"
+timeout 10 st-format info "$T/fifo" >/dev/null 2>"$T/err"
+rc=$?
+check input_fifo_no_writer test $rc -eq 1
+# The writer first: blocked in its open of the FIFO (openat, syscall 257 on
+# x86-64, in /proc/PID/syscall) until the reader comes.
+cat "$T/a.st" >"$T/fifo" &
+writer=$!
+for _ in $(seq 100); do
+	read -r nr _ <"/proc/$writer/syscall" 2>/dev/null && [ "$nr" = 257 ] && break
+	sleep 0.05
+done
+timeout 10 st-analyze --csv --by op "$T/fifo" >"$T/fifo.csv" 2>"$T/err"
+rc=$?
+wait $writer
+st-analyze --csv --by op "$T/a.st" >"$T/file.csv" 2>/dev/null
+check input_fifo_read_as_stdin test $rc -eq 0
+check input_fifo_same_summary cmp -s "$T/fifo.csv" "$T/file.csv"
+
 why=$(bpf_unavailable)
 if [ -n "$why" ]; then
 	skip record_output_symlink_refused "$why"
+	skip record_output_fifo_refused "$why"
+	skip record_rotate_into_symlink "$why"
 	exit 0
 fi
+timeout 20 st-record -o "$T/fifo" -e block -t 0.2 >/dev/null 2>"$T/err"
+rc=$?
+check record_output_fifo_refused test $rc -eq 1
+check record_output_fifo_message grep -q "fifo: is a FIFO without a reader" "$T/err"
+
+# --rotate when the next file cannot be made (a symlink planted at its name):
+# one error, exit 1, the file before it whole (it was SIGSEGV in finish()).
+echo keep >"$T/victim"
+ln -s "$T/victim" "$T/rot.0002.sttrace"
+timeout 30 st-record -o "$T/rot.sttrace" -e block --rotate 1s -t 3 >/dev/null 2>"$T/err"
+rc=$?
+check record_rotate_into_symlink_exit test $rc -eq 1
+check record_rotate_into_symlink_message grep -q "rot.0002.sttrace: is a symbolic link" "$T/err"
+check record_rotate_into_symlink_victim_kept grep -qx keep "$T/victim"
+check record_rotate_into_symlink_first_whole st-format verify -q "$T/rot.0001.sttrace"
 echo keep >"$T/rtarget"
 ln -s "$T/rtarget" "$T/rlink"
 st-record -o "$T/rlink" -e block -t 0.2 >/dev/null 2>"$T/err"

@@ -33,6 +33,8 @@ usage replay_usage_qd 2 "--qd 0" "$T/s.sttrace" --target x --qd 0
 usage replay_usage_threads 2 "--threads 0" "$T/s.sttrace" --target x --threads 0
 usage replay_usage_threads_qd 2 "--threads 8 above --qd 4" "$T/s.sttrace" --target x --threads 8 --qd 4
 usage replay_usage_align 2 "--align 3000" "$T/s.sttrace" --target x --align 3000
+usage replay_usage_max_io 2 "--max-io nan" "$T/s.sttrace" --target x --max-io nan
+usage replay_usage_max_io_small 2 "--max-io 1K" "$T/s.sttrace" --target x --max-io 1K
 usage replay_usage_map 2 "--map sda" "$T/s.sttrace" --map sda
 usage replay_usage_level 2 "--level disk" "$T/s.sttrace" --target x --level disk
 usage replay_usage_window 2 "--from 2s is after --to 1s" "$T/s.sttrace" --target x --from 2s --to 1s
