@@ -483,9 +483,14 @@ static uint64_t after_previous_use(struct file_in *f, uint64_t bio, uint64_t t)
  * where times are equal: the first bio's Q, its G (the request as
  * allocated: that bio's sectors), then each other bio's Q and its merge,
  * at the request's end (M) or, before the first bio, at its start (F).
- * Bios past the stored ST_RQ_BIOS become one merged bio (the request's
- * address + 1, never a bio's) holding the rest of the request, when the
- * file has no queue events (else their addresses are not known).
+ * Bios past the stored ST_RQ_BIOS, when the file has no queue events (else
+ * their addresses are not known), are queued and merged too, each one of
+ * its own, so that merges are the kernel's (every bio of a request but its
+ * first is one: a bio merged into it, or the first of a request merged into
+ * it). Their lengths are not recorded: they share the rest of the request
+ * evenly. Their addresses, the request's + 1 to + 252, lie inside the
+ * request's own allocation (struct request and its driver's data, at least
+ * 256 bytes): never a bio's, nor another request's.
  */
 static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamped *e)
 {
@@ -495,7 +500,7 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 	int queue = f->synth_queue && !again, merge = f->synth_merge && !again;
 	uint64_t g = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : 0;
 	uint64_t q[ST_RQ_BIOS], at[ST_RQ_BIOS], sector = e->p.sector, fallback = g ? g : e->h.ts;
-	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i, first = 0, left;
+	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i, first = 0, left, rest;
 	uint32_t len[ST_RQ_BIOS];
 	struct st_ev_block_rq_issue issue;
 	int ret = 0;
@@ -531,11 +536,17 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 			ret |= push_bio(ro, e, i < first ? ST_EV_block_bio_frontmerge :
 					ST_EV_block_bio_backmerge, merged, e->p.bios[i], at[i], len[i]);
 	}
-	if (queue && e->p.nr_bios > ST_RQ_BIOS && left) {
-		ret |= push_bio(ro, e, ST_EV_block_bio_queue, fallback, e->p.rq + 1, sector, left);
+	rest = queue && e->p.nr_bios > n ? (e->p.nr_bios < ST_RQ_BIOS_COUNTED ? e->p.nr_bios :
+					     ST_RQ_BIOS_COUNTED) - n : 0;
+	for (i = 0; i < rest; i++) {
+		uint32_t len_i = left / (rest - i);
+
+		ret |= push_bio(ro, e, ST_EV_block_bio_queue, fallback, e->p.rq + 1 + i, sector, len_i);
 		if (merge)
-			ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, fallback, e->p.rq + 1,
-					sector, left);
+			ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, fallback, e->p.rq + 1 + i,
+					sector, len_i);
+		sector += len_i;
+		left -= len_i;
 	}
 	memcpy(&issue, e, sizeof(issue));
 	issue.h.type = ST_EV_block_rq_issue;
@@ -801,7 +812,11 @@ uint64_t an_input_type_events(const struct an_input *in, uint16_t id)
 				   file_type_events(f, ST_EV_block_rq_issue_stamped) : 0;
 
 		n += file_type_events(f, id);
-		/* at most: every stored bio and the rest of the chain queued */
+		/*
+		 * every stored bio queued, and one more for the rest of a longer
+		 * chain: an estimate past that (each of its bios is queued), which
+		 * the one-pass --quantile checks (it reads again when it was short)
+		 */
 		if (id == ST_EV_block_bio_queue && f->synth_queue)
 			n += stamped * (ST_RQ_BIOS + 1);
 		if (id == ST_EV_block_getrq && f->synth_getrq)

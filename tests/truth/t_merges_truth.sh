@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Merges as the kernel counts them: a workload that merges thousands of
+# bios, on ext4 over a loop device of its own with mq-deadline, recorded
+# with `st-record -d DEV` under `-e all` (its block part is the `block`
+# preset: stamped issues, compact completions), `-e block` and `-e
+# all,block-all` (a probe per stage, block_rq_merge included), and per
+# operation (reads, writes) each of these equals the merges the kernel
+# counted in /sys/block/DEV/stat (fields 2 and 6) over the recording:
+#   - recorded: sum over issued requests of nr_bios - 1, an issue after a
+#     requeue of its request left out (the kernel counts a merge per bio
+#     that joins a request, and per request merged into another, so a
+#     request of n bios stands for n - 1 of them);
+#   - st-analyze's `merged` in its summary: the read groups' for reads,
+#     every other group's for writes (an fsync or fdatasync I/O holds the
+#     write bios its thread queued; flushes never merge);
+#   - the blkparse text `st-format convert --to blkparse` prints (its
+#     "Read Merges" / "Write Merges" totals), and blkparse's own on the
+#     `convert --to blktrace` files, when blkparse is installed.
+# Nothing else does I/O on the device: the test made it, the file system
+# is made without lazy initialization (no ext4lazyinit writes later), the
+# files are laid out and synced before the counters are read, and the
+# recording ends after a sync.
+#
+# The workload (fio, one run of five jobs): buffered 4k writes with
+# fdatasync every 8; direct 4k random reads; libaio direct 4k sequential
+# writes with fsync every 64, and reads, 16 submitted and reaped at once
+# (one plug: requests of 16 bios, past the 4 an issue stores); libaio
+# direct 4k random writes over 128 blocks, 32 at once, whose adjacent
+# requests mq-deadline merges at insert (block_rq_merge).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../record/common.sh"
+
+why=$(bpf_unavailable)
+[ -z "$why" ] || { skip merges_truth "$why"; exit 0; }
+command -v fio >/dev/null || { skip merges_truth "fio not installed"; exit 0; }
+
+st_tmpdir T
+st_loopdev dev 512
+name=$(basename "$dev")
+grep -q mq-deadline "/sys/block/$name/queue/scheduler" ||
+	{ skip merges_truth "no mq-deadline scheduler"; exit 0; }
+echo mq-deadline >"/sys/block/$name/queue/scheduler"
+rec_ext4 merges_truth.mkfs "$dev" "$T/mnt" -E lazy_itable_init=0,lazy_journal_init=0
+JOBS="buf dr aiow aior rw"
+for f in $JOBS; do
+	fio --name=layout --directory="$T/mnt" --filename=$f --size=64M --create_only=1 \
+		>/dev/null 2>&1 || { fail merges_truth.layout "fio could not lay out $f"; exit 1; }
+done
+sync
+
+# merges: the kernel's read and write merges on the device so far.
+merges() {
+	awk '{ print $2, $6 }' "/sys/block/$name/stat"
+}
+
+# recorded TRACE: "READS WRITES", sum of nr_bios - 1 over first issues.
+recorded() {
+	st-format cat --csv -t block_rq_requeue,block_rq_issue,block_rq_issue_stamped "$1" |
+		awk -F, "$AWK_HEX"'
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$col["type"] == "block_rq_requeue" { requeued[$col["rq"]] = 1; next }
+		$col["rq"] in requeued { delete requeued[$col["rq"]]; next }
+		$col["nr_bios"] > 1 { m[hex($col["opf"]) % 256 == 1] += $col["nr_bios"] - 1 }
+		END { print m[0] + 0, m[1] + 0 }'
+}
+
+# analyzed TRACE: "READS WRITES", st-analyze's merged by group.
+analyzed() {
+	st-analyze "$1" 2>/dev/null | awk '
+		/^[^ ].*: [0-9]+ I\/Os,.* merged [0-9]+,/ {
+			match($0, /merged [0-9]+/); n = substr($0, RSTART + 7, RLENGTH - 7)
+			m[$2 == "read:"] += n }
+		END { print m[1] + 0, m[0] + 0 }'
+}
+
+# blkparse_merges TEXT: "READS WRITES" of the Total statistics of blkparse's text.
+blkparse_merges() {
+	awk '/^Total \(/ { total = 1 }
+		total && /Read Merges:/ { gsub(/,/, " "); print $3, $7; exit }' "$1"
+}
+
+for preset in all block all,block-all; do
+	tag=merges_truth.${preset//,/+}
+	trace=$T/$preset.sttrace
+	read -r r0 w0 < <(merges)
+	rec_start "$trace" "$T/$preset.rec" -e "$preset" -d "$dev" ||
+		{ fail "$tag.record" "$(cat "$T/$preset.rec")"; continue; }
+	fio --directory="$T/mnt" --size=64M --output="$T/$preset.fio" \
+		--name=buf --filename=buf --rw=write --bs=4k --ioengine=psync --fdatasync=8 \
+		--number_ios=6000 \
+		--name=dr --filename=dr --rw=randread --bs=4k --direct=1 --ioengine=psync \
+		--number_ios=3000 \
+		--name=aiow --filename=aiow --rw=write --bs=4k --direct=1 --ioengine=libaio \
+		--iodepth=16 --iodepth_batch_submit=16 --iodepth_batch_complete_min=16 --fsync=64 \
+		--number_ios=6000 \
+		--name=aior --filename=aior --rw=read --bs=4k --direct=1 --ioengine=libaio \
+		--iodepth=16 --iodepth_batch_submit=16 --iodepth_batch_complete_min=16 \
+		--number_ios=6000 \
+		--name=rw --filename=rw --rw=randwrite --bs=4k --direct=1 --ioengine=libaio \
+		--iodepth=32 --iodepth_batch_submit=32 --iodepth_batch_complete_min=32 --size=512k \
+		--loops=16 >/dev/null 2>&1 ||
+		{ fail "$tag.fio" "fio failed: $(grep -m1 err= "$T/$preset.fio")"; rec_stop; continue; }
+	sync -f "$T/mnt"
+	rec_stop || { fail "$tag.record" "st-record failed: $(tail -1 "$T/$preset.rec")"; continue; }
+	read -r r1 w1 < <(merges)
+	kernel="$((r1 - r0)) $((w1 - w0))"
+	echo "$preset: kernel read/write merges $kernel"
+	rec_check_no_loss "$tag.no_loss" "$trace"
+	[ "$((r1 - r0))" -gt 1000 ] && [ "$((w1 - w0))" -gt 1000 ] && pass "$tag.workload_merges" ||
+		fail "$tag.workload_merges" "the workload merged too little to tell: $kernel"
+	got=$(recorded "$trace")
+	[ "$got" = "$kernel" ] && pass "$tag.recorded" || fail "$tag.recorded" "file $got, kernel $kernel"
+	got=$(analyzed "$trace")
+	[ "$got" = "$kernel" ] && pass "$tag.analyze" || fail "$tag.analyze" "st-analyze $got, kernel $kernel"
+	st-format convert "$trace" --to blkparse -o "$T/$preset.blkparse" 2>"$T/$preset.err" ||
+		{ fail "$tag.blkparse" "convert: $(cat "$T/$preset.err")"; continue; }
+	got=$(blkparse_merges "$T/$preset.blkparse")
+	[ "$got" = "$kernel" ] && pass "$tag.blkparse" ||
+		fail "$tag.blkparse" "convert --to blkparse ${got:-none}, kernel $kernel"
+	if ! command -v blkparse >/dev/null; then
+		skip "$tag.blkparse_own" "blkparse not installed"
+		continue
+	fi
+	mkdir -p "$T/$preset.bt"
+	st-format convert "$trace" --to blktrace -o "$T/$preset.bt/$name" 2>"$T/$preset.err" ||
+		{ fail "$tag.blkparse_own" "convert: $(cat "$T/$preset.err")"; continue; }
+	LC_ALL=C blkparse -i "$T/$preset.bt/$name" >"$T/$preset.bt/text" 2>/dev/null
+	got=$(blkparse_merges "$T/$preset.bt/text")
+	[ "$got" = "$kernel" ] && pass "$tag.blkparse_own" ||
+		fail "$tag.blkparse_own" "blkparse ${got:-none}, kernel $kernel"
+done
