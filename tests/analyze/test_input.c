@@ -348,6 +348,37 @@ int main(void)
 	}
 	{
 		/*
+		 * A stamped issue of a request of 10 bios (sectors 1000..1079, 8
+		 * each), of which the issue stores 4: the kernel counted 9 merges.
+		 * The 6 bios past those are queued and merged too, each its own
+		 * (no syscall to join: an I/O each), sharing the rest evenly.
+		 */
+		static const uint64_t bios[] = { 0xd1, 0xd2, 0xd3, 0xd4 };
+		static const uint32_t none[ST_RQ_BIOS];
+		unsigned merges = 0, whole = 0, seen = 0, i;
+
+		w = create(a, 0);
+		put_stamped(w, 4000, 0xa0, 10, bios, none, 0, 0);
+		put_compact(w, 4100, 0xa0, 10 * 4096);
+		st_writer_close(w, NULL, 0);
+		ooo = analyze(paths, 1);
+		for (i = 0; i < (unsigned)nout && i < MAX_OUT; i++) {
+			unsigned k = (unsigned)(out[i].sector - 1000) / 8;
+
+			merges += out[i].merges;
+			if (out[i].sector >= 1000 && out[i].sector == 1000 + 8 * k && k < 10 &&
+			    !(seen & 1u << k) && out[i].bytes == 4096 &&
+			    out[i].ts[AN_TS_COMPLETE] == 4100 && !(out[i].flags & AN_IO_INCOMPLETE)) {
+				seen |= 1u << k;
+				whole++;
+			}
+		}
+		check(nout == 10 && ooo == 0 && merges == 9 && whole == 10, "input.stamped_past_stored_bios",
+		      "%d I/Os, %u merges, %u at their sector with 4096 bytes, complete", nout, merges,
+		      whole);
+	}
+	{
+		/*
 		 * Compact completions: request 0x80 (sector 1000, 8 sectors, bio
 		 * 0xc1) completes in two halves, then a completion of a request
 		 * issued before the trace. Each becomes the block_rq_complete it
