@@ -46,9 +46,12 @@ struct bio_seen {
 	uint64_t bio, ts;
 };
 
-/* A request's stored bios, from its stamped issue, for its completion. */
+/*
+ * A request's stored bios, from its stamped issue, for its completion; the
+ * first of those past them (the request's address + 1) stands for them all.
+ */
 struct rq_seen {
-	uint64_t rq, bios[ST_RQ_BIOS];
+	uint64_t rq, bios[ST_RQ_BIOS + 1];
 };
 
 /* What a compact completion leaves to its request's issue. */
@@ -445,10 +448,11 @@ static void note_issue(struct file_in *f, const struct st_ev_block_rq_issue_stam
 	unsigned i;
 
 	r->rq = e->p.rq;
-	for (i = 0; i < ST_RQ_BIOS; i++) {
+	for (i = 0; i < ST_RQ_BIOS; i++)
 		r->bios[i] = i < e->p.nr_bios ? e->p.bios[i] : 0;
+	r->bios[ST_RQ_BIOS] = e->p.nr_bios > ST_RQ_BIOS ? e->p.rq + 1 : 0;
+	for (i = 0; i <= ST_RQ_BIOS; i++)
 		note_bio(f, r->bios[i], e->h.ts);
-	}
 }
 
 /* A completion ends the lives of its request's bios (and of the bio it names, issued or not). */
@@ -458,7 +462,7 @@ static void note_complete(struct file_in *f, const struct st_ev_block_rq_complet
 	unsigned i;
 
 	note_bio(f, e->p.bio, e->h.ts);
-	for (i = 0; r->rq == e->p.rq && i < ST_RQ_BIOS; i++)
+	for (i = 0; r->rq == e->p.rq && i <= ST_RQ_BIOS; i++)
 		note_bio(f, r->bios[i], e->h.ts);
 }
 
@@ -487,8 +491,9 @@ static uint64_t after_previous_use(struct file_in *f, uint64_t bio, uint64_t t)
  * their addresses are not known), are queued and merged too, each one of
  * its own, so that merges are the kernel's (every bio of a request but its
  * first is one: a bio merged into it, or the first of a request merged into
- * it). Their lengths are not recorded: they share the rest of the request
- * evenly. Their addresses, the request's + 1 to + 252, lie inside the
+ * it), at the allocation (or the issue) but not before the request's
+ * previous completion. Their lengths are not recorded: they share the rest
+ * of the request evenly. Their addresses, the request's + 1 to + 252, lie inside the
  * request's own allocation (struct request and its driver's data, at least
  * 256 bytes): never a bio's, nor another request's.
  */
@@ -499,7 +504,7 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 	int again = take_requeued(f, e->p.rq);
 	int queue = f->synth_queue && !again, merge = f->synth_merge && !again;
 	uint64_t g = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : 0;
-	uint64_t q[ST_RQ_BIOS], at[ST_RQ_BIOS], sector = e->p.sector, fallback = g ? g : e->h.ts;
+	uint64_t q[ST_RQ_BIOS], at[ST_RQ_BIOS], sector = e->p.sector, fallback = g ? g : e->h.ts, rest_q;
 	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i, first = 0, left, rest;
 	uint32_t len[ST_RQ_BIOS];
 	struct st_ev_block_rq_issue issue;
@@ -519,6 +524,9 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 	/* the request was allocated for its first bio, so not before that bio was queued */
 	if (g && n && g < q[first])
 		g = q[first];
+	rest = queue && e->p.nr_bios > n ? (e->p.nr_bios < ST_RQ_BIOS_COUNTED ? e->p.nr_bios :
+					     ST_RQ_BIOS_COUNTED) - n : 0;
+	rest_q = after_previous_use(f, e->p.rq + 1, fallback);
 	note_issue(f, e);
 	if (queue && n)
 		ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[first], e->p.bios[first], at[first],
@@ -536,14 +544,12 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 			ret |= push_bio(ro, e, i < first ? ST_EV_block_bio_frontmerge :
 					ST_EV_block_bio_backmerge, merged, e->p.bios[i], at[i], len[i]);
 	}
-	rest = queue && e->p.nr_bios > n ? (e->p.nr_bios < ST_RQ_BIOS_COUNTED ? e->p.nr_bios :
-					     ST_RQ_BIOS_COUNTED) - n : 0;
 	for (i = 0; i < rest; i++) {
 		uint32_t len_i = left / (rest - i);
 
-		ret |= push_bio(ro, e, ST_EV_block_bio_queue, fallback, e->p.rq + 1 + i, sector, len_i);
+		ret |= push_bio(ro, e, ST_EV_block_bio_queue, rest_q, e->p.rq + 1 + i, sector, len_i);
 		if (merge)
-			ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, fallback, e->p.rq + 1 + i,
+			ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, rest_q, e->p.rq + 1 + i,
 					sector, len_i);
 		sector += len_i;
 		left -= len_i;

@@ -376,6 +376,27 @@ int main(void)
 		check(nout == 10 && ooo == 0 && merges == 9 && whole == 10, "input.stamped_past_stored_bios",
 		      "%d I/Os, %u merges, %u at their sector with 4096 bytes, complete", nout, merges,
 		      whole);
+
+		/*
+		 * The same request again, its allocation stamped at 4150, before
+		 * its first use completed at 4200 (a plug's cached clock): the
+		 * bios past the stored ones have the same addresses both times,
+		 * so the second ones are queued after that completion.
+		 */
+		w = create(a, 0);
+		put_stamped(w, 4000, 0xa0, 6, bios, none, 0, 0);
+		put_compact(w, 4200, 0xa0, 6 * 4096);
+		put_stamped(w, 4500, 0xa0, 6, bios, none, 350, ST_STAMPED_GETRQ);
+		put_compact(w, 4600, 0xa0, 6 * 4096);
+		st_writer_close(w, NULL, 0);
+		ooo = analyze(paths, 1);
+		whole = 0;
+		for (i = 0; i < (unsigned)nout && i < MAX_OUT; i++)
+			whole += !(out[i].flags & AN_IO_INCOMPLETE) &&
+				 (out[i].ts[AN_TS_COMPLETE] == 4200 ||
+				  (out[i].ts[AN_TS_COMPLETE] == 4600 && out[i].ts[AN_TS_QUEUE] >= 4200));
+		check(nout == 12 && whole == 12, "input.stamped_past_stored_reused",
+		      "%d I/Os, %u complete and queued after the previous use", nout, whole);
 	}
 	{
 		/*
