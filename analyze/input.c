@@ -492,7 +492,8 @@ static uint64_t after_previous_use(struct file_in *f, uint64_t bio, uint64_t t)
  * its own, so that merges are the kernel's (every bio of a request but its
  * first is one: a bio merged into it, or the first of a request merged into
  * it), at the allocation (or the issue) but not before the request's
- * previous completion. Their lengths are not recorded: they share the rest
+ * previous completion nor before a stored bio: they joined the chain at its
+ * end. Their lengths are not recorded: they share the rest
  * of the request evenly. Their addresses, the request's + 1 to + 252, lie inside the
  * request's own allocation (struct request and its driver's data, at least
  * 256 bytes): never a bio's, nor another request's.
@@ -521,12 +522,27 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 		sector += len[i];
 		left -= len[i];
 	}
+	/*
+	 * A bio the kernel kept no stamp for merged no earlier than the one it
+	 * follows in the chain (back merges append, front merges prepend): a
+	 * bio dated later for its address's previous life dates those too.
+	 */
+	for (i = first + 1; i < n; i++)
+		if (!(e->p.stamped & ST_STAMPED_QUEUE(i)) && q[i] < q[i - 1])
+			q[i] = q[i - 1];
+	for (i = first; i-- > 0;)
+		if (!(e->p.stamped & ST_STAMPED_QUEUE(i)) && q[i] < q[i + 1])
+			q[i] = q[i + 1];
 	/* the request was allocated for its first bio, so not before that bio was queued */
 	if (g && n && g < q[first])
 		g = q[first];
 	rest = queue && e->p.nr_bios > n ? (e->p.nr_bios < ST_RQ_BIOS_COUNTED ? e->p.nr_bios :
 					     ST_RQ_BIOS_COUNTED) - n : 0;
+	/* they joined the chain at its end, after the stored bios */
 	rest_q = after_previous_use(f, e->p.rq + 1, fallback);
+	for (i = 0; i < n; i++)
+		if (q[i] > rest_q)
+			rest_q = q[i];
 	note_issue(f, e);
 	if (queue && n)
 		ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[first], e->p.bios[first], at[first],

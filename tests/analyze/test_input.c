@@ -140,6 +140,31 @@ static void completions(char *path, char *buf, size_t cap)
 	an_names_free(names);
 }
 
+/* The merge events the input layer hands on, as "bio@ts ...". */
+static void merges_handed_on(char *path, char *buf, size_t cap)
+{
+	const struct st_event_header *ev;
+	struct an_names *names;
+	struct an_input *in;
+	char err[256];
+	size_t len = 0;
+
+	buf[0] = 0;
+	an_names_new(&names);
+	if (an_input_open(&in, &path, 1, names, err, sizeof(err)) ||
+	    an_input_start(in, 0, UINT64_MAX, err, sizeof(err))) {
+		printf("input: %s\n", err);
+		exit(1);
+	}
+	while (an_input_next(in, &ev, err, sizeof(err)) > 0 && len < cap)
+		if (ev->type == ST_EV_block_bio_backmerge || ev->type == ST_EV_block_bio_frontmerge)
+			len += (size_t)snprintf(buf + len, cap - len, "%#" PRIx64 "@%" PRIu64 " ",
+						(uint64_t)((const struct st_ev_block_bio *)ev)->p.bio,
+						(uint64_t)ev->ts);
+	an_input_close(in);
+	an_names_free(names);
+}
+
 static const struct an_io *io_at_sector(uint64_t sector)
 {
 	int i;
@@ -397,6 +422,28 @@ int main(void)
 				  (out[i].ts[AN_TS_COMPLETE] == 4600 && out[i].ts[AN_TS_QUEUE] >= 4200));
 		check(nout == 12 && whole == 12, "input.stamped_past_stored_reused",
 		      "%d I/Os, %u complete and queued after the previous use", nout, whole);
+	}
+	{
+		/*
+		 * Request 0xd0 of 6 bios allocated at 1100, no bio stamped; its
+		 * second bio's address was 0xc0's bio until 1200, so that bio
+		 * merges at 1200, and so do the bios after it in the chain: they
+		 * merged after it (back merges append), the 2 past the stored
+		 * ones last.
+		 */
+		static const uint32_t none[ST_RQ_BIOS];
+		char got[256];
+
+		w = create(a, 0);
+		put_stamped(w, 1000, 0xc0, 1, (const uint64_t[]){ 0xe2 }, none, 0, 0);
+		put_compact(w, 1200, 0xc0, 4096);
+		put_stamped(w, 1500, 0xd0, 6, (const uint64_t[]){ 0xe1, 0xe2, 0xe3, 0xe4 }, none, 400,
+			    ST_STAMPED_GETRQ);
+		put_compact(w, 1600, 0xd0, 6 * 4096);
+		st_writer_close(w, NULL, 0);
+		merges_handed_on(a, got, sizeof(got));
+		check(!strcmp(got, "0xe2@1200 0xe3@1200 0xe4@1200 0xd1@1200 0xd2@1200 "),
+		      "input.stamped_merges_in_chain_order", "merges handed on: %s", got);
 	}
 	{
 		/*

@@ -15,7 +15,11 @@
 #     write bios its thread queued; flushes never merge);
 #   - the blkparse text `st-format convert --to blkparse` prints (its
 #     "Read Merges" / "Write Merges" totals), and blkparse's own on the
-#     `convert --to blktrace` files, when blkparse is installed.
+#     `convert --to blktrace` files, when blkparse is installed;
+#   - st-analyze's on `import-blktrace` of those files, which rebuilds
+#     requests by sector (a request merged into another gives it its bios:
+#     they complete with it, so the import's read and write I/Os are no
+#     more often incomplete than the trace's I/Os).
 # Nothing else does I/O on the device: the test made it, the file system
 # is made without lazy initialization (no ext4lazyinit writes later), the
 # files are laid out and synced before the counters are read, and the
@@ -73,6 +77,15 @@ analyzed() {
 		END { print m[1] + 0, m[0] + 0 }'
 }
 
+# incomplete TRACE: the I/Os st-analyze reports incomplete, all groups or
+# (with a second argument) the read and write groups.
+incomplete() {
+	st-analyze "$1" 2>/dev/null | awk -v rw="${2:-}" '
+		/^[^ ].*: [0-9]+ I\/Os,.* incomplete [0-9]+$/ && (!rw || $2 == "read:" || $2 == "write:") {
+			n += $NF }
+		END { print n + 0 }'
+}
+
 # blkparse_merges TEXT: "READS WRITES" of the Total statistics of blkparse's text.
 blkparse_merges() {
 	awk '/^Total \(/ { total = 1 }
@@ -128,4 +141,10 @@ for preset in all block all,block-all; do
 	got=$(blkparse_merges "$T/$preset.bt/text")
 	[ "$got" = "$kernel" ] && pass "$tag.blkparse_own" ||
 		fail "$tag.blkparse_own" "blkparse ${got:-none}, kernel $kernel"
+	st-format import-blktrace "$T/$preset.bt/$name".blktrace.* -o "$T/$preset.imported.sttrace" \
+		2>"$T/$preset.err" || { fail "$tag.import" "import: $(cat "$T/$preset.err")"; continue; }
+	got=$(analyzed "$T/$preset.imported.sttrace")
+	lost=$(incomplete "$T/$preset.imported.sttrace" rw)
+	[ "$got" = "$kernel" ] && [ "$lost" -le "$(incomplete "$trace")" ] && pass "$tag.import" ||
+		fail "$tag.import" "imported: st-analyze $got, kernel $kernel; $lost read/write I/Os incomplete, $(incomplete "$trace") in the trace"
 done
