@@ -490,13 +490,13 @@ static uint64_t after_previous_use(struct file_in *f, uint64_t bio, uint64_t t)
  * Bios past the stored ST_RQ_BIOS, when the file has no queue events (else
  * their addresses are not known), are queued and merged too, each one of
  * its own, so that merges are the kernel's (every bio of a request but its
- * first is one: a bio merged into it, or the first of a request merged into
- * it), at the allocation (or the issue) but not before the request's
- * previous completion nor before a stored bio: they joined the chain at its
- * end. Their lengths are not recorded: they share the rest
- * of the request evenly. Their addresses, the request's + 1 to + 252, lie inside the
- * request's own allocation (struct request and its driver's data, at least
- * 256 bytes): never a bio's, nor another request's.
+ * first is one: a bio merged into it, or the first of a request merged
+ * into it), at the allocation (or the issue) but not before the request's
+ * previous completion nor before a stored bio: they joined the chain at
+ * its end. Their lengths are not recorded: they share the rest of the
+ * request evenly. Their addresses, the request's + 1 to + 252, lie inside
+ * the request's own allocation (struct request and its driver's data, at
+ * least 256 bytes): never a bio's, nor another request's.
  */
 static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamped *e)
 {
