@@ -514,7 +514,6 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 	left = e->p.nr_sector;
 	for (i = 0; i < n; i++) {
 		q[i] = e->p.stamped & ST_STAMPED_QUEUE(i) ? e->h.ts - e->p.queue_ago[i] : fallback;
-		q[i] = after_previous_use(f, e->p.bios[i], q[i]);
 		if (q[i] < q[first])
 			first = i;
 		len[i] = e->p.bio_sectors[i] < left ? e->p.bio_sectors[i] : left;
@@ -523,10 +522,14 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 		left -= len[i];
 	}
 	/*
-	 * A bio the kernel kept no stamp for merged no earlier than the one it
-	 * follows in the chain (back merges append, front merges prepend): a
-	 * bio dated later for its address's previous life dates those too.
+	 * Which bio got the request is the stamps' word; a bio is then dated no
+	 * earlier than its address's previous life, and one the kernel kept no
+	 * stamp for no earlier than the one it follows in the chain (back
+	 * merges append, front merges prepend): a bio dated later for its
+	 * address dates those too.
 	 */
+	for (i = 0; i < n; i++)
+		q[i] = after_previous_use(f, e->p.bios[i], q[i]);
 	for (i = first + 1; i < n; i++)
 		if (!(e->p.stamped & ST_STAMPED_QUEUE(i)) && q[i] < q[i - 1])
 			q[i] = q[i - 1];

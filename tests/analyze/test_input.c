@@ -140,7 +140,7 @@ static void completions(char *path, char *buf, size_t cap)
 	an_names_free(names);
 }
 
-/* The merge events the input layer hands on, as "bio@ts ...". */
+/* The merge events the input layer hands on, as "Mbio@ts ..." (F for a front merge). */
 static void merges_handed_on(char *path, char *buf, size_t cap)
 {
 	const struct st_event_header *ev;
@@ -158,7 +158,8 @@ static void merges_handed_on(char *path, char *buf, size_t cap)
 	}
 	while (an_input_next(in, &ev, err, sizeof(err)) > 0 && len < cap)
 		if (ev->type == ST_EV_block_bio_backmerge || ev->type == ST_EV_block_bio_frontmerge)
-			len += (size_t)snprintf(buf + len, cap - len, "%#" PRIx64 "@%" PRIu64 " ",
+			len += (size_t)snprintf(buf + len, cap - len, "%c%#" PRIx64 "@%" PRIu64 " ",
+						ev->type == ST_EV_block_bio_backmerge ? 'M' : 'F',
 						(uint64_t)((const struct st_ev_block_bio *)ev)->p.bio,
 						(uint64_t)ev->ts);
 	an_input_close(in);
@@ -442,8 +443,24 @@ int main(void)
 		put_compact(w, 1600, 0xd0, 6 * 4096);
 		st_writer_close(w, NULL, 0);
 		merges_handed_on(a, got, sizeof(got));
-		check(!strcmp(got, "0xe2@1200 0xe3@1200 0xe4@1200 0xd1@1200 0xd2@1200 "),
+		check(!strcmp(got, "M0xe2@1200 M0xe3@1200 M0xe4@1200 M0xd1@1200 M0xd2@1200 "),
 		      "input.stamped_merges_in_chain_order", "merges handed on: %s", got);
+
+		/*
+		 * The same with the reused address first in the chain: that bio
+		 * still got the request (nothing stamped says another did), the
+		 * others merge after it.
+		 */
+		w = create(a, 0);
+		put_stamped(w, 1000, 0xc0, 1, (const uint64_t[]){ 0xe1 }, none, 0, 0);
+		put_compact(w, 1200, 0xc0, 4096);
+		put_stamped(w, 1500, 0xd0, 6, (const uint64_t[]){ 0xe1, 0xe2, 0xe3, 0xe4 }, none, 400,
+			    ST_STAMPED_GETRQ);
+		put_compact(w, 1600, 0xd0, 6 * 4096);
+		st_writer_close(w, NULL, 0);
+		merges_handed_on(a, got, sizeof(got));
+		check(!strcmp(got, "M0xe2@1200 M0xe3@1200 M0xe4@1200 M0xd1@1200 M0xd2@1200 "),
+		      "input.stamped_first_bio_reused", "merges handed on: %s", got);
 	}
 	{
 		/*
