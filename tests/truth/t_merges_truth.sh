@@ -3,8 +3,7 @@
 # bios, on ext4 over a loop device of its own with mq-deadline, recorded
 # with `st-record -d DEV` under `-e all` (its block part is the `block`
 # preset: stamped issues, compact completions), `-e block` and `-e
-# block-all` (a probe per stage, block_rq_merge included; a ring buffer of
-# 64 MiB for all three, so that a busy machine loses no event), and per
+# block-all` (a probe per stage, block_rq_merge included), and per
 # operation (reads, writes) each of these equals the merges the kernel
 # counted in /sys/block/DEV/stat (fields 2 and 6) over the recording:
 #   - recorded: sum over issued requests of nr_bios - 1, an issue after a
@@ -104,7 +103,7 @@ for preset in all block block-all; do
 	tag=merges_truth.$preset
 	trace=$T/$preset.sttrace
 	read -r r0 w0 < <(merges)
-	rec_start "$trace" "$T/$preset.rec" -e "$preset" -d "$dev" --ringbuf-size 64M ||
+	rec_start "$trace" "$T/$preset.rec" -e "$preset" -d "$dev" ||
 		{ fail "$tag.record" "$(cat "$T/$preset.rec")"; continue; }
 	fio --directory="$T/mnt" --size=64M --output="$T/$preset.fio" \
 		--name=buf --filename=buf --rw=write --bs=4k --ioengine=psync --fdatasync=8 \
@@ -126,23 +125,24 @@ for preset in all block block-all; do
 	read -r r1 w1 < <(merges)
 	kernel="$((r1 - r0)) $((w1 - w0))"
 	echo "$preset: kernel read/write merges $kernel"
-	rec_check_no_loss "$tag.no_loss" "$trace"
+	# events the recorder lost (a busy machine) may explain a difference
+	lost="$(rec_lost "$trace") events lost"
 	[ "$((r1 - r0))" -gt 1000 ] && [ "$((w1 - w0))" -gt 1000 ] && pass "$tag.workload_merges" ||
 		fail "$tag.workload_merges" "the workload merged too little to tell: $kernel"
 	got=$(recorded "$trace")
-	[ "$got" = "$kernel" ] && pass "$tag.recorded" || fail "$tag.recorded" "file $got, kernel $kernel"
+	[ "$got" = "$kernel" ] && pass "$tag.recorded" || fail "$tag.recorded" "file $got, kernel $kernel; $lost"
 	got=$(analyzed "$trace")
 	want=$kernel
 	if [ "$preset" = all ]; then
 		got=$(awk '{ print $1 + $2 }' <<<"$got")
 		want=$((r1 - r0 + w1 - w0))
 	fi
-	[ "$got" = "$want" ] && pass "$tag.analyze" || fail "$tag.analyze" "st-analyze $got, kernel $want"
+	[ "$got" = "$want" ] && pass "$tag.analyze" || fail "$tag.analyze" "st-analyze $got, kernel $want; $lost"
 	st-format convert "$trace" --to blkparse -o "$T/$preset.blkparse" 2>"$T/$preset.err" ||
 		{ fail "$tag.blkparse" "convert: $(cat "$T/$preset.err")"; continue; }
 	got=$(blkparse_merges "$T/$preset.blkparse")
 	[ "$got" = "$kernel" ] && pass "$tag.blkparse" ||
-		fail "$tag.blkparse" "convert --to blkparse ${got:-none}, kernel $kernel"
+		fail "$tag.blkparse" "convert --to blkparse ${got:-none}, kernel $kernel; $lost"
 	if ! command -v blkparse >/dev/null; then
 		skip "$tag.blkparse_own" "blkparse not installed"
 		continue
@@ -153,11 +153,11 @@ for preset in all block block-all; do
 	LC_ALL=C blkparse -i "$T/$preset.bt/$name" >"$T/$preset.bt/text" 2>/dev/null
 	got=$(blkparse_merges "$T/$preset.bt/text")
 	[ "$got" = "$kernel" ] && pass "$tag.blkparse_own" ||
-		fail "$tag.blkparse_own" "blkparse ${got:-none}, kernel $kernel"
+		fail "$tag.blkparse_own" "blkparse ${got:-none}, kernel $kernel; $lost"
 	st-format import-blktrace "$T/$preset.bt/$name".blktrace.* -o "$T/$preset.imported.sttrace" \
 		2>"$T/$preset.err" || { fail "$tag.import" "import: $(cat "$T/$preset.err")"; continue; }
 	got=$(analyzed "$T/$preset.imported.sttrace")
-	lost=$(incomplete "$T/$preset.imported.sttrace" rw)
-	[ "$got" = "$kernel" ] && [ "$lost" -le "$(incomplete "$trace")" ] && pass "$tag.import" ||
-		fail "$tag.import" "imported: st-analyze $got, kernel $kernel; $lost read/write I/Os incomplete, $(incomplete "$trace") in the trace"
+	open=$(incomplete "$T/$preset.imported.sttrace" rw)
+	[ "$got" = "$kernel" ] && [ "$open" -le "$(incomplete "$trace")" ] && pass "$tag.import" ||
+		fail "$tag.import" "imported: st-analyze $got, kernel $kernel; $open read/write I/Os incomplete, $(incomplete "$trace") in the trace; $lost"
 done
