@@ -914,12 +914,11 @@ static void bio_getrq(struct an_corr *c, const struct st_ev_block_bio *e)
 	set_min(&IO(c, i)->ts[AN_TS_GETRQ], e->h.ts);
 }
 
-static void bio_merge(struct an_corr *c, const struct st_ev_block_bio *e)
+/* Bio entry b joined a request that existed: one merge, as diskstats counts them. */
+static void count_merge(struct an_corr *c, uint32_t b)
 {
-	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio), i;
+	uint32_t i;
 
-	if (b == AN_NONE)
-		return;
 	BIO(c, b)->merged = 1;
 	c->st.merges++;
 	i = io_of_bio(c, b);
@@ -927,6 +926,14 @@ static void bio_merge(struct an_corr *c, const struct st_ev_block_bio *e)
 		return;
 	IO(c, i)->flags |= AN_IO_MERGED;
 	IO(c, i)->merges++;
+}
+
+static void bio_merge(struct an_corr *c, const struct st_ev_block_bio *e)
+{
+	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio);
+
+	if (b != AN_NONE)
+		count_merge(c, b);
 }
 
 /* bio-based devices (zram...): the bio completes without a request. */
@@ -964,6 +971,7 @@ static uint32_t rq_find_or_new(struct an_corr *c, const struct st_ev_block_rq *e
 }
 
 static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int32_t error);
+static void rq_free(struct an_corr *c, uint32_t r);
 
 /*
  * The entry of a request being inserted or issued. One issued before and
@@ -1017,6 +1025,38 @@ static unsigned rq_link_merged(struct an_corr *c, uint32_t r, uint64_t sector, u
 		}
 	}
 	return n;
+}
+
+/*
+ * A request merged into the one before it on the disk (block_rq_merge names
+ * the one that goes): its bios join that request, which the kernel counts
+ * as one merge, that of the bio the request was made for (the others
+ * merged into it before). That bio is the one of its sectors and operation
+ * chained to no request yet (bios are chained at issue) and not merged; it
+ * is found by a scan of the bios in flight, as in rq_link_merged, and
+ * flagged merged so that the issue of the request it joined chains it. The
+ * request's own entry (from its insert) goes: its address is free for a
+ * new request.
+ */
+static void rq_merge(struct an_corr *c, const struct st_ev_block_rq *e)
+{
+	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq), b;
+
+	for (b = 0; b < c->bios.used; b++) {
+		const struct bio_ent *be = BIO(c, b);
+
+		if (be->io != AN_NONE && !be->merged && be->rq == AN_NONE &&
+		    be->dev == e->p.dev && be->sector >= e->p.sector &&
+		    be->sector + be->nr_sector <= e->p.sector + e->p.nr_sector &&
+		    (be->opf & ST_OP_MASK) == (e->p.opf & ST_OP_MASK))
+			break;
+	}
+	if (b < c->bios.used)
+		count_merge(c, b);
+	else
+		c->st.merges++;
+	if (r != AN_NONE && !RQ(c, r)->issue_ts && RQ(c, r)->head == AN_NONE)
+		rq_free(c, r);
 }
 
 /* A request with no bios: a flush from the flush machinery, its own I/O. */
@@ -1306,6 +1346,9 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 		break;
 	case ST_EV_block_rq_requeue:
 		rq_requeue(c, (const struct st_ev_block_rq *)h);
+		break;
+	case ST_EV_block_rq_merge:
+		rq_merge(c, (const struct st_ev_block_rq *)h);
 		break;
 	case ST_EV_block_rq_inode:
 		rq_inode(c, (const struct st_ev_block_rq_inode *)h);

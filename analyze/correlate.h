@@ -110,7 +110,9 @@ struct an_io {
 	uint64_t span_ns;	/* span records: END - START */
 	uint16_t syscall;	/* enter event type id, 0 none */
 	uint8_t span;		/* span records: span index + 1; 0 for I/Os */
-	uint16_t nbios, pending, requeues, merges;
+	uint32_t nbios;		/* bios queued (or split off) for it */
+	uint32_t merges;	/* of those, joined to a request that existed (diskstats' merges) */
+	uint16_t pending, requeues;
 	uint16_t recording;	/* index of its recording in the run (set by the run, not here) */
 	uint16_t flags;		/* AN_IO_* */
 	uint8_t op;		/* enum an_op */

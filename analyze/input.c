@@ -46,9 +46,12 @@ struct bio_seen {
 	uint64_t bio, ts;
 };
 
-/* A request's stored bios, from its stamped issue, for its completion. */
+/*
+ * A request's stored bios, from its stamped issue, for its completion; the
+ * first of those past them (the request's address + 1) stands for them all.
+ */
 struct rq_seen {
-	uint64_t rq, bios[ST_RQ_BIOS];
+	uint64_t rq, bios[ST_RQ_BIOS + 1];
 };
 
 /* What a compact completion leaves to its request's issue. */
@@ -445,10 +448,11 @@ static void note_issue(struct file_in *f, const struct st_ev_block_rq_issue_stam
 	unsigned i;
 
 	r->rq = e->p.rq;
-	for (i = 0; i < ST_RQ_BIOS; i++) {
+	for (i = 0; i < ST_RQ_BIOS; i++)
 		r->bios[i] = i < e->p.nr_bios ? e->p.bios[i] : 0;
+	r->bios[ST_RQ_BIOS] = e->p.nr_bios > ST_RQ_BIOS ? e->p.rq + 1 : 0;
+	for (i = 0; i <= ST_RQ_BIOS; i++)
 		note_bio(f, r->bios[i], e->h.ts);
-	}
 }
 
 /* A completion ends the lives of its request's bios (and of the bio it names, issued or not). */
@@ -458,7 +462,7 @@ static void note_complete(struct file_in *f, const struct st_ev_block_rq_complet
 	unsigned i;
 
 	note_bio(f, e->p.bio, e->h.ts);
-	for (i = 0; r->rq == e->p.rq && i < ST_RQ_BIOS; i++)
+	for (i = 0; r->rq == e->p.rq && i <= ST_RQ_BIOS; i++)
 		note_bio(f, r->bios[i], e->h.ts);
 }
 
@@ -483,9 +487,16 @@ static uint64_t after_previous_use(struct file_in *f, uint64_t bio, uint64_t t)
  * where times are equal: the first bio's Q, its G (the request as
  * allocated: that bio's sectors), then each other bio's Q and its merge,
  * at the request's end (M) or, before the first bio, at its start (F).
- * Bios past the stored ST_RQ_BIOS become one merged bio (the request's
- * address + 1, never a bio's) holding the rest of the request, when the
- * file has no queue events (else their addresses are not known).
+ * Bios past the stored ST_RQ_BIOS, when the file has no queue events (else
+ * their addresses are not known), are queued and merged too, each one of
+ * its own, so that merges are the kernel's (every bio of a request but its
+ * first is one: a bio merged into it, or the first of a request merged
+ * into it), at the allocation (or the issue) but not before the request's
+ * previous completion nor before a stored bio: they joined the chain at
+ * its end. Their lengths are not recorded: they share the rest of the
+ * request evenly. Their addresses, the request's + 1 to + 252, lie inside
+ * the request's own allocation (struct request and its driver's data, at
+ * least 256 bytes): never a bio's, nor another request's.
  */
 static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamped *e)
 {
@@ -494,8 +505,8 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 	int again = take_requeued(f, e->p.rq);
 	int queue = f->synth_queue && !again, merge = f->synth_merge && !again;
 	uint64_t g = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : 0;
-	uint64_t q[ST_RQ_BIOS], at[ST_RQ_BIOS], sector = e->p.sector, fallback = g ? g : e->h.ts;
-	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i, first = 0, left;
+	uint64_t q[ST_RQ_BIOS], at[ST_RQ_BIOS], sector = e->p.sector, fallback = g ? g : e->h.ts, rest_q;
+	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i, first = 0, left, rest;
 	uint32_t len[ST_RQ_BIOS];
 	struct st_ev_block_rq_issue issue;
 	int ret = 0;
@@ -503,7 +514,6 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 	left = e->p.nr_sector;
 	for (i = 0; i < n; i++) {
 		q[i] = e->p.stamped & ST_STAMPED_QUEUE(i) ? e->h.ts - e->p.queue_ago[i] : fallback;
-		q[i] = after_previous_use(f, e->p.bios[i], q[i]);
 		if (q[i] < q[first])
 			first = i;
 		len[i] = e->p.bio_sectors[i] < left ? e->p.bio_sectors[i] : left;
@@ -511,9 +521,31 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 		sector += len[i];
 		left -= len[i];
 	}
+	/*
+	 * Which bio got the request is the stamps' word; a bio is then dated no
+	 * earlier than its address's previous life, and one the kernel kept no
+	 * stamp for no earlier than the one it follows in the chain (back
+	 * merges append, front merges prepend): a bio dated later for its
+	 * address dates those too.
+	 */
+	for (i = 0; i < n; i++)
+		q[i] = after_previous_use(f, e->p.bios[i], q[i]);
+	for (i = first + 1; i < n; i++)
+		if (!(e->p.stamped & ST_STAMPED_QUEUE(i)) && q[i] < q[i - 1])
+			q[i] = q[i - 1];
+	for (i = first; i-- > 0;)
+		if (!(e->p.stamped & ST_STAMPED_QUEUE(i)) && q[i] < q[i + 1])
+			q[i] = q[i + 1];
 	/* the request was allocated for its first bio, so not before that bio was queued */
 	if (g && n && g < q[first])
 		g = q[first];
+	rest = queue && e->p.nr_bios > n ? (e->p.nr_bios < ST_RQ_BIOS_COUNTED ? e->p.nr_bios :
+					     ST_RQ_BIOS_COUNTED) - n : 0;
+	/* they joined the chain at its end, after the stored bios */
+	rest_q = after_previous_use(f, e->p.rq + 1, fallback);
+	for (i = 0; i < n; i++)
+		if (q[i] > rest_q)
+			rest_q = q[i];
 	note_issue(f, e);
 	if (queue && n)
 		ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[first], e->p.bios[first], at[first],
@@ -531,11 +563,15 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 			ret |= push_bio(ro, e, i < first ? ST_EV_block_bio_frontmerge :
 					ST_EV_block_bio_backmerge, merged, e->p.bios[i], at[i], len[i]);
 	}
-	if (queue && e->p.nr_bios > ST_RQ_BIOS && left) {
-		ret |= push_bio(ro, e, ST_EV_block_bio_queue, fallback, e->p.rq + 1, sector, left);
+	for (i = 0; i < rest; i++) {
+		uint32_t len_i = left / (rest - i);
+
+		ret |= push_bio(ro, e, ST_EV_block_bio_queue, rest_q, e->p.rq + 1 + i, sector, len_i);
 		if (merge)
-			ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, fallback, e->p.rq + 1,
-					sector, left);
+			ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, rest_q, e->p.rq + 1 + i,
+					sector, len_i);
+		sector += len_i;
+		left -= len_i;
 	}
 	memcpy(&issue, e, sizeof(issue));
 	issue.h.type = ST_EV_block_rq_issue;
@@ -801,7 +837,11 @@ uint64_t an_input_type_events(const struct an_input *in, uint16_t id)
 				   file_type_events(f, ST_EV_block_rq_issue_stamped) : 0;
 
 		n += file_type_events(f, id);
-		/* at most: every stored bio and the rest of the chain queued */
+		/*
+		 * every stored bio queued, and one more for the rest of a longer
+		 * chain: an estimate past that (each of its bios is queued), which
+		 * the one-pass --quantile checks (it reads again when it was short)
+		 */
 		if (id == ST_EV_block_bio_queue && f->synth_queue)
 			n += stamped * (ST_RQ_BIOS + 1);
 		if (id == ST_EV_block_getrq && f->synth_getrq)

@@ -53,7 +53,9 @@ const struct an_input_info *an_input_info(const struct an_input *in);
 /*
  * Events of built-in type id the stream delivers (footer counts, or scan
  * counts): exact for stored types, an upper bound for the stage events that
- * the stamped issues of the `block` preset stand for.
+ * the stamped issues of the `block` preset stand for, but for the bios past
+ * ST_RQ_BIOS of a longer chain, counted as one (their number is in each
+ * issue only).
  */
 uint64_t an_input_type_events(const struct an_input *in, uint16_t id);
 /*

@@ -216,6 +216,8 @@ void an_stats_add(struct an_stats *s, const struct an_io *io)
 		s->failed = 1;
 		return;
 	}
+	/* the kernel counted its merges, whether the trace saw the I/O end or not */
+	g->merged += io->merges;
 	if (io->flags & AN_IO_INCOMPLETE) {
 		g->incomplete++;
 		return;
@@ -223,7 +225,6 @@ void an_stats_add(struct an_stats *s, const struct an_io *io)
 	g->count++;
 	g->bytes += io->bytes;
 	g->errors += !!(io->flags & AN_IO_ERROR);
-	g->merged += !!(io->flags & AN_IO_MERGED);
 	g->split += !!(io->flags & AN_IO_SPLIT);
 	g->requeues += io->requeues;
 	g->unjoined += !!(io->flags & AN_IO_UNJOINED);
@@ -445,8 +446,7 @@ static void print_top_row(const struct an_top *t, const struct an_io *io, size_t
 		csv_field(out, an_names_comm(names, io->pid));
 		putc(',', out);
 		csv_field(out, an_names_file(names, io, file, sizeof(file)));
-		fprintf(out, ",%d,%d,%u,", !!(io->flags & AN_IO_MERGED), !!(io->flags & AN_IO_SPLIT),
-			io->requeues);
+		fprintf(out, ",%u,%d,%u,", io->merges, !!(io->flags & AN_IO_SPLIT), io->requeues);
 		csv_field(out, origin->host);
 		putc('\n', out);
 		return;

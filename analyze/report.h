@@ -28,7 +28,8 @@ int an_by_by_name(const char *name);
 
 struct an_group {
 	char label[128];
-	uint64_t count, bytes, incomplete, errors, merged, split, requeues;
+	uint64_t count, bytes, incomplete, errors, split, requeues;
+	uint64_t merged;	/* merges of the I/Os' bios into requests (an_io.merges) */
 	uint64_t unjoined;	/* complete syscalls whose bios did not join (AN_IO_UNJOINED) */
 	struct an_qest st[AN_ST_COUNT];
 };

@@ -93,7 +93,8 @@ void an_series_add(struct an_series *s, const struct an_io *io)
 	b->bytes += io->bytes;
 	b->reads += io->op == AN_OP_READ;
 	b->writes += io->op == AN_OP_WRITE;
-	b->merged += !!(io->flags & AN_IO_MERGED);
+	b->bios += io->nbios;
+	b->merged += io->merges;
 	if (io->ts[AN_TS_ISSUE] && io->ts[AN_TS_COMPLETE])
 		add_busy(s, io->ts[AN_TS_ISSUE], io->ts[AN_TS_COMPLETE]);
 	if (io->ts[AN_TS_QUEUE] || io->ts[AN_TS_ISSUE]) {
@@ -127,6 +128,7 @@ int an_series_merge(struct an_series *dst, struct an_series *src)
 		d->bytes += b->bytes;
 		d->reads += b->reads;
 		d->writes += b->writes;
+		d->bios += b->bios;
 		d->merged += b->merged;
 		d->busy_ns += b->busy_ns;
 		for (k = 0; k < AN_HEAT_LAT; k++)
@@ -170,7 +172,7 @@ void an_series_print(struct an_series *s, FILE *out, int csv)
 			b->lat.counts ? an_us(an_sketch_quantile(&b->lat, 0.5)) : 0.0,
 			b->lat.counts ? an_us(an_sketch_quantile(&b->lat, 0.99)) : 0.0,
 			b->busy_ns / secs / 1e9, rw > 0 ? 100.0 * b->reads / rw : 0.0,
-			b->ios ? 100.0 * b->merged / b->ios : 0.0);
+			b->bios ? 100.0 * b->merged / b->bios : 0.0);
 	}
 }
 

@@ -22,7 +22,8 @@
 #define AN_HEAT_POS 64		/* position buckets, 2^pos_shift sectors each */
 
 struct an_bin {
-	uint64_t ios, bytes, reads, writes, merged, busy_ns;
+	uint64_t ios, bytes, reads, writes, busy_ns;
+	uint64_t bios, merged;	/* the I/Os' bios, and those of them that merged (iostat's rrqm + wrqm) */
 	struct an_sketch lat;	/* allocated with the first I/O */
 	uint32_t lat_heat[AN_HEAT_LAT];
 	uint32_t pos_heat[AN_HEAT_POS];

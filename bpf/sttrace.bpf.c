@@ -797,7 +797,7 @@ static __always_inline void fill_issue(struct st_block_rq_issue *p, const struct
 			n++;
 		}
 	}
-	for (int i = ST_RQ_BIOS; i < ST_MAX_CHAIN_WALK && bio; i++) {
+	for (int i = ST_RQ_BIOS; i < ST_RQ_BIOS_COUNTED && bio; i++) {
 		bio = bio->bi_next;
 		n++;
 	}

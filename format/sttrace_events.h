@@ -72,6 +72,7 @@ struct st_event_header {
 #define ST_COMM_LEN	16
 #define ST_PATH_LEN	256
 #define ST_RQ_BIOS	4	/* bios of a request's chain stored at issue */
+#define ST_RQ_BIOS_COUNTED	256	/* st-record counts at most this many in nr_bios */
 
 /*
  * Payload field lists. F(ctype, name, ftype, doc) is a scalar,

@@ -10,7 +10,8 @@
  * sector until a request takes it (G) or it merges into one (M at the
  * request's end, F at its start); a request is found by its first sector
  * at insert, issue, requeue and completion, and leaves at its last
- * completion. Each bio and request gets a made-up identity, so the events
+ * completion, or when it merges into the request before it on the disk
+ * (M of the FS category: block_rq_merge), which takes its bios and sectors. Each bio and request gets a made-up identity, so the events
  * join exactly as recorded ones do. A completion with no request at its
  * sector completes a waiting bio (bio-based devices), else it stands alone.
  * Notify records give the command names (PROCESS) and the wall clock
@@ -251,6 +252,25 @@ static int rq_move(struct import *im, struct device *d, uint32_t i, uint64_t sta
 	return an_idmap_put(&d->by_start, start + 1, i) || an_idmap_put(&d->by_end, end + 1, i);
 }
 
+/*
+ * Request i merged into the request that ends where it starts (the kernel
+ * merges a request into the one before it on the disk): that one takes its
+ * bios and its sectors.
+ */
+static int rq_absorb(struct import *im, struct device *d, uint32_t i)
+{
+	uint32_t into = an_idmap_get(&d->by_end, im->rqs[i].start + 1), b;
+	struct request *rq;
+
+	if (into == AN_NONE || into == i)
+		return 0;
+	rq = &im->rqs[into];
+	/* past its stored bios they are counted only: rq has one of its own before them */
+	for (b = 0; b < im->rqs[i].nbios; b++)
+		rq_add_bio(rq, b < ST_RQ_BIOS ? im->rqs[i].bios[b] : 0);
+	return rq_move(im, d, into, rq->start, im->rqs[i].end) ? ST_ENOMEM : 0;
+}
+
 /* The request starting at sector; a new one (with the bio waiting there) if none. */
 static uint32_t rq_at(struct import *im, struct device *d, uint64_t sector, uint32_t nr)
 {
@@ -365,10 +385,15 @@ static int import_action(struct import *im, const struct blk_io_trace *t, const 
 		return emit_bio(im, ST_EV_block_bio_queue, t, BIO_ID_BASE + n);
 	case __BLK_TA_BACKMERGE:
 		if (fs) {	/* a request merged into another: it is gone */
+			int rc;
+
 			i = an_idmap_get(&d->by_start, t->sector + 1);
+			if (i != AN_NONE && (rc = rq_absorb(im, d, i)))
+				return rc;
+			rc = emit_rq(im, ST_EV_block_rq_merge, t, i == AN_NONE ? NULL : &im->rqs[i]);
 			if (i != AN_NONE)
 				rq_drop(im, d, i);
-			return emit_rq(im, ST_EV_block_rq_merge, t, i == AN_NONE ? NULL : &im->rqs[i]);
+			return rc;
 		}
 		i = an_idmap_get(&d->by_end, t->sector + 1);
 		n = (uint32_t)(bio_take(im, d, t->sector) - BIO_ID_BASE);

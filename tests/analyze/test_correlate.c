@@ -179,6 +179,71 @@ static void test_merge(uint16_t merge_type, const char *name)
 	an_corr_free(c);
 }
 
+/* A request event at a sector, with up to ST_RQ_BIOS of its chain. */
+static void rq_at(struct an_corr *c, uint16_t type, uint64_t ts, uint64_t id, uint64_t sector,
+		  uint32_t nr_sector, uint32_t nr_bios, const uint64_t *bios)
+{
+	struct st_ev_block_rq_issue e = { .p = { .rq = id, .sector = sector, .dev = 7 << 20,
+						 .opf = ST_OP_WRITE, .nr_sector = nr_sector,
+						 .bytes = nr_sector * 512, .nr_bios = nr_bios } };
+
+	for (uint32_t i = 0; bios && i < nr_bios && i < ST_RQ_BIOS; i++)
+		e.p.bios[i] = bios[i];
+	head(&e.h, type, type == ST_EV_block_rq_issue ? sizeof(e) :
+	     type == ST_EV_block_rq_complete ? sizeof(struct st_ev_block_rq_complete) :
+	     sizeof(struct st_ev_block_rq), ts, 0);
+	an_corr_event(c, &e.h);
+}
+
+/*
+ * Request 0x400 (bio B, sector 32) is merged into request 0x300 (bio A0 and
+ * A1..A3 merged into it, sectors 0..31) before either is issued, as
+ * mq-deadline merges adjacent requests at insert: the kernel counts 4
+ * merges, and 0x300's chain of 5 stores A0..A3 only. B completes with it,
+ * its I/O merged; 0x400 is free, and its next use is a request of its own
+ * (inserted at 520, not at its first insert).
+ */
+static void test_rq_merge(void)
+{
+	static const uint64_t chain[] = { 0xa0, 0xa1, 0xa2, 0xa3 };
+	struct an_corr *c = start(0);
+	uint32_t merges = 0;
+	int i, complete = 0, b_merged = 0;
+
+	for (i = 0; i < 4; i++) {
+		bio(c, ST_EV_block_bio_queue, 100 + i * 10, 10 + i, chain[i], i * 8, ST_OP_WRITE);
+		bio(c, i ? ST_EV_block_bio_backmerge : ST_EV_block_getrq, 101 + i * 10, 10 + i,
+		    chain[i], i * 8, ST_OP_WRITE);
+	}
+	rq_at(c, ST_EV_block_rq_insert, 150, 0x300, 0, 32, 0, NULL);
+	bio(c, ST_EV_block_bio_queue, 160, 14, 0xb, 32, ST_OP_WRITE);
+	bio(c, ST_EV_block_getrq, 161, 14, 0xb, 32, ST_OP_WRITE);
+	rq_at(c, ST_EV_block_rq_insert, 170, 0x400, 32, 8, 0, NULL);
+	rq_at(c, ST_EV_block_rq_merge, 170, 0x400, 32, 8, 1, NULL);
+	rq_at(c, ST_EV_block_rq_issue, 200, 0x300, 0, 40, 5, chain);
+	rq_at(c, ST_EV_block_rq_complete, 300, 0x300, 0, 40, 5, chain);
+	bio(c, ST_EV_block_bio_queue, 500, 15, 0xc, 100, ST_OP_WRITE);
+	bio(c, ST_EV_block_getrq, 510, 15, 0xc, 100, ST_OP_WRITE);
+	rq_at(c, ST_EV_block_rq_insert, 520, 0x400, 100, 8, 0, NULL);
+	rq_at(c, ST_EV_block_rq_issue, 600, 0x400, 100, 8, 1, (const uint64_t[]){ 0xc });
+	rq_at(c, ST_EV_block_rq_complete, 700, 0x400, 100, 8, 1, NULL);
+	an_corr_finish(c);
+	for (i = 0; i < nout && i < MAX_OUT; i++) {
+		merges += out[i].merges;
+		complete += !(out[i].flags & AN_IO_INCOMPLETE) && out[i].ts[AN_TS_COMPLETE] ==
+			    (out[i].tid == 15 ? 700u : 300u);
+		b_merged += out[i].tid == 14 && out[i].merges == 1;
+	}
+	check(nout == 6 && complete == 6 && merges == 4 && an_corr_stats(c)->merges == 4 &&
+	      b_merged,
+	      "correlate.rq_merge.counted", "%d I/Os, %d complete, merges %u (stats %" PRIu64 ")",
+	      nout, complete, merges, an_corr_stats(c)->merges);
+	check(nout == 6 && out[5].tid == 15 && stage(5, AN_ST_G2I) == 10,
+	      "correlate.rq_merge.request_freed", "the next request at 0x400: G2I %" PRIu64,
+	      nout == 6 ? stage(5, AN_ST_G2I) : 0);
+	an_corr_free(c);
+}
+
 /* Parent P is split: front S goes first, the remainder P is queued again. */
 static void test_split(void)
 {
@@ -885,6 +950,7 @@ int main(void)
 	test_simple_read();
 	test_merge(ST_EV_block_bio_backmerge, "backmerge");
 	test_merge(ST_EV_block_bio_frontmerge, "frontmerge");
+	test_rq_merge();
 	test_split();
 	test_requeue();
 	test_fsync();

@@ -112,32 +112,59 @@ static void put_compact(struct st_writer *w, uint64_t ts, uint64_t rq, uint32_t 
 	st_writer_append(w, &e, sizeof(e));
 }
 
-/* The block_rq_complete events the input layer hands on, as "ts:sector:nr_sector:bio:opf ...". */
-static void completions(char *path, char *buf, size_t cap)
+/* The input layer over files paths[0..n-1], read from the start; exits when it cannot. */
+static struct an_input *input_of(char **paths, int n, struct an_names **names)
 {
-	const struct st_event_header *ev;
-	struct an_names *names;
 	struct an_input *in;
 	char err[256];
-	size_t len = 0;
 
-	buf[0] = 0;
-	an_names_new(&names);
-	if (an_input_open(&in, &path, 1, names, err, sizeof(err)) ||
+	an_names_new(names);
+	if (an_input_open(&in, paths, n, *names, err, sizeof(err)) ||
 	    an_input_start(in, 0, UINT64_MAX, err, sizeof(err))) {
 		printf("input: %s\n", err);
 		exit(1);
 	}
-	while (an_input_next(in, &ev, err, sizeof(err)) > 0 && len < cap) {
-		const struct st_ev_block_rq_complete *e = (const void *)ev;
+	return in;
+}
 
-		if (ev->type == ST_EV_block_rq_complete)
-			len += (size_t)snprintf(buf + len, cap - len, "%" PRIu64 ":%" PRIu64 ":%u:%#" PRIx64
-						":%u ", (uint64_t)ev->ts, (uint64_t)e->p.sector, e->p.nr_sector, (uint64_t)e->p.bio,
-						e->p.opf);
-	}
+/* One event handed on as text into buf; how many bytes, 0 for an event it leaves out. */
+typedef int (*describe_fn)(const struct st_event_header *ev, char *buf, size_t cap);
+
+/* The events the input layer hands on for the file, each as describe puts it. */
+static void handed_on(char *path, describe_fn describe, char *buf, size_t cap)
+{
+	const struct st_event_header *ev;
+	struct an_names *names;
+	struct an_input *in = input_of(&path, 1, &names);
+	char err[256];
+	size_t len = 0;
+
+	buf[0] = 0;
+	while (an_input_next(in, &ev, err, sizeof(err)) > 0 && len < cap)
+		len += (size_t)describe(ev, buf + len, cap - len);
 	an_input_close(in);
 	an_names_free(names);
+}
+
+/* A block_rq_complete as "ts:sector:nr_sector:bio:opf ". */
+static int completion(const struct st_event_header *ev, char *buf, size_t cap)
+{
+	const struct st_ev_block_rq_complete *e = (const void *)ev;
+
+	if (ev->type != ST_EV_block_rq_complete)
+		return 0;
+	return snprintf(buf, cap, "%" PRIu64 ":%" PRIu64 ":%u:%#" PRIx64 ":%u ", (uint64_t)ev->ts,
+			(uint64_t)e->p.sector, e->p.nr_sector, (uint64_t)e->p.bio, e->p.opf);
+}
+
+/* A bio merge as "Mbio@ts " (F for a front merge). */
+static int bio_merge(const struct st_event_header *ev, char *buf, size_t cap)
+{
+	if (ev->type != ST_EV_block_bio_backmerge && ev->type != ST_EV_block_bio_frontmerge)
+		return 0;
+	return snprintf(buf, cap, "%c%#" PRIx64 "@%" PRIu64 " ",
+			ev->type == ST_EV_block_bio_backmerge ? 'M' : 'F',
+			(uint64_t)((const struct st_ev_block_bio *)ev)->p.bio, (uint64_t)ev->ts);
 }
 
 static const struct an_io *io_at_sector(uint64_t sector)
@@ -183,18 +210,12 @@ static uint64_t analyze(char **paths, int n)
 {
 	const struct st_event_header *ev;
 	struct an_names *names;
-	struct an_input *in;
+	struct an_input *in = input_of(paths, n, &names);
 	struct an_corr *c;
 	char err[256];
 	uint64_t ooo;
 
 	nout = 0;
-	an_names_new(&names);
-	if (an_input_open(&in, paths, n, names, err, sizeof(err)) ||
-	    an_input_start(in, 0, UINT64_MAX, err, sizeof(err))) {
-		printf("input: %s\n", err);
-		exit(1);
-	}
 	an_corr_new(&c, 0, collect, NULL);
 	while (an_input_next(in, &ev, err, sizeof(err)) > 0)
 		an_corr_event(c, ev);
@@ -348,6 +369,87 @@ int main(void)
 	}
 	{
 		/*
+		 * A stamped issue of a request of 10 bios (sectors 1000..1079, 8
+		 * each), of which the issue stores 4: the kernel counted 9 merges.
+		 * The 6 bios past those are queued and merged too, each its own
+		 * (no syscall to join: an I/O each), sharing the rest evenly.
+		 */
+		static const uint64_t bios[] = { 0xd1, 0xd2, 0xd3, 0xd4 };
+		static const uint32_t none[ST_RQ_BIOS];
+		unsigned merges = 0, whole = 0, seen = 0, i;
+
+		w = create(a, 0);
+		put_stamped(w, 4000, 0xa0, 10, bios, none, 0, 0);
+		put_compact(w, 4100, 0xa0, 10 * 4096);
+		st_writer_close(w, NULL, 0);
+		ooo = analyze(paths, 1);
+		for (i = 0; i < (unsigned)nout && i < MAX_OUT; i++) {
+			unsigned k = (unsigned)(out[i].sector - 1000) / 8;
+
+			merges += out[i].merges;
+			if (out[i].sector >= 1000 && out[i].sector == 1000 + 8 * k && k < 10 &&
+			    !(seen & 1u << k) && out[i].bytes == 4096 &&
+			    out[i].ts[AN_TS_COMPLETE] == 4100 && !(out[i].flags & AN_IO_INCOMPLETE)) {
+				seen |= 1u << k;
+				whole++;
+			}
+		}
+		check(nout == 10 && ooo == 0 && merges == 9 && whole == 10, "input.stamped_past_stored_bios",
+		      "%d I/Os, %u merges, %u at their sector with 4096 bytes, complete", nout, merges,
+		      whole);
+
+		/*
+		 * The same request again, its allocation stamped at 4150, before
+		 * its first use completed at 4200 (a plug's cached clock): the
+		 * bios past the stored ones have the same addresses both times,
+		 * so the second ones are queued after that completion.
+		 */
+		w = create(a, 0);
+		put_stamped(w, 4000, 0xa0, 6, bios, none, 0, 0);
+		put_compact(w, 4200, 0xa0, 6 * 4096);
+		put_stamped(w, 4500, 0xa0, 6, bios, none, 350, ST_STAMPED_GETRQ);
+		put_compact(w, 4600, 0xa0, 6 * 4096);
+		st_writer_close(w, NULL, 0);
+		ooo = analyze(paths, 1);
+		whole = 0;
+		for (i = 0; i < (unsigned)nout && i < MAX_OUT; i++)
+			whole += !(out[i].flags & AN_IO_INCOMPLETE) &&
+				 (out[i].ts[AN_TS_COMPLETE] == 4200 ||
+				  (out[i].ts[AN_TS_COMPLETE] == 4600 && out[i].ts[AN_TS_QUEUE] >= 4200));
+		check(nout == 12 && whole == 12, "input.stamped_past_stored_reused",
+		      "%d I/Os, %u complete and queued after the previous use", nout, whole);
+	}
+	{
+		/*
+		 * Request 0xd0 of 6 bios (0xe1..0xe4 stored) allocated at 1100, no
+		 * bio stamped; one bio's address was request 0xc0's bio until
+		 * 1200, so that bio is dated 1200, and so are the bios after it
+		 * in the chain: they merged after it (back merges append), the 2
+		 * past the stored ones last. When it is the first, it still got
+		 * the request (nothing stamped says another did).
+		 */
+		static const uint32_t none[ST_RQ_BIOS];
+		static const struct { uint64_t reused; const char *name; } cases[] = {
+			{ 0xe2, "input.stamped_merges_in_chain_order" },
+			{ 0xe1, "input.stamped_first_bio_reused" },
+		};
+		char got[256];
+
+		for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+			w = create(a, 0);
+			put_stamped(w, 1000, 0xc0, 1, &cases[k].reused, none, 0, 0);
+			put_compact(w, 1200, 0xc0, 4096);
+			put_stamped(w, 1500, 0xd0, 6, (const uint64_t[]){ 0xe1, 0xe2, 0xe3, 0xe4 }, none,
+				    400, ST_STAMPED_GETRQ);
+			put_compact(w, 1600, 0xd0, 6 * 4096);
+			st_writer_close(w, NULL, 0);
+			handed_on(a, bio_merge, got, sizeof(got));
+			check(!strcmp(got, "M0xe2@1200 M0xe3@1200 M0xe4@1200 M0xd1@1200 M0xd2@1200 "),
+			      cases[k].name, "merges handed on: %s", got);
+		}
+	}
+	{
+		/*
 		 * Compact completions: request 0x80 (sector 1000, 8 sectors, bio
 		 * 0xc1) completes in two halves, then a completion of a request
 		 * issued before the trace. Each becomes the block_rq_complete it
@@ -362,7 +464,7 @@ int main(void)
 		put_compact(w, 3200, 0x80, 2048);
 		put_compact(w, 3300, 0x99, 4096);
 		st_writer_close(w, NULL, 0);
-		completions(a, got, sizeof(got));
+		handed_on(a, completion, got, sizeof(got));
 		snprintf(want, sizeof(want), "3100:1000:4:0xc1:%u 3200:1004:4:0xc1:%u 3300:0:8:0:0 ",
 			 ST_OP_WRITE | ST_F_SYNC, ST_OP_WRITE | ST_F_SYNC);
 		check(!strcmp(got, want), "input.compact_made_whole", "completions handed on: %s; want %s",

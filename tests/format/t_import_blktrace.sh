@@ -10,14 +10,19 @@
 #   CPU 1: the read completes (C 9000), the write request completes (C 10000)
 # Known stages: writes Q2C 9 and 8 us (avg 8.5), D2C 6 us each; the read
 # Q2C 4 us, D2C 3 us; the process name "writer" for pid 100.
+# A request merged into another (make_trace ... rqmerge): writes at sectors 0
+# and 8, each its own request (Q G I), the second merged into the first (M
+# with the FS category, as the kernel's blktrace writes block_rq_merge),
+# which is issued with both (D 3000) and completes (C 5000): two writes,
+# Q2C 4 and 3 us, one merge, none incomplete.
 # Truncated and garbage files give one line naming the file, exit 1.
 . "$(dirname "$0")/../lib.sh"
 
 st_tmpdir dir
-make_trace() { # make_trace ENDIAN('<' or '>') PREFIX
-	python3 - "$1" "$2" <<'EOF'
+make_trace() { # make_trace ENDIAN('<' or '>') PREFIX [rqmerge]
+	python3 - "$1" "$2" "${3:-}" <<'EOF'
 import struct, sys
-end, prefix = sys.argv[1], sys.argv[2]
+end, prefix, case = sys.argv[1], sys.argv[2], sys.argv[3]
 MAGIC = 0x65617400 | 0x07
 TC_READ, TC_WRITE, TC_QUEUE, TC_ISSUE, TC_COMPLETE, TC_FS, TC_NOTIFY = 1, 2, 16, 64, 128, 256, 1024
 QUEUE, BACKMERGE, GETRQ, ISSUE, COMPLETE, INSERT = 1, 2, 4, 7, 8, 12
@@ -49,6 +54,18 @@ cpu1 = [
     rec(1, 9000, 100, 4096, act(COMPLETE, R, TC_COMPLETE, TC_FS), 0),
     rec(1, 10000, 0, 8192, act(COMPLETE, W, TC_COMPLETE, TC_FS), 0),
 ]
+if case == "rqmerge":
+    cpu0 = [
+        rec(0, 1000, 0, 4096, act(QUEUE, W, TC_QUEUE), 100),
+        rec(0, 1100, 0, 4096, act(GETRQ, W, TC_QUEUE), 100),
+        rec(0, 1200, 0, 4096, act(INSERT, W, TC_QUEUE, TC_FS), 100),
+        rec(0, 2000, 8, 4096, act(QUEUE, W, TC_QUEUE), 100),
+        rec(0, 2100, 8, 4096, act(GETRQ, W, TC_QUEUE), 100),
+        rec(0, 2200, 8, 4096, act(INSERT, W, TC_QUEUE, TC_FS), 100),
+        rec(0, 2300, 8, 4096, act(BACKMERGE, W, TC_QUEUE, TC_FS), 100),
+        rec(0, 3000, 0, 8192, act(ISSUE, W, TC_ISSUE, TC_FS), 100),
+    ]
+    cpu1 = [rec(1, 5000, 0, 8192, act(COMPLETE, W, TC_COMPLETE, TC_FS), 0)]
 for cpu, recs in ((0, cpu0), (1, cpu1)):
     with open("%s.blktrace.%d" % (prefix, cpu), "wb") as f:
         f.write(b"".join(recs))
@@ -84,6 +101,17 @@ for e in little big; do
 		fail "import.blktrace.$e" "stages: $(tr '\n' ';' <<<"$got") want $(tr '\n' ';' <<<"$want")"
 	fi
 done
+
+mkdir -p "$dir/rqmerge"
+make_trace '<' "$dir/rqmerge/sdb" rqmerge &&
+	st-format import-blktrace "$dir/rqmerge/sdb.blktrace.0" "$dir/rqmerge/sdb.blktrace.1" \
+		-o "$dir/rqmerge.sttrace" 2>"$dir/rqmerge.err" ||
+	fail import.blktrace.rq_merge "import failed: $(cat "$dir/rqmerge.err")"
+got="$(stages "$dir/rqmerge.sttrace" | grep Q2C) $(st-analyze "$dir/rqmerge.sttrace" 2>/dev/null |
+	grep -o 'merged [0-9]*, .*, incomplete [0-9]*$' | sed 's/, split.*errors [0-9]*//')"
+want="write Q2C 2 3.000 3.500 4.000 merged 1, incomplete 0"
+[ "$got" = "$want" ] && pass import.blktrace.rq_merge ||
+	fail import.blktrace.rq_merge "got '$got', want '$want'"
 
 # Bad input: one line naming the file, exit 1, no output file left.
 one_line_error() { # NAME BAD_FILE FILE...: the error names BAD_FILE
