@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "common/number.h"
 #include "record/record.h"
 
 static const char usage_text[] =
@@ -108,33 +109,6 @@ static const struct option long_opts[] = {
 	{ "version",      no_argument,       NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
-
-/* "64K", "16M", "1G", "4096" (binary multiples). */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	double v;
-	int shift = 0;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	}
-	if (*end == 'i')
-		end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || v * (double)(1ull << shift) >= 1.8e19)
-		return -1;
-	*out = (uint64_t)(v * (double)(1ull << shift));
-	return 0;
-}
 
 /*
  * --rotate: a duration when it ends in a time unit (s, ms, m, h: "m" is

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/number.h"
 #include "format/st-format/st_format.h"
 #include "format/synth/synth.h"
 
@@ -24,7 +25,6 @@ static int parse_unsigned(const char *arg, const char *opt, uint64_t max, uint64
 static int parse_option(int c, const char *arg, struct synth_opts *o)
 {
 	uint64_t v = 0;
-	char *end;
 	int rc = SF_OK;
 
 	switch (c) {
@@ -55,8 +55,7 @@ static int parse_option(int c, const char *arg, struct synth_opts *o)
 	case 'z':
 		return sf_parse_level(&sf_cmd_synth, arg, &o->zstd_level);
 	case OPT_SLOW:
-		o->slow_factor = strtod(arg, &end);
-		if (*end || end == arg || !(o->slow_factor > 0))
+		if (parse_number(arg, 0, 1e6, &o->slow_factor) || !(o->slow_factor > 0))
 			return sf_usage(&sf_cmd_synth, "bad factor '%s' for --slow-factor", arg);
 		break;
 	}
