@@ -40,6 +40,9 @@ for v in nan inf nanK infM; do
 	expect_exit "record_usage_ringbuf_size_$v" 2 "ringbuf-size: bad value '$v'" -o "$T/x" -t 0.5 \
 		--ringbuf-size "$v"
 done
+# A ring of 4K never holds one of the probes' batches (4K of records and the last one).
+expect_exit record_usage_ringbuf_too_small 2 "ringbuf-size 4096: .*at least 16K" -o "$T/x" -t 0.5 \
+	--ringbuf-size 4096
 expect_exit record_usage_rotate_nanK 2 "rotate: bad value 'nanK'" -o "$T/x" -t 0.5 --rotate nanK
 expect_exit record_usage_rotate_infM 2 "rotate: bad value 'infM'" -o "$T/x" -t 0.5 --rotate infM
 expect_exit record_usage_ring_nanM 2 "ring: bad value 'nanM'" -o "$T/x" -t 0.5 --ring nanM
