@@ -120,6 +120,17 @@ if command -v gnuplot >/dev/null; then
 else
 	skip gnuplot_png_0600 "gnuplot not installed"
 fi
+# convert --to blktrace writes a file per CPU: one refused (a symlink at
+# OUT.blktrace.3), none of the others is left behind, empty or half-written.
+mkdir "$T/bt"
+echo keep >"$T/bt_target"
+ln -s "$T/bt_target" "$T/bt/out.blktrace.3"
+st-format convert "$T/a.st" --to blktrace -o "$T/bt/out" >/dev/null 2>"$T/err"
+rc=$?
+check blktrace_symlink_refused test $rc -eq 1
+check blktrace_symlink_message grep -q "out.blktrace.3: is a symbolic link" "$T/err"
+check blktrace_refused_leaves_nothing test "$(ls "$T/bt")" = out.blktrace.3
+check blktrace_symlink_target_kept grep -qx keep "$T/bt_target"
 # dump-raw (a benchmark helper) makes its output as every writer does.
 echo keep >"$T/raw_target"
 ln -s "$T/raw_target" "$T/raw_link"
