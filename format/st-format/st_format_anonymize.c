@@ -390,13 +390,17 @@ static const void *anon_record(struct anon *a, const struct st_event_header *rec
 	}
 	for (unsigned i = 0; i < tp->naddr; i++) {
 		const struct st_field *f = tp->addr[i];
-		/* an array of bytes is one address (saddr_v6); wider elements each one (bios[]) */
-		size_t unit = f->elem_size > 1 ? f->elem_size : f->size;
+		/*
+		 * An array of bytes is one address (saddr_v6), in pieces of 64 bytes
+		 * at most; wider elements are one each (bios[]).
+		 */
+		size_t unit = f->elem_size > 1 ? f->elem_size : f->size < 64 ? f->size : 64;
 
-		if ((size_t)f->offset + f->size > rec->size || unit > 64)
+		if ((size_t)f->offset + f->size > rec->size)
 			continue;
-		for (size_t off = 0; off + unit <= f->size; off += unit)
-			anon_address(a, rec_bytes + f->offset + off, unit);
+		for (size_t off = 0; off < f->size; off += unit)
+			anon_address(a, rec_bytes + f->offset + off,
+				     f->size - off < unit ? f->size - off : unit);
 	}
 	return a->scratch;
 }
