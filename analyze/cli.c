@@ -11,6 +11,7 @@
 
 #include "analyze/analyze.h"
 #include "common/input.h"
+#include "common/number.h"
 
 enum {
 	OPT_QUANTILE = 256, OPT_STAGE, OPT_TOP, OPT_BY, OPT_INTERVAL, OPT_HEATMAP, OPT_CSV,
@@ -52,15 +53,6 @@ int an_usage_error(const char *prog, const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, " (see %s --help)\n", prog);
 	return 2;
-}
-
-static int parse_number(const char *s, double lo, double hi, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	return end == s || *end || errno || *v < lo || *v > hi ? -1 : 0;
 }
 
 int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog)

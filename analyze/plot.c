@@ -20,12 +20,17 @@
 
 #define PROG "st-analyze"
 
-/* Both output formats of every plot. */
+/*
+ * Both output formats of every plot, each to NAME.FORMAT in the current
+ * directory; st-analyze renders one format at a time to standard output
+ * (formats, to_stdout), into a file it made the safe way.
+ */
 static const char render_head[] =
-	"do for [fmt in \"png svg\"] {\n"
+	"if (!exists(\"formats\")) formats = \"png svg\"\n"
+	"do for [fmt in formats] {\n"
 	"  if (fmt eq \"png\") { set terminal pngcairo size 1100,700 enhanced font \",10\" }"
 	" else { set terminal svg size 1100,700 dynamic enhanced font \",10\" }\n"
-	"  set output '%s.'.fmt\n";
+	"  if (exists(\"to_stdout\")) { set output } else { set output '%s.'.fmt }\n";
 static const char render_tail[] = "}\nset output\n";
 
 static FILE *open_out(const char *dir, const char *name, const char *ext)
@@ -183,30 +188,54 @@ static int plot_heatmap(struct an_run *r, const char *dir, int kind)
 	return close_out(gp, dir, name, "gp");
 }
 
-/* Run gnuplot on one script inside dir; 0 rendered, 1 no gnuplot, -1 failed. */
-static int render(const char *dir, const char *script)
+/*
+ * Render dir/NAME.gp in each format to dir/NAME.FORMAT, a file made the safe
+ * way (st_output_open) that gnuplot writes as its standard output: its own
+ * `set output` would follow a symlink planted at the name and make a file
+ * 0644. 0 rendered, 1 no gnuplot, 2 failed (said why).
+ */
+static int render(const char *dir, const char *name)
 {
-	pid_t pid = fork();
-	int status;
+	static const char *const formats[] = { "png", "svg" };
 
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		int null = open("/dev/null", O_WRONLY);
+	for (unsigned i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		char path[4096], script[4096], define[64], why[160];
+		int fd, status, ret = -1;
+		pid_t pid;
 
-		if (chdir(dir))
-			_exit(126);
-		/* Quiet: warnings about empty plots are not the user's business. */
-		if (null >= 0) {
-			dup2(null, STDOUT_FILENO);
-			dup2(null, STDERR_FILENO);
+		snprintf(path, sizeof(path), "%s/%s.%s", dir, name, formats[i]);
+		fd = st_output_open(path, 0, why, sizeof(why));
+		if (fd < 0) {
+			fprintf(stderr, "%s: %s: %s\n", PROG, path, why);
+			return 2;
 		}
-		execlp("gnuplot", "gnuplot", script, (char *)NULL);
-		_exit(errno == ENOENT ? 127 : 126);
+		snprintf(script, sizeof(script), "%s.gp", name);
+		snprintf(define, sizeof(define), "formats = '%s'; to_stdout = 1", formats[i]);
+		pid = fork();
+		if (!pid) {
+			int null = open("/dev/null", O_WRONLY);
+
+			if (chdir(dir) || dup2(fd, STDOUT_FILENO) < 0)
+				_exit(126);
+			/* Quiet: warnings about empty plots are not the user's business. */
+			if (null >= 0)
+				dup2(null, STDERR_FILENO);
+			execlp("gnuplot", "gnuplot", "-e", define, script, (char *)NULL);
+			_exit(errno == ENOENT ? 127 : 126);
+		}
+		close(fd);
+		if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+			ret = WEXITSTATUS(status) == 127 ? 1 : WEXITSTATUS(status) ? -1 : 0;
+		if (!ret)
+			continue;
+		unlink(path);	/* no empty or partial plot */
+		if (ret == 1)
+			return 1;
+		fprintf(stderr, "%s: %s/%s: gnuplot failed (cd %s && gnuplot %s shows why)\n",
+			PROG, dir, script, dir, script);
+		return 2;
 	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status) == 127 ? 1 : WEXITSTATUS(status) ? -1 : 0;
+	return 0;
 }
 
 /* --gnuplot DIR made (0700) or reused the safe way (st_output_dir); 0 or 2 after the error. */
@@ -223,8 +252,8 @@ static int plot_dir(const struct an_opts *o)
 
 int an_plot(struct an_run *r, const struct an_opts *o, FILE *info)
 {
-	static const char *const scripts[] = {
-		"cdf.gp", "timeseries.gp", "heatmap_latency.gp", "heatmap_position.gp",
+	static const char *const plots[] = {
+		"cdf", "timeseries", "heatmap_latency", "heatmap_position",
 	};
 	const char *dir = o->gnuplot_dir;
 	unsigned i;
@@ -235,17 +264,14 @@ int an_plot(struct an_run *r, const struct an_opts *o, FILE *info)
 	if ((ret = plot_cdf(r, dir)) || (ret = plot_series(r, dir)) ||
 	    (ret = plot_heatmap(r, dir, 'l')) || (ret = plot_heatmap(r, dir, 'p')))
 		return ret;
-	for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
-		ret = render(dir, scripts[i]);
+	for (i = 0; i < sizeof(plots) / sizeof(plots[0]); i++) {
+		ret = render(dir, plots[i]);
 		if (ret == 1) {
 			fprintf(info, "plots: gnuplot not found; wrote .dat and .gp files to %s\n", dir);
 			return 0;
 		}
-		if (ret) {
-			fprintf(stderr, "%s: %s/%s: gnuplot failed (cd %s && gnuplot %s shows why)\n",
-				PROG, dir, scripts[i], dir, scripts[i]);
-			return 2;
-		}
+		if (ret)
+			return ret;
 	}
 	fprintf(info, "plots: %s/{cdf,timeseries,heatmap_latency,heatmap_position}.{png,svg}\n", dir);
 	return 0;
@@ -359,17 +385,13 @@ int an_plot_diff(struct an_stats *base, struct an_stats *now, const struct an_op
 			ret = kind ? plot_diff_quantiles(b, n, o, dir, name) : plot_diff_cdf(b, n, dir, name);
 			if (ret)
 				return ret;
-			strcat(name, ".gp");
 			ret = render(dir, name);
 			if (ret == 1) {
 				fprintf(info, "plots: gnuplot not found; wrote .dat and .gp files to %s\n", dir);
 				return 0;
 			}
-			if (ret) {
-				fprintf(stderr, "%s: %s/%s: gnuplot failed (cd %s && gnuplot %s shows why)\n",
-					PROG, dir, name, dir, name);
-				return 2;
-			}
+			if (ret)
+				return ret;
 			rendered++;
 		}
 	}

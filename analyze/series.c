@@ -52,8 +52,9 @@ static void add_busy(struct an_series *s, uint64_t from, uint64_t to)
 {
 	while (from < to && from >= s->t0) {
 		size_t i = (from - s->t0) / s->step;
-		uint64_t bin_end = s->t0 + (i + 1) * s->step;
-		uint64_t piece = (to < bin_end ? to : bin_end) - from;
+		/* to the bin's end, not to t0 + (i + 1) * step: that wraps near 2^64 */
+		uint64_t left = s->step - (from - s->t0) % s->step;
+		uint64_t piece = to - from < left ? to - from : left;
 
 		if (i >= s->nbins)
 			return;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyze/summary.h"
@@ -92,33 +93,48 @@ int an_summary_is(const char *path)
 	return is;
 }
 
+/*
+ * Far above a summary's longest line (a stage with every bucket of its
+ * sketch, 8192 of " INDEX:COUNT"), and a bound on what a line of a file that
+ * is no summary (/dev/zero, a trace) may cost.
+ */
+#define SUMMARY_LINE_MAX (1u << 20)
+
 /* A parse of one summary file. */
 struct reader {
 	FILE *f;
 	const char *path;
-	char *line;
-	size_t cap;
+	char *line;		/* SUMMARY_LINE_MAX bytes */
 	unsigned lineno;
+	const char *broken;	/* why the last line was not read, NULL at the end */
 	char *err;
 	size_t errcap;
 };
 
-/* The next line without its newline; NULL at the end or on a NUL byte. */
+/* The next line without its newline; NULL at the end, on a NUL byte or past SUMMARY_LINE_MAX. */
 static char *next_line(struct reader *rd)
 {
-	ssize_t n = getline(&rd->line, &rd->cap, rd->f);
+	size_t n = 0;
+	int c;
 
-	if (n <= 0)
-		return NULL;
 	rd->lineno++;
-	if (rd->line[n - 1] == '\n')
-		rd->line[--n] = 0;
-	return strlen(rd->line) == (size_t)n ? rd->line : NULL;
+	while ((c = getc_unlocked(rd->f)) != EOF && c != '\n') {
+		if (!c || n + 1 == SUMMARY_LINE_MAX) {
+			rd->broken = c ? "longer than a summary's lines (1 MiB)" : "a NUL byte";
+			return NULL;
+		}
+		rd->line[n++] = (char)c;
+	}
+	if (c == EOF && !n)
+		return NULL;
+	rd->line[n] = 0;
+	return rd->line;
 }
 
 static int bad(struct reader *rd, const char *what)
 {
-	snprintf(rd->err, rd->errcap, "%s: line %u: %s", rd->path, rd->lineno, what);
+	snprintf(rd->err, rd->errcap, "%s: line %u: %s", rd->path, rd->lineno,
+		 rd->broken ? rd->broken : what);
 	return -1;
 }
 
@@ -292,9 +308,23 @@ int an_summary_load(struct an_run *r, const char *path, char *err, size_t cap)
 	struct reader rd = { .path = path, .err = err, .errcap = cap };
 	int ret;
 
+	struct stat st;
+
 	rd.f = fopen(path, "r");
 	if (!rd.f) {
 		snprintf(err, cap, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* A pipe may carry a summary; a device or a directory does not. */
+	if (fstat(fileno(rd.f), &st) || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		snprintf(err, cap, "%s: not an st-analyze summary (not a file)", path);
+		fclose(rd.f);
+		return -1;
+	}
+	rd.line = malloc(SUMMARY_LINE_MAX);
+	if (!rd.line) {
+		snprintf(err, cap, "%s: out of memory", path);
+		fclose(rd.f);
 		return -1;
 	}
 	ret = read_header(&rd, r);

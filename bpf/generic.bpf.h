@@ -67,6 +67,8 @@ int generic_tracepoint(void *ctx)
 		return 0;
 	bpf_probe_read_kernel(rec + sizeof(struct st_event_header), copy_len,
 			      ctx + ST_GENERIC_ENTRY_SKIP);
+	for (__u32 i = 0; i < ST_MAX_RECORD_BYTES / 8 && i * 8 < size; i++)
+		((__u64 *)rec)[i] &= ge->keep[i];
 	for (__u32 i = 0; i < ST_GENERIC_MAX_STRINGS && i < ge->nstrings; i++)
 		copy_string(rec, ctx, &ge->strings[i]);
 	submit(rec, size);

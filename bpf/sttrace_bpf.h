@@ -62,6 +62,14 @@ struct st_generic_event {
 	__u16 dev_offset;		/* a dev_t field `dev` in the entry (-d applies), 0 = none */
 	__u32 nstrings;
 	struct st_generic_string strings[ST_GENERIC_MAX_STRINGS];
+	/*
+	 * Per record byte 0xff where a schema field covers it, 0 elsewhere, as
+	 * 64-bit words the probe ANDs the record with: the entry's padding holds
+	 * stale kernel bytes, __data_loc words and fields left out say what no
+	 * field shows, and the tail past the copy holds an earlier record's
+	 * bytes. A record keeps no byte its schema does not describe.
+	 */
+	__u64 keep[ST_MAX_RECORD_BYTES / 8];
 };
 
 #endif /* STTRACE_BPF_H */

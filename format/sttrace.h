@@ -418,11 +418,6 @@ void st_cursor_close(struct st_cursor *c);
 int st_parse_duration(const char *s, uint64_t *ns);
 int st_parse_time(const char *s, uint64_t start, uint64_t *ns);
 
-/*
- * A size: a decimal number of bytes with an optional binary multiple K, M,
- * G or T ("64K", "1.5M", "4096"; "KiB", "MB" read the same). 0 or ST_EINVAL.
- */
-int st_parse_size(const char *s, uint64_t *bytes);
 uint64_t st_trace_start(const struct st_reader *r);
 
 #ifdef __cplusplus

@@ -81,32 +81,3 @@ uint64_t st_trace_start(const struct st_reader *r)
 	}
 	return st_reader_info(r)->first_ts;
 }
-
-int st_parse_size(const char *s, uint64_t *bytes)
-{
-	char *end;
-	double v;
-	int shift = 0;
-
-	/* strtod would also take "nan", "inf", "0x1p3" and leading blanks */
-	if (!isdigit((unsigned char)*s) && *s != '.')
-		return ST_EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s)
-		return ST_EINVAL;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	}
-	if (*end == 'i')
-		end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || v * (double)(1ull << shift) >= 1.8e19)
-		return ST_EINVAL;
-	*bytes = (uint64_t)(v * (double)(1ull << shift));
-	return 0;
-}

@@ -75,7 +75,8 @@ struct recorder {
 	struct rec_flight_trigger trigger;
 	struct st_writer *dump;
 	uint64_t dump_until, dump_end_ns;
-	unsigned dumps, triggers;
+	unsigned dumps, triggers;		/* dumps begun (each names its file), triggers seen */
+	unsigned dumps_written;			/* dumps closed whole: a refused one is not */
 	bool pending_trigger;
 	struct rec_flight_hit hit;		/* the pending trigger's request (rq 0: a signal) */
 	char reason[128];
@@ -558,7 +559,8 @@ static void start_dump(struct recorder *r, uint64_t now)
 static void end_dump(struct recorder *r, uint64_t now)
 {
 	copy_meta(r->dump, r->w);
-	close_file(r, &r->dump, r->path, now, false);
+	if (!close_file(r, &r->dump, r->path, now, false))
+		r->dumps_written++;
 	close_out_fd(r);
 	r->dump_end_ns = now;
 	if (r->opts.max_triggers && r->dumps >= r->opts.max_triggers)
@@ -786,7 +788,7 @@ static int finish(struct recorder *r)
 		r->w = NULL;
 		fprintf(stderr, "%s: %u trigger%s (during a dump or --trigger-gap: ignored), %u "
 			"file%s written\n", REC_NAME, r->triggers, r->triggers == 1 ? "" : "s",
-			r->dumps, r->dumps == 1 ? "" : "s");
+			r->dumps_written, r->dumps_written == 1 ? "" : "s");
 		return r->write_failed ? REC_EXIT_FAIL : 0;
 	}
 	return close_file(r, &r->w, r->path, end_ns, false);

@@ -36,8 +36,8 @@ $(B)/sttrace.skel.h: $(B)/bpf/sttrace.bpf.o
 $(REC_OBJS): CPPFLAGS += -I$(B)
 $(REC_OBJS): $(B)/sttrace.skel.h
 
-$(B)/st-record: $(REC_OBJS) $(LIBST)
-	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(REC_OBJS) $(LIBST) $(REC_LIBS) $(LIBST_LIBS)
+$(B)/st-record: $(REC_OBJS) $(LIBCOMMON) $(LIBST)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(REC_OBJS) $(LIBCOMMON) $(LIBST) $(REC_LIBS) $(LIBST_LIBS)
 
 PROGRAMS += $(B)/st-record
 INSTALL_SBIN += $(B)/st-record
@@ -51,7 +51,7 @@ TESTS += $(REC_TESTS)
 $(B)/tests/record/%.o: $(B)/sttrace.skel.h
 $(B)/tests/record/%.o: CPPFLAGS += -I$(B)
 $(REC_TESTS): $(B)/tests/%: $(B)/tests/record/%.o $(B)/record/meta.o $(B)/record/options.o \
-		$(B)/record/flight.o $(LIBST)
+		$(B)/record/flight.o $(LIBCOMMON) $(LIBST)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) -ljson-c $(REC_UNIT_LIBS) $(LIBST_LIBS)
 

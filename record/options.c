@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "common/number.h"
 #include "record/record.h"
 
 static const char usage_text[] =
@@ -60,7 +61,8 @@ static const char usage_text[] =
 "  -d, --device DEV         only this disk (/dev/sdb, sdb, 8:16; a partition\n"
 "                           selects its disk)\n"
 "      --qd N               output writes in flight (1-256, default 4)\n"
-"      --ringbuf-size SIZE  kernel ring buffer (default 16M; rounded up to a power of 2)\n"
+"      --ringbuf-size SIZE  kernel ring buffer (default 16M, at least 16K; rounded up\n"
+"                           to a power of 2)\n"
 "  -z, --zstd-level N       compression level (-7..19, default 1: the recorder\n"
 "                           competes with the workload for CPU)\n"
 "      --chunk-size SIZE    raw bytes per chunk (default 1M)\n"
@@ -123,7 +125,7 @@ static int parse_rotate(const char *s, struct rec_opts *o)
 	if (last == 's' || last == 'm' || last == 'h')
 		return st_parse_duration(s, &o->rotate_ns) || !o->rotate_ns ? -1 : 0;
 	if (last >= 'A' && last <= 'Z')
-		return st_parse_size(s, &o->rotate_bytes) || o->rotate_bytes < 4096 ? -1 : 0;
+		return parse_size(s, &o->rotate_bytes) || o->rotate_bytes < 4096 ? -1 : 0;
 	return -1;
 }
 
@@ -139,6 +141,15 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 	*out = v;
 	return 0;
 }
+
+/*
+ * The smallest ring buffer holding two batches of the probes (a CPU's stage
+ * and its last record, behind the ring's 8-byte header), so that one CPU can
+ * submit while the one before is read: 16K. A ring that holds less keeps
+ * almost nothing (4K: 113 events kept, 13.7 M lost).
+ */
+#define RINGBUF_MIN 16384u
+_Static_assert(RINGBUF_MIN >= 2 * (ST_STAGE_BYTES + ST_MAX_RECORD_BYTES + 8), "two batches");
 
 static uint64_t round_up_pow2(uint64_t v)
 {
@@ -168,7 +179,7 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 		if (st_parse_duration(val, &o->duration_ns) || !o->duration_ns)
 			goto bad;
 	} else if (!strcmp(name, "max-size")) {
-		if (st_parse_size(val, &o->max_size))
+		if (parse_size(val, &o->max_size))
 			goto bad;
 	} else if (!strcmp(name, "rotate")) {
 		if (parse_rotate(val, o))
@@ -178,7 +189,7 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 			goto bad;
 		o->keep = (unsigned)l;
 	} else if (!strcmp(name, "ring")) {
-		if (st_parse_size(val, &o->ring_bytes) || o->ring_bytes < (256u << 10))
+		if (parse_size(val, &o->ring_bytes) || o->ring_bytes < (256u << 10))
 			goto bad;
 	} else if (!strcmp(name, "after")) {
 		if (st_parse_duration(val, &o->after_ns))
@@ -218,15 +229,20 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 			goto bad;
 		o->qd = (unsigned)l;
 	} else if (!strcmp(name, "ringbuf-size")) {
-		if (st_parse_size(val, &u) || u < 4096 || u > (1ull << 32))
+		if (parse_size(val, &u) || u > (1ull << 32))
 			goto bad;
 		o->ringbuf_size = round_up_pow2(u);
+		if (o->ringbuf_size < RINGBUF_MIN) {
+			snprintf(err, cap, "--ringbuf-size %s: less than two of the probes' batches "
+				 "(at least %uK)", val, RINGBUF_MIN >> 10);
+			return -1;
+		}
 	} else if (!strcmp(name, "zstd-level")) {
 		if (parse_long(val, -7, 19, &l))
 			goto bad;
 		o->zstd_level = (int)l;
 	} else if (!strcmp(name, "chunk-size")) {
-		if (st_parse_size(val, &o->chunk_size) || o->chunk_size < 4096 ||
+		if (parse_size(val, &o->chunk_size) || o->chunk_size < 4096 ||
 		    o->chunk_size > (64u << 20))
 			goto bad;
 	} else {

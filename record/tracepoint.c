@@ -135,6 +135,17 @@ static char *unique_name(const struct st_field *fields, size_t n, const char *na
 	}
 }
 
+/* The bytes of the record the n schema fields cover, for the probe to keep (the rest it zeroes). */
+static void keep_fields(struct st_generic_event *l, const struct st_field *fields, size_t n)
+{
+	uint8_t *keep = (uint8_t *)l->keep;
+
+	memset(l->keep, 0, sizeof(l->keep));
+	for (size_t i = 0; i < n; i++)
+		if ((size_t)fields[i].offset + fields[i].size <= sizeof(l->keep))
+			memset(keep + fields[i].offset, 0xff, fields[i].size);
+}
+
 static int build_tracepoint(struct rec_tracepoint *tp, const char *subsys, const char *event,
 			    uint16_t id, char *err, size_t cap)
 {
@@ -198,6 +209,7 @@ static int build_tracepoint(struct rec_tracepoint *tp, const char *subsys, const
 	l->nstrings = (uint32_t)nstr;
 	l->copy_len = (uint16_t)(copy_end - ST_GENERIC_ENTRY_SKIP);
 	l->size = (uint16_t)((slot + 7) & ~7u);
+	keep_fields(l, fields, n);
 	l->type = id;
 	tp->name = strdup(full);
 	tp->type = (struct st_type){ .id = id, .size = l->size, .name = tp->name,

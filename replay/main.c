@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analyze/analyze.h"
+#include "common/number.h"
 #include "replay/replay.h"
 
 #define PROG "st-replay"
@@ -192,7 +193,7 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		o->force_in_use = 1;
 		return 0;
 	case OPT_MAX_IO:
-		if (st_parse_size(arg, &t) || t < 4096 || t > (1ull << 32))
+		if (parse_size(arg, &t) || t < 4096 || t > (1ull << 32))
 			return an_usage_error(PROG, "--max-io %s: not a size from 4K to 4G", arg);
 		o->max_io = t;
 		return 0;

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "common/input.h"
 #include "format/st-format/st_format.h"
 
@@ -110,7 +112,7 @@ int sf_parse_level(const struct sf_cmd *cmd, const char *arg, int *level)
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < -1000000 || v > 1000)
+	if (errno || end == arg || *end || v < ZSTD_minCLevel() || v > ZSTD_maxCLevel())
 		return sf_usage(cmd, "bad level '%s' for -z", arg);
 	*level = (int)v;
 	return SF_OK;

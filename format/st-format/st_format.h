@@ -58,7 +58,7 @@ struct sf_range {
 	const char *from, *to;
 };
 
-/* -z LEVEL: an integer (zstd has negative levels too), else a usage error. */
+/* -z LEVEL: an integer in zstd's range (negative levels too), else a usage error. */
 int sf_parse_level(const struct sf_cmd *cmd, const char *arg, int *level);
 
 /* The options of the subcommands that read one FILE and may write OUT. */

@@ -17,9 +17,17 @@
  * fd.* and inode.*, the model of dev.*, and the value of any key this build
  * does not know that is not a number; in the events, every string field
  * (types unknown to this build too, from the file's schema): `comm` fields
- * as command names, the others as paths. Device names, versions, the CPU
- * count, clocks and every event number stay as they are. The events are
- * copied chunk by chunk, in file order.
+ * as command names, the others as paths. Addresses become tokens of their
+ * own size (kernel pointers such as rq, bio and skaddr, which identify
+ * kernel objects and give away the kernel's layout, and network addresses
+ * such as saddr): one value, one token in every field, so the correlation
+ * that pairs a request's issue with its completion pairs them still, and 0
+ * ("none") stays 0. Every byte of a record that no field of its type covers
+ * is zeroed: padding inside a tracepoint's entry holds stale kernel bytes,
+ * and an older recorder left an earlier record's bytes in a record's tail.
+ * Device names, versions, the CPU count, clocks and every other event
+ * number stay as they are. The events are copied chunk by chunk, in file
+ * order.
  */
 #include <ctype.h>
 #include <inttypes.h>
@@ -31,6 +39,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "analyze/idmap.h"
 #include "format/st-format/st_format.h"
 
 enum anon_kind { AK_COMM, AK_PATH, AK_HOST, AK_ARG, AK_OTHER, AK_COUNT };
@@ -47,11 +56,20 @@ static const struct {
 	[AK_OTHER] = { "s-", 16, NULL },
 };
 
+/* Tokens of the addresses seen, by their size in bytes (1..8): HMAC-SHA256 costs 5 us. */
+struct addr_tokens {
+	struct an_idmap at[9];	/* address -> index in tokens */
+	uint64_t *tokens;
+	uint32_t n, cap;
+	int failed;		/* out of memory: addresses are tokens still, made each time */
+};
+
 struct anon {
 	unsigned char salt[64];
 	size_t salt_len;
 	unsigned keep;		/* bit per enum anon_kind */
 	char *scratch;		/* a record being rewritten */
+	struct addr_tokens addrs;
 };
 
 /* The token of s[0..len) into out (at most cap bytes with the NUL). */
@@ -72,6 +90,78 @@ static void token(const struct anon *a, enum anon_kind k, const char *s, size_t 
 	n = (size_t)snprintf(out, cap, "%s", kinds[k].prefix);
 	for (unsigned i = 0; i < kinds[k].hex / 2 && n + 2 < cap; i++)
 		n += (size_t)snprintf(out + n, cap - n, "%02x", md[i]);
+}
+
+/* The token of the len-byte address at p, computed. */
+static void address_hmac(const struct anon *a, unsigned char *p, size_t len)
+{
+	static const char tag[] = "address:";
+	unsigned char msg[sizeof(tag) + 64], md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	size_t i;
+
+	memcpy(msg, tag, sizeof(tag));
+	memcpy(msg + sizeof(tag), p, len);
+	HMAC(EVP_sha256(), a->salt, (int)a->salt_len, msg, sizeof(tag) + len, md, &mdlen);
+	memcpy(p, md, len);
+	for (i = 0; i < len && !p[i]; i++)
+		;
+	if (i == len)	/* a token is never 0, which means "none" */
+		p[0] = 1;
+}
+
+/*
+ * The len-byte address at p (at most 64 bytes) replaced by its token in
+ * place; an address whose bytes are all 0 ("none") stays as it is.
+ */
+static void anon_address(struct anon *a, unsigned char *p, size_t len)
+{
+	struct addr_tokens *t = &a->addrs;
+	uint64_t v = 0, tok = 0;
+	uint32_t i;
+
+	for (i = 0; i < len && !p[i]; i++)
+		;
+	if (i == len)
+		return;
+	if (len > 8 || t->failed) {
+		address_hmac(a, p, len);
+		return;
+	}
+	memcpy(&v, p, len);
+	if (!t->at[len].keys && an_idmap_init(&t->at[len], 1024))
+		t->failed = 1;
+	i = t->failed ? AN_NONE : an_idmap_get(&t->at[len], v);
+	if (i != AN_NONE) {
+		memcpy(p, &t->tokens[i], len);
+		return;
+	}
+	address_hmac(a, p, len);
+	if (t->failed)
+		return;
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? 2 * t->cap : 1024;
+		uint64_t *tokens = realloc(t->tokens, cap * sizeof(*tokens));
+
+		if (!tokens) {
+			t->failed = 1;
+			return;
+		}
+		t->tokens = tokens;
+		t->cap = cap;
+	}
+	memcpy(&tok, p, len);
+	t->tokens[t->n] = tok;
+	if (an_idmap_put(&t->at[len], v, t->n++))
+		t->failed = 1;
+}
+
+static void addr_tokens_free(struct addr_tokens *t)
+{
+	for (size_t len = 0; len < sizeof(t->at) / sizeof(t->at[0]); len++)
+		if (t->at[len].keys)
+			an_idmap_free(&t->at[len]);
+	free(t->tokens);
 }
 
 /* ---- Metadata ---------------------------------------------------------------------- */
@@ -170,7 +260,7 @@ static int starts(const char *s, const char *prefix)
 }
 
 /* The anonymized value of one metadata key into out; NULL: keep it as is. */
-static const char *anon_meta(const struct anon *a, const char *key, const char *v, char *out,
+static const char *anon_meta(struct anon *a, const char *key, const char *v, char *out,
 			     size_t cap)
 {
 	static const char *const kept[] = { "tool", "kernel.release", "cpu.count",
@@ -180,7 +270,12 @@ static const char *anon_meta(const struct anon *a, const char *key, const char *
 	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
 		if (starts(key, kept[i]))
 			return NULL;
-	if (!strcmp(key, "host.name"))
+	if (!strcmp(key, "trigger.rq")) {	/* the request of a flight dump, as its events show it */
+		uint64_t rq = strtoull(v, NULL, 16);
+
+		anon_address(a, (unsigned char *)&rq, sizeof(rq));
+		snprintf(out, cap, "0x%" PRIx64, rq);
+	} else if (!strcmp(key, "host.name"))
 		token(a, AK_HOST, v, strlen(v), out, cap);
 	else if (!strcmp(key, "command_line"))
 		anon_words(a, AK_ARG, v, out, cap);
@@ -201,7 +296,7 @@ static const char *anon_meta(const struct anon *a, const char *key, const char *
 	return out;
 }
 
-static void anon_all_meta(const struct anon *a, struct st_reader *r, struct st_writer *w)
+static void anon_all_meta(struct anon *a, struct st_reader *r, struct st_writer *w)
 {
 	const char *key, *value;
 	char *out = malloc(1 << 20);
@@ -214,44 +309,76 @@ static void anon_all_meta(const struct anon *a, struct st_reader *r, struct st_w
 
 /* ---- Events ------------------------------------------------------------------------ */
 
-/* The string fields of each type of the file; NULL for a type without any. */
-struct str_fields {
-	unsigned n;
-	const struct st_field *f[];
-};
-
-static int type_strings(const struct st_reader *r, struct str_fields **by_id)
+/*
+ * A field holding an address: a built-in type's identities of kernel objects
+ * (by name), a generic tracepoint's pointer (its doc is the C declaration,
+ * "const void * skaddr"), and any field named for an address (saddr,
+ * daddr_v6, skaddr).
+ */
+static int is_address(const struct st_type *t, const struct st_field *f)
 {
-	for (size_t i = 0; i < st_type_count(r); i++) {
-		const struct st_type *t = st_type_at(r, i);
-		struct str_fields *sf;
-		unsigned n = 0;
+	static const char *const identities[] = { "rq", "bio", "bios", "parent", "ctx", "req" };
 
-		for (unsigned k = 0; k < t->nfields; k++)
-			n += t->fields[k].type == ST_FT_STR;
-		if (!n)
-			continue;
-		sf = malloc(sizeof(*sf) + n * sizeof(sf->f[0]));
-		if (!sf)
-			return -1;
-		sf->n = 0;
-		for (unsigned k = 0; k < t->nfields; k++)
-			if (t->fields[k].type == ST_FT_STR)
-				sf->f[sf->n++] = &t->fields[k];
-		by_id[t->id] = sf;
-	}
+	if (f->type == ST_FT_STR)
+		return 0;
+	if (strstr(f->name, "addr"))
+		return 1;
+	if (f->type != ST_FT_HEX)
+		return 0;
+	if (strchr(t->name, ':'))
+		return f->doc && strchr(f->doc, '*');
+	for (size_t i = 0; i < sizeof(identities) / sizeof(identities[0]); i++)
+		if (f->elem_size == 8 && !strcmp(f->name, identities[i]))
+			return 1;
 	return 0;
 }
 
-/* A copy of rec in a->scratch with its string fields tokens. */
-static const void *anon_record(const struct anon *a, const struct st_event_header *rec,
-			       const struct str_fields *sf)
+/* What is rewritten in the records of one type of the file. */
+struct type_plan {
+	uint16_t size;		/* the type's record size */
+	unsigned char *keep;	/* size bytes: 0xff where a field covers the byte, else 0 */
+	unsigned nstr, naddr;
+	const struct st_field **str, **addr;
+};
+
+static struct type_plan *type_plan(const struct st_type *t)
 {
+	struct type_plan *tp = calloc(1, sizeof(*tp) + t->size + 2 * t->nfields * sizeof(tp->str[0]));
+
+	if (!tp)
+		return NULL;
+	tp->size = t->size;
+	tp->str = (const struct st_field **)(tp + 1);
+	tp->addr = tp->str + t->nfields;
+	tp->keep = (unsigned char *)(tp->addr + t->nfields);
+	for (unsigned k = 0; k < t->nfields; k++) {
+		const struct st_field *f = &t->fields[k];
+
+		if ((size_t)f->offset + f->size > t->size)
+			continue;
+		memset(tp->keep + f->offset, 0xff, f->size);
+		if (f->type == ST_FT_STR)
+			tp->str[tp->nstr++] = f;
+		else if (is_address(t, f))
+			tp->addr[tp->naddr++] = f;
+	}
+	return tp;
+}
+
+/* A copy of rec in a->scratch: uncovered bytes 0, strings and addresses tokens. */
+static const void *anon_record(struct anon *a, const struct st_event_header *rec,
+			       const struct type_plan *tp)
+{
+	size_t covered = rec->size < tp->size ? rec->size : tp->size;
+	unsigned char *rec_bytes = (unsigned char *)a->scratch;
 	char tok[64];
 
 	memcpy(a->scratch, rec, rec->size);
-	for (unsigned i = 0; i < sf->n; i++) {
-		const struct st_field *f = sf->f[i];
+	for (size_t i = 0; i < covered; i++)
+		rec_bytes[i] &= tp->keep[i];
+	memset(rec_bytes + covered, 0, rec->size - covered);
+	for (unsigned i = 0; i < tp->nstr; i++) {
+		const struct st_field *f = tp->str[i];
 		char *dst = a->scratch + f->offset;
 
 		if ((size_t)f->offset + f->size > rec->size)
@@ -261,17 +388,36 @@ static const void *anon_record(const struct anon *a, const struct st_event_heade
 		memset(dst, 0, f->size);
 		memcpy(dst, tok, strlen(tok));
 	}
+	for (unsigned i = 0; i < tp->naddr; i++) {
+		const struct st_field *f = tp->addr[i];
+		/*
+		 * An array of bytes is one address (saddr_v6), in pieces of 64 bytes
+		 * at most; wider elements are one each (bios[]).
+		 */
+		size_t unit = f->elem_size > 1 ? f->elem_size : f->size < 64 ? f->size : 64;
+
+		if ((size_t)f->offset + f->size > rec->size)
+			continue;
+		for (size_t off = 0; off < f->size; off += unit)
+			anon_address(a, rec_bytes + f->offset + off,
+				     f->size - off < unit ? f->size - off : unit);
+	}
 	return a->scratch;
 }
 
-static int anon_events(const struct anon *a, const char *in, struct st_reader *r,
-		       struct st_writer *w)
+static int anon_events(struct anon *a, const char *in, struct st_reader *r, struct st_writer *w)
 {
-	struct str_fields **by_id = calloc(1u << 16, sizeof(*by_id));
+	struct type_plan **by_id = calloc(1u << 16, sizeof(*by_id));
 	struct st_chunk_buf buf = { 0 };
 	int rc = SF_OK;
 
-	if (!by_id || type_strings(r, by_id))
+	for (size_t i = 0; by_id && i < st_type_count(r) && !rc; i++) {
+		const struct st_type *t = st_type_at(r, i);
+
+		if (!(by_id[t->id] = type_plan(t)))
+			rc = SF_BAD;
+	}
+	if (!by_id || rc)
 		rc = sf_error(in, "out of memory");
 	for (size_t i = 0; i < st_chunk_count(r) && !rc; i++) {
 		const struct st_event_header *ev;
@@ -284,9 +430,9 @@ static int anon_events(const struct anon *a, const char *in, struct st_reader *r
 			break;
 		}
 		while (st_chunk_next(&buf, &pos, &ev) > 0) {
-			const struct str_fields *sf = by_id[ev->type];
+			const struct type_plan *tp = by_id[ev->type];
 
-			st_writer_append(w, sf ? anon_record(a, ev, sf) : ev, ev->size);
+			st_writer_append(w, tp ? anon_record(a, ev, tp) : ev, ev->size);
 		}
 	}
 	st_chunk_buf_free(&buf);
@@ -388,6 +534,7 @@ static int anonymize_run(int argc, char **argv)
 		st_reader_close(r);
 	}
 	free(a.scratch);
+	addr_tokens_free(&a.addrs);
 	return rc;
 }
 
@@ -403,7 +550,11 @@ const struct sf_cmd sf_cmd_anonymize = {
 	"  command names (pid.* and comm fields: cXXXXXXXXXXXX), paths (fd.*,\n"
 	"  inode.* and other string fields: /anon/XXXXXXXXXXXXXXXX), device\n"
 	"  models, and unknown keys whose value is not a number. XXX is the hex of\n"
-	"  HMAC-SHA256(salt, string): one string, one token.\n\n"
+	"  HMAC-SHA256(salt, string): one string, one token. Addresses (kernel\n"
+	"  pointers: rq, bio, skaddr, any pointer field; network addresses: saddr,\n"
+	"  daddr...) become tokens of their size, one per value, so the I/Os\n"
+	"  correlate as before. Bytes of a record that no field describes\n"
+	"  (padding, stale tails) become 0.\n\n"
 	"  -o, --output OUT   the copy\n"
 	"  --keep KINDS       leave these kinds of strings as they are: comm, path,\n"
 	"                     host, comma-separated\n"

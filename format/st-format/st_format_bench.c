@@ -109,27 +109,21 @@ const struct sf_cmd sf_cmd_bench_decode = {
 
 /* ---- dump-raw --------------------------------------------------------- */
 
-static int write_all(int fd, const void *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p = (const char *)p + n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
+static const struct option dump_raw_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
 
 static int dump_raw_run(int argc, char **argv)
 {
 	struct sf_args a = { 0 };
 	struct st_chunk_buf buf = { 0 };
 	struct st_reader *r;
-	int fd, rc = sf_parse_args(&sf_cmd_dump_raw, argc, argv, bench_opts, &a);
+	uint64_t written = 0;
+	char why[160];
+	int fd, err, rc = sf_parse_args(&sf_cmd_dump_raw, argc, argv, dump_raw_opts, &a);
 
 	if (rc)
 		return rc < 0 ? SF_OK : rc;
@@ -137,16 +131,18 @@ static int dump_raw_run(int argc, char **argv)
 		return sf_usage(&sf_cmd_dump_raw, "missing -o OUT");
 	if (sf_open(a.in, 0, &r))
 		return SF_BAD;
-	fd = open(a.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = st_output_open(a.out, a.force ? ST_OUTPUT_FORCE : 0, why, sizeof(why));
 	if (fd < 0)
-		rc = sf_error(a.out, "cannot create: %s", strerror(errno));
+		rc = sf_error(a.out, "%s", why);
 	for (size_t i = 0; i < st_chunk_count(r) && !rc; i++) {
 		if (st_chunk_at(r, i)->kind != ST_CHUNK_EVENTS)
 			continue;
 		if (st_chunk_decode(r, i, &buf))
 			rc = sf_error(a.in, "%s", st_reader_errmsg(r));
-		else if (write_all(fd, buf.data, buf.len))
-			rc = sf_error(a.out, "write failed: %s", strerror(errno));
+		else if ((err = st_pwrite_all(fd, buf.data, buf.len, written)))
+			rc = sf_error(a.out, "write failed: %s", strerror(-err));
+		else
+			written += buf.len;
 	}
 	if (fd >= 0 && close(fd) && !rc)
 		rc = sf_error(a.out, "write failed: %s", strerror(errno));
@@ -158,9 +154,10 @@ static int dump_raw_run(int argc, char **argv)
 const struct sf_cmd sf_cmd_dump_raw = {
 	.name = "dump-raw",
 	.help =
-	"Usage: st-format dump-raw FILE -o RAW\n"
+	"Usage: st-format dump-raw FILE -o RAW [--force]\n"
 	"Benchmark helper: write the decompressed payloads of every events chunk of\n"
-	"FILE, concatenated, to RAW (the bytes the recorder appended).\n",
+	"FILE, concatenated, to RAW (the bytes the recorder appended).\n"
+	SF_FORCE_HELP,
 	.run = dump_raw_run,
 };
 

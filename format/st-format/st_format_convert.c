@@ -96,6 +96,7 @@ static int convert_file(struct sf_convert *cv, const struct sf_convert_writer *w
 	rc = wr->begin(cv);
 	if (!rc)
 		rc = convert_events(cv, wr, in);
+	cv->failed = rc != SF_OK;
 	if (wr->end(cv) && !rc)
 		rc = SF_BAD;
 	if (wr->text && (fflush(cv->text) || ferror(cv->text)) && !rc)

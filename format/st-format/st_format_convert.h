@@ -10,6 +10,7 @@
  *   begin(cv)       once, before the first event: open outputs, headers
  *   event(cv, ev)   every event, in timestamp order
  *   end(cv)         once, after the last: trailers, close; also after an error
+ *                   (cv->failed), when a writer of files of its own removes them
  *
  * Each returns SF_OK or SF_BAD after printing one line (sf_error) naming
  * what failed. A writer keeps its own state behind cv->state. cv->names
@@ -34,6 +35,7 @@ struct sf_convert {
 	uint64_t first_ts;	/* timestamp of the trace's first event */
 	int records;		/* --records: one row per correlated I/O */
 	int force;		/* --force: outputs may be symlinks or not regular files */
+	int failed;		/* at end(): begin or an event failed */
 	void *state;		/* the writer's own */
 };
 

@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/idmap.h"
 #include "format/st-format/st_format_blktrace.h"
@@ -268,9 +269,17 @@ static int blktrace_end(struct sf_convert *cv)
 	struct bt_state *s = cv->state;
 	int rc = SF_OK;
 
+	char path[4096];
+
 	for (unsigned cpu = 0; s && cpu < s->ncpus; cpu++)
 		if (s->cpu_files[cpu] && fclose(s->cpu_files[cpu]) && !rc)
 			rc = sf_error(cv->out, "write failed: %s", strerror(errno));
+	/* no empty or half-written OUT.blktrace.N left behind */
+	for (unsigned cpu = 0; s && (cv->failed || rc) && cpu < s->ncpus; cpu++) {
+		snprintf(path, sizeof(path), "%s.blktrace.%u", cv->out, cpu);
+		if (s->cpu_files[cpu])
+			unlink(path);
+	}
 	bt_free(s);
 	return rc;
 }

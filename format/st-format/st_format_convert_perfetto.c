@@ -180,21 +180,25 @@ static struct pf_dev *dev_of(struct sf_convert *cv, uint32_t dev, uint32_t *pid)
 	return d;
 }
 
-/* Completions per second of the interval that ended before ts, when one did. */
+/*
+ * Completions per second of the interval that ended before ts, when one did,
+ * and one zero for a quiet stretch after it. Intervals are compared by their
+ * starts, never by an end: a start + IOPS_INTERVAL_NS near 2^64 would wrap.
+ */
 static void iops_tick(struct sf_convert *cv, struct pf_dev *d, uint32_t pid, uint64_t ts)
 {
+	uint64_t start = ts - ts % IOPS_INTERVAL_NS;
+
 	if (!d->interval)
-		d->interval = ts - ts % IOPS_INTERVAL_NS;
-	while (ts >= d->interval + IOPS_INTERVAL_NS) {
-		counter(cv, pid, "IOPS", "iops", d->interval,
-			d->completions * (1000000000ull / IOPS_INTERVAL_NS));
-		d->interval += IOPS_INTERVAL_NS;
-		d->completions = 0;
-		if (ts >= d->interval + 2 * IOPS_INTERVAL_NS) {	/* a quiet stretch: one zero */
-			counter(cv, pid, "IOPS", "iops", d->interval, 0);
-			d->interval = ts - ts % IOPS_INTERVAL_NS;
-		}
-	}
+		d->interval = start;
+	if (start <= d->interval)
+		return;
+	counter(cv, pid, "IOPS", "iops", d->interval,
+		d->completions * (1000000000ull / IOPS_INTERVAL_NS));
+	if (start - d->interval > IOPS_INTERVAL_NS)
+		counter(cv, pid, "IOPS", "iops", d->interval + IOPS_INTERVAL_NS, 0);
+	d->interval = start;
+	d->completions = 0;
 }
 
 static void async_slice(struct sf_convert *cv, uint32_t pid, const char *cat, const char *name,

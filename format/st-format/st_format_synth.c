@@ -8,15 +8,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/number.h"
 #include "format/st-format/st_format.h"
 #include "format/synth/synth.h"
 
 enum { OPT_IOS = 256, OPT_SEED, OPT_DEVICES, OPT_PROCS, OPT_CPUS, OPT_CHUNK, OPT_SLOW,
        OPT_LOST, OPT_SKIPPED };
 
-static int parse_unsigned(const char *arg, const char *opt, uint64_t max, uint64_t *v)
+static int parse_unsigned(const char *arg, const char *opt, uint64_t min, uint64_t max, uint64_t *v)
 {
-	if (sf_parse_u64(arg, v) || *v > max)
+	if (sf_parse_u64(arg, v) || *v < min || *v > max)
 		return sf_usage(&sf_cmd_synth, "bad value '%s' for %s", arg, opt);
 	return SF_OK;
 }
@@ -24,39 +25,37 @@ static int parse_unsigned(const char *arg, const char *opt, uint64_t max, uint64
 static int parse_option(int c, const char *arg, struct synth_opts *o)
 {
 	uint64_t v = 0;
-	char *end;
 	int rc = SF_OK;
 
 	switch (c) {
 	case OPT_IOS:
-		return parse_unsigned(arg, "--ios", UINT64_MAX, &o->ios);
+		return parse_unsigned(arg, "--ios", 0, UINT64_MAX, &o->ios);
 	case OPT_SEED:
-		return parse_unsigned(arg, "--seed", UINT64_MAX, &o->seed);
+		return parse_unsigned(arg, "--seed", 0, UINT64_MAX, &o->seed);
 	case OPT_LOST:
-		return parse_unsigned(arg, "--lost", UINT64_MAX, &o->lost);
+		return parse_unsigned(arg, "--lost", 0, UINT64_MAX, &o->lost);
 	case OPT_SKIPPED:
-		return parse_unsigned(arg, "--skipped", UINT64_MAX, &o->skipped);
+		return parse_unsigned(arg, "--skipped", 0, UINT64_MAX, &o->skipped);
 	case OPT_DEVICES:
-		rc = parse_unsigned(arg, "--devices", 16, &v);
+		rc = parse_unsigned(arg, "--devices", 1, 16, &v);
 		o->devices = (unsigned)v;
 		break;
 	case OPT_PROCS:
-		rc = parse_unsigned(arg, "--procs", 64, &v);
+		rc = parse_unsigned(arg, "--procs", 1, 64, &v);
 		o->procs = (unsigned)v;
 		break;
 	case OPT_CPUS:
-		rc = parse_unsigned(arg, "--cpus", 4096, &v);
+		rc = parse_unsigned(arg, "--cpus", 1, 4096, &v);
 		o->cpus = (unsigned)v;
 		break;
 	case OPT_CHUNK:
-		rc = parse_unsigned(arg, "--chunk-size", UINT32_MAX, &v);
+		rc = parse_unsigned(arg, "--chunk-size", 0, UINT32_MAX, &v);
 		o->chunk_size = (size_t)v;
 		break;
 	case 'z':
 		return sf_parse_level(&sf_cmd_synth, arg, &o->zstd_level);
 	case OPT_SLOW:
-		o->slow_factor = strtod(arg, &end);
-		if (*end || end == arg || !(o->slow_factor > 0))
+		if (parse_number(arg, 0, 1e6, &o->slow_factor) || !(o->slow_factor > 0))
 			return sf_usage(&sf_cmd_synth, "bad factor '%s' for --slow-factor", arg);
 		break;
 	}
@@ -140,7 +139,7 @@ const struct sf_cmd sf_cmd_synth = {
 	"  --seed S             random seed (default 1)\n"
 	"  --devices D          block devices, 1-16 (default 2)\n"
 	"  --procs P            processes, 1-64, kinds in the order above (default 4)\n"
-	"  --cpus C             CPUs of the simulated host (default 8)\n"
+	"  --cpus C             CPUs of the simulated host, 1-4096 (default 8)\n"
 	"  --chunk-size B       raw bytes per events chunk (default: the library's)\n"
 	"  -z, --level LEVEL    zstd level (default: the library's)\n"
 	"  --slow-factor F      multiply every device latency (D2C, and so Q2C and\n"

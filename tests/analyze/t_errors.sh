@@ -34,6 +34,18 @@ expect_error analyze.error.by "nothing" --by nothing "$dir/a.sttrace"
 expect_error analyze.error.dev "nosuchdev" --dev nosuchdev "$dir/a.sttrace"
 expect_error analyze.error.interval "--interval" --interval 0 "$dir/a.sttrace"
 expect_error analyze.error.too_many_bins "--interval" --interval 1ns "$dir/a.sttrace"
+# nan passes every range check strtod's result gets (a comparison with it is
+# false): each number option refuses it, and inf, as not a number.
+for opt in quantile pid top exact-limit heatmap-rows; do
+	expect_error "analyze.error.${opt}_nan" "--$opt nan" --"$opt" nan "$dir/a.sttrace"
+	expect_error "analyze.error.${opt}_inf" "--$opt inf" --"$opt" inf "$dir/a.sttrace"
+done
+# A +4000 % regression is no "no regression" because the threshold was nan.
+st-format synth -o "$dir/slow.sttrace" --ios 2000 --seed 2 --slow-factor 40 >/dev/null
+for t in nan inf -inf; do
+	expect_error "analyze.error.threshold_$t" "--threshold $t" diff --threshold "$t" "$dir/a.sttrace" \
+		"$dir/slow.sttrace"
+done
 
 # A file cut in the middle: analyzed up to its last complete chunk, said so.
 size=$(stat -c %s "$dir/a.sttrace")

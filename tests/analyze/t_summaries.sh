@@ -66,11 +66,16 @@ rc_same=$?
 [ $rc_slow = 1 ] && [ $rc_same = 0 ] && grep -q 'REGRESSED (gate)' "$dir/diff.out" &&
 	pass analyze.summaries.diff || fail analyze.summaries.diff "exit $rc_slow for a slower device, $rc_same for itself"
 
-# Bad summaries: one line naming the file, exit 2.
+# Bad summaries: one line naming the file, exit 2 (after "bounded": in 20 s and 1 GB).
 expect_error() {
 	local name=$1 word=$2 rc
 	shift 2
-	st-analyze "$@" >/dev/null 2>"$dir/err"
+	if [ "$1" = bounded ]; then
+		shift
+		(ulimit -v 1000000; timeout 20 st-analyze "$@") >/dev/null 2>"$dir/err"
+	else
+		st-analyze "$@" >/dev/null 2>"$dir/err"
+	fi
 	rc=$?
 	if [ $rc = 2 ] && [ "$(wc -l <"$dir/err")" = 1 ] && grep -q -- "$word" "$dir/err"; then
 		pass "$name"
@@ -87,6 +92,11 @@ expect_error analyze.summaries.bad_bucket "bucket.sum: line" merge "$dir/bucket.
 sed '0,/^group /s/^group [0-9]*/group x/' "${sums[0]}" >"$dir/group.sum"
 expect_error analyze.summaries.bad_group "group.sum: line" merge "$dir/group.sum"
 expect_error analyze.summaries.not_summary "1.sttrace: line 1: not an st-analyze summary" merge "${files[0]}"
+# What is no summary costs a bounded read: a device is refused before reading,
+# an endless line (through a pipe) at the longest line a summary has.
+expect_error analyze.summaries.device "/dev/zero: not an st-analyze summary" bounded merge /dev/zero
+expect_error analyze.summaries.endless_line "line 3: longer than" bounded merge \
+	<(printf 'sttrace-summary 1\nby devop\n'; yes | tr -d '\n')
 st-analyze --by op "${files[0]}" --save-summary "$dir/op.sum" >/dev/null
 expect_error analyze.summaries.mixed_by "grouped otherwise" merge "${sums[0]}" "$dir/op.sum"
 expect_error analyze.summaries.merge_option "--dev" merge --dev loop0 "${sums[0]}"

@@ -105,6 +105,41 @@ check gnuplot_symlink_dir_untouched test -z "$(ls -A "$T/real")"
 st-analyze --gnuplot "$T/plots2" --interval 1ms "$T/a.st" >/dev/null 2>&1
 check gnuplot_dir_created_0700 test "$(stat -c %a "$T/plots2")" = 700
 check gnuplot_data_0600 test "$(stat -c %a "$T/plots2/cdf.dat")" = 600
+# The plots gnuplot renders are outputs too: 0600, and a symlink planted at
+# a plot's name in a directory others write (1777) is not followed.
+if command -v gnuplot >/dev/null; then
+	check gnuplot_png_0600 test "$(stat -c %a "$T/plots2/cdf.png")" = 600
+	check gnuplot_svg_0600 test "$(stat -c %a "$T/plots2/heatmap_position.svg")" = 600
+	mkdir -m 1777 "$T/shared"
+	echo keep >"$T/victim"
+	ln -s "$T/victim" "$T/shared/timeseries.svg"
+	st-analyze --gnuplot "$T/shared" "$T/a.st" >/dev/null 2>"$T/err"
+	rc=$?
+	check gnuplot_plot_symlink_refused test $rc -eq 2
+	check gnuplot_plot_symlink_message grep -q "timeseries.svg: is a symbolic link" "$T/err"
+	check gnuplot_plot_symlink_target_kept grep -qx keep "$T/victim"
+else
+	skip gnuplot_png_0600 "gnuplot not installed"
+fi
+# convert --to blktrace writes a file per CPU: one refused (a symlink at
+# OUT.blktrace.3), none of the others is left behind, empty or half-written.
+mkdir "$T/bt"
+echo keep >"$T/bt_target"
+ln -s "$T/bt_target" "$T/bt/out.blktrace.3"
+st-format convert "$T/a.st" --to blktrace -o "$T/bt/out" >/dev/null 2>"$T/err"
+rc=$?
+check blktrace_symlink_refused test $rc -eq 1
+check blktrace_symlink_message grep -q "out.blktrace.3: is a symbolic link" "$T/err"
+check blktrace_refused_leaves_nothing test "$(ls "$T/bt")" = out.blktrace.3
+check blktrace_symlink_target_kept grep -qx keep "$T/bt_target"
+# dump-raw (a benchmark helper) makes its output as every writer does.
+echo keep >"$T/raw_target"
+ln -s "$T/raw_target" "$T/raw_link"
+st-format dump-raw "$T/a.st" -o "$T/raw_link" >/dev/null 2>"$T/err"
+check dump_raw_symlink_refused grep -q "is a symbolic link" "$T/err"
+check dump_raw_symlink_target_kept grep -qx keep "$T/raw_target"
+st-format dump-raw "$T/a.st" -o "$T/raw" >/dev/null
+check dump_raw_0600 test "$(stat -c %a "$T/raw")" = 600
 
 # --- FIFOs: an output FIFO without a reader is refused at once (it blocked
 # open() for good); an input FIFO is copied as - is (pread needs a file),

@@ -11,8 +11,31 @@
 #     then completed (counted from st-format cat --json);
 #   - the fio job's thread has one pread64 slice per read fio counts, and
 #     its process is named fio.
+#   - a crafted file with one completion near 2^64 ns (tests/format/hostile/)
+#     converts in bounded time and size: the IOPS counter is a point per
+#     interval that holds a completion, and at most one zero after each.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
+
+st_tmpdir maxdir
+maxts=$(dirname "$0")/hostile/perfetto-maxts.sttrace
+completions=$(st-format info "$maxts" | awk '$1 == "block_rq_complete" { print $2 }')
+(ulimit -f 4096; timeout 20 st-format convert "$maxts" --to perfetto -o "$maxdir/m.json") 2>"$maxdir/err"
+rc=$?
+if [ $rc != 0 ]; then
+	fail convert.perfetto.maxts "exit $rc (124: timeout, 153: over 4 MiB): $(tail -1 "$maxdir/err")"
+elif python3 - "$maxdir/m.json" "$completions" <<'EOF'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+iops = [e for e in ev if e["ph"] == "C" and e["name"] == "IOPS"]
+devs = {e["pid"] for e in iops}
+assert 0 < len(iops) <= 2 * int(sys.argv[2]) + len(devs), (len(iops), sys.argv[2])
+EOF
+then
+	pass convert.perfetto.maxts
+else
+	fail convert.perfetto.maxts "more IOPS points than completions allow"
+fi
 
 why=$(bpf_unavailable)
 command -v fio >/dev/null && command -v python3 >/dev/null || why=${why:-"fio or python3 missing"}

@@ -68,6 +68,15 @@ usage_error synth_bad_ios "bad value 'many' for --ios" synth -o "$T/x.st" --ios 
 usage_error synth_too_many_devices "bad value '99' for --devices" synth -o "$T/x.st" --ios 5 --devices 99
 usage_error synth_bad_slow_factor "bad factor '-2' for --slow-factor" synth -o "$T/x.st" --ios 5 --slow-factor -2
 usage_error synth_positional "unexpected argument 'stray'" synth -o "$T/x.st" --ios 5 stray
+# Out of the range a synthetic host has, and beyond zstd's levels: usage, before any writing.
+usage_error synth_no_cpus "bad value '0' for --cpus" synth -o "$T/x.st" --ios 5 --cpus 0
+usage_error synth_no_devices "bad value '0' for --devices" synth -o "$T/x.st" --ios 5 --devices 0
+usage_error synth_no_procs "bad value '0' for --procs" synth -o "$T/x.st" --ios 5 --procs 0
+usage_error synth_slow_factor_nan "bad factor 'nan' for --slow-factor" synth -o "$T/x.st" --ios 5 --slow-factor nan
+usage_error synth_slow_factor_inf "bad factor 'inf' for --slow-factor" synth -o "$T/x.st" --ios 5 --slow-factor inf
+usage_error synth_bad_level "bad level '999' for -z" synth -o "$T/x.st" --ios 5 -z 999
+usage_error anonymize_bad_level "bad level '999' for -z" anonymize "$T/s.st" -o "$T/x.st" -z 999
+usage_error slice_bad_level "bad level '-999999' for -z" slice "$T/s.st" -o "$T/x.st" -z -999999
 usage_error convert_without_to "missing --to FORMAT" convert "$T/s.st"
 usage_error convert_unknown_format "unknown format 'pcap' for --to" convert "$T/s.st" --to pcap
 usage_error convert_blktrace_needs_prefix "--to blktrace needs -o PREFIX" convert "$T/s.st" --to blktrace

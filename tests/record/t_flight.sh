@@ -194,3 +194,16 @@ d2c=$(awk -v n="$n" '$1 == "#" { for (i = 1; i <= NF; i++) if ($i == "D2C") c = 
 	c && $1 == n { print $c }' "$T/q.txt")
 check flight_trigger_analyze_d2c_above awk -v d="$d2c" -v t="$t_us" 'BEGIN { exit !(d > t) }'
 echo "flight: D2C trigger at ${t_us} us (calibration p90 ${p90} us), the request's D2C ${d2c} us"
+
+# --- a dump refused (a symlink planted at its name) is reported as refused, not written
+echo keep >"$T/victim"
+ln -s "$T/victim" "$T/planted.trigger-0001.sttrace"
+rec_start "$T/planted.sttrace" "$T/planted.log" -e block -d "$L" --ring 256K -t 10 ||
+	fail flight_refused_dump_start "$(cat "$T/planted.log")"
+kill -USR1 "$REC_PID"
+wait "$REC_PID"
+rc=$?
+check flight_refused_dump_exit test $rc -eq 1
+check flight_refused_dump_says_why grep -q "planted.trigger-0001.sttrace: is a symbolic link" "$T/planted.log"
+check flight_refused_dump_not_counted grep -q "1 trigger .*, 0 files written" "$T/planted.log"
+check flight_refused_dump_target_kept grep -qx keep "$T/victim"

@@ -32,6 +32,20 @@ expect_exit record_usage_unknown_option 2 "'--frobnicate'" -o "$T/x" --frobnicat
 expect_exit record_usage_no_output 2 "no output file" -e block
 expect_exit record_usage_bad_size 2 "max-size: bad value" -o "$T/x" --max-size 12Q
 expect_exit record_usage_bad_qd 2 "qd: bad value" -o "$T/x" --qd 0
+# nan and inf are no sizes (nan passed every range check: no comparison holds);
+# -t ends the recording that a value taken would start.
+for v in nan inf nanK infM; do
+	expect_exit "record_usage_max_size_$v" 2 "max-size: bad value '$v'" -o "$T/x" -t 0.5 \
+		--max-size "$v"
+	expect_exit "record_usage_ringbuf_size_$v" 2 "ringbuf-size: bad value '$v'" -o "$T/x" -t 0.5 \
+		--ringbuf-size "$v"
+done
+# A ring of 4K never holds one of the probes' batches (4K of records and the last one).
+expect_exit record_usage_ringbuf_too_small 2 "ringbuf-size 4096: .*at least 16K" -o "$T/x" -t 0.5 \
+	--ringbuf-size 4096
+expect_exit record_usage_rotate_nanK 2 "rotate: bad value 'nanK'" -o "$T/x" -t 0.5 --rotate nanK
+expect_exit record_usage_rotate_infM 2 "rotate: bad value 'infM'" -o "$T/x" -t 0.5 --rotate infM
+expect_exit record_usage_ring_nanM 2 "ring: bad value 'nanM'" -o "$T/x" -t 0.5 --ring nanM
 expect_exit record_usage_no_events 2 "no event named" -o "$T/x" -e ,
 expect_exit record_usage_unknown_device 2 "/dev/null: not a block device" -o "$T/x" -d /dev/null
 expect_exit record_usage_no_such_pid 2 "-p 999999999: no such process" -o "$T/x" -p 999999999

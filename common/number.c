@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* number.c - numbers and sizes on the command line (number.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "common/number.h"
+
+/* The finite decimal number at the start of s, *end past it; 0 or -1. */
+static int parse_decimal(const char *s, double *v, char **end)
+{
+	if (!isdigit((unsigned char)*s) && *s != '.')
+		return -1;
+	errno = 0;
+	*v = strtod(s, end);
+	return errno || *end == s || !isfinite(*v) ? -1 : 0;
+}
+
+int parse_number(const char *s, double lo, double hi, double *v)
+{
+	char *end;
+
+	return parse_decimal(s, v, &end) || *end || *v < lo || *v > hi ? -1 : 0;
+}
+
+int parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	double v;
+	int shift = 0;
+
+	if (parse_decimal(s, &v, &end))
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end == 'i')
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v * (double)(1ull << shift) >= 18446744073709549568.0)	/* below 2^64 */
+		return -1;
+	*bytes = (uint64_t)(v * (double)(1ull << shift));
+	return 0;
+}
