@@ -5,6 +5,7 @@
 
 #include "analyze/correlate.h"
 #include "analyze/idmap.h"
+#include "analyze/names.h"
 #include "analyze/pool.h"
 #include "analyze/span.h"
 
@@ -70,6 +71,7 @@ struct an_corr {
 	uint64_t stale_ns, last_ts, next_sweep;
 	an_emit_fn emit;
 	void *ctx;
+	const struct an_names *names;	/* fd -> file as each I/O begins; NULL: none */
 	int failed;
 	int sweeping;		/* 1 while sweep() expires stale entries */
 	struct an_corr_stats st;
@@ -103,6 +105,11 @@ int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *c
 	c->ctx = ctx;
 	*cp = c;
 	return 0;
+}
+
+void an_corr_set_names(struct an_corr *c, const struct an_names *names)
+{
+	c->names = names;
 }
 
 void an_corr_free(struct an_corr *c)
@@ -426,6 +433,8 @@ static void sys_enter(struct an_corr *c, const struct st_ev_sys_enter *e)
 	io->syscall = e->h.type;
 	io->op = op_of_syscall(e->h.type);
 	io->fd = (int32_t)e->p.fd;
+	if (c->names)
+		io->file = an_names_fd_file(c->names, e->h.pid, e->p.fd);
 	io->offset = e->p.offset;
 	put_map(c, &c->sys_by_tid, e->h.tid, i);
 }
@@ -616,6 +625,8 @@ static void uring_submit(struct an_corr *c, const struct st_ev_uring *e)
 	io->ts[AN_TS_SYS_ENTER] = e->h.ts;
 	io->op = op_of_uring(e->p.opcode);
 	io->fd = e->p.fd;
+	if (c->names)
+		io->file = an_names_fd_file(c->names, e->h.pid, e->p.fd);
 	io->uring_req = e->p.req;
 	put_map(c, &c->uring_by_req, e->p.req, i);
 	put_map(c, &c->uring_by_tid, e->h.tid, i);
