@@ -858,9 +858,16 @@ static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 	struct an_io *io;
 
 	if (b != AN_NONE) {
-		/* The remainder of a split bio is queued again by its owner. */
-		if (BIO(c, b)->rq == AN_NONE && io_of_bio(c, b) != AN_NONE &&
-		    (owner == AN_NONE || io_of_bio(c, b) == owner))
+		uint32_t old = io_of_bio(c, b);
+
+		/*
+		 * The remainder of a split bio is queued again by its owner, in
+		 * the same thread. Another thread's bio at the address is a new
+		 * bio: the old one ended unseen (a bio of a request past the ones
+		 * its issue names), and libaio's next iocb must not vanish into it.
+		 */
+		if (BIO(c, b)->rq == AN_NONE && old != AN_NONE &&
+		    (owner == AN_NONE ? IO(c, old)->tid == e->h.tid : old == owner))
 			return;
 		/* Address reused: the old bio's completion was lost. */
 		if (BIO(c, b)->rq != AN_NONE)
