@@ -74,6 +74,11 @@ static uint32_t add_str(struct an_names *n, const char *s, size_t len)
 	return n->nstrs++;
 }
 
+static int same_str(const char *a, const char *s, size_t len)
+{
+	return a && strlen(a) == len && !memcmp(a, s, len);
+}
+
 /* The name of key becomes s; its index, or AN_NONE when out of memory. */
 static uint32_t set_name(struct an_names *n, uint64_t key, const char *s, size_t len)
 {
@@ -81,7 +86,7 @@ static uint32_t set_name(struct an_names *n, uint64_t key, const char *s, size_t
 	char *copy;
 
 	if (i != AN_NONE) {
-		if (n->strs[i] && strlen(n->strs[i]) == len && !memcmp(n->strs[i], s, len))
+		if (same_str(n->strs[i], s, len))
 			return i;
 		if (!(copy = strndup(s, len)))
 			return AN_NONE;
@@ -115,7 +120,7 @@ static uint32_t intern_path(struct an_names *n, const char *s, size_t len)
 		i = an_idmap_get(&n->map, K_PATH | (h & KEY_BITS));
 		if (i == AN_NONE)
 			return set_name(n, K_PATH | (h & KEY_BITS), s, len);
-		if (strlen(n->strs[i]) == len && !memcmp(n->strs[i], s, len))
+		if (same_str(n->strs[i], s, len))
 			return i;
 	}
 }
@@ -131,7 +136,7 @@ static uint64_t mkdev(unsigned major, unsigned minor)
  */
 static uint64_t inode_key(uint64_t dev, uint64_t ino)
 {
-	return K_INODE | (((dev * 0x9e3779b97f4a7c15ull) ^ ino) & ((1ull << 56) - 1));
+	return K_INODE | (((dev * 0x9e3779b97f4a7c15ull) ^ ino) & KEY_BITS);
 }
 
 /* pid and fd of an fd's binding; an fd is a C int, the 24 bits any kernel's limit fits in. */
@@ -237,6 +242,7 @@ void an_names_event(struct an_names *n, const struct st_event_header *h)
 	const struct st_ev_task *t = (const void *)h;
 	const struct st_ev_sys_enter_openat *o = (const void *)h;
 	const struct st_ev_sys_enter *c = (const void *)h;
+	uint64_t key;
 
 	/* Names are best effort: running out of memory only loses a label. */
 	switch (h->type) {
@@ -251,8 +257,14 @@ void an_names_event(struct an_names *n, const struct st_event_header *h)
 		open_exit(n, (const void *)h);
 		break;
 	case ST_EV_sys_enter_close:
-		if (c->p.fd >= 0)
-			an_idmap_put(&n->bound, K_FD | fd_key(h->pid, (uint64_t)c->p.fd), UNBOUND);
+		if (c->p.fd < 0)
+			break;
+		key = K_FD | fd_key(h->pid, (uint64_t)c->p.fd);
+		/* memory follows the open fds: only a metadata name needs hiding after a close */
+		if (an_idmap_get(&n->map, key) == AN_NONE)
+			an_idmap_del(&n->bound, key);
+		else
+			an_idmap_put(&n->bound, key, UNBOUND);
 		break;
 	}
 }
