@@ -5,6 +5,7 @@
 
 #include "analyze/correlate.h"
 #include "analyze/idmap.h"
+#include "analyze/names.h"
 #include "analyze/pool.h"
 #include "analyze/span.h"
 
@@ -70,6 +71,7 @@ struct an_corr {
 	uint64_t stale_ns, last_ts, next_sweep;
 	an_emit_fn emit;
 	void *ctx;
+	const struct an_names *names;	/* fd -> file as each I/O begins; NULL: none */
 	int failed;
 	int sweeping;		/* 1 while sweep() expires stale entries */
 	struct an_corr_stats st;
@@ -103,6 +105,11 @@ int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *c
 	c->ctx = ctx;
 	*cp = c;
 	return 0;
+}
+
+void an_corr_set_names(struct an_corr *c, const struct an_names *names)
+{
+	c->names = names;
 }
 
 void an_corr_free(struct an_corr *c)
@@ -426,6 +433,8 @@ static void sys_enter(struct an_corr *c, const struct st_ev_sys_enter *e)
 	io->syscall = e->h.type;
 	io->op = op_of_syscall(e->h.type);
 	io->fd = (int32_t)e->p.fd;
+	if (c->names)
+		io->file = an_names_fd_file(c->names, e->h.pid, e->p.fd);
 	io->offset = e->p.offset;
 	put_map(c, &c->sys_by_tid, e->h.tid, i);
 }
@@ -616,6 +625,8 @@ static void uring_submit(struct an_corr *c, const struct st_ev_uring *e)
 	io->ts[AN_TS_SYS_ENTER] = e->h.ts;
 	io->op = op_of_uring(e->p.opcode);
 	io->fd = e->p.fd;
+	if (c->names)
+		io->file = an_names_fd_file(c->names, e->h.pid, e->p.fd);
 	io->uring_req = e->p.req;
 	put_map(c, &c->uring_by_req, e->p.req, i);
 	put_map(c, &c->uring_by_tid, e->h.tid, i);
@@ -847,9 +858,16 @@ static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 	struct an_io *io;
 
 	if (b != AN_NONE) {
-		/* The remainder of a split bio is queued again by its owner. */
-		if (BIO(c, b)->rq == AN_NONE && io_of_bio(c, b) != AN_NONE &&
-		    (owner == AN_NONE || io_of_bio(c, b) == owner))
+		uint32_t old = io_of_bio(c, b);
+
+		/*
+		 * The remainder of a split bio is queued again by its owner, in
+		 * the same thread. Another thread's bio at the address is a new
+		 * bio: the old one ended unseen (a bio of a request past the ones
+		 * its issue names), and libaio's next iocb must not vanish into it.
+		 */
+		if (BIO(c, b)->rq == AN_NONE && old != AN_NONE &&
+		    (owner == AN_NONE ? IO(c, old)->tid == e->h.tid : old == owner))
 			return;
 		/* Address reused: the old bio's completion was lost. */
 		if (BIO(c, b)->rq != AN_NONE)

@@ -105,6 +105,7 @@ struct an_io {
 	uint32_t opf;		/* ST_OP_* | ST_F_* of the first bio/request */
 	uint32_t pid, tid;
 	int32_t fd;		/* -1 unknown */
+	uint32_t file;		/* the file fd named as the I/O began (an_names_fd_file), 0 unknown */
 	uint32_t gen;		/* internal: reuse generation */
 	uint32_t reap_next;	/* internal: next I/O of its thread waiting for a reap */
 	uint64_t span_ns;	/* span records: END - START */
@@ -130,9 +131,16 @@ struct an_corr_stats {
 typedef void (*an_emit_fn)(void *ctx, const struct an_io *io);
 
 struct an_corr;
+struct an_names;
 
 /* stale_ns: I/Os open longer than this are emitted as incomplete (0 = 60 s). */
 int an_corr_new(struct an_corr **c, uint64_t stale_ns, an_emit_fn emit, void *ctx);
+/*
+ * The names the caller keeps current with the events (an_names_event before
+ * an_corr_event): each I/O's fd is resolved to its file as the I/O begins.
+ * Without them an_io.file stays 0.
+ */
+void an_corr_set_names(struct an_corr *c, const struct an_names *names);
 /* One event, built-in layout, header->size already checked by the caller. */
 void an_corr_event(struct an_corr *c, const struct st_event_header *ev);
 /* End of input: everything still open is emitted as incomplete. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/idmap.h"
 
@@ -93,4 +94,10 @@ void an_idmap_del(struct an_idmap *m, uint64_t key)
 	}
 	m->keys[i] = 0;
 	m->count--;
+}
+
+void an_idmap_clear(struct an_idmap *m)
+{
+	memset(m->keys, 0, (m->mask + 1) * sizeof(*m->keys));
+	m->count = 0;
 }

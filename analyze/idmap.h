@@ -47,5 +47,7 @@ static inline uint32_t an_idmap_get(const struct an_idmap *m, uint64_t key)
 int an_idmap_put(struct an_idmap *m, uint64_t key, uint32_t val);
 /* Remove key if present. */
 void an_idmap_del(struct an_idmap *m, uint64_t key);
+/* Remove every key, keeping the table's size. */
+void an_idmap_clear(struct an_idmap *m);
 
 #endif /* AN_IDMAP_H */

@@ -125,6 +125,7 @@ struct file_in {
 
 struct an_input {
 	struct file_in *files;
+	struct an_names *names;	/* the fds' bindings start over with each pass */
 	int nfiles;
 	int advance;		/* index of the file whose event was returned last, -1 */
 	struct an_input_info info;
@@ -302,6 +303,7 @@ int an_input_open(struct an_input **inp, char *const *paths, int npaths, struct 
 		return -1;
 	}
 	in->advance = -1;
+	in->names = names;
 	for (i = 0; i < npaths; i++) {
 		struct file_in *f = &in->files[i];
 
@@ -765,6 +767,8 @@ static int file_advance(struct file_in *f, char *err, size_t cap)
 int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, size_t cap)
 {
 	int i;
+
+	an_names_rewind(in->names);
 
 	for (i = 0; i < in->nfiles; i++) {
 		struct file_in *f = &in->files[i];

@@ -45,7 +45,7 @@ struct an_input_info {
  */
 int an_input_open(struct an_input **in, char *const *paths, int npaths, struct an_names *names,
 		  char *err, size_t cap);
-/* Start (again) at the first event with ts >= from, stop after to. */
+/* Start (again) at the first event with ts >= from, stop after to; the names' fds start over. */
 int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, size_t cap);
 /* 1 and *ev, 0 at the end, -1 on a read error (message in err). */
 int an_input_next(struct an_input *in, const struct st_event_header **ev, char *err, size_t cap);

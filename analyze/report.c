@@ -71,14 +71,13 @@ static uint64_t group_key(const struct an_stats *s, const struct an_io *io)
 	case AN_BY_PID:   k = io->pid; break;
 	case AN_BY_COMM:  k = hash_str(an_names_comm(s->names, io->pid)); break;
 	case AN_BY_HOST:  k = hash_str(s->host); break;
-	default:
-		if (io->ino)
-			k = (io->fs_dev * 0x9e3779b97f4a7c15ull) ^ io->ino;
-		else if (io->fd >= 0)
-			k = ((uint64_t)io->pid << 24 | (uint32_t)io->fd) ^ (1ull << 62);
-		else
-			k = 0;
+	default: {
+		/* by the name: an fd names another file after each open, an inode the same one from every fd */
+		char tmp[96];
+
+		k = hash_str(an_names_file(s->names, io, tmp, sizeof(tmp)));
 		break;
+	}
 	}
 	return k | 1ull << 63;
 }

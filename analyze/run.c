@@ -347,6 +347,7 @@ static void pass_recording(struct an_recording *x)
 		snprintf(x->err, sizeof(x->err), "out of memory");
 		return;
 	}
+	an_corr_set_names(c, x->names);
 	if (an_input_start(x->in, own_clock(x, from), own_clock(x, to), x->err, sizeof(x->err))) {
 		an_corr_free(c);
 		return;

@@ -286,7 +286,7 @@ struct {
 	__type(value, struct st_stage_age);
 } stage_ages SEC(".maps");
 
-_Static_assert(sizeof(struct st_ev_sys_enter_openat) <= ST_MAX_RECORD_BYTES &&
+_Static_assert(sizeof(struct st_ev_sys_exit_openat) <= ST_MAX_RECORD_BYTES &&
 	       ST_MAX_RECORD_BYTES <= ST_STAGE_BYTES, "the largest record must fit a slot and the stage");
 
 /* Keeps the compiler from moving stage accesses across a depth change. */
@@ -1095,13 +1095,39 @@ int sys_exit_io_uring_enter(struct trace_event_raw_sys_exit *ctx)
 	return emit_sys_exit(ctx, ST_EV_sys_exit_io_uring_enter);
 }
 
+/* close ends the file its fd named: one probe run per close, no exit needed (EBADF closed nothing). */
+SEC("tracepoint/syscalls/sys_enter_close")
+int sys_enter_close(struct trace_event_raw_sys_enter *ctx)
+{
+	return emit_sys_enter(ctx, ST_EV_sys_enter_close, 0, -1, 0);
+}
+
+/*
+ * The path openat was given, by thread, from its entry to its exit. At the
+ * entry the string's page may not be mapped yet (a literal in a binary's
+ * rodata that a forked process has not touched: fork copies no page table
+ * entries of a read-only file mapping), and a probe cannot fault it in; by
+ * the exit the kernel's getname() has, so the exit reads it.
+ */
+#define ENOENT 2	/* name_len when the entry kept no path: it ran before the probe was attached */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, ST_MAX_OPENING_THREADS);
+	__type(key, __u32);
+	__type(value, __u64);
+} opening_paths SEC(".maps");
+
 SEC("tracepoint/syscalls/sys_enter_openat")
 int sys_enter_openat(struct trace_event_raw_sys_enter *ctx)
 {
 	struct st_ev_sys_enter_openat *e;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 path = ctx->args[1];
 
 	if (!task_passes())
 		return 0;
+	bpf_map_update_elem(&opening_paths, &tid, &path, BPF_ANY);
 	e = RESERVE(sys_enter_openat, sys_enter_openat);
 	if (!e)
 		return 0;
@@ -1120,19 +1146,30 @@ int sys_exit_openat(struct trace_event_raw_sys_exit *ctx)
 {
 	struct st_ev_sys_exit_openat *e;
 	struct file_key k = {};
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *path;
 
 	if (!task_passes())
 		return 0;
+	path = bpf_map_lookup_elem(&opening_paths, &tid);
 	e = RESERVE(sys_exit_openat, sys_exit_openat);
 	if (!e)
-		return 0;
+		goto out;
 	e->p.ret = ctx->ret;
 	if (ctx->ret >= 0)
 		fd_file_key((unsigned int)ctx->ret, &k);
 	e->p.ino = k.ino;
 	e->p.dev = k.sdev;
 	e->p.pad = 0;
+	e->p.pad2 = 0;
+	/* zero first: the string copy leaves the bytes past its NUL untouched */
+	__builtin_memset(e->p.filename, 0, sizeof(e->p.filename));
+	e->p.name_len = path ? bpf_probe_read_user_str(e->p.filename, sizeof(e->p.filename),
+						       (const void *)*path) : -ENOENT;
 	submit(e, sizeof(*e));
+out:
+	if (path)
+		bpf_map_delete_elem(&opening_paths, &tid);
 	return 0;
 }
 

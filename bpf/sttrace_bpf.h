@@ -14,6 +14,7 @@
 #define ST_MAX_TRACKED_TGIDS	65536	/* -p: the process and its descendants */
 #define ST_MAX_MARKED_BIOS	65536	/* bios in flight that a filter marked */
 #define ST_MAX_DIRTIED_FILES	16384	/* files the traced tasks wrote to (task filter) */
+#define ST_MAX_OPENING_THREADS	4096	/* threads inside openat at once, their paths kept */
 #define ST_MAX_UNMARK		32	/* bios of a request unmarked at completion */
 #define ST_FLUSH_WAITERS	8	/* requests a device flush serves looked at for a mark */
 #define ST_STAGE_BYTES		4096	/* a CPU's staged records go to the ring buffer past this */

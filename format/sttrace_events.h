@@ -179,12 +179,19 @@ struct st_event_header {
 #define st_fields_sys_exit(F, A)						\
 	F(__s64, ret, ST_FT_INT, "return value (bytes, fd, or -errno)")
 
-/* openat's return plus the regular file it opened: inode -> path for I/O named by inode only. */
+/*
+ * openat's return plus the regular file it opened (inode -> path for I/O
+ * named by inode only) and the path, read at the exit: the kernel has copied
+ * it by then, so its page is mapped, which at the entry it may not be yet.
+ */
 #define st_fields_sys_exit_openat(F, A)						\
 	st_fields_sys_exit(F, A)						\
 	F(__u64, ino, ST_FT_UINT, "inode of the regular file opened, 0 otherwise")	\
 	F(__u32, dev, ST_FT_DEV,  "device of its file system (kernel dev_t), 0 with ino 0") \
-	F(__u32, pad, ST_FT_UINT, "zero")
+	F(__u32, pad, ST_FT_UINT, "zero")					\
+	F(__s32, name_len, ST_FT_INT, "bytes of filename read, its NUL included; -errno: the path could not be read; 0: not recorded (files before 1.3)") \
+	F(__u32, pad2, ST_FT_UINT, "zero")					\
+	A(char,  filename, ST_PATH_LEN, ST_FT_STR, "path as passed, read at the exit, truncated to fit")
 
 #define st_fields_fs_io(F, A)							\
 	F(__u64, ino,   ST_FT_UINT, "inode number")				\
@@ -266,6 +273,7 @@ struct st_event_header {
 	E(68, xfs_file_fsync,        fs_io)					\
 	E(69, sys_enter_io_getevents, sys_enter)				\
 	E(70, sys_exit_io_getevents,  sys_exit)					\
+	E(71, sys_enter_close,       sys_enter)					\
 	E(80, io_uring_submit_req,   uring)					\
 	E(81, io_uring_complete,     uring)					\
 	E(96, sched_process_fork,    task)					\

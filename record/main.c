@@ -212,8 +212,7 @@ static int on_batch(void *ctx, void *data, size_t size)
 			r->hit = hit;
 			r->pending_trigger = true;
 		}
-		if (h->type == ST_EV_sys_enter_openat || h->type == ST_EV_sys_exit_openat ||
-		    h->type == ST_EV_sched_process_fork || h->type == ST_EV_sched_process_exec)
+		if (h->type == ST_EV_sys_exit_openat || h->type == ST_EV_sched_process_fork || h->type == ST_EV_sched_process_exec)
 			rec_meta_track(r->tracker, r->w, h);
 		off += h->size;
 	}

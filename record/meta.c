@@ -228,15 +228,9 @@ void rec_meta_paths(struct st_writer *w, const char **paths, size_t n)
 
 #define TRACK_SLOTS 4096	/* power of two */
 
-/* An openat seen entering, waiting for its exit to learn the fd. */
-struct pending_open {
-	uint32_t tid;
-	char filename[ST_PATH_LEN];
-};
-
 /*
  * The probes hand records over per CPU (bpf/sttrace.bpf.c), so a fork and
- * the exec after it, or an openat's enter and exit, may arrive out of time
+ * the exec after it, or two opens that got one fd, may arrive out of time
  * order when they ran on different CPUs. Records are held until they are
  * older than what any CPU may still have staged (rec_meta_release), in a
  * min-heap by timestamp, and taken in time order. Copies live in a fixed
@@ -244,16 +238,14 @@ struct pending_open {
  */
 #define HELD_MAX 4096		/* past this the oldest goes at once: bounded memory */
 
-/* Room for any record rec_meta_track holds; an openat enter is the largest. */
+/* Room for any record rec_meta_track holds; an openat exit is the largest. */
 union held_rec {
 	struct st_event_header h;
 	struct st_ev_task task;
-	struct st_ev_sys_enter_openat open_enter;
-	struct st_ev_sys_exit open_exit;
+	struct st_ev_sys_exit_openat open_exit;
 };
 
 struct rec_meta_tracker {
-	struct pending_open opens[TRACK_SLOTS];
 	struct { uint32_t pid; char comm[ST_COMM_LEN]; } names[TRACK_SLOTS];
 	union held_rec pool[HELD_MAX];
 	union held_rec *spare[HELD_MAX];	/* free pool entries */
@@ -289,19 +281,15 @@ static void track_comm(struct rec_meta_tracker *t, struct st_writer *w, uint32_t
 	meta_setf(w, key, "%.*s", ST_COMM_LEN, comm);
 }
 
-static void track_open_exit(struct rec_meta_tracker *t, struct st_writer *w,
-			    const struct st_ev_sys_exit *e)
+/* The path comes with the exit (read there); one that could not be read names nothing. */
+static void track_open_exit(struct st_writer *w, const struct st_ev_sys_exit_openat *e)
 {
-	struct pending_open *p = &t->opens[e->h.tid & (TRACK_SLOTS - 1)];
 	char key[64];
 
-	if (p->tid != e->h.tid)
-		return;
-	p->tid = 0;
-	if (e->p.ret < 0)
+	if (e->p.ret < 0 || e->p.name_len <= 1)
 		return;
 	snprintf(key, sizeof(key), "fd.%u.%lld", e->h.pid, (long long)e->p.ret);
-	meta_setf(w, key, "%.*s", ST_PATH_LEN, p->filename);
+	meta_setf(w, key, "%.*s", ST_PATH_LEN, e->p.filename);
 }
 
 static void learn(struct rec_meta_tracker *t, struct st_writer *w, const struct st_event_header *h)
@@ -311,16 +299,8 @@ static void learn(struct rec_meta_tracker *t, struct st_writer *w, const struct 
 	case ST_EV_sched_process_exec:
 		track_comm(t, w, h->pid, ((const struct st_ev_task *)h)->p.comm);
 		break;
-	case ST_EV_sys_enter_openat: {
-		const struct st_ev_sys_enter_openat *e = (const void *)h;
-		struct pending_open *p = &t->opens[h->tid & (TRACK_SLOTS - 1)];
-
-		p->tid = h->tid;
-		memcpy(p->filename, e->p.filename, ST_PATH_LEN);
-		break;
-	}
 	case ST_EV_sys_exit_openat:
-		track_open_exit(t, w, (const void *)h);
+		track_open_exit(w, (const void *)h);
 		break;
 	}
 }

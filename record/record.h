@@ -281,7 +281,7 @@ void rec_meta_open_files(struct st_writer *w, pid_t pid);
 /* inode.* of the given paths. */
 void rec_meta_paths(struct st_writer *w, const char **paths, size_t n);
 /*
- * pid.* and fd.* learned from fork/exec/openat records as they are drained.
+ * pid.* and fd.* learned from fork/exec/openat exit records as they are drained.
  * Records of different CPUs arrive out of time order, so rec_meta_track holds
  * them and rec_meta_release learns, in time order, those taken before `before`
  * (event clock, ns; UINT64_MAX at the end).

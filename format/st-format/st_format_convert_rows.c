@@ -178,6 +178,7 @@ static int rows_begin(struct sf_convert *cv, int json)
 	cv->state = rows;
 	if (!rows || an_corr_new(&rows->corr, 0, on_io, cv))
 		return sf_error(cv->in, "out of memory");
+	an_corr_set_names(rows->corr, cv->names);
 	rows->json = json;
 	sf_jw_init(&rows->w, cv->text);
 	col = rows->columns;

@@ -1107,6 +1107,8 @@ static void proc_start(struct synth *s, unsigned i, uint64_t t)
 			who, &idx);
 	rec->opened.p = (struct st_sys_exit_openat){ .ret = p->fd, .ino = p->ino,
 						     .dev = s->devs[p->dev].devt };
+	rec->opened.p.name_len = snprintf(rec->opened.p.filename, sizeof(rec->opened.p.filename),
+					  "%s", p->path) + 1;
 }
 
 static int setup(struct synth *s)

@@ -846,6 +846,30 @@ static void test_aio_submit(void)
 	an_corr_free(c);
 }
 
+/*
+ * A bio of thread 5 that no issue ever names (a request's bio past the ones
+ * its issue carries) keeps its address in the correlator when the kernel
+ * hands the address to thread 6's next iocb: that is a new bio of the iocb,
+ * not the remainder of a split of the old one (which its own thread queues).
+ */
+static void test_aio_bio_address_reused(void)
+{
+	struct an_corr *c = start(0);
+	int k, iocb = -1;
+
+	bio(c, ST_EV_block_bio_queue, 500, 5, 0xa, 999, ST_OP_READ);
+	submit_done_iocb(c, 900, 6, 0xa);
+	getevents(c, 1000, 6, 0, 0);
+	getevents(c, 1010, 6, 1, 1);
+	for (k = 0; k < nout && k < MAX_OUT; k++)
+		if (out[k].flags & AN_IO_AIO)
+			iocb = k;
+	check(iocb >= 0 && !(out[iocb].flags & AN_IO_INCOMPLETE) && out[iocb].ino == 12 &&
+	      stage(iocb, AN_ST_TOTAL) == 45, "correlate.aio_bio_address_reused",
+	      "%d I/Os, iocb %d, total %" PRIu64, nout, iocb, iocb >= 0 ? stage(iocb, AN_ST_TOTAL) : 0);
+	an_corr_free(c);
+}
+
 static void test_stale_and_bio_based(void)
 {
 	struct an_corr *c = start(1000);
@@ -968,6 +992,7 @@ int main(void)
 	test_writeback_inode();
 	test_aio_submit();
 	test_aio_reap();
+	test_aio_bio_address_reused();
 	test_stale_and_bio_based();
 	test_random_events();
 	return check_failures != 0;

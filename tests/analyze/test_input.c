@@ -193,15 +193,10 @@ static void stages_at(uint64_t sector, char *buf, size_t cap)
 
 static struct st_writer *create(const char *path, int old_layout)
 {
-	size_t n, i;
-	const struct st_type *t = st_builtin_types(&n);
-	struct st_writer *w;
+	struct st_writer *w = builtin_writer(path, old_layout ? &old_type : NULL);
 
-	if (st_writer_open(&w, path, NULL))
-		return NULL;
-	for (i = 0; i < n; i++)
-		st_writer_add_type(w, t[i].id == ST_EV_block_rq_complete && old_layout ? &old_type : &t[i]);
-	st_writer_set_meta(w, "dev.7:0", "name=loop0;sector_size=512");
+	if (w)
+		st_writer_set_meta(w, "dev.7:0", "name=loop0;sector_size=512");
 	return w;
 }
 

@@ -50,32 +50,46 @@ static int test_fork_exec_reordered(void)
 	return bad;
 }
 
-/* An openat's exit delivered before its enter (the task moved CPU in the call). */
+static struct st_ev_sys_exit_openat open_exit(uint64_t ts, int fd, const char *path, int name_len)
+{
+	struct st_ev_sys_exit_openat e = { .h = { .type = ST_EV_sys_exit_openat, .size = sizeof(e),
+		.ts = ts, .pid = 7, .tid = 8 }, .p = { .ret = fd, .name_len = name_len } };
+
+	snprintf(e.p.filename, sizeof(e.p.filename), "%s", path);
+	return e;
+}
+
+/*
+ * Two opens that got one fd, the later delivered first (they ran on two CPUs):
+ * the fd is the later one's; an open whose path the exit could not read
+ * (-EFAULT) names nothing, not an empty path.
+ */
 static int test_openat_reordered(void)
 {
 	struct mem_sink m = { 0 };
 	struct st_writer *w = mem_writer(__func__, &m, 0, 0);
 	struct rec_meta_tracker *t = rec_meta_tracker_new();
-	struct st_ev_sys_enter_openat enter = { .h = { .type = ST_EV_sys_enter_openat,
-		.size = sizeof(enter), .ts = 3000, .pid = 7, .tid = 8 } };
-	struct st_ev_sys_exit exit = { .h = { .type = ST_EV_sys_exit_openat, .size = sizeof(exit),
-		.ts = 3100, .pid = 7, .tid = 8 }, .p = { .ret = 5 } };
+	struct st_ev_sys_exit_openat first = open_exit(3000, 5, "/data/a", 8);
+	struct st_ev_sys_exit_openat later = open_exit(3100, 5, "/data/b", 8);
+	struct st_ev_sys_exit_openat unread = open_exit(3200, 6, "", -14);
 	struct st_reader *r = NULL;
 	int bad;
 
 	if (!w || !t)
 		return 1;
-	snprintf(enter.p.filename, sizeof(enter.p.filename), "/data/file");
-	rec_meta_track(t, w, &exit.h);
+	rec_meta_track(t, w, &later.h);
 	/* held: nothing taken after 3100 ns is learned before its time comes */
 	rec_meta_release(t, w, 3050);
-	rec_meta_track(t, w, &enter.h);
+	rec_meta_track(t, w, &first.h);
+	rec_meta_track(t, w, &unread.h);
 	rec_meta_release(t, w, UINT64_MAX);
 	rec_meta_tracker_free(t);
 	bad = expectf(!st_writer_close(w, NULL, 0), __func__, "close") ||
 	      open_mem(__func__, &r, m.data, m.len, 0) ||
-	      expectf(!strcmp(meta_of(r, "fd.7.5"), "/data/file"), __func__,
-		      "fd.7.5 = '%s', want /data/file", meta_of(r, "fd.7.5"));
+	      expectf(!strcmp(meta_of(r, "fd.7.5"), "/data/b"), __func__,
+		      "fd.7.5 = '%s', want /data/b", meta_of(r, "fd.7.5")) ||
+	      expectf(!st_meta_get(r, "fd.7.6"), __func__, "fd.7.6 = '%s', want none",
+		      meta_of(r, "fd.7.6"));
 	st_reader_close(r);
 	free(m.data);
 	return bad;

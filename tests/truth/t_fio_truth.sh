@@ -8,7 +8,11 @@
 # file (by path, or for libaio iocbs, which carry no fd, by device and inode
 # as stat(1) gives them). fio's other I/O (the libraries and /sys files it
 # reads, the layout of the data file, done by an unrecorded fio run before)
-# is on other files or outside the recording.
+# is on other files or outside the recording. Each case runs a copy of fio
+# made for it, after dropping the page cache: a fresh machine's first run
+# (issue 22: the paths fio's job process passes from its binary's read-only
+# data were unreadable at openat's entry there, and fds reused after them
+# were charged to the wrong file).
 #
 # Counts exact: reads, writes, and fsync+fdatasync (op fsync) equal fio's
 # read/write total_ios and sync lat_ns.N; no incomplete I/O of the data file
@@ -127,8 +131,14 @@ run_case() {
 	rm -f "$dir/$DATA"
 	fio --name=layout --directory="$dir" --filename=$DATA --size=32M --create_only=1 \
 		>/dev/null 2>&1 || { fail "$tag.layout" "fio could not lay out the file"; return; }
+	# a fio of its own, out of the page cache, as on a machine that never ran
+	# it: which of its pages a job process has mapped when it passes a path
+	# from them to openat differs from a warm run (the recorder must read
+	# those paths all the same)
+	cp "$(command -v fio)" "$T/fio.$fs.$name"
 	sync
-	st-record -o "$T/$name.sttrace" -e all -- fio --name="$name" --directory="$dir" \
+	echo 3 >/proc/sys/vm/drop_caches
+	st-record -o "$T/$name.sttrace" -e all -- "$T/fio.$fs.$name" --name="$name" --directory="$dir" \
 		--filename=$DATA --size=32M --group_reporting=1 --output-format=json \
 		--output="$T/$name.json" "$@" >"$T/$name.rec" 2>&1 ||
 		{ fail "$tag.record" "st-record failed: $(tail -1 "$T/$name.rec")"; return; }
