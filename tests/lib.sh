@@ -73,13 +73,13 @@ st_nomerges() {
 	done
 }
 
-# st_fresh_fio DIR: from here on `fio` is a copy made in DIR, and the page
-# cache is dropped, as on a machine that never ran fio: its binary, libraries
-# and the strings it passes to the kernel are not resident (a name read at a
-# syscall's entry, a library read from disk at its start).
+# st_fresh_fio VAR DIR: a copy of fio made in the new directory DIR, its path
+# in $VAR, and the page cache dropped, as on a machine that never ran fio:
+# its binary, libraries and the strings it passes to the kernel are not
+# resident (a name read at a syscall's entry, a library read from disk).
 st_fresh_fio() {
-	mkdir -p "$1/fresh-bin" && cp "$(command -v fio)" "$1/fresh-bin/fio" || return 1
-	PATH="$1/fresh-bin:$PATH"
+	mkdir -p "$2" && cp "$(command -v fio)" "$2/fio" || return 1
+	printf -v "$1" '%s' "$2/fio"
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 }

@@ -17,16 +17,16 @@ if [ -n "$why" ]; then
 fi
 
 st_tmpdir dir
-st_fresh_fio "$dir"
+st_fresh_fio fio "$dir/fresh"
 st_loopdev dev_a 64
 st_loopdev dev_b 64
 # a: 4k psync reads; b: 4k libaio writes at queue depth 8. Both at once.
-st-record -o "$dir/a.sttrace" -e dio -- fio --name=a --filename="$dev_a" --rw=randread --bs=4k \
+st-record -o "$dir/a.sttrace" -e dio -- "$fio" --name=a --filename="$dev_a" --rw=randread --bs=4k \
 	--direct=1 --ioengine=psync --size=64M --number_ios=5000 --output-format=json \
 	--output="$dir/a.json" >"$dir/a.log" 2>&1 &
 pid_a=$!
 at_exit "kill -KILL $pid_a"
-st-record -o "$dir/b.sttrace" -e dio -- fio --name=b --filename="$dev_b" --rw=randwrite --bs=4k \
+st-record -o "$dir/b.sttrace" -e dio -- "$fio" --name=b --filename="$dev_b" --rw=randwrite --bs=4k \
 	--direct=1 --ioengine=libaio --iodepth=8 --size=64M --number_ios=3000 --output-format=json \
 	--output="$dir/b.json" >"$dir/b.log" 2>&1 &
 pid_b=$!

@@ -135,10 +135,9 @@ run_case() {
 	# it: which of its pages a job process has mapped when it passes a path
 	# from them to openat differs from a warm run (the recorder must read
 	# those paths all the same)
-	cp "$(command -v fio)" "$T/fio.$fs.$name"
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	st-record -o "$T/$name.sttrace" -e all -- "$T/fio.$fs.$name" --name="$name" --directory="$dir" \
+	local fio
+	st_fresh_fio fio "$T/fio.$fs.$name"
+	st-record -o "$T/$name.sttrace" -e all -- "$fio" --name="$name" --directory="$dir" \
 		--filename=$DATA --size=32M --group_reporting=1 --output-format=json \
 		--output="$T/$name.json" "$@" >"$T/$name.rec" 2>&1 ||
 		{ fail "$tag.record" "st-record failed: $(tail -1 "$T/$name.rec")"; return; }
