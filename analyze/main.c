@@ -189,19 +189,47 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 	return ret;
 }
 
+/* --sizes, --seek, --hist, --depth and --top-by, in that order, after the pass. */
+static void print_dists(struct an_run *r, const struct an_opts *o, FILE *info)
+{
+	if (o->dist & AN_DIST_SIZE)
+		an_dist_print_sizes(&r->dist, stdout, o->csv);
+	if (o->dist & AN_DIST_SEEK)
+		an_dist_print_seeks(&r->dist, r->origins, stdout, o->csv);
+	if (o->dist & AN_DIST_HIST)
+		an_dist_print_hist(&r->dist, stdout, o->csv);
+	if (o->dist & AN_DIST_DEPTH)
+		an_dist_print_depth(&r->dist, r->origins, stdout, o->csv);
+	if (o->top_by >= 0) {
+		an_stats_keep_top(&r->stats, o->top_rank, o->stage, o->top);
+		fprintf(info, "\ntop %zu %s by %s%s%s\n", o->top, an_by_name(o->top_by),
+			an_rank_name(o->top_rank), o->top_rank == AN_RANK_TAIL ? ": p99 of " : "",
+			o->top_rank == AN_RANK_TAIL ? an_stage_name(o->stage) : "");
+		an_stats_print(&r->stats, stdout, o->csv, an_run_duration(r));
+	}
+}
+
 static int report_main(struct an_run *r, const struct an_opts *o)
 {
 	FILE *info = o->csv ? stderr : stdout;
+	int reports = o->dist || o->top_by >= 0;
 	unsigned want = 0;
 	char err[512];
 	int ret;
 
+	if (o->html)
+		return an_html_report(r, o, info);
 	if (o->quantile > 0)
 		return report_quantile(r, o, info);
-	if ((!o->interval && !o->heatmap) || o->gnuplot_dir || o->save_summary)
+	if ((!o->interval && !o->heatmap && !reports) || o->gnuplot_dir || o->save_summary ||
+	    o->top_by >= 0)
 		want |= AN_WANT_STATS;
+	if (o->dist) {
+		want |= AN_WANT_DIST;
+		an_dist_init(&r->dist, o->dist, o->by, o->stage, NULL);
+	}
 	if (o->interval || o->heatmap || o->gnuplot_dir) {
-		uint64_t t0 = r->filter.from > r->info.first_ts ? r->filter.from : r->info.first_ts;
+		uint64_t t0 = an_run_t0(r);
 
 		want |= AN_WANT_SERIES;
 		/* --heatmap-rows: that many intervals for a heatmap, whatever --interval says */
@@ -214,16 +242,21 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 			return 2;
 		}
 	}
-	an_stats_init(&r->stats, o->by, o->exact_limit, NULL);
+	an_stats_init(&r->stats, o->top_by >= 0 ? (enum an_by)o->top_by : o->by, o->exact_limit, NULL);
 	ret = an_pass(r, want, PROG);
+	if (!ret && (want & AN_WANT_DIST) && an_dist_finish(&r->dist, an_run_t0(r), an_run_t0(r) + an_run_duration(r))) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		ret = 2;
+	}
 	if (!ret) {
 		an_run_print_header(r, info);
 		if (want & AN_WANT_STATS) {
 			an_stats_sort(&r->stats);
 			print_quantile_note(&r->stats, o->exact_limit, info);
-			if (!o->interval && !o->heatmap)
+			if (!o->interval && !o->heatmap && !reports)
 				an_stats_print(&r->stats, stdout, o->csv, an_run_duration(r));
 		}
+		print_dists(r, o, info);
 		if (o->interval && !o->heatmap)
 			an_series_print(&r->series, stdout, o->csv);
 		if (o->heatmap)
@@ -238,6 +271,8 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 	}
 	if (want & AN_WANT_SERIES)
 		an_series_free(&r->series);
+	if (want & AN_WANT_DIST)
+		an_dist_free(&r->dist);
 	an_stats_free(&r->stats);
 	return ret;
 }
