@@ -319,6 +319,11 @@ int main(int argc, char **argv)
 		return an_usage_error(PROG, "%s", "no input file");
 	if (o.save_summary && o.quantile > 0)
 		return an_usage_error(PROG, "%s", "--save-summary saves the summary, not a --quantile list");
+	if (o.save_summary && o.top_by >= 0)
+		return an_usage_error(PROG, "%s", "--save-summary saves the summary, not a --top-by list");
+	if (o.quantile > 0 && !o.html && (o.dist || o.top_by >= 0))
+		return an_usage_error(PROG, "%s", "--quantile lists I/Os: --sizes, --seek, --hist, --depth "
+				      "and --top-by are reports of their own");
 	if ((ret = an_opts_resolve(&o, PROG)) ||
 	    (ret = an_stdin_files(argv + optind, argc - optind, PROG)) ||
 	    (ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
