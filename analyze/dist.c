@@ -184,31 +184,52 @@ static int cmp_issue(const void *a, const void *b)
 	return x->complete < y->complete ? -1 : x->complete > y->complete;
 }
 
-/* The seek sequence of (recording, dev, pid); pid 0 the device's. */
-static struct an_dist_seek *seek_of(struct an_dist *d, struct an_idmap *map, const struct an_dist_rq *rq,
-				    uint32_t pid)
+static int same_seek(const struct an_dist_seek *s, uint16_t recording, uint32_t dev, uint32_t pid,
+		     uint8_t op)
 {
-	uint64_t key = ((uint64_t)rq->recording << 48 ^ (uint64_t)rq->dev << 16 ^
+	return s->recording == recording && s->dev == dev && s->pid == pid && s->op == op;
+}
+
+/*
+ * The entry of (recording, dev, pid, op), made when missing: op AN_OP_COUNT
+ * is a sequence (the previous request, pid 0 the device's), another op the
+ * counts of that op's requests in it. Its index, or -1 (out of memory).
+ */
+static long seek_entry(struct an_dist *d, struct an_idmap *map, uint16_t recording, uint32_t dev,
+		       uint32_t pid, uint8_t op)
+{
+	uint64_t key = ((uint64_t)recording << 48 ^ (uint64_t)dev << 16 ^ (uint64_t)op << 8 ^
 			(uint64_t)pid * 0x9e3779b97f4a7c15ull) | 1ull << 63;
 	uint32_t i = an_idmap_get(map, key);
+	struct an_dist_seek *s;
 
-	/* A key shared by two sequences is told apart by a scan. */
-	if (i != AN_NONE && (d->seeks[i].dev != rq->dev || d->seeks[i].pid != pid ||
-			     d->seeks[i].recording != rq->recording))
-		for (i = 0; i < d->nseeks && (d->seeks[i].dev != rq->dev || d->seeks[i].pid != pid ||
-					      d->seeks[i].recording != rq->recording); i++)
+	if (i != AN_NONE) {
+		if (same_seek(&d->seeks[i], recording, dev, pid, op))
+			return i;
+		/* A key two entries share: the second is found by a scan. */
+		for (i = 0; i < d->nseeks && !same_seek(&d->seeks[i], recording, dev, pid, op); i++)
 			;
-	if (i != AN_NONE && i < d->nseeks)
-		return &d->seeks[i];
+		if (i < d->nseeks)
+			return i;
+	}
+	if (d->nseeks == d->seekcap) {
+		size_t cap = d->seekcap ? d->seekcap * 2 : 16;
+		struct an_dist_seek *p = realloc(d->seeks, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		d->seeks = p;
+		d->seekcap = cap;
+	}
 	if (an_idmap_get(map, key) == AN_NONE && an_idmap_put(map, key, (uint32_t)d->nseeks))
-		return NULL;
-	i = (uint32_t)d->nseeks++;
-	memset(&d->seeks[i], 0, sizeof(d->seeks[i]));
-	d->seeks[i].dev = rq->dev;
-	d->seeks[i].pid = pid;
-	d->seeks[i].recording = rq->recording;
-	d->seeks[i].op = AN_OP_COUNT;
-	return &d->seeks[i];
+		return -1;
+	s = &d->seeks[d->nseeks];
+	memset(s, 0, sizeof(*s));
+	s->recording = recording;
+	s->dev = dev;
+	s->pid = pid;
+	s->op = op;
+	return (long)d->nseeks++;
 }
 
 /*
@@ -233,71 +254,37 @@ static int64_t seek_distance(struct an_dist_seek *s, const struct an_dist_rq *rq
 	return dist;
 }
 
-/* Each sequence keeps one row per op: the row of (sequence, op) after the sequence's entry. */
-static struct an_dist_seek *seek_row(struct an_dist *d, struct an_idmap *map,
-				     const struct an_dist_seek *seq, uint8_t op)
-{
-	uint64_t key = ((uint64_t)seq->recording << 48 ^ (uint64_t)seq->dev << 16 ^
-			(uint64_t)seq->pid * 0x9e3779b97f4a7c15ull ^ (uint64_t)(op + 1) << 40) |
-		       1ull << 63 | 1ull << 62;
-	uint32_t i = an_idmap_get(map, key);
-
-	if (i != AN_NONE && (d->seeks[i].dev != seq->dev || d->seeks[i].pid != seq->pid ||
-			     d->seeks[i].recording != seq->recording || d->seeks[i].op != op))
-		for (i = 0; i < d->nseeks && (d->seeks[i].dev != seq->dev || d->seeks[i].pid != seq->pid ||
-					      d->seeks[i].recording != seq->recording ||
-					      d->seeks[i].op != op); i++)
-			;
-	if (i != AN_NONE && i < d->nseeks)
-		return &d->seeks[i];
-	if (an_idmap_get(map, key) == AN_NONE && an_idmap_put(map, key, (uint32_t)d->nseeks))
-		return NULL;
-	i = (uint32_t)d->nseeks++;
-	d->seeks[i] = *seq;
-	memset(&d->seeks[i].zero, 0, sizeof(d->seeks[i]) - offsetof(struct an_dist_seek, zero));
-	d->seeks[i].op = op;
-	return &d->seeks[i];
-}
-
 static void seek_count(struct an_dist_seek *row, int64_t dist)
 {
-	if (!dist)
+	struct an_log2 *h = dist > 0 ? &row->fwd : &row->back;
+
+	if (!dist) {
 		row->zero++;
-	else if (dist > 0)
-		row->fwd.slot[an_log2_slot((uint64_t)dist)]++;
-	else
-		row->back.slot[an_log2_slot((uint64_t)-dist)]++;
-	if (dist > 0)
-		row->fwd.n++;
-	else if (dist < 0)
-		row->back.n++;
+		return;
+	}
+	h->slot[an_log2_slot(dist > 0 ? (uint64_t)dist : (uint64_t)-dist)]++;
+	h->n++;
 }
 
+/* The requests in issue order, each in its device's sequence and its process's on the device. */
 static int sweep_seeks(struct an_dist *d)
 {
 	struct an_idmap map;
-	size_t i;
 	int ret = -1;
 
-	/* At most a sequence and a row per op for the device and for the process of each request. */
 	if (an_idmap_init(&map, 64))
 		return -1;
-	d->seeks = calloc(d->nrqs * 4 + 1, sizeof(*d->seeks));
-	if (!d->seeks)
-		goto out;
-	for (i = 0; i < d->nrqs; i++) {
+	for (size_t i = 0; i < d->nrqs; i++) {
 		const struct an_dist_rq *rq = &d->rqs[i];
 
 		for (int per_pid = 0; per_pid < 2; per_pid++) {
-			struct an_dist_seek *seq = seek_of(d, &map, rq, per_pid ? rq->pid : 0), *row;
-			int64_t dist;
+			uint32_t pid = per_pid ? rq->pid : 0;
+			long seq = seek_entry(d, &map, rq->recording, rq->dev, pid, AN_OP_COUNT);
+			long row = seq < 0 ? -1 : seek_entry(d, &map, rq->recording, rq->dev, pid, rq->op);
 
-			if (!seq)
+			if (row < 0)
 				goto out;
-			dist = seek_distance(seq, rq);
-			if (!(row = seek_row(d, &map, seq, rq->op)))
-				goto out;
-			seek_count(row, dist);
+			seek_count(&d->seeks[row], seek_distance(&d->seeks[seq], rq));
 		}
 	}
 	ret = 0;
@@ -349,8 +336,7 @@ static int sweep_depth(struct an_dist *d)
 	size_t i, n = 0;
 	int ret = -1;
 
-	d->depths = calloc(d->nrqs + 1, sizeof(*d->depths));
-	if (!ev || !d->depths || an_idmap_init(&map, 16)) {
+	if (!ev || an_idmap_init(&map, 16)) {
 		free(ev);
 		return -1;
 	}
@@ -360,11 +346,16 @@ static int sweep_depth(struct an_dist *d)
 		uint32_t k = an_idmap_get(&map, key);
 
 		if (k == AN_NONE) {
+			struct an_dist_depth *p = realloc(d->depths, (d->ndepths + 1) * sizeof(*p));
+
+			if (!p)
+				goto out;
+			d->depths = p;
 			k = (uint32_t)d->ndepths++;
+			d->depths[k] = (struct an_dist_depth){ .dev = rq->dev, .recording = rq->recording,
+							       .last_ts = d->t0 };
 			if (an_idmap_put(&map, key, k))
 				goto out;
-			d->depths[k] = (struct an_dist_depth){ .dev = rq->dev, .recording = rq->recording,
-							       .last_ts = d->t0, .first_ts = d->t0 };
 		}
 		d->depths[k].requests++;
 		/* In flight inside the span only. */

@@ -70,7 +70,7 @@ struct an_dist_depth {
 	uint32_t dev;
 	uint16_t recording;
 	uint32_t now, max;
-	uint64_t last_ts, first_ts;
+	uint64_t last_ts;
 	uint64_t *ns;			/* ns[k]: time with k in flight */
 	uint32_t cap;
 	uint64_t requests;
@@ -94,7 +94,7 @@ struct an_dist {
 	size_t nrqs, rqcap;
 	/* an_dist_finish(): */
 	struct an_dist_seek *seeks;
-	size_t nseeks;
+	size_t nseeks, seekcap;
 	struct an_dist_depth *depths;
 	size_t ndepths;
 	uint64_t t0, t1;		/* the span depth is spread over */
