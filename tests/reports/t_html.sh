@@ -15,6 +15,8 @@
 #     while the same additions without the policy do (so the probe works).
 #     (Chromium's own network log is no witness: the browser asks Google for
 #     updates and accounts whatever page it loads.)
+#   - an anonymized trace's page holds its tokens, not the host, command or
+#     file names of the original;
 #   - it is under 2 MB; a screenshot stays in the test's directory
 #     (KEEP=1 keeps the directory).
 . "$(dirname "$0")/../lib.sh"
@@ -109,4 +111,18 @@ else
 fi
 [ "$(head -c 8 "$T/report.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
 	pass reports_html_screenshot || fail reports_html_screenshot "no PNG: $(tail -2 "$T/chromium.err")"
+
+# an anonymized trace's page names its tokens: not the host, the commands, the
+# paths (device names are kept by st-format anonymize, as in every report)
+st-format anonymize "$T/run.sttrace" -o "$T/anon.sttrace" >/dev/null 2>&1 &&
+	st-analyze "$T/anon.sttrace" --html "$T/anon.html" >/dev/null 2>&1 ||
+	fail reports_html_anonymized "anonymize or --html failed"
+host=$(hostname)
+leaks=$(grep -o -F -e "$host" -e ">fio<" -e "$L" "$T/anon.html" | sort -u | tr '\n' ' ')
+if [ -s "$T/anon.html" ] && [ -z "$leaks" ] && grep -q "<th>host</th><td>[^<]" "$T/anon.html" &&
+	grep -q ">c[0-9a-f]\{12\}<" "$T/anon.html"; then
+	pass reports_html_anonymized
+else
+	fail reports_html_anonymized "names of the original in the page: ${leaks:-none}"
+fi
 echo "page: $size bytes; screenshot $T/report.png"
