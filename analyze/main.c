@@ -321,6 +321,9 @@ int main(int argc, char **argv)
 		return an_usage_error(PROG, "%s", "--save-summary saves the summary, not a --quantile list");
 	if (o.save_summary && o.top_by >= 0)
 		return an_usage_error(PROG, "%s", "--save-summary saves the summary, not a --top-by list");
+	if (o.html && (o.gnuplot_dir || o.save_summary || o.heatmap || o.csv))
+		return an_usage_error(PROG, "%s", "--html writes a page of its own: not with --gnuplot, "
+				      "--save-summary, --heatmap or --csv");
 	if (o.quantile > 0 && !o.html && (o.dist || o.top_by >= 0))
 		return an_usage_error(PROG, "%s", "--quantile lists I/Os: --sizes, --seek, --hist, --depth "
 				      "and --top-by are reports of their own");

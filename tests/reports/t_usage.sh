@@ -19,6 +19,7 @@ usage_error reports_usage_top_by_key "--top-by dev: not file, comm or pid" --top
 usage_error reports_usage_top_by_rank "--top-by comm:p99: rank by ios, bytes or tail" --top-by comm:p99
 usage_error reports_usage_top_by_summary "not a --top-by list" --top-by comm --save-summary "$T/s.sum"
 usage_error reports_usage_quantile_sizes "reports of their own" --quantile 99 --sizes
+usage_error reports_usage_html_csv "--html writes a page of its own" --html "$T/x.html" --csv
 ln -s "$T/elsewhere.html" "$T/link.html"
 rc=0
 st-analyze "$T/a.sttrace" --html "$T/link.html" 2>"$T/err" || rc=$?
