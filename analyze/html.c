@@ -149,6 +149,9 @@ static void put_pre(struct page *p, FILE *m)
 
 /* ---- inline SVG ------------------------------------------------------------ */
 
+/* Charts of at most this many groups per kind (--by file may make thousands): the rest are in the tables. */
+#define HTML_CHARTS 16
+
 #define SVG_W 560
 #define SVG_H 220
 #define SVG_L 60	/* room for the y axis labels */
@@ -351,14 +354,14 @@ static void put_first_pass(struct page *p, struct an_run *r, const struct an_opt
 	}
 	fputs("<h2 id=\"plots\">Plots</h2>\n", p->out);
 	svg_series(p->out, &r->series);
-	for (uint32_t g = 0; g < r->dist.ngroups; g++) {
+	for (uint32_t g = 0; g < r->dist.ngroups && g < HTML_CHARTS; g++) {
 		const struct an_dist_group *gr = &r->dist.groups[g];
 
 		snprintf(title, sizeof(title), "%s: %s latency (log2 us)", gr->label, an_stage_name(o->stage));
 		svg_log2(p->out, title, "I/Os", &gr->lat);
 	}
 	fputs("<h2 id=\"sizes\">Sizes</h2>\n", p->out);
-	for (uint32_t g = 0; g < r->dist.ngroups; g++) {
+	for (uint32_t g = 0; g < r->dist.ngroups && g < HTML_CHARTS; g++) {
 		const struct an_dist_group *gr = &r->dist.groups[g];
 
 		snprintf(title, sizeof(title), "%s: I/O sizes (log2 bytes)", gr->label);
