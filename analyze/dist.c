@@ -102,7 +102,12 @@ static int keep_request(struct an_dist *d, const struct an_io *io)
 
 void an_dist_add(struct an_dist *d, const struct an_io *io)
 {
-	int block = io->ts[AN_TS_ISSUE] && io->ts[AN_TS_COMPLETE] >= io->ts[AN_TS_ISSUE] && io->dev;
+	/*
+	 * A request's I/O: issued and completed on a device, and not made only
+	 * of bios merged into another I/O's request (that one counts it).
+	 */
+	int block = io->ts[AN_TS_ISSUE] && io->ts[AN_TS_COMPLETE] >= io->ts[AN_TS_ISSUE] && io->dev &&
+		    (!(io->flags & AN_IO_MERGED) || io->ts[AN_TS_GETRQ]);
 	struct an_dist_group *g = NULL;
 	char label[128];
 	uint64_t ns;

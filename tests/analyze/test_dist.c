@@ -3,7 +3,8 @@
  * test_dist.c - sizes, seeks, histograms and depth (analyze/dist.c) on
  * hand-made I/Os whose answers are worked out here: btt's seek rule
  * (btt/seek.c) on requests handed over in completion order, the time at
- * each depth of two overlapping requests, biolatency's slots, exact sizes,
+ * each depth of two overlapping requests (a bio merged into one of them
+ * not a third), biolatency's slots, exact sizes,
  * and two recordings' counts merged.
  */
 #include <string.h>
@@ -87,6 +88,7 @@ static int test_depth(void)
 {
 	/* 0..100 and 50..150 over [0, 200], all + 1000 (0 is "not seen"): depth 0 for 50, 1 for 100, 2 for 50; mean 1 */
 	struct an_io a = block_io(1000, 1100, 0, 4096), b = block_io(1050, 1150, 8, 4096);
+	struct an_io merged = block_io(1000, 1100, 8, 4096);
 	struct an_names *names;
 	struct an_dist d;
 	int ret = 1;
@@ -94,7 +96,11 @@ static int test_depth(void)
 	if (an_names_new(&names))
 		return expectf(0, __func__, "out of memory");
 	an_dist_init(&d, AN_DIST_DEPTH, AN_BY_DEVOP, AN_ST_TOTAL, names);
+	/* a bio merged into a's request: the same request, not one more in flight */
+	merged.flags |= AN_IO_MERGED;
+	a.ts[AN_TS_GETRQ] = b.ts[AN_TS_GETRQ] = 990;
 	an_dist_add(&d, &a);
+	an_dist_add(&d, &merged);
 	an_dist_add(&d, &b);
 	if (!expectf(!an_dist_finish(&d, 1000, 1200), __func__, "finish failed")) {
 		const struct an_dist_depth *dp = &d.depths[0];
