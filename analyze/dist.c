@@ -78,6 +78,13 @@ static void add_size(struct an_dist_group *g, uint64_t bytes, uint64_t count)
 	g->size_count[i] += count;
 }
 
+static void count_size(struct an_dist_group *g, uint64_t bytes)
+{
+	g->size.slot[an_log2_slot(bytes)]++;
+	g->size.n++;
+	add_size(g, bytes, 1);
+}
+
 static int keep_request(struct an_dist *d, const struct an_io *io)
 {
 	struct an_dist_rq *rq;
@@ -121,15 +128,9 @@ void an_dist_add(struct an_dist *d, const struct an_io *io)
 			return;
 		}
 	}
-	/* The request's size; an I/O that reached no device, the bytes its call moved. */
+	/* The bytes of its bios; an I/O that reached no device, the bytes its call moved. */
 	if ((d->want & AN_DIST_SIZE) && !io->span && (io->blk_bytes || io->bytes))
-	{
-		uint64_t bytes = io->blk_bytes ? io->blk_bytes : io->bytes;
-
-		g->size.slot[an_log2_slot(bytes)]++;
-		g->size.n++;
-		add_size(g, bytes, 1);
-	}
+		count_size(g, io->blk_bytes ? io->blk_bytes : io->bytes);
 	if ((d->want & AN_DIST_HIST) && an_io_stage(io, d->stage, &ns)) {
 		g->lat.slot[an_log2_slot(ns / 1000)]++;
 		g->lat.n++;
