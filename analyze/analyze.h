@@ -30,6 +30,10 @@ struct an_opts {
 	uint64_t stale;		/* open I/Os older than this are incomplete */
 	double threshold;	/* diff: percent */
 	unsigned heatmap_rows;	/* 0: heatmaps use the interval */
+	unsigned dist;		/* AN_DIST_*: --sizes, --seek, --hist, --depth */
+	int top_by;		/* --top-by: an_by, -1 none */
+	enum an_rank top_rank;
+	const char *html;	/* --html FILE */
 };
 
 /* getopt_long value of --threshold, an option of diff only. */
@@ -87,6 +91,12 @@ struct an_ci {
 	int enough;		/* n*(1-q) >= 5 */
 };
 struct an_ci an_quantile_ci(struct an_qest *e, double q);
+
+/*
+ * --html FILE: every report of the trace in one self-contained page (html.c),
+ * written through st_output_open(); 0 or 2 after the error.
+ */
+int an_html_report(struct an_run *r, const struct an_opts *o, FILE *info);
 
 /* st-analyze diff; argv[0] is "diff". */
 int an_diff_main(int argc, char **argv);

@@ -18,6 +18,7 @@ enum {
 	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE, OPT_FORCE,
 	OPT_SAVE_SUMMARY,
 	OPT_SPAN, OPT_CONFIG, OPT_HEATMAP_ROWS,
+	OPT_SIZES, OPT_SEEK, OPT_HIST, OPT_DEPTH, OPT_TOP_BY, OPT_HTML,
 };
 
 static const struct option long_opts[] = {
@@ -41,6 +42,12 @@ static const struct option long_opts[] = {
 	{ "span", required_argument, NULL, OPT_SPAN },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "heatmap-rows", required_argument, NULL, OPT_HEATMAP_ROWS },
+	{ "sizes", no_argument, NULL, OPT_SIZES },
+	{ "seek", no_argument, NULL, OPT_SEEK },
+	{ "hist", no_argument, NULL, OPT_HIST },
+	{ "depth", no_argument, NULL, OPT_DEPTH },
+	{ "top-by", required_argument, NULL, OPT_TOP_BY },
+	{ "html", required_argument, NULL, OPT_HTML },
 	{ "threshold", required_argument, NULL, AN_OPT_THRESHOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -53,6 +60,25 @@ int an_usage_error(const char *prog, const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, " (see %s --help)\n", prog);
 	return 2;
+}
+
+/* --top-by KEY[:ios|bytes|tail]: the groups of KEY (file, comm, pid) ranked by I/Os by default. */
+static int parse_top_by(struct an_opts *o, const char *arg, const char *prog)
+{
+	const char *colon = strchr(arg, ':');
+	char key[16];
+	int by, rank = AN_RANK_IOS;
+
+	snprintf(key, sizeof(key), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
+	by = an_by_by_name(key);
+	if (by != AN_BY_FILE && by != AN_BY_COMM && by != AN_BY_PID)
+		return an_usage_error(prog, "--top-by %s: not file, comm or pid (with :ios, :bytes or :tail)",
+				      arg);
+	if (colon && (rank = an_rank_by_name(colon + 1)) < 0)
+		return an_usage_error(prog, "--top-by %s: rank by ios, bytes or tail", arg);
+	o->top_by = by;
+	o->top_rank = (enum an_rank)rank;
+	return 0;
 }
 
 int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog)
@@ -142,6 +168,23 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 			return an_usage_error(prog, "--heatmap-rows %s: not a count in [1, 20000]", arg);
 		o->heatmap_rows = (unsigned)v;
 		return 0;
+	case OPT_SIZES:
+		o->dist |= AN_DIST_SIZE;
+		return 0;
+	case OPT_SEEK:
+		o->dist |= AN_DIST_SEEK;
+		return 0;
+	case OPT_HIST:
+		o->dist |= AN_DIST_HIST;
+		return 0;
+	case OPT_DEPTH:
+		o->dist |= AN_DIST_DEPTH;
+		return 0;
+	case OPT_TOP_BY:
+		return parse_top_by(o, arg, prog);
+	case OPT_HTML:
+		o->html = arg;
+		return 0;
 	case AN_OPT_THRESHOLD:
 		if (parse_number(arg, 0, 1e6, &v))
 			return an_usage_error(prog, "--threshold %s: not a percentage", arg);
@@ -222,6 +265,7 @@ void an_opts_init(struct an_opts *o)
 	o->exact_limit = 10000;
 	o->threshold = 10;
 	o->stale = 60000000000ull;
+	o->top_by = -1;
 }
 
 int an_opts_resolve(struct an_opts *o, const char *prog)
@@ -294,7 +338,7 @@ int an_pass(struct an_run *r, unsigned want, const char *prog)
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return 2;
 	}
-	if (r->stats.failed || r->series.failed) {
+	if (r->stats.failed || r->series.failed || r->dist.failed) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 2;
 	}

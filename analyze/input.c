@@ -777,6 +777,9 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 		f->c = NULL;
 		reorder_clear(&f->ro);
 		f->nrequeued = 0;
+		/* A pass before this one saw later lives of these addresses. */
+		memset(f->bio_seen, 0, sizeof(f->bio_seen));
+		memset(f->rq_seen, 0, sizeof(f->rq_seen));
 		issued_clear(&f->issued);
 		if (f->compact && an_idmap_init(&f->issued.map, 1024)) {
 			snprintf(err, cap, "%s: out of memory", f->path);

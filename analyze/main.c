@@ -38,7 +38,8 @@ static const char usage_text[] =
 "                     ext4_da_write_begin). Reported as stage NAME of group\n"
 "                     'span' everywhere; unpaired starts/ends are counted.\n"
 "                     Up to 8, NAME up to 15 letters, digits, _\n"
-"  --top N            at most N I/Os in the --quantile list (default 20)\n"
+"  --top N            at most N I/Os in the --quantile list, N groups in --top-by\n"
+"                     (default 20)\n"
 "  --by KEY           group the summary by devop (default), op, dev, comm, pid, file,\n"
 "                     host (host.name; the file name when two files of one host\n"
 "                     overlap in time)\n"
@@ -47,11 +48,33 @@ static const char usage_text[] =
 "  --heatmap KIND     lat: time x log2 latency counts; pos: time x sector counts\n"
 "                     (interval: --interval, else 1/100 of the trace)\n"
 "  --heatmap-rows N   heatmaps in N intervals instead\n"
+"  --sizes            I/O sizes per --by group: log2 histogram (biolatency's layout)\n"
+"                     and the count of each size (bytes of the request)\n"
+"  --seek             seek distance per device and op, and per process, in issue\n"
+"                     order, btt's way (sectors from the previous request's end;\n"
+"                     backward from its start; 0 when it touches or overlaps):\n"
+"                     sequential share (distance 0), log2 histograms\n"
+"  --hist             log2 us histogram of --stage per --by group, as biolatency\n"
+"                     prints it (-D per disk: --by dev; per op: --by devop)\n"
+"  --depth            time-weighted distribution of requests in flight (issue to\n"
+"                     completion) per device, its mean (iostat's aqu-sz) and max\n"
+"  --top-by KEY[:RANK]\n"
+"                     the --top heaviest comm, pid or file, ranked by ios\n"
+"                     (default), bytes or tail (p99 of --stage), each with its\n"
+"                     stage breakdown (biotop, fileslower)\n"
+"                     (these replace the summary; several may be given)\n"
+"  --html FILE        every report in one self-contained page to attach to a bug:\n"
+"                     trace identity, summary, inline SVG plots, sizes, seeks,\n"
+"                     histograms, depth, top comm/pid/file, the --quantile (99)\n"
+"                     list, sortable; loads nothing, works without scripts;\n"
+"                     made 0600, never through a symlink\n"
 "  --csv              CSV instead of text for every table\n"
 "  --gnuplot DIR      write .dat + .gp per plot (latency CDF per stage, time series,\n"
-"                     both heatmaps) into DIR and render PNG and SVG with gnuplot;\n"
+"                     both heatmaps; sizes, seeks, hist, depth when asked) into\n"
+"                     DIR and render PNG and SVG with gnuplot;\n"
 "                     DIR is made 0700, never followed when it is a symlink\n"
-"  --force            follow a symlink given as --gnuplot DIR or --save-summary OUT\n"
+"  --force            follow a symlink given as --gnuplot DIR, --save-summary OUT\n"
+"                     or --html FILE\n"
 "  --save-summary OUT also write the summary's counts and quantile sketches to OUT,\n"
 "                     a small file st-analyze merge and diff read (with --by);\n"
 "                     made 0600, never through a symlink\n"
@@ -189,19 +212,47 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 	return ret;
 }
 
+/* --sizes, --seek, --hist, --depth and --top-by, in that order, after the pass. */
+static void print_dists(struct an_run *r, const struct an_opts *o, FILE *info)
+{
+	if (o->dist & AN_DIST_SIZE)
+		an_dist_print_sizes(&r->dist, stdout, o->csv);
+	if (o->dist & AN_DIST_SEEK)
+		an_dist_print_seeks(&r->dist, r->origins, stdout, o->csv);
+	if (o->dist & AN_DIST_HIST)
+		an_dist_print_hist(&r->dist, stdout, o->csv);
+	if (o->dist & AN_DIST_DEPTH)
+		an_dist_print_depth(&r->dist, r->origins, stdout, o->csv);
+	if (o->top_by >= 0) {
+		an_stats_keep_top(&r->stats, o->top_rank, o->stage, o->top);
+		fprintf(info, "\ntop %zu %s by %s%s%s\n", o->top, an_by_name(o->top_by),
+			an_rank_name(o->top_rank), o->top_rank == AN_RANK_TAIL ? ": p99 of " : "",
+			o->top_rank == AN_RANK_TAIL ? an_stage_name(o->stage) : "");
+		an_stats_print(&r->stats, stdout, o->csv, an_run_duration(r));
+	}
+}
+
 static int report_main(struct an_run *r, const struct an_opts *o)
 {
 	FILE *info = o->csv ? stderr : stdout;
+	int reports = o->dist || o->top_by >= 0;
 	unsigned want = 0;
 	char err[512];
 	int ret;
 
+	if (o->html)
+		return an_html_report(r, o, info);
 	if (o->quantile > 0)
 		return report_quantile(r, o, info);
-	if ((!o->interval && !o->heatmap) || o->gnuplot_dir || o->save_summary)
+	if ((!o->interval && !o->heatmap && !reports) || o->gnuplot_dir || o->save_summary ||
+	    o->top_by >= 0)
 		want |= AN_WANT_STATS;
+	if (o->dist) {
+		want |= AN_WANT_DIST;
+		an_dist_init(&r->dist, o->dist, o->by, o->stage, NULL);
+	}
 	if (o->interval || o->heatmap || o->gnuplot_dir) {
-		uint64_t t0 = r->filter.from > r->info.first_ts ? r->filter.from : r->info.first_ts;
+		uint64_t t0 = an_run_t0(r);
 
 		want |= AN_WANT_SERIES;
 		/* --heatmap-rows: that many intervals for a heatmap, whatever --interval says */
@@ -214,16 +265,21 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 			return 2;
 		}
 	}
-	an_stats_init(&r->stats, o->by, o->exact_limit, NULL);
+	an_stats_init(&r->stats, o->top_by >= 0 ? (enum an_by)o->top_by : o->by, o->exact_limit, NULL);
 	ret = an_pass(r, want, PROG);
+	if (!ret && (want & AN_WANT_DIST) && an_dist_finish(&r->dist, an_run_t0(r), an_run_t0(r) + an_run_duration(r))) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		ret = 2;
+	}
 	if (!ret) {
 		an_run_print_header(r, info);
 		if (want & AN_WANT_STATS) {
 			an_stats_sort(&r->stats);
 			print_quantile_note(&r->stats, o->exact_limit, info);
-			if (!o->interval && !o->heatmap)
+			if (!o->interval && !o->heatmap && !reports)
 				an_stats_print(&r->stats, stdout, o->csv, an_run_duration(r));
 		}
+		print_dists(r, o, info);
 		if (o->interval && !o->heatmap)
 			an_series_print(&r->series, stdout, o->csv);
 		if (o->heatmap)
@@ -238,6 +294,8 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 	}
 	if (want & AN_WANT_SERIES)
 		an_series_free(&r->series);
+	if (want & AN_WANT_DIST)
+		an_dist_free(&r->dist);
 	an_stats_free(&r->stats);
 	return ret;
 }
@@ -261,6 +319,14 @@ int main(int argc, char **argv)
 		return an_usage_error(PROG, "%s", "no input file");
 	if (o.save_summary && o.quantile > 0)
 		return an_usage_error(PROG, "%s", "--save-summary saves the summary, not a --quantile list");
+	if (o.save_summary && o.top_by >= 0)
+		return an_usage_error(PROG, "%s", "--save-summary saves the summary, not a --top-by list");
+	if (o.html && (o.gnuplot_dir || o.save_summary || o.heatmap || o.csv))
+		return an_usage_error(PROG, "%s", "--html writes a page of its own: not with --gnuplot, "
+				      "--save-summary, --heatmap or --csv");
+	if (o.quantile > 0 && !o.html && (o.dist || o.top_by >= 0))
+		return an_usage_error(PROG, "%s", "--quantile lists I/Os: --sizes, --seek, --hist, --depth "
+				      "and --top-by are reports of their own");
 	if ((ret = an_opts_resolve(&o, PROG)) ||
 	    (ret = an_stdin_files(argv + optind, argc - optind, PROG)) ||
 	    (ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))

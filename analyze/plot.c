@@ -250,21 +250,158 @@ static int plot_dir(const struct an_opts *o)
 	return 0;
 }
 
+/* One log2 histogram (dist.h) as a data block: each slot's low end (1 for slot 0) and count. */
+static void write_log2(FILE *dat, const char *label, const struct an_log2 *h)
+{
+	fprintf(dat, "# %s\n", label);
+	for (int k = 0; k < AN_LOG2_SLOTS; k++)
+		if (h->slot[k])
+			fprintf(dat, "%" PRIu64 " %" PRIu64 "\n", (uint64_t)1 << k, h->slot[k]);
+	fprintf(dat, "\n\n");
+}
+
+/* The plots of --sizes, --seek, --hist and --depth with --gnuplot. */
+struct dist_plot {
+	unsigned bit;			/* AN_DIST_* */
+	const char *name, *title, *xlabel, *ylabel;
+	int logx;
+};
+
+static const struct dist_plot dist_plots[] = {
+	{ AN_DIST_SIZE, "sizes", "I/O sizes", "bytes (log2 slot)", "I/Os", 1 },
+	{ AN_DIST_SEEK, "seeks", "Seek distances", "sectors (log2 slot)", "requests", 1 },
+	{ AN_DIST_HIST, "hist", "Latency histogram", "us (log2 slot)", "I/Os", 1 },
+	{ AN_DIST_DEPTH, "depth", "Requests in flight (issue..completion)", "depth",
+	  "percent of time", 0 },
+};
+
+/* Titles of the data blocks of one plot, NUL-separated. */
+struct block_titles {
+	char buf[8192];
+	size_t len;
+	unsigned n;
+};
+
+static void add_title(struct block_titles *t, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (t->len + n <= sizeof(t->buf)) {
+		memcpy(t->buf + t->len, s, n);
+		t->len += n;
+		t->n++;
+	}
+}
+
+/* The .gp of a dist plot: one line per data block of its .dat. */
+static int write_dist_gp(const char *dir, const struct dist_plot *p, const struct block_titles *t,
+			 enum an_stage stage)
+{
+	FILE *gp = open_out(dir, p->name, "gp");
+	const char *title = t->buf;
+
+	if (!gp)
+		return 2;
+	fprintf(gp, render_head, p->name);
+	fprintf(gp, "  set title '%s%s%s'\n  set xlabel '%s'\n  set ylabel '%s'\n  set grid\n"
+		"  set key outside right noenhanced\n%s  plot ", p->title,
+		p->bit == AN_DIST_HIST ? " of " : "", p->bit == AN_DIST_HIST ? an_stage_name(stage) : "",
+		p->xlabel, p->ylabel, p->logx ? "  set logscale x 2\n" : "");
+	for (unsigned i = 0; i < t->n; i++, title += strlen(title) + 1) {
+		fprintf(gp, "%s'%s.dat' index %u using 1:2 with linespoints lw 2 title '", i ? ", " : "",
+			p->name, i);
+		/* a label comes from the trace: no quote of it may end the title */
+		for (const char *c = title; *c; c++)
+			fputc(*c == '\'' ? '"' : *c, gp);
+		fputc('\'', gp);
+	}
+	if (!t->n)
+		fprintf(gp, "0 notitle");
+	fprintf(gp, "\n%s", render_tail);
+	return close_out(gp, dir, p->name, "gp");
+}
+
+/* The data blocks of one dist plot into dat, their titles into t. */
+static void write_dist_dat(FILE *dat, const struct an_run *r, unsigned bit, struct block_titles *t)
+{
+	const struct an_dist *d = &r->dist;
+	char label[256], dev[96];
+
+	for (uint32_t g = 0; (bit == AN_DIST_SIZE || bit == AN_DIST_HIST) && g < d->ngroups; g++) {
+		const struct an_log2 *h = bit == AN_DIST_SIZE ? &d->groups[g].size : &d->groups[g].lat;
+
+		if (h->n) {
+			write_log2(dat, d->groups[g].label, h);
+			add_title(t, d->groups[g].label);
+		}
+	}
+	for (size_t k = 0; bit == AN_DIST_SEEK && k < d->nseeks; k++) {
+		const struct an_dist_seek *sk = &d->seeks[k];
+
+		/* the devices' rows; the processes' are in the text and CSV */
+		for (int forward = 1; !sk->pid && sk->op != AN_OP_COUNT && forward >= 0; forward--) {
+			const struct an_log2 *h = forward ? &sk->fwd : &sk->back;
+
+			if (!h->n)
+				continue;
+			snprintf(label, sizeof(label), "%s %s %s",
+				 an_names_dev(r->origins[sk->recording].names, sk->dev, dev, sizeof(dev)),
+				 an_op_name(sk->op), forward ? "forward" : "backward");
+			write_log2(dat, label, h);
+			add_title(t, label);
+		}
+	}
+	for (size_t k = 0; bit == AN_DIST_DEPTH && k < d->ndepths; k++) {
+		const struct an_dist_depth *dp = &d->depths[k];
+		const char *name = an_names_dev(r->origins[dp->recording].names, dp->dev, dev, sizeof(dev));
+
+		fprintf(dat, "# %s: depth percent_of_time\n", name);
+		for (uint32_t n = 0; n <= dp->max; n++)
+			fprintf(dat, "%u %.4f\n", n, 100.0 * dp->ns[n] / (double)(d->t1 - d->t0));
+		fprintf(dat, "\n\n");
+		add_title(t, name);
+	}
+}
+
+/* The dist plots o asks for; their names appended to plots. 0 or 2. */
+static int plot_dist(struct an_run *r, const struct an_opts *o, const char *dir, const char **plots,
+		     unsigned *nplots)
+{
+	for (unsigned i = 0; i < sizeof(dist_plots) / sizeof(dist_plots[0]); i++) {
+		const struct dist_plot *p = &dist_plots[i];
+		struct block_titles t = { .len = 0 };
+		FILE *dat;
+		int ret;
+
+		if (!(o->dist & p->bit))
+			continue;
+		if (!(dat = open_out(dir, p->name, "dat")))
+			return 2;
+		write_dist_dat(dat, r, p->bit, &t);
+		if ((ret = close_out(dat, dir, p->name, "dat")) ||
+		    (ret = write_dist_gp(dir, p, &t, o->stage)))
+			return ret;
+		plots[(*nplots)++] = p->name;
+	}
+	return 0;
+}
+
 int an_plot(struct an_run *r, const struct an_opts *o, FILE *info)
 {
-	static const char *const plots[] = {
+	const char *plots[8] = {
 		"cdf", "timeseries", "heatmap_latency", "heatmap_position",
 	};
 	const char *dir = o->gnuplot_dir;
-	unsigned i;
+	unsigned i, nplots = 4;
 	int ret;
 
 	if ((ret = plot_dir(o)))
 		return ret;
 	if ((ret = plot_cdf(r, dir)) || (ret = plot_series(r, dir)) ||
-	    (ret = plot_heatmap(r, dir, 'l')) || (ret = plot_heatmap(r, dir, 'p')))
+	    (ret = plot_heatmap(r, dir, 'l')) || (ret = plot_heatmap(r, dir, 'p')) ||
+	    ((r->want & AN_WANT_DIST) && (ret = plot_dist(r, o, dir, plots, &nplots))))
 		return ret;
-	for (i = 0; i < sizeof(plots) / sizeof(plots[0]); i++) {
+	for (i = 0; i < nplots; i++) {
 		ret = render(dir, plots[i]);
 		if (ret == 1) {
 			fprintf(info, "plots: gnuplot not found; wrote .dat and .gp files to %s\n", dir);
@@ -273,7 +410,10 @@ int an_plot(struct an_run *r, const struct an_opts *o, FILE *info)
 		if (ret)
 			return ret;
 	}
-	fprintf(info, "plots: %s/{cdf,timeseries,heatmap_latency,heatmap_position}.{png,svg}\n", dir);
+	fprintf(info, "plots: %s/{cdf,timeseries,heatmap_latency,heatmap_position", dir);
+	for (i = 4; i < nplots; i++)
+		fprintf(info, ",%s", plots[i]);
+	fprintf(info, "}.{png,svg}\n");
 	return 0;
 }
 

@@ -50,7 +50,7 @@ void an_stats_free(struct an_stats *s)
 	an_idmap_free(&s->index);
 }
 
-static uint64_t hash_str(const char *s)
+uint64_t an_label_hash(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
@@ -59,55 +59,56 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-/* Group key of an I/O (never 0: the map reserves it). */
-static uint64_t group_key(const struct an_stats *s, const struct an_io *io)
+uint64_t an_group_key(enum an_by by, const struct an_names *names, const char *host,
+		      const struct an_io *io)
 {
 	uint64_t k;
 
-	switch (s->by) {
+	switch (by) {
 	case AN_BY_DEVOP: k = (uint64_t)io->dev << 8 | io->op; break;
 	case AN_BY_OP:    k = io->op; break;
 	case AN_BY_DEV:   k = io->dev; break;
 	case AN_BY_PID:   k = io->pid; break;
-	case AN_BY_COMM:  k = hash_str(an_names_comm(s->names, io->pid)); break;
-	case AN_BY_HOST:  k = hash_str(s->host); break;
+	case AN_BY_COMM:  k = an_label_hash(an_names_comm(names, io->pid)); break;
+	case AN_BY_HOST:  k = an_label_hash(host); break;
 	default: {
 		/* by the name: an fd names another file after each open, an inode the same one from every fd */
 		char tmp[96];
 
-		k = hash_str(an_names_file(s->names, io, tmp, sizeof(tmp)));
+		k = an_label_hash(an_names_file(names, io, tmp, sizeof(tmp)));
 		break;
 	}
 	}
 	return k | 1ull << 63;
 }
 
-static void group_label(const struct an_stats *s, const struct an_io *io, char *buf, size_t cap)
+void an_group_label(enum an_by by, const struct an_names *names, const char *host,
+		    const struct an_io *io, char *buf, size_t cap)
 {
 	char tmp[96];
 
-	switch (s->by) {
+	switch (by) {
 	case AN_BY_DEVOP:
-		snprintf(buf, cap, "%s %s", an_names_dev(s->names, io->dev, tmp, sizeof(tmp)),
+		snprintf(buf, cap, "%s %s", an_names_dev(names, io->dev, tmp, sizeof(tmp)),
 			 an_op_name(io->op));
 		break;
 	case AN_BY_OP:
 		snprintf(buf, cap, "%s", an_op_name(io->op));
 		break;
 	case AN_BY_DEV:
-		snprintf(buf, cap, "%s", an_names_dev(s->names, io->dev, tmp, sizeof(tmp)));
+		snprintf(buf, cap, "%s", an_names_dev(names, io->dev, tmp, sizeof(tmp)));
 		break;
 	case AN_BY_PID:
-		snprintf(buf, cap, "%u (%s)", io->pid, an_names_comm(s->names, io->pid));
+		snprintf(buf, cap, "%u (%s)", io->pid, an_names_comm(names, io->pid));
 		break;
 	case AN_BY_COMM:
-		snprintf(buf, cap, "%s", an_names_comm(s->names, io->pid));
+		snprintf(buf, cap, "%s", an_names_comm(names, io->pid));
 		break;
 	case AN_BY_HOST:
-		snprintf(buf, cap, "%s", s->host);
+		snprintf(buf, cap, "%s", host);
 		break;
 	default:
-		snprintf(buf, cap, "%s", an_names_file(s->names, io, tmp, sizeof(tmp)));
+		snprintf(buf, cap, "%s", an_names_file(names, io, tmp, sizeof(tmp)));
 		break;
 	}
 }
@@ -139,7 +140,7 @@ static struct an_group *new_group(struct an_stats *s, uint64_t key)
 
 static struct an_group *group_of(struct an_stats *s, const struct an_io *io)
 {
-	uint64_t key = group_key(s, io);
+	uint64_t key = an_group_key(s->by, s->names, s->host, io);
 	uint32_t g;
 	struct an_group *gr;
 
@@ -154,14 +155,14 @@ static struct an_group *group_of(struct an_stats *s, const struct an_io *io)
 	}
 	gr = new_group(s, key);
 	if (gr)
-		group_label(s, io, gr->label, sizeof(gr->label));
+		an_group_label(s->by, s->names, s->host, io, gr->label, sizeof(gr->label));
 	return gr;
 }
 
 /* The group labelled `label` in a merged an_stats, made when missing. */
 static struct an_group *group_by_label(struct an_stats *s, const char *label)
 {
-	uint64_t key = hash_str(label) | 1ull << 63;
+	uint64_t key = an_label_hash(label) | 1ull << 63;
 	uint32_t g = an_idmap_get(&s->index, key);
 	struct an_group *gr;
 

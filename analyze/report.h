@@ -47,6 +47,14 @@ struct an_stats {
 	int failed;		/* out of memory: some samples were dropped */
 };
 
+/* Key of io's group under `by` (never 0), and its label; host for AN_BY_HOST. */
+uint64_t an_group_key(enum an_by by, const struct an_names *names, const char *host,
+		      const struct an_io *io);
+void an_group_label(enum an_by by, const struct an_names *names, const char *host,
+		    const struct an_io *io, char *buf, size_t cap);
+/* FNV-1a of a label, for maps keyed by label. */
+uint64_t an_label_hash(const char *s);
+
 void an_stats_init(struct an_stats *s, enum an_by by, size_t exact_limit, const struct an_names *names);
 void an_stats_free(struct an_stats *s);
 /* One I/O: complete ones feed the stage statistics, incomplete ones are counted. */

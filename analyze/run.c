@@ -258,10 +258,15 @@ void an_run_close(struct an_run *r)
 	r->origins = NULL;
 }
 
+uint64_t an_run_t0(const struct an_run *r)
+{
+	return r->filter.from > r->info.first_ts ? r->filter.from : r->info.first_ts;
+}
+
 uint64_t an_run_duration(const struct an_run *r)
 {
 	const struct an_input_info *i = &r->info;
-	uint64_t from = r->filter.from > i->first_ts ? r->filter.from : i->first_ts;
+	uint64_t from = an_run_t0(r);
 	uint64_t to = r->filter.to && r->filter.to < i->last_ts ? r->filter.to : i->last_ts;
 
 	return to > from ? to - from : 1;
@@ -310,6 +315,8 @@ static void on_io(void *ctx, const struct an_io *io)
 		an_series_add(&x->series, io);
 	if (x->run->want & AN_WANT_TOP)
 		an_top_add(&x->top, io);
+	if (x->run->want & AN_WANT_DIST)
+		an_dist_add(&x->dist, io);
 	if ((x->run->want & AN_WANT_STAGE) && !(io->flags & AN_IO_INCOMPLETE) &&
 	    an_io_stage(io, x->run->stage, &ns)) {
 		an_qest_add(&x->stage_samples, ns);
@@ -404,6 +411,12 @@ static int setup_recording(struct an_recording *x, unsigned want)
 		if (x->stats.failed)
 			return -1;
 	}
+	if (want & AN_WANT_DIST) {
+		an_dist_init(&x->dist, r->dist.want, r->dist.by, r->dist.stage, x->names);
+		x->dist.host = x->host;
+		if (x->dist.failed)
+			return -1;
+	}
 	if ((want & AN_WANT_SERIES) &&
 	    an_series_init(&x->series, r->series.t0, r->series.t1, r->series.step, r->series.stage))
 		return -1;
@@ -437,6 +450,11 @@ static int merge_recording(struct an_run *r, struct an_recording *x)
 	}
 	if (r->want & AN_WANT_TOP)
 		an_top_merge(&r->top, &x->top);
+	if (r->want & AN_WANT_DIST) {
+		if (x->dist.failed || an_dist_merge(&r->dist, &x->dist))
+			r->dist.failed = 1;
+		an_dist_free(&x->dist);
+	}
 	if ((r->want & AN_WANT_STAGE) && an_qest_merge(&r->stage_samples, &x->stage_samples))
 		ret = -1;
 	if (r->want & AN_WANT_SLOWEST)

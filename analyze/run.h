@@ -7,6 +7,7 @@
 #define AN_RUN_H
 
 #include "analyze/correlate.h"
+#include "analyze/dist.h"
 #include "analyze/input.h"
 #include "analyze/names.h"
 #include "analyze/report.h"
@@ -37,6 +38,7 @@ int an_filter_match(const struct an_filter *f, const struct an_names *names, con
 #define AN_WANT_EMIT	32u	/* every I/O to emit(emit_ctx, io): a program's own consumer,
 				   called by the recording's worker (several recordings: several
 				   threads at once) */
+#define AN_WANT_DIST	64u	/* sizes, seeks, histograms, depth (analyze/dist.h) */
 
 /*
  * Most I/Os --quantile keeps in one pass (an_slowest entries of about 210
@@ -72,6 +74,7 @@ struct an_recording {
 	struct an_top top;
 	struct an_slowest slowest;
 	struct an_qest stage_samples;
+	struct an_dist dist;
 	struct an_corr_stats corr;
 	int ret;
 	char err[256];
@@ -92,6 +95,7 @@ struct an_run {
 	struct an_top top;
 	struct an_slowest slowest;
 	struct an_qest stage_samples;
+	struct an_dist dist;		/* AN_WANT_DIST: set up by the caller, an_dist_finish() after */
 	enum an_stage stage;
 	an_emit_fn emit;		/* AN_WANT_EMIT */
 	void *emit_ctx;
@@ -133,6 +137,8 @@ uint64_t an_run_io_bound(const struct an_run *r);
  */
 size_t an_quantile_heap_size(uint64_t n_max, double q, size_t max);
 void an_run_close(struct an_run *r);
+/* Start of the span an_run_duration() measures: the first event, or --from after it. */
+uint64_t an_run_t0(const struct an_run *r);
 /* Duration of the trace in ns (at least 1). */
 uint64_t an_run_duration(const struct an_run *r);
 /* The header lines every report starts with: files, events, loss, incomplete I/Os. */

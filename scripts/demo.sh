@@ -3,7 +3,8 @@
 #
 # A 256 MiB loop device over /dev/shm gets 8 s of fio random reads and writes
 # (direct I/O, psync and io_uring) while st-record traces every layer; then
-# st-analyze prints the summary and the slowest I/Os and writes plots.
+# st-analyze prints the summary and the slowest I/Os, writes plots and one
+# HTML page of every report.
 # Everything lands in ${OUT:-demo-out}/. Needs root (BPF, loop devices).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,5 +29,7 @@ st-format info "$OUT/run.sttrace" | tee "$OUT/info.txt"
 st-analyze "$OUT/run.sttrace" | tee "$OUT/summary.txt"
 st-analyze "$OUT/run.sttrace" --quantile 99.9 --top 10 | tee "$OUT/tail.txt"
 st-analyze "$OUT/run.sttrace" --interval 1s --gnuplot "$OUT/plots" >"$OUT/timeseries.txt"
+st-analyze "$OUT/run.sttrace" --html "$OUT/report.html" --force
+echo "demo: one page to attach to a bug report: $OUT/report.html"
 echo "demo: plots in $OUT/plots:"
 ls "$OUT/plots"

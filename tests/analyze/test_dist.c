@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_dist.c - sizes, seeks, histograms and depth (analyze/dist.c) on
+ * hand-made I/Os whose answers are worked out here: btt's seek rule
+ * (btt/seek.c) on requests handed over in completion order, the time at
+ * each depth of two overlapping requests (a bio merged into one of them
+ * not a third), biolatency's slots, exact sizes,
+ * and two recordings' counts merged.
+ */
+#include <string.h>
+
+#include "analyze/dist.h"
+#include "tests/check.h"
+
+#define DEV (7u << 20 | 3)
+
+static struct an_io block_io(uint64_t issue, uint64_t complete, uint64_t sector, uint64_t bytes)
+{
+	struct an_io io;
+
+	memset(&io, 0, sizeof(io));
+	io.ts[AN_TS_ISSUE] = issue;
+	io.ts[AN_TS_COMPLETE] = complete;
+	io.start = issue;
+	io.sector = sector;
+	io.blk_bytes = bytes;
+	io.bytes = bytes;
+	io.dev = DEV;
+	io.op = AN_OP_READ;
+	io.pid = 42;
+	io.fd = -1;
+	io.offset = -1;
+	return io;
+}
+
+/* The device's row of op read, and the process's. */
+static const struct an_dist_seek *seek_row(const struct an_dist *d, uint32_t pid)
+{
+	for (size_t i = 0; i < d->nseeks; i++)
+		if (d->seeks[i].pid == pid && d->seeks[i].op == AN_OP_READ)
+			return &d->seeks[i];
+	return NULL;
+}
+
+static int test_seek_btt_rule(void)
+{
+	/*
+	 * Issued in this order, 8 sectors each:
+	 *   100: first, from sector 0: forward 100 (slot 6)
+	 *   108: starts at the previous end (108): 0
+	 *   112: overlaps 108..116: 0
+	 *  1000: forward from the previous end 120: 880 (slot 9)
+	 *   500: before the previous start 1000: backward 500 (slot 8)
+	 */
+	static const uint64_t sectors[] = { 100, 108, 112, 1000, 500 };
+	struct an_names *names;
+	struct an_dist d;
+	int ret = 1;
+
+	if (an_names_new(&names))
+		return expectf(0, __func__, "out of memory");
+	an_dist_init(&d, AN_DIST_SEEK, AN_BY_DEVOP, AN_ST_TOTAL, names);
+	/* handed over in completion order, the reverse of issue order */
+	for (int i = 4; i >= 0; i--) {
+		struct an_io io = block_io(10 + 10 * (uint64_t)i, 1000 - 10 * (uint64_t)i, sectors[i], 4096);
+
+		an_dist_add(&d, &io);
+	}
+	if (!expectf(!an_dist_finish(&d, 0, 1000), __func__, "finish failed")) {
+		const struct an_dist_seek *dev = seek_row(&d, 0), *pid = seek_row(&d, 42);
+
+		ret = expectf(dev && pid, __func__, "no rows") ||
+		      expectf(dev->zero == 2 && dev->fwd.n == 2 && dev->back.n == 1, __func__,
+			      "zero %lu forward %lu backward %lu, want 2 2 1", (unsigned long)dev->zero,
+			      (unsigned long)dev->fwd.n, (unsigned long)dev->back.n) ||
+		      expectf(dev->fwd.slot[6] == 1 && dev->fwd.slot[9] == 1 && dev->back.slot[8] == 1,
+			      __func__, "slots: forward 6:%lu 9:%lu backward 8:%lu", (unsigned long)dev->fwd.slot[6],
+			      (unsigned long)dev->fwd.slot[9], (unsigned long)dev->back.slot[8]) ||
+		      expectf(!memcmp(&dev->fwd, &pid->fwd, sizeof(dev->fwd)) && pid->zero == 2, __func__,
+			      "the one process's sequence differs from the device's");
+	}
+	an_dist_free(&d);
+	an_names_free(names);
+	return ret;
+}
+
+static int test_depth(void)
+{
+	/* 0..100 and 50..150 over [0, 200], all + 1000 (0 is "not seen"): depth 0 for 50, 1 for 100, 2 for 50; mean 1 */
+	struct an_io a = block_io(1000, 1100, 0, 4096), b = block_io(1050, 1150, 8, 4096);
+	struct an_io merged = block_io(1000, 1100, 8, 4096);
+	struct an_names *names;
+	struct an_dist d;
+	int ret = 1;
+
+	if (an_names_new(&names))
+		return expectf(0, __func__, "out of memory");
+	an_dist_init(&d, AN_DIST_DEPTH, AN_BY_DEVOP, AN_ST_TOTAL, names);
+	/* a bio merged into a's request: the same request, not one more in flight */
+	merged.flags |= AN_IO_MERGED;
+	a.ts[AN_TS_GETRQ] = b.ts[AN_TS_GETRQ] = 990;
+	an_dist_add(&d, &a);
+	an_dist_add(&d, &merged);
+	an_dist_add(&d, &b);
+	if (!expectf(!an_dist_finish(&d, 1000, 1200), __func__, "finish failed")) {
+		const struct an_dist_depth *dp = &d.depths[0];
+
+		ret = expectf(d.ndepths == 1 && dp->max == 2 && dp->requests == 2, __func__,
+			      "%zu devices, max %u, %lu requests", d.ndepths, dp->max,
+			      (unsigned long)dp->requests) ||
+		      expectf(dp->ns[0] == 50 && dp->ns[1] == 100 && dp->ns[2] == 50, __func__,
+			      "time at 0/1/2: %lu %lu %lu, want 50 100 50", (unsigned long)dp->ns[0],
+			      (unsigned long)dp->ns[1], (unsigned long)dp->ns[2]) ||
+		      expectf(an_dist_depth_mean(&d, dp) == 1.0, __func__, "mean %f, want 1",
+			      an_dist_depth_mean(&d, dp));
+	}
+	an_dist_free(&d);
+	an_names_free(names);
+	return ret;
+}
+
+static int test_hist_and_sizes(void)
+{
+	/* D2C 0 ns, 1999 ns (1 us: slot 0), 2000 ns (2 us: slot 1), 1 ms (1000 us: slot 9) */
+	static const uint64_t d2c[] = { 0, 1999, 2000, 1000000 };
+	static const uint64_t bytes[] = { 4096, 4096, 4096, 16384 };
+	struct an_names *names;
+	struct an_dist d, other;
+	const struct an_dist_group *g;
+	int ret;
+
+	if (an_names_new(&names))
+		return expectf(0, __func__, "out of memory");
+	an_dist_init(&d, AN_DIST_SIZE | AN_DIST_HIST, AN_BY_DEVOP, AN_ST_D2C, names);
+	an_dist_init(&other, AN_DIST_SIZE | AN_DIST_HIST, AN_BY_DEVOP, AN_ST_D2C, names);
+	for (int i = 0; i < 4; i++) {
+		struct an_io io = block_io(1000, 1000 + d2c[i], 8 * (uint64_t)i, bytes[i]);
+
+		an_dist_add(i < 2 ? &d : &other, &io);
+	}
+	ret = expectf(!an_dist_merge(&d, &other) && !an_dist_finish(&d, 0, 2000000), __func__,
+		      "merge or finish failed");
+	g = &d.groups[0];
+	ret = ret ||
+	      expectf(d.ngroups == 1 && g->lat.n == 4 && g->lat.slot[0] == 2 && g->lat.slot[1] == 1 &&
+		      g->lat.slot[9] == 1, __func__, "latency slots 0:%lu 1:%lu 9:%lu of %lu",
+		      (unsigned long)g->lat.slot[0], (unsigned long)g->lat.slot[1],
+		      (unsigned long)g->lat.slot[9], (unsigned long)g->lat.n) ||
+	      expectf(g->size.slot[12] == 3 && g->size.slot[14] == 1 && g->nsizes == 2 &&
+		      g->size_value[0] == 4096 && g->size_count[0] == 3 && g->size_value[1] == 16384 &&
+		      g->size_count[1] == 1 && !g->size_other, __func__, "sizes wrong: %u sizes",
+		      g->nsizes);
+	an_dist_free(&d);
+	an_dist_free(&other);
+	an_names_free(names);
+	return ret;
+}
+
+int main(void)
+{
+	RUN(test_seek_btt_rule);
+	RUN(test_depth);
+	RUN(test_hist_and_sizes);
+	return check_failures != 0;
+}

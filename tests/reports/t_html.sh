@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# st-analyze --html: one page opened in headless Chromium. A recording of the
+# demo's workload (scripts/demo.sh: fio random reads and writes, psync, two
+# jobs, on a loop device; 3 s here) is written as a page, then
+#   - every table of the page, as Chromium's DOM holds it (--dump-dom), has
+#     the rows the report's own --csv prints (summary, sizes, seeks,
+#     histograms, depth, top lists, the tail list);
+#   - the same with JavaScript off (scripts make no table): the page with its
+#     policy's script-src set to 'none' (headless Chromium's --dump-dom gives
+#     nothing at all with --blink-settings=scriptEnabled=false);
+#   - the page asks for nothing over the network: it has no URL to load
+#     (no src, no href but its own #anchors), and its Content-Security-Policy
+#     forbids every fetch: the page with an image, a style sheet and a
+#     script's fetch() of a local HTTP server added makes no request to it,
+#     while the same additions without the policy do (so the probe works).
+#     (Chromium's own network log is no witness: the browser asks Google for
+#     updates and accounts whatever page it loads.)
+#   - an anonymized trace's page holds its tokens, not the host, command or
+#     file names of the original;
+#   - it is under 2 MB; a screenshot stays in the test's directory
+#     (KEEP=1 keeps the directory).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../record/common.sh"
+rec_require_bpf reports_html
+CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
+	{ skip reports_html "chromium not installed (scripts/install-deps.sh)"; exit 0; }
+
+if [ -n "${KEEP:-}" ]; then T=$(mktemp -d /tmp/sttrace-html.XXXXXX); else st_tmpdir T; fi
+st_loopdev L 256
+check reports_html_record st-record -o "$T/run.sttrace" --events all -d "$L" -- \
+	fio --name=demo --filename="$L" --direct=1 --rw=randrw --rwmixread=70 --bs=4k --size=200M \
+	--time_based --runtime=3 --numjobs=2 --ioengine=psync --group_reporting --output="$T/fio.txt"
+
+st-analyze "$T/run.sttrace" --html "$T/report.html" >"$T/html.log" 2>&1 ||
+	{ fail reports_html_write "st-analyze --html failed: $(tail -1 "$T/html.log")"; exit 1; }
+size=$(stat -c %s "$T/report.html")
+[ "$size" -lt 2000000 ] && pass reports_html_size || fail reports_html_size "$size bytes"
+
+# the reports' own CSV, one file per table id of the page
+st-analyze "$T/run.sttrace" --csv >"$T/summary-table.csv" 2>/dev/null
+st-analyze "$T/run.sttrace" --sizes --csv >"$T/sizes-table.csv" 2>/dev/null
+st-analyze "$T/run.sttrace" --seek --csv >"$T/seek-table.csv" 2>/dev/null
+st-analyze "$T/run.sttrace" --hist --csv >"$T/hist-table.csv" 2>/dev/null
+st-analyze "$T/run.sttrace" --depth --csv >"$T/depth-table.csv" 2>/dev/null
+for by in comm pid file; do
+	st-analyze "$T/run.sttrace" --top-by "$by" --csv >"$T/top-$by-table.csv" 2>/dev/null
+done
+st-analyze "$T/run.sttrace" --quantile 99 --csv >"$T/tail-table.csv" 2>/dev/null
+
+chrome() { timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu "$@" 2>>"$T/chromium.err"; }
+chrome --dump-dom "file://$T/report.html" >"$T/dom.html"
+sed "s/script-src 'unsafe-inline'/script-src 'none'/" "$T/report.html" >"$T/noscript.html"
+chrome --dump-dom "file://$T/noscript.html" >"$T/dom-noscript.html"
+chrome --screenshot="$T/report.png" --window-size=1200,2400 "file://$T/report.html" >/dev/null
+
+# tables of a DOM against the CSV files: python's own HTML and CSV parsers
+compare_tables() {
+	python3 - "$1" "$T" <<'PY'
+import csv, html.parser, os, sys
+class Tables(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.tables = {}; self.cur = None; self.row = None; self.cell = None
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table" and a.get("id", "").endswith("-table") and a["id"] != "identity-table":
+            self.cur = self.tables.setdefault(a["id"], [])
+        elif tag == "tr" and self.cur is not None: self.row = []
+        elif tag in ("td", "th") and self.row is not None: self.cell = ""
+    def handle_endtag(self, tag):
+        if tag == "table": self.cur = None
+        elif tag == "tr" and self.row is not None: self.cur.append(self.row); self.row = None
+        elif tag in ("td", "th") and self.cell is not None: self.row.append(self.cell); self.cell = None
+    def handle_data(self, d):
+        if self.cell is not None: self.cell += d
+p = Tables(); p.feed(open(sys.argv[1]).read())
+bad = []
+want = sorted(f[:-4] for f in os.listdir(sys.argv[2]) if f.endswith("-table.csv"))
+for t in want:
+    rows = [r for r in csv.reader(open(os.path.join(sys.argv[2], t + ".csv")))]
+    got = p.tables.get(t)
+    if got is None: bad.append(t + ": not in the page")
+    elif got != rows: bad.append("%s: %d rows in the page, %d in --csv%s" % (t, len(got), len(rows),
+        next((": first difference %r / %r" % (g, w) for g, w in zip(got, rows) if g != w), "")))
+    elif len(rows) < 2: bad.append(t + ": empty")
+print("; ".join(bad))
+PY
+}
+bad=$(compare_tables "$T/dom.html")
+[ -z "$bad" ] && pass reports_html_tables || fail reports_html_tables "$bad"
+bad=$(compare_tables "$T/dom-noscript.html")
+[ -z "$bad" ] && pass reports_html_noscript || fail reports_html_noscript "$bad"
+
+# a local server that logs every request; the page with loads of it added
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m http.server "$PORT" --bind 127.0.0.1 --directory "$T" >"$T/http.log" 2>&1 &
+HTTP_PID=$!
+at_exit "kill $HTTP_PID"
+for i in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 1)" 2>/dev/null && break; sleep 0.1; done
+probe="<img src=\"http://127.0.0.1:$PORT/probe-img.png\"><link rel=\"stylesheet\" href=\"http://127.0.0.1:$PORT/probe-css.css\"><script>fetch('http://127.0.0.1:$PORT/probe-fetch')</script>"
+sed "s#<body>#<body>$probe#" "$T/report.html" >"$T/probe.html"
+sed -e "s#<body>#<body>$probe#" -e '/Content-Security-Policy/d' "$T/report.html" >"$T/probe-nocsp.html"
+chrome --dump-dom "file://$T/probe.html" >/dev/null
+with_csp=$(grep -c "GET /probe" "$T/http.log")
+chrome --dump-dom "file://$T/probe-nocsp.html" >/dev/null
+without_csp=$(( $(grep -c "GET /probe" "$T/http.log") - with_csp ))
+links=$(grep -o -E '(src|href)="[^#"][^"]*"' "$T/report.html" | sort -u | tr '\n' ' ')
+if [ "$with_csp" -eq 0 ] && [ "$without_csp" -gt 0 ] && [ -z "$links" ]; then
+	pass reports_html_offline
+else
+	fail reports_html_offline "requests with the page's policy: $with_csp, without it: $without_csp; links: ${links:-none}"
+fi
+[ "$(head -c 8 "$T/report.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+	pass reports_html_screenshot || fail reports_html_screenshot "no PNG: $(tail -2 "$T/chromium.err")"
+
+# an anonymized trace's page names its tokens: not the host, the commands, the
+# paths (device names are kept by st-format anonymize, as in every report)
+st-format anonymize "$T/run.sttrace" -o "$T/anon.sttrace" >/dev/null 2>&1 &&
+	st-analyze "$T/anon.sttrace" --html "$T/anon.html" >/dev/null 2>&1 ||
+	fail reports_html_anonymized "anonymize or --html failed"
+host=$(hostname)
+leaks=$(grep -o -F -e "$host" -e ">fio<" -e "$L" "$T/anon.html" | sort -u | tr '\n' ' ')
+if [ -s "$T/anon.html" ] && [ -z "$leaks" ] && grep -q "<th>host</th><td>[^<]" "$T/anon.html" &&
+	grep -q ">c[0-9a-f]\{12\}<" "$T/anon.html"; then
+	pass reports_html_anonymized
+else
+	fail reports_html_anonymized "names of the original in the page: ${leaks:-none}"
+fi
+echo "page: $size bytes; screenshot $T/report.png"
