@@ -840,6 +840,32 @@ static void rq_unlink_bio(struct an_corr *c, uint32_t b)
 	BIO(c, b)->rq = AN_NONE;
 }
 
+/*
+ * The I/O a bio that a kernel thread queued for a cgroup belongs to
+ * (ST_F_FOR_BLKCG: blk-throttle held it back, its worker queued it): the
+ * oldest syscall or io_uring request of the same op still waiting without a
+ * bio of its own. The throttle keeps a cgroup's bios in the order they came,
+ * so of several waiting, the oldest is the one it lets go first.
+ */
+static uint32_t io_waiting_for(struct an_corr *c, const struct st_ev_block_bio *e)
+{
+	uint8_t op = op_of_opf(e->p.opf, e->p.nr_sector);
+	uint32_t k, oldest = AN_NONE;
+
+	for (k = 0; k < c->ios.used; k++) {
+		const struct an_io *io = IO(c, k);
+
+		if ((io->flags & AN_IO_LIVE) && (io->flags & (AN_IO_SYSCALL | AN_IO_URING)) &&
+		    !(io->flags & AN_IO_DONE) && !io->nbios && io->op == op &&
+		    io->ts[AN_TS_SYS_ENTER] <= e->h.ts &&
+		    (oldest == AN_NONE || io->ts[AN_TS_SYS_ENTER] < IO(c, oldest)->ts[AN_TS_SYS_ENTER]))
+			oldest = k;
+	}
+	if (oldest != AN_NONE)
+		IO(c, oldest)->ts[AN_TS_HELD_QUEUE] = e->h.ts;
+	return oldest;
+}
+
 static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 {
 	uint32_t owner = io_of_thread(c, e->h.tid);
@@ -858,6 +884,8 @@ static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 	}
 	if (owner == AN_NONE)
 		owner = aio_owner(c, &e->h);
+	if (owner == AN_NONE && (e->p.opf & ST_F_FOR_BLKCG))
+		owner = io_waiting_for(c, e);
 	if (owner == AN_NONE) {
 		owner = io_new(c, &e->h, 0);
 		if (owner == AN_NONE)
@@ -1363,7 +1391,7 @@ int an_corr_begins_io(uint16_t type)
 /* ---- names and stage definitions --------------------------------------- */
 
 static const char *const stage_names[AN_ST_SPAN0] = {
-	"total", "sys2fs", "fs", "fs2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "wb", "jnl",
+	"total", "sys2fs", "fs", "fs2q", "sys2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "wb", "jnl",
 	"flush", "reap", "Q2Q",
 };
 

@@ -87,6 +87,8 @@ static const char usage_text[] =
 "  sys2fs  syscall entry -> fs begin (iomap_dio_rw_begin, ext4_sync_file_enter)\n"
 "  fs      fs begin -> fs end (iomap_dio_complete, ext4_sync_file_exit)\n"
 "  fs2q    fs begin -> first block_bio_queue\n"
+"  sys2q   syscall entry -> its bio queued by a kernel thread for its cgroup\n"
+"          (the time blk-throttle held the bio back)\n"
 "  Q2G     bio queued -> request allocated (block_getrq); none for merged bios\n"
 "  G2I     request allocated -> inserted into the scheduler (block_rq_insert)\n"
 "  I2D     inserted -> issued to the driver (block_rq_issue; the final issue\n"

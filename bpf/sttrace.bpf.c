@@ -103,6 +103,17 @@ struct {
 	__type(value, __u8);
 } dirtied_files SEC(".maps");
 
+/*
+ * Task filter: the blkcgs (css addresses) the traced tasks' I/O is charged to,
+ * but the root's: a bio a kernel thread queues for one of them is theirs.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, ST_MAX_TRACED_BLKCGS);
+	__type(key, __u64);
+	__type(value, __u8);
+} traced_blkcgs SEC(".maps");
+
 #define task_filter_on() (filter_pid || filter_comm || filter_cgroup)
 
 /* ---- filters ---------------------------------------------------------- */
@@ -231,6 +242,43 @@ static __always_inline bool bio_of_dirtied_file(const struct bio *bio)
 	struct file_key k;
 
 	return bio_file(bio, &k) && bpf_map_lookup_elem(&dirtied_files, &k);
+}
+
+#define PF_KTHREAD	0x00200000	/* task->flags: a kernel thread */
+
+/* A blkcg as its css address, 0 for the root's (css without a parent) or none. */
+static __always_inline __u64 blkcg_key(const struct cgroup_subsys_state *css)
+{
+	return css && css->parent ? (__u64)css : 0;
+}
+
+/* The blkcg the current task's bios are charged to (bio_associate_blkg), 0 for the root's. */
+static __always_inline __u64 task_blkcg(void)
+{
+	struct css_set *cgroups = bpf_get_current_task_btf()->cgroups;
+
+	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, io_cgrp_id) || !cgroups)
+		return 0;
+	return blkcg_key(cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id)]);
+}
+
+/*
+ * The blkcg a kernel thread queues a bio for, 0 when the bio is not that: the
+ * current task is a kernel thread, the bio is charged to a cgroup other than
+ * the root (bio->bi_blkg, set from the submitting task), and it does not
+ * carry page cache (writeback is found by its file). That is a bio the
+ * submitting task waits for and blk-throttle held back: its dispatch worker
+ * queues it once the cgroup's limit allows.
+ */
+static __always_inline __u64 bio_queued_for_blkcg(const struct bio *bio)
+{
+	struct file_key k;
+	__u64 blkcg;
+
+	if (!(bpf_get_current_task_btf()->flags & PF_KTHREAD) || !bio->bi_blkg)
+		return 0;
+	blkcg = blkcg_key(&bio->bi_blkg->blkcg->css);
+	return blkcg && !bio_file(bio, &k) ? blkcg : 0;
 }
 
 /* Whether the block events of this bio are kept (marks mean "traced" with a task filter, "ours" without). */
@@ -463,7 +511,7 @@ static __always_inline __u32 rq_disk(const struct request *rq)
  * remapped to whole-disk sectors before block_bio_queue fires, so disk and
  * sector agree, and they agree with the request events.
  */
-static __always_inline int emit_bio(const struct bio *bio, __u16 type, __s32 error)
+static __always_inline int emit_bio(const struct bio *bio, __u16 type, __s32 error, __u32 flags)
 {
 	struct st_ev_block_bio *e;
 	__u32 disk = bio_disk(bio);
@@ -477,7 +525,7 @@ static __always_inline int emit_bio(const struct bio *bio, __u16 type, __s32 err
 	e->p.sector = bio->bi_iter.bi_sector;
 	e->p.dev = disk;
 	e->p.nr_sector = bio->bi_iter.bi_size >> 9;
-	e->p.opf = normalize_opf(bio->bi_opf);
+	e->p.opf = normalize_opf(bio->bi_opf) | flags;
 	e->p.error = error;
 	submit(e, sizeof(*e));
 	return 0;
@@ -486,9 +534,15 @@ static __always_inline int emit_bio(const struct bio *bio, __u16 type, __s32 err
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(block_bio_queue, struct bio *bio)
 {
+	__u64 blkcg = bio_queued_for_blkcg(bio);
+
 	if (task_filter_on()) {
-		/* the writeback of a file the traced tasks wrote is theirs, whoever queues it */
-		if (!task_passes() && !bio_of_dirtied_file(bio))
+		/*
+		 * Kernel threads' work for the traced tasks is theirs: the
+		 * writeback of a file they wrote, a bio held back for their cgroup
+		 */
+		if (!task_passes() && !bio_of_dirtied_file(bio) &&
+		    !(blkcg && bpf_map_lookup_elem(&traced_blkcgs, &blkcg)))
 			return 0;
 		mark_bio(bio);
 	} else if (mark_self_bios &&
@@ -496,31 +550,31 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 		mark_bio(bio);
 		return 0;
 	}
-	return emit_bio(bio, ST_EV_block_bio_queue, 0);
+	return emit_bio(bio, ST_EV_block_bio_queue, 0, blkcg ? ST_F_FOR_BLKCG : 0);
 }
 
 SEC("tp_btf/block_bio_backmerge")
 int BPF_PROG(block_bio_backmerge, struct bio *bio)
 {
-	return emit_bio(bio, ST_EV_block_bio_backmerge, 0);
+	return emit_bio(bio, ST_EV_block_bio_backmerge, 0, 0);
 }
 
 SEC("tp_btf/block_bio_frontmerge")
 int BPF_PROG(block_bio_frontmerge, struct bio *bio)
 {
-	return emit_bio(bio, ST_EV_block_bio_frontmerge, 0);
+	return emit_bio(bio, ST_EV_block_bio_frontmerge, 0, 0);
 }
 
 SEC("tp_btf/block_getrq")
 int BPF_PROG(block_getrq, struct bio *bio)
 {
-	return emit_bio(bio, ST_EV_block_getrq, 0);
+	return emit_bio(bio, ST_EV_block_getrq, 0, 0);
 }
 
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 {
-	emit_bio(bio, ST_EV_block_bio_complete, bio->bi_status);
+	emit_bio(bio, ST_EV_block_bio_complete, bio->bi_status, 0);
 	if (task_filter_on() || mark_self_bios)
 		unmark_bio(bio);
 	return 0;
@@ -968,13 +1022,20 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 {
 	struct st_ev_sys_enter *e;
 	struct file_key k;
+	__u64 blkcg;
 	__u8 one = 1;
 
 	if (!task_passes())
 		return 0;
-	/* under a task filter, the files it writes: their writeback is recorded too */
-	if (task_filter_on() && is_write_call(type) && fd_file_key((unsigned int)ctx->args[0], &k))
-		bpf_map_update_elem(&dirtied_files, &k, &one, BPF_ANY);
+	if (task_filter_on()) {
+		/* the files it writes: their writeback is recorded too */
+		if (is_write_call(type) && fd_file_key((unsigned int)ctx->args[0], &k))
+			bpf_map_update_elem(&dirtied_files, &k, &one, BPF_ANY);
+		/* its cgroup: bios kernel threads queue for it are recorded too */
+		blkcg = task_blkcg();
+		if (blkcg && !bpf_map_lookup_elem(&traced_blkcgs, &blkcg))
+			bpf_map_update_elem(&traced_blkcgs, &blkcg, &one, BPF_ANY);
+	}
 	e = reserve(sizeof(*e), type);
 	if (!e)
 		return 0;

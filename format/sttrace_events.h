@@ -68,6 +68,13 @@ struct st_event_header {
  * yet) and once more when the sequence ends (bit clear).
  */
 #define ST_F_FLUSH_SEQ		(1u << 15)
+/*
+ * block_bio_queue only: a kernel thread queued the bio for the cgroup it is
+ * charged to (its blkcg, not the root's), and the bio carries no page cache:
+ * a bio the submitting task waits for, which blk-throttle held back and its
+ * dispatch worker queued once the cgroup's limit allowed.
+ */
+#define ST_F_FOR_BLKCG		(1u << 16)
 
 #define ST_COMM_LEN	16
 #define ST_PATH_LEN	256
