@@ -20,9 +20,12 @@
  *     `marked_bios`; later block events (which may run in interrupt or worker
  *     context) are kept when their bio, or their request's first bio, is marked;
  *     a device flush (no bios) when a request it serves has a marked bio.
- *     A bio of a file the matching tasks wrote to with write-family syscalls
- *     (`dirtied_files`) is marked as it is queued, whoever queues it: its
- *     writeback, which kernel threads issue.
+ *     Bios kernel threads queue for the matching tasks are marked as they
+ *     are queued too: a bio of a file they wrote to with write-family
+ *     syscalls (`dirtied_files`: its writeback), a bio queued for a cgroup
+ *     they run in (`traced_blkcgs`: a bio blk-throttle held back and its
+ *     worker queued later), and a bio of no file on a device where one of
+ *     them is in fsync (`open_fsyncs`: the journal commit it waits for).
  *   device filter (-d): block events by their disk, fs events by their file
  *     system device (the disk or one of its partitions). Syscall and io_uring
  *     events carry no device and are not filtered by it.
@@ -113,6 +116,26 @@ struct {
 	__type(key, __u64);
 	__type(value, __u8);
 } traced_blkcgs SEC(".maps");
+
+/*
+ * Task filter: the traced tasks' fsync/fdatasync calls in progress, by thread
+ * (the file system's device), and their number per device: the bios a
+ * kernel thread queues there meanwhile that carry no file's page cache
+ * (jbd2's journal commit, metadata) are what those calls wait for.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ST_MAX_OPEN_FSYNCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} fsync_dev_by_tid SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ST_MAX_OPEN_FSYNCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} open_fsyncs SEC(".maps");
 
 #define task_filter_on() (filter_pid || filter_comm || filter_cgroup)
 
@@ -279,6 +302,24 @@ static __always_inline __u64 bio_queued_for_blkcg(const struct bio *bio)
 		return 0;
 	blkcg = blkcg_key(&bio->bi_blkg->blkcg->css);
 	return blkcg && !bio_file(bio, &k) ? blkcg : 0;
+}
+
+/*
+ * A bio a kernel thread queues, of no file's page cache and not for a
+ * cgroup, on a device where a traced task is in fsync: its journal commit
+ * (jbd2) or metadata, which the fsync waits for. The device is the bio's
+ * own (a partition's), as the file system has it.
+ */
+static __always_inline bool bio_for_open_fsync(const struct bio *bio, __u64 blkcg)
+{
+	__u32 dev = bio->bi_bdev->bd_dev;
+	struct file_key k;
+	__u32 *n;
+
+	if (blkcg || !(bpf_get_current_task_btf()->flags & PF_KTHREAD))
+		return false;
+	n = bpf_map_lookup_elem(&open_fsyncs, &dev);
+	return n && *n && !bio_file(bio, &k);
 }
 
 /* Whether the block events of this bio are kept (marks mean "traced" with a task filter, "ours" without). */
@@ -539,10 +580,12 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 	if (task_filter_on()) {
 		/*
 		 * Kernel threads' work for the traced tasks is theirs: the
-		 * writeback of a file they wrote, a bio held back for their cgroup
+		 * writeback of a file they wrote, a bio held back for their
+		 * cgroup, the journal commit their fsync waits for
 		 */
 		if (!task_passes() && !bio_of_dirtied_file(bio) &&
-		    !(blkcg && bpf_map_lookup_elem(&traced_blkcgs, &blkcg)))
+		    !(blkcg && bpf_map_lookup_elem(&traced_blkcgs, &blkcg)) &&
+		    !bio_for_open_fsync(bio, blkcg))
 			return 0;
 		mark_bio(bio);
 	} else if (mark_self_bios &&
@@ -1017,6 +1060,39 @@ static __always_inline bool is_write_call(__u16 type)
 	       type == ST_EV_sys_enter_pwritev2;
 }
 
+static __always_inline bool is_fsync_call(__u16 type)
+{
+	return type == ST_EV_sys_enter_fsync || type == ST_EV_sys_enter_fdatasync;
+}
+
+/* A traced thread enters fsync/fdatasync on fd: its file system's device has an fsync open. */
+static __always_inline void fsync_opens(unsigned int fd)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0, *n;
+	struct file_key k;
+
+	if (!fd_file_key(fd, &k) || bpf_map_update_elem(&fsync_dev_by_tid, &tid, &k.sdev, BPF_ANY))
+		return;
+	bpf_map_update_elem(&open_fsyncs, &k.sdev, &zero, BPF_NOEXIST);
+	n = bpf_map_lookup_elem(&open_fsyncs, &k.sdev);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+/* ... and returns. */
+static __always_inline void fsync_closes(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), *dev, *n;
+
+	dev = bpf_map_lookup_elem(&fsync_dev_by_tid, &tid);
+	if (!dev)
+		return;
+	n = bpf_map_lookup_elem(&open_fsyncs, dev);
+	if (n && *n)
+		__sync_fetch_and_add(n, -1);
+	bpf_map_delete_elem(&fsync_dev_by_tid, &tid);
+}
+
 static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter *ctx, __u16 type,
 					  __u64 count, __s64 offset, __u64 flags)
 {
@@ -1035,6 +1111,9 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 		blkcg = task_blkcg();
 		if (blkcg && !bpf_map_lookup_elem(&traced_blkcgs, &blkcg))
 			bpf_map_update_elem(&traced_blkcgs, &blkcg, &one, BPF_ANY);
+		/* its fsync: the journal commit it waits for is recorded too */
+		if (is_fsync_call(type))
+			fsync_opens((unsigned int)ctx->args[0]);
 	}
 	e = reserve(sizeof(*e), type);
 	if (!e)
@@ -1055,6 +1134,8 @@ static __always_inline int emit_sys_exit(const struct trace_event_raw_sys_exit *
 
 	if (!task_passes())
 		return 0;
+	if (task_filter_on() && is_fsync_call(type - 1))
+		fsync_closes();
 	e = reserve(sizeof(*e), type);
 	if (!e)
 		return 0;

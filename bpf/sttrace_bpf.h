@@ -15,6 +15,7 @@
 #define ST_MAX_MARKED_BIOS	65536	/* bios in flight that a filter marked */
 #define ST_MAX_DIRTIED_FILES	16384	/* files the traced tasks wrote to (task filter) */
 #define ST_MAX_TRACED_BLKCGS	1024	/* cgroups the traced tasks' I/O is charged to (task filter) */
+#define ST_MAX_OPEN_FSYNCS	4096	/* traced threads in fsync/fdatasync at once (task filter) */
 #define ST_MAX_CHAIN_WALK	256	/* bios of a request counted at issue */
 #define ST_MAX_UNMARK		32	/* bios of a request unmarked at completion */
 #define ST_FLUSH_WAITERS	8	/* requests a device flush serves looked at for a mark */
