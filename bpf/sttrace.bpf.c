@@ -92,17 +92,16 @@ struct {
 	__type(value, __u8);
 } marked_bios SEC(".maps");
 
-/* Task filter: files the traced tasks wrote to (write-family syscalls); their writeback is theirs. */
-struct file_key {
-	__u64 ino;
-	__u32 sdev;
-	__u32 pad;
-};
+/*
+ * Task filter: files the traced tasks wrote to or opened for writing; their
+ * writeback is theirs. st-record adds the files the -p processes have open
+ * for writing as it starts.
+ */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, ST_MAX_DIRTIED_FILES);
-	__type(key, struct file_key);
+	__type(key, struct st_file_key);
 	__type(value, __u8);
 } dirtied_files SEC(".maps");
 
@@ -215,7 +214,7 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 #define S_IFREG	0100000
 
 /* The regular file an inode is, as a key; false for anything else (a block device, a directory). */
-static __always_inline bool inode_file(const struct inode *inode, struct file_key *k)
+static __always_inline bool inode_file(const struct inode *inode, struct st_file_key *k)
 {
 	if (!inode || (inode->i_mode & S_IFMT) != S_IFREG)
 		return false;
@@ -231,7 +230,7 @@ static __always_inline bool inode_file(const struct inode *inode, struct file_ke
  * (anonymous pages), the block device's own page cache (metadata, the
  * journal), a bio without data.
  */
-static __always_inline bool bio_file(const struct bio *bio, struct file_key *k)
+static __always_inline bool bio_file(const struct bio *bio, struct st_file_key *k)
 {
 	struct page *page = bio->bi_io_vec ? bio->bi_io_vec->bv_page : NULL;
 	unsigned long head = 0, mapping = 0;
@@ -254,7 +253,7 @@ static __always_inline bool bio_file(const struct bio *bio, struct file_key *k)
 /* The bio writes the recorder's output file (page cache writeback by a flusher thread). */
 static __always_inline bool bio_of_output(const struct bio *bio)
 {
-	struct file_key k;
+	struct st_file_key k;
 
 	return bio_file(bio, &k) && k.ino == self_ino && k.sdev == self_sdev;
 }
@@ -262,7 +261,7 @@ static __always_inline bool bio_of_output(const struct bio *bio)
 /* The bio carries a file the traced tasks wrote to. */
 static __always_inline bool bio_of_dirtied_file(const struct bio *bio)
 {
-	struct file_key k;
+	struct st_file_key k;
 
 	return bio_file(bio, &k) && bpf_map_lookup_elem(&dirtied_files, &k);
 }
@@ -295,7 +294,7 @@ static __always_inline __u64 task_blkcg(void)
  */
 static __always_inline __u64 bio_queued_for_blkcg(const struct bio *bio)
 {
-	struct file_key k;
+	struct st_file_key k;
 	__u64 blkcg;
 
 	if (!(bpf_get_current_task_btf()->flags & PF_KTHREAD) || !bio->bi_blkg)
@@ -313,7 +312,7 @@ static __always_inline __u64 bio_queued_for_blkcg(const struct bio *bio)
 static __always_inline bool bio_for_open_fsync(const struct bio *bio, __u64 blkcg)
 {
 	__u32 dev = bio->bi_bdev->bd_dev;
-	struct file_key k;
+	struct st_file_key k;
 	__u32 *n;
 
 	if (blkcg || !(bpf_get_current_task_btf()->flags & PF_KTHREAD))
@@ -908,7 +907,7 @@ static __always_inline void fill_issue(struct st_block_rq_issue *p, const struct
 static __always_inline void emit_rq_inode(const struct request *rq, __u32 disk, __u64 issue_ts)
 {
 	struct st_ev_block_rq_inode *e;
-	struct file_key k;
+	struct st_file_key k;
 
 	if (!record_rq_inode || !rq->bio || !bio_file(rq->bio, &k))
 		return;
@@ -1046,7 +1045,7 @@ static __always_inline struct file *task_fd_file(unsigned int fd)
 }
 
 /* The regular file the current task has open as fd, as a key. */
-static __always_inline bool fd_file_key(unsigned int fd, struct file_key *k)
+static __always_inline bool fd_file_key(unsigned int fd, struct st_file_key *k)
 {
 	struct file *file = task_fd_file(fd);
 
@@ -1069,7 +1068,7 @@ static __always_inline bool is_fsync_call(__u16 type)
 static __always_inline void fsync_opens(unsigned int fd)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0, *n;
-	struct file_key k;
+	struct st_file_key k;
 
 	if (!fd_file_key(fd, &k) || bpf_map_update_elem(&fsync_dev_by_tid, &tid, &k.sdev, BPF_ANY))
 		return;
@@ -1097,7 +1096,7 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 					  __u64 count, __s64 offset, __u64 flags)
 {
 	struct st_ev_sys_enter *e;
-	struct file_key k;
+	struct st_file_key k;
 	__u64 blkcg;
 	__u8 one = 1;
 
@@ -1256,21 +1255,31 @@ int sys_enter_openat(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-/* The file opened, by inode: writeback and readahead I/O are named by inode only. */
+#define FMODE_WRITE	0x2	/* file->f_mode: open for writing */
+
+/*
+ * The file opened, by inode: writeback and readahead I/O are named by inode
+ * only. Under a task filter a file opened for writing is one whose
+ * writeback is the task's, whether it writes with write-family calls or
+ * through a shared mapping (no call at all) or io_uring.
+ */
 SEC("tracepoint/syscalls/sys_exit_openat")
 int sys_exit_openat(struct trace_event_raw_sys_exit *ctx)
 {
 	struct st_ev_sys_exit_openat *e;
-	struct file_key k = {};
+	struct st_file_key k = {};
+	struct file *file;
+	__u8 one = 1;
 
 	if (!task_passes())
 		return 0;
+	file = ctx->ret >= 0 ? task_fd_file((unsigned int)ctx->ret) : NULL;
+	if (file && inode_file(file->f_inode, &k) && task_filter_on() && (file->f_mode & FMODE_WRITE))
+		bpf_map_update_elem(&dirtied_files, &k, &one, BPF_ANY);
 	e = RESERVE(sys_exit_openat, sys_exit_openat);
 	if (!e)
 		return 0;
 	e->p.ret = ctx->ret;
-	if (ctx->ret >= 0)
-		fd_file_key((unsigned int)ctx->ret, &k);
 	e->p.ino = k.ino;
 	e->p.dev = k.sdev;
 	e->p.pad = 0;

@@ -23,6 +23,13 @@
 #define ST_MAX_RECORD_BYTES	512	/* the largest record the probes emit */
 #define ST_MAX_NESTING		3	/* probes interrupting a probe on one CPU (softirq, irq, NMI) */
 
+/* A regular file, the key of the `dirtied_files` map: inode and file system device (kernel dev_t). */
+struct st_file_key {
+	__u64 ino;
+	__u32 sdev;
+	__u32 pad;
+};
+
 /*
  * When a CPU staged its oldest record still waiting for the ring buffer
  * (bpf_ktime_get_ns(), 0: nothing staged); an array of one per possible CPU,
