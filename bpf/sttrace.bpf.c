@@ -97,7 +97,6 @@ struct {
  * writeback is theirs. st-record adds the files the -p processes have open
  * for writing as it starts.
  */
-
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, ST_MAX_DIRTIED_FILES);
@@ -288,7 +287,7 @@ static __always_inline __u64 task_blkcg(void)
  * The blkcg a kernel thread queues a bio for, 0 when the bio is not that: the
  * current task is a kernel thread, the bio is charged to a cgroup other than
  * the root (bio->bi_blkg, set from the submitting task), and it does not
- * carry page cache (writeback is found by its file). That is a bio the
+ * carry page cache (writeback is found by its file). Such a bio is one the
  * submitting task waits for and blk-throttle held back: its dispatch worker
  * queues it once the cgroup's limit allows.
  */
@@ -1064,21 +1063,7 @@ static __always_inline bool is_fsync_call(__u16 type)
 	return type == ST_EV_sys_enter_fsync || type == ST_EV_sys_enter_fdatasync;
 }
 
-/* A traced thread enters fsync/fdatasync on fd: its file system's device has an fsync open. */
-static __always_inline void fsync_opens(unsigned int fd)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0, *n;
-	struct st_file_key k;
-
-	if (!fd_file_key(fd, &k) || bpf_map_update_elem(&fsync_dev_by_tid, &tid, &k.sdev, BPF_ANY))
-		return;
-	bpf_map_update_elem(&open_fsyncs, &k.sdev, &zero, BPF_NOEXIST);
-	n = bpf_map_lookup_elem(&open_fsyncs, &k.sdev);
-	if (n)
-		__sync_fetch_and_add(n, 1);
-}
-
-/* ... and returns. */
+/* A traced thread returns from fsync/fdatasync: one fsync fewer open on its device. */
 static __always_inline void fsync_closes(void)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), *dev, *n;
@@ -1090,6 +1075,21 @@ static __always_inline void fsync_closes(void)
 	if (n && *n)
 		__sync_fetch_and_add(n, -1);
 	bpf_map_delete_elem(&fsync_dev_by_tid, &tid);
+}
+
+/* ... enters it on fd: its file system's device has one more (a call whose exit was lost, one fewer). */
+static __always_inline void fsync_opens(unsigned int fd)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0, *n;
+	struct st_file_key k;
+
+	fsync_closes();
+	if (!fd_file_key(fd, &k) || bpf_map_update_elem(&fsync_dev_by_tid, &tid, &k.sdev, BPF_NOEXIST))
+		return;
+	bpf_map_update_elem(&open_fsyncs, &k.sdev, &zero, BPF_NOEXIST);
+	n = bpf_map_lookup_elem(&open_fsyncs, &k.sdev);
+	if (n)
+		__sync_fetch_and_add(n, 1);
 }
 
 static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter *ctx, __u16 type,
