@@ -11,8 +11,8 @@
  *     the bios its submitting thread queues right after submission belong to it;
  *   - a libaio iocb: an iomap_dio_rw_begin inside io_submit and the bios the
  *     thread queues after it;
- *   - a bio a kernel thread queued for a cgroup (ST_F_FOR_BLKCG: held back by
- *     blk-throttle) joins the oldest syscall or io_uring request of its op
+ *   - a bio blk-throttle held back (ST_F_HELD, queued by its dispatch
+ *     worker) joins the oldest syscall or io_uring request of its op
  *     still waiting without a bio;
  *   - otherwise one queued bio (writeback, readahead of other threads, the
  *     `block` preset without syscalls), or a request without bios (a flush
@@ -55,8 +55,8 @@ enum an_ts {
 				   ring's CQ head past the CQE; libaio, the return of io_getevents */
 	AN_TS_JNL_BEGIN,	/* fsync: first kernel-thread bio queued on its device while it was open */
 	AN_TS_JNL_DONE,		/* fsync: last completion of those (before its exit) */
-	AN_TS_HELD_QUEUE,	/* its bio queued by a kernel thread for its cgroup (blk-throttle's
-				   dispatch of a bio it held back) */
+	AN_TS_HELD_QUEUE,	/* its bio, which blk-throttle held back, queued by the
+				   throttle's dispatch worker */
 	AN_TS_COUNT
 };
 

@@ -22,9 +22,9 @@
  *     a device flush (no bios) when a request it serves has a marked bio.
  *     Bios kernel threads queue for the matching tasks are marked as they
  *     are queued too: a bio of a file they wrote to with write-family
- *     syscalls (`dirtied_files`: its writeback), a bio queued for a cgroup
- *     they run in (`traced_blkcgs`: a bio blk-throttle held back and its
- *     worker queued later), and a bio of no file on a device where one of
+ *     syscalls (`dirtied_files`: its writeback), a bio blk-throttle held
+ *     back in a cgroup they run in (`traced_blkcgs`: its dispatch worker
+ *     queues it later), and a bio of no file on a device where one of
  *     them is in fsync (`open_fsyncs`: the journal commit it waits for).
  *   device filter (-d): block events by their disk, fs events by their file
  *     system device (the disk or one of its partitions). Syscall and io_uring
@@ -106,7 +106,7 @@ struct {
 
 /*
  * Task filter: the blkcgs (css addresses) the traced tasks' I/O is charged to,
- * but the root's: a bio a kernel thread queues for one of them is theirs.
+ * but the root's: a bio blk-throttle held back in one of them is theirs.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -265,12 +265,19 @@ static __always_inline bool bio_of_dirtied_file(const struct bio *bio)
 	return bio_file(bio, &k) && bpf_map_lookup_elem(&dirtied_files, &k);
 }
 
+#define PF_WQ_WORKER	0x00000020	/* task->flags: a workqueue worker (kworker) */
 #define PF_KTHREAD	0x00200000	/* task->flags: a kernel thread */
 
 /* A blkcg as its css address, 0 for the root's (css without a parent) or none. */
 static __always_inline __u64 blkcg_key(const struct cgroup_subsys_state *css)
 {
 	return css && css->parent ? (__u64)css : 0;
+}
+
+/* The blkcg a bio is charged to (bio->bi_blkg, set from the task that submitted it), 0 for the root's. */
+static __always_inline __u64 bio_blkcg(const struct bio *bio)
+{
+	return bio->bi_blkg ? blkcg_key(&bio->bi_blkg->blkcg->css) : 0;
 }
 
 /* The blkcg the current task's bios are charged to (bio_associate_blkg), 0 for the root's. */
@@ -283,38 +290,66 @@ static __always_inline __u64 task_blkcg(void)
 	return blkcg_key(cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id)]);
 }
 
-/*
- * The blkcg a kernel thread queues a bio for, 0 when the bio is not that: the
- * current task is a kernel thread, the bio is charged to a cgroup other than
- * the root (bio->bi_blkg, set from the submitting task), and it does not
- * carry page cache (writeback is found by its file). Such a bio is one the
- * submitting task waits for and blk-throttle held back: its dispatch worker
- * queues it once the cgroup's limit allows.
- */
-static __always_inline __u64 bio_queued_for_blkcg(const struct bio *bio)
-{
-	struct st_file_key k;
-	__u64 blkcg;
+/* blk-throttle's part of a queue; a kernel built without it has no request_queue->td. */
+struct throtl_data___st {
+	struct work_struct dispatch_work;
+} __attribute__((preserve_access_index));
 
-	if (!(bpf_get_current_task_btf()->flags & PF_KTHREAD) || !bio->bi_blkg)
-		return 0;
-	blkcg = blkcg_key(&bio->bi_blkg->blkcg->css);
-	return blkcg && !bio_file(bio, &k) ? blkcg : 0;
+struct request_queue___st {
+	struct throtl_data___st *td;
+} __attribute__((preserve_access_index));
+
+/*
+ * The current task is blk-throttle's dispatch worker of queue q: a kworker
+ * running q->td->dispatch_work (blk_throtl_dispatch_work_fn). It queues
+ * and, unplugging, issues the bios the throttle held back in the tasks that
+ * submitted them, once their cgroups' limits allow.
+ */
+static __always_inline bool throttle_dispatching(const struct request_queue *q)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct throtl_data___st *td;
+	struct kthread *kthread;
+	struct worker *worker;
+
+	if (!(task->flags & PF_WQ_WORKER) || !task->worker_private ||
+	    !bpf_core_field_exists(((struct request_queue___st *)0)->td))
+		return false;
+	td = BPF_CORE_READ((const struct request_queue___st *)q, td);
+	kthread = bpf_rdonly_cast(task->worker_private, bpf_core_type_id_kernel(struct kthread));
+	if (!td || !kthread->data)
+		return false;
+	worker = bpf_rdonly_cast(kthread->data, bpf_core_type_id_kernel(struct worker));
+	return (__u64)worker->current_work ==
+	       (__u64)td + bpf_core_field_offset(struct throtl_data___st, dispatch_work);
 }
 
 /*
- * A bio a kernel thread queues, of no file's page cache and not for a
- * cgroup, on a device where a traced task is in fsync: its journal commit
- * (jbd2) or metadata, which the fsync waits for. The device is the bio's
- * own (a partition's), as the file system has it.
+ * A bio the throttle held back that carries no page cache (its dispatch
+ * worker queues it): direct I/O, which the task that submitted it waits
+ * for. The page cache's bios are writeback and readahead, which no call
+ * waits for as it waits for its own.
  */
-static __always_inline bool bio_for_open_fsync(const struct bio *bio, __u64 blkcg)
+static __always_inline bool bio_held_back(const struct bio *bio, bool dispatching)
+{
+	struct st_file_key k;
+
+	return dispatching && !bio_file(bio, &k);
+}
+
+/*
+ * A bio a kernel thread queues, of no file's page cache, on a device where
+ * a traced task is in fsync: its journal commit (jbd2) or metadata, which
+ * the fsync waits for. The device is the bio's own (a partition's), as the
+ * file system has it.
+ */
+static __always_inline bool bio_for_open_fsync(const struct bio *bio)
 {
 	__u32 dev = bio->bi_bdev->bd_dev;
 	struct st_file_key k;
 	__u32 *n;
 
-	if (blkcg || !(bpf_get_current_task_btf()->flags & PF_KTHREAD))
+	if (!(bpf_get_current_task_btf()->flags & PF_KTHREAD))
 		return false;
 	n = bpf_map_lookup_elem(&open_fsyncs, &dev);
 	return n && *n && !bio_file(bio, &k);
@@ -573,17 +608,19 @@ static __always_inline int emit_bio(const struct bio *bio, __u16 type, __s32 err
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(block_bio_queue, struct bio *bio)
 {
-	__u64 blkcg = bio_queued_for_blkcg(bio);
+	bool dispatching = throttle_dispatching(bio->bi_bdev->bd_disk->queue);
+	__u64 blkcg;
 
 	if (task_filter_on()) {
 		/*
 		 * Kernel threads' work for the traced tasks is theirs: the
-		 * writeback of a file they wrote, a bio held back for their
-		 * cgroup, the journal commit their fsync waits for
+		 * writeback of a file they wrote, the bios the throttle held
+		 * back in their cgroup, the journal commit their fsync waits for
 		 */
+		blkcg = dispatching ? bio_blkcg(bio) : 0;
 		if (!task_passes() && !bio_of_dirtied_file(bio) &&
 		    !(blkcg && bpf_map_lookup_elem(&traced_blkcgs, &blkcg)) &&
-		    !bio_for_open_fsync(bio, blkcg))
+		    (dispatching || !bio_for_open_fsync(bio)))
 			return 0;
 		mark_bio(bio);
 	} else if (mark_self_bios &&
@@ -591,7 +628,7 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 		mark_bio(bio);
 		return 0;
 	}
-	return emit_bio(bio, ST_EV_block_bio_queue, 0, blkcg ? ST_F_FOR_BLKCG : 0);
+	return emit_bio(bio, ST_EV_block_bio_queue, 0, bio_held_back(bio, dispatching) ? ST_F_HELD : 0);
 }
 
 SEC("tp_btf/block_bio_backmerge")
@@ -1010,6 +1047,9 @@ int BPF_PROG(block_rq_issue_stamped, struct request *rq)
 	if (!e)
 		return 0;
 	fill_issue((struct st_block_rq_issue *)&e->p, rq, disk);
+	/* no queue event may say it: the bios the throttle held back are issued as its worker unplugs */
+	if (rq->bio && bio_held_back(rq->bio, throttle_dispatching(rq->q)))
+		e->p.opf |= ST_F_HELD;
 	now = e->h.ts;
 	e->p.getrq_ago = ns_before(rq->start_time_ns, now, ST_STAMPED_GETRQ, &stamped);
 	bio = rq->bio;

@@ -13,6 +13,9 @@
 #   max (the slow reads are the held-back ones: without them the device's
 #   reads end at a few ms); every read slower than half of fio's max shows
 #   the time the throttle held it (sys2q) as most of its total.
+# - Recorded system-wide, `-e all -d DEV` (record_throttle_system): the same.
+#   There the `block` preset has no queue event, and the held-back request's
+#   issue says it (the worker issues it as it unplugs).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 rec_require_bpf record_throttle
@@ -107,4 +110,18 @@ if rec_start "$T/pid.sttrace" "$T/pid.log" -e all -p "$FIO_PID"; then
 else
 	kill "$FIO_PID"
 	fail record_throttle_pid "$(cat "$T/pid.log")"
+fi
+
+# system-wide: the device alone
+rm -f "$T/go"
+sh -c "$IN_CGROUP" sh "$CG" "$T/go" "${FIO[@]}" --output="$T/all.json" &
+FIO_PID=$!
+if rec_start "$T/all.sttrace" "$T/all.log" -e all -d "$L"; then
+	touch "$T/go"
+	wait "$FIO_PID"
+	rec_stop
+	check_reads record_throttle_system "$T/all.sttrace" "$T/all.json"
+else
+	kill "$FIO_PID"
+	fail record_throttle_system "$(cat "$T/all.log")"
 fi
