@@ -13,7 +13,8 @@
  *     thread queues after it;
  *   - a bio blk-throttle held back (ST_F_HELD, queued by its dispatch
  *     worker) joins the oldest syscall or io_uring request of its op
- *     still waiting without a bio;
+ *     still waiting without a bio, of a thread whose last bio was on its
+ *     device;
  *   - otherwise one queued bio (writeback, readahead of other threads, the
  *     `block` preset without syscalls), or a request without bios (a flush
  *     issued by the flush machinery outside any fsync).
