@@ -56,6 +56,7 @@ struct an_corr {
 	struct an_idmap aio_by_tid;	/* tid -> aios entry while it is in io_submit */
 	struct an_idmap getevents_tid;	/* tids in io_submit (0) or seen in io_getevents (1) */
 	struct an_idmap aio_reap_by_tid;	/* tid -> newest of its iocbs done, not yet returned by io_getevents */
+	struct an_idmap dev_by_tid;	/* tid -> device of the last bio it queued (at most THREAD_DEVS_MAX) */
 	/*
 	 * Per device: the last bio queued (Q2Q), and the last device flush the
 	 * flush sequence completed: the requests it served complete right after
@@ -96,7 +97,8 @@ int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *c
 	    an_idmap_init(&c->sys_by_tid, 256) || an_idmap_init(&c->uring_by_tid, 64) ||
 	    an_idmap_init(&c->uring_by_req, 256) || an_idmap_init(&c->uring_enter_tid, 64) ||
 	    an_idmap_init(&c->reap_by_tid, 64) || an_idmap_init(&c->aio_by_tid, 64) ||
-	    an_idmap_init(&c->getevents_tid, 64) || an_idmap_init(&c->aio_reap_by_tid, 64)) {
+	    an_idmap_init(&c->getevents_tid, 64) || an_idmap_init(&c->aio_reap_by_tid, 64) ||
+	    an_idmap_init(&c->dev_by_tid, 256)) {
 		an_corr_free(c);
 		return -1;
 	}
@@ -130,6 +132,7 @@ void an_corr_free(struct an_corr *c)
 	an_idmap_free(&c->aio_by_tid);
 	an_idmap_free(&c->getevents_tid);
 	an_idmap_free(&c->aio_reap_by_tid);
+	an_idmap_free(&c->dev_by_tid);
 	free(c);
 }
 
@@ -851,6 +854,58 @@ static void rq_unlink_bio(struct an_corr *c, uint32_t b)
 	BIO(c, b)->rq = AN_NONE;
 }
 
+/*
+ * Threads whose last bio's device is kept: past this many the table starts
+ * again, so that it stays bounded by the threads of the moment.
+ */
+#define THREAD_DEVS_MAX 65536
+
+/* Thread tid queued a bio on dev (the device a call of it that waits for a held-back bio uses). */
+static void note_thread_dev(struct an_corr *c, uint32_t tid, uint32_t dev)
+{
+	if (!tid || an_idmap_get(&c->dev_by_tid, tid) == dev)
+		return;
+	if (c->dev_by_tid.count >= THREAD_DEVS_MAX) {
+		an_idmap_free(&c->dev_by_tid);
+		if (an_idmap_init(&c->dev_by_tid, 256)) {
+			c->failed = 1;
+			return;
+		}
+	}
+	put_map(c, &c->dev_by_tid, tid, dev);
+}
+
+/*
+ * The I/O a bio blk-throttle held back belongs to (ST_F_HELD: the
+ * throttle kept it in the task that submitted it, its worker queued it): the
+ * oldest syscall or io_uring request of the same op still waiting without a
+ * bio of its own, of a thread whose last bio was on the same device (not a
+ * call waiting for a pipe or a socket: a trace without task filter has
+ * those too). The throttle keeps a cgroup's bios in the order they came, so
+ * of several waiting, the oldest is the one it lets go first. A thread whose
+ * first bio the throttle held back is not known to use the device: that bio
+ * stays an I/O of its own.
+ */
+static uint32_t io_waiting_for(struct an_corr *c, const struct st_ev_block_bio *e)
+{
+	uint8_t op = op_of_opf(e->p.opf, e->p.nr_sector);
+	uint32_t k, oldest = AN_NONE;
+
+	for (k = 0; k < c->ios.used; k++) {
+		const struct an_io *io = IO(c, k);
+
+		if ((io->flags & AN_IO_LIVE) && (io->flags & (AN_IO_SYSCALL | AN_IO_URING)) &&
+		    !(io->flags & AN_IO_DONE) && !io->nbios && io->op == op &&
+		    io->ts[AN_TS_SYS_ENTER] <= e->h.ts &&
+		    an_idmap_get(&c->dev_by_tid, io->tid) == e->p.dev &&
+		    (oldest == AN_NONE || io->ts[AN_TS_SYS_ENTER] < IO(c, oldest)->ts[AN_TS_SYS_ENTER]))
+			oldest = k;
+	}
+	if (oldest != AN_NONE)
+		IO(c, oldest)->ts[AN_TS_HELD_QUEUE] = e->h.ts;
+	return oldest;
+}
+
 static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 {
 	uint32_t owner = io_of_thread(c, e->h.tid);
@@ -876,6 +931,10 @@ static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 	}
 	if (owner == AN_NONE)
 		owner = aio_owner(c, &e->h);
+	if (owner == AN_NONE && (e->p.opf & ST_F_HELD))
+		owner = io_waiting_for(c, e);
+	else
+		note_thread_dev(c, e->h.tid, e->p.dev);
 	if (owner == AN_NONE) {
 		owner = io_new(c, &e->h, 0);
 		if (owner == AN_NONE)
@@ -1424,7 +1483,7 @@ int an_corr_begins_io(uint16_t type)
 /* ---- names and stage definitions --------------------------------------- */
 
 static const char *const stage_names[AN_ST_SPAN0] = {
-	"total", "sys2fs", "fs", "fs2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "wb", "jnl",
+	"total", "sys2fs", "fs", "fs2q", "sys2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "wb", "jnl",
 	"flush", "reap", "Q2Q",
 };
 

@@ -11,6 +11,10 @@
  *     the bios its submitting thread queues right after submission belong to it;
  *   - a libaio iocb: an iomap_dio_rw_begin inside io_submit and the bios the
  *     thread queues after it;
+ *   - a bio blk-throttle held back (ST_F_HELD, queued by its dispatch
+ *     worker) joins the oldest syscall or io_uring request of its op
+ *     still waiting without a bio, of a thread whose last bio was on its
+ *     device;
  *   - otherwise one queued bio (writeback, readahead of other threads, the
  *     `block` preset without syscalls), or a request without bios (a flush
  *     issued by the flush machinery outside any fsync).
@@ -52,6 +56,8 @@ enum an_ts {
 				   ring's CQ head past the CQE; libaio, the return of io_getevents */
 	AN_TS_JNL_BEGIN,	/* fsync: first kernel-thread bio queued on its device while it was open */
 	AN_TS_JNL_DONE,		/* fsync: last completion of those (before its exit) */
+	AN_TS_HELD_QUEUE,	/* its bio, which blk-throttle held back, queued by the
+				   throttle's dispatch worker */
 	AN_TS_COUNT
 };
 
@@ -63,7 +69,7 @@ enum an_ts {
  * AN_ST_SPAN0 + i is span i (analyze/span.h), measured on span records only.
  */
 enum an_stage {
-	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_Q2G, AN_ST_G2I, AN_ST_I2D,
+	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_SYS2Q, AN_ST_Q2G, AN_ST_G2I, AN_ST_I2D,
 	AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_WB, AN_ST_JNL, AN_ST_FLUSH, AN_ST_REAP, AN_ST_Q2Q,
 	AN_ST_SPAN0,
 	AN_ST_COUNT = AN_ST_SPAN0 + AN_MAX_SPANS
@@ -173,6 +179,7 @@ static const uint8_t an_stage_ends[AN_ST_COUNT][2] = {
 	[AN_ST_SYS2FS] = { AN_TS_SYS_ENTER, AN_TS_FS_BEGIN },
 	[AN_ST_FS]     = { AN_TS_FS_BEGIN, AN_TS_FS_DONE },
 	[AN_ST_FS2Q]   = { AN_TS_FS_BEGIN, AN_TS_QUEUE },
+	[AN_ST_SYS2Q]  = { AN_TS_SYS_ENTER, AN_TS_HELD_QUEUE },
 	[AN_ST_Q2G]    = { AN_TS_QUEUE, AN_TS_GETRQ },
 	[AN_ST_G2I]    = { AN_TS_GETRQ, AN_TS_INSERT },
 	[AN_ST_I2D]    = { AN_TS_INSERT, AN_TS_ISSUE },

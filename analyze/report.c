@@ -408,7 +408,7 @@ static int cmp_slowest(const void *a, const void *b, void *stage)
 }
 
 static const enum an_stage breakdown[] = {
-	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_Q2G, AN_ST_G2I,
+	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_SYS2Q, AN_ST_Q2G, AN_ST_G2I,
 	AN_ST_I2D, AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_WB, AN_ST_JNL, AN_ST_FLUSH,
 	AN_ST_REAP,
 };

@@ -20,9 +20,12 @@
  *     `marked_bios`; later block events (which may run in interrupt or worker
  *     context) are kept when their bio, or their request's first bio, is marked;
  *     a device flush (no bios) when a request it serves has a marked bio.
- *     A bio of a file the matching tasks wrote to with write-family syscalls
- *     (`dirtied_files`) is marked as it is queued, whoever queues it: its
- *     writeback, which kernel threads issue.
+ *     Bios kernel threads queue for the matching tasks are marked as they
+ *     are queued too: a bio of a file they wrote to with write-family
+ *     syscalls (`dirtied_files`: its writeback), a bio blk-throttle held
+ *     back in a cgroup they run in (`traced_blkcgs`: its dispatch worker
+ *     queues it later), and a bio of no file on a device where one of
+ *     them is in fsync (`open_fsyncs`: the journal commit it waits for).
  *   device filter (-d): block events by their disk, fs events by their file
  *     system device (the disk or one of its partitions). Syscall and io_uring
  *     events carry no device and are not filtered by it.
@@ -89,19 +92,48 @@ struct {
 	__type(value, __u8);
 } marked_bios SEC(".maps");
 
-/* Task filter: files the traced tasks wrote to (write-family syscalls); their writeback is theirs. */
-struct file_key {
-	__u64 ino;
-	__u32 sdev;
-	__u32 pad;
-};
-
+/*
+ * Task filter: files the traced tasks wrote to or opened for writing; their
+ * writeback is theirs. st-record adds the files the -p processes have open
+ * for writing as it starts.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, ST_MAX_DIRTIED_FILES);
-	__type(key, struct file_key);
+	__type(key, struct st_file_key);
 	__type(value, __u8);
 } dirtied_files SEC(".maps");
+
+/*
+ * Task filter: the blkcgs (css addresses) the traced tasks' I/O is charged to,
+ * but the root's: a bio blk-throttle held back in one of them is theirs.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, ST_MAX_TRACED_BLKCGS);
+	__type(key, __u64);
+	__type(value, __u8);
+} traced_blkcgs SEC(".maps");
+
+/*
+ * Task filter: the traced tasks' fsync/fdatasync calls in progress, by thread
+ * (the file system's device), and their number per device: the bios a
+ * kernel thread queues there meanwhile that carry no file's page cache
+ * (jbd2's journal commit, metadata) are what those calls wait for.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ST_MAX_OPEN_FSYNCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} fsync_dev_by_tid SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ST_MAX_OPEN_FSYNCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} open_fsyncs SEC(".maps");
 
 #define task_filter_on() (filter_pid || filter_comm || filter_cgroup)
 
@@ -181,7 +213,7 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 #define S_IFREG	0100000
 
 /* The regular file an inode is, as a key; false for anything else (a block device, a directory). */
-static __always_inline bool inode_file(const struct inode *inode, struct file_key *k)
+static __always_inline bool inode_file(const struct inode *inode, struct st_file_key *k)
 {
 	if (!inode || (inode->i_mode & S_IFMT) != S_IFREG)
 		return false;
@@ -197,7 +229,7 @@ static __always_inline bool inode_file(const struct inode *inode, struct file_ke
  * (anonymous pages), the block device's own page cache (metadata, the
  * journal), a bio without data.
  */
-static __always_inline bool bio_file(const struct bio *bio, struct file_key *k)
+static __always_inline bool bio_file(const struct bio *bio, struct st_file_key *k)
 {
 	struct page *page = bio->bi_io_vec ? bio->bi_io_vec->bv_page : NULL;
 	unsigned long head = 0, mapping = 0;
@@ -220,7 +252,7 @@ static __always_inline bool bio_file(const struct bio *bio, struct file_key *k)
 /* The bio writes the recorder's output file (page cache writeback by a flusher thread). */
 static __always_inline bool bio_of_output(const struct bio *bio)
 {
-	struct file_key k;
+	struct st_file_key k;
 
 	return bio_file(bio, &k) && k.ino == self_ino && k.sdev == self_sdev;
 }
@@ -228,9 +260,99 @@ static __always_inline bool bio_of_output(const struct bio *bio)
 /* The bio carries a file the traced tasks wrote to. */
 static __always_inline bool bio_of_dirtied_file(const struct bio *bio)
 {
-	struct file_key k;
+	struct st_file_key k;
 
 	return bio_file(bio, &k) && bpf_map_lookup_elem(&dirtied_files, &k);
+}
+
+#define PF_WQ_WORKER	0x00000020	/* task->flags: a workqueue worker (kworker) */
+#define PF_KTHREAD	0x00200000	/* task->flags: a kernel thread */
+
+/* A blkcg as its css address, 0 for the root's (css without a parent) or none. */
+static __always_inline __u64 blkcg_key(const struct cgroup_subsys_state *css)
+{
+	return css && css->parent ? (__u64)css : 0;
+}
+
+/* The blkcg a bio is charged to (bio->bi_blkg, set from the task that submitted it), 0 for the root's. */
+static __always_inline __u64 bio_blkcg(const struct bio *bio)
+{
+	return bio->bi_blkg ? blkcg_key(&bio->bi_blkg->blkcg->css) : 0;
+}
+
+/* The blkcg the current task's bios are charged to (bio_associate_blkg), 0 for the root's. */
+static __always_inline __u64 task_blkcg(void)
+{
+	struct css_set *cgroups = bpf_get_current_task_btf()->cgroups;
+
+	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, io_cgrp_id) || !cgroups)
+		return 0;
+	return blkcg_key(cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id)]);
+}
+
+/* blk-throttle's part of a queue; a kernel built without it has no request_queue->td. */
+struct throtl_data___st {
+	struct work_struct dispatch_work;
+} __attribute__((preserve_access_index));
+
+struct request_queue___st {
+	struct throtl_data___st *td;
+} __attribute__((preserve_access_index));
+
+/*
+ * The current task is blk-throttle's dispatch worker of queue q: a kworker
+ * running q->td->dispatch_work (blk_throtl_dispatch_work_fn). It queues
+ * and, unplugging, issues the bios the throttle held back in the tasks that
+ * submitted them, once their cgroups' limits allow.
+ */
+static __always_inline bool throttle_dispatching(const struct request_queue *q)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct throtl_data___st *td;
+	struct kthread *kthread;
+	struct worker *worker;
+
+	if (!(task->flags & PF_WQ_WORKER) || !task->worker_private ||
+	    !bpf_core_field_exists(((struct request_queue___st *)0)->td))
+		return false;
+	td = BPF_CORE_READ((const struct request_queue___st *)q, td);
+	kthread = bpf_rdonly_cast(task->worker_private, bpf_core_type_id_kernel(struct kthread));
+	if (!td || !kthread->data)
+		return false;
+	worker = bpf_rdonly_cast(kthread->data, bpf_core_type_id_kernel(struct worker));
+	return (__u64)worker->current_work ==
+	       (__u64)td + bpf_core_field_offset(struct throtl_data___st, dispatch_work);
+}
+
+/*
+ * A bio the throttle held back that carries no page cache (its dispatch
+ * worker queues it): direct I/O, which the task that submitted it waits
+ * for. The page cache's bios are writeback and readahead, which no call
+ * waits for as it waits for its own.
+ */
+static __always_inline bool bio_held_back(const struct bio *bio, bool dispatching)
+{
+	struct st_file_key k;
+
+	return dispatching && !bio_file(bio, &k);
+}
+
+/*
+ * A bio a kernel thread queues, of no file's page cache, on a device where
+ * a traced task is in fsync: its journal commit (jbd2) or metadata, which
+ * the fsync waits for. The device is the bio's own (a partition's), as the
+ * file system has it.
+ */
+static __always_inline bool bio_for_open_fsync(const struct bio *bio)
+{
+	__u32 dev = bio->bi_bdev->bd_dev;
+	struct st_file_key k;
+	__u32 *n;
+
+	if (!(bpf_get_current_task_btf()->flags & PF_KTHREAD))
+		return false;
+	n = bpf_map_lookup_elem(&open_fsyncs, &dev);
+	return n && *n && !bio_file(bio, &k);
 }
 
 /* Whether the block events of this bio are kept (marks mean "traced" with a task filter, "ours" without). */
@@ -463,7 +585,7 @@ static __always_inline __u32 rq_disk(const struct request *rq)
  * remapped to whole-disk sectors before block_bio_queue fires, so disk and
  * sector agree, and they agree with the request events.
  */
-static __always_inline int emit_bio(const struct bio *bio, __u16 type, __s32 error)
+static __always_inline int emit_bio(const struct bio *bio, __u16 type, __s32 error, __u32 flags)
 {
 	struct st_ev_block_bio *e;
 	__u32 disk = bio_disk(bio);
@@ -477,7 +599,7 @@ static __always_inline int emit_bio(const struct bio *bio, __u16 type, __s32 err
 	e->p.sector = bio->bi_iter.bi_sector;
 	e->p.dev = disk;
 	e->p.nr_sector = bio->bi_iter.bi_size >> 9;
-	e->p.opf = normalize_opf(bio->bi_opf);
+	e->p.opf = normalize_opf(bio->bi_opf) | flags;
 	e->p.error = error;
 	submit(e, sizeof(*e));
 	return 0;
@@ -486,9 +608,19 @@ static __always_inline int emit_bio(const struct bio *bio, __u16 type, __s32 err
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(block_bio_queue, struct bio *bio)
 {
+	bool dispatching = throttle_dispatching(bio->bi_bdev->bd_disk->queue);
+	__u64 blkcg;
+
 	if (task_filter_on()) {
-		/* the writeback of a file the traced tasks wrote is theirs, whoever queues it */
-		if (!task_passes() && !bio_of_dirtied_file(bio))
+		/*
+		 * Kernel threads' work for the traced tasks is theirs: the
+		 * writeback of a file they wrote, the bios the throttle held
+		 * back in their cgroup, the journal commit their fsync waits for
+		 */
+		blkcg = dispatching ? bio_blkcg(bio) : 0;
+		if (!task_passes() && !bio_of_dirtied_file(bio) &&
+		    !(blkcg && bpf_map_lookup_elem(&traced_blkcgs, &blkcg)) &&
+		    (dispatching || !bio_for_open_fsync(bio)))
 			return 0;
 		mark_bio(bio);
 	} else if (mark_self_bios &&
@@ -496,31 +628,31 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 		mark_bio(bio);
 		return 0;
 	}
-	return emit_bio(bio, ST_EV_block_bio_queue, 0);
+	return emit_bio(bio, ST_EV_block_bio_queue, 0, bio_held_back(bio, dispatching) ? ST_F_HELD : 0);
 }
 
 SEC("tp_btf/block_bio_backmerge")
 int BPF_PROG(block_bio_backmerge, struct bio *bio)
 {
-	return emit_bio(bio, ST_EV_block_bio_backmerge, 0);
+	return emit_bio(bio, ST_EV_block_bio_backmerge, 0, 0);
 }
 
 SEC("tp_btf/block_bio_frontmerge")
 int BPF_PROG(block_bio_frontmerge, struct bio *bio)
 {
-	return emit_bio(bio, ST_EV_block_bio_frontmerge, 0);
+	return emit_bio(bio, ST_EV_block_bio_frontmerge, 0, 0);
 }
 
 SEC("tp_btf/block_getrq")
 int BPF_PROG(block_getrq, struct bio *bio)
 {
-	return emit_bio(bio, ST_EV_block_getrq, 0);
+	return emit_bio(bio, ST_EV_block_getrq, 0, 0);
 }
 
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 {
-	emit_bio(bio, ST_EV_block_bio_complete, bio->bi_status);
+	emit_bio(bio, ST_EV_block_bio_complete, bio->bi_status, 0);
 	if (task_filter_on() || mark_self_bios)
 		unmark_bio(bio);
 	return 0;
@@ -811,7 +943,7 @@ static __always_inline void fill_issue(struct st_block_rq_issue *p, const struct
 static __always_inline void emit_rq_inode(const struct request *rq, __u32 disk, __u64 issue_ts)
 {
 	struct st_ev_block_rq_inode *e;
-	struct file_key k;
+	struct st_file_key k;
 
 	if (!record_rq_inode || !rq->bio || !bio_file(rq->bio, &k))
 		return;
@@ -915,6 +1047,9 @@ int BPF_PROG(block_rq_issue_stamped, struct request *rq)
 	if (!e)
 		return 0;
 	fill_issue((struct st_block_rq_issue *)&e->p, rq, disk);
+	/* no queue event may say it: the bios the throttle held back are issued as its worker unplugs */
+	if (rq->bio && bio_held_back(rq->bio, throttle_dispatching(rq->q)))
+		e->p.opf |= ST_F_HELD;
 	now = e->h.ts;
 	e->p.getrq_ago = ns_before(rq->start_time_ns, now, ST_STAMPED_GETRQ, &stamped);
 	bio = rq->bio;
@@ -949,7 +1084,7 @@ static __always_inline struct file *task_fd_file(unsigned int fd)
 }
 
 /* The regular file the current task has open as fd, as a key. */
-static __always_inline bool fd_file_key(unsigned int fd, struct file_key *k)
+static __always_inline bool fd_file_key(unsigned int fd, struct st_file_key *k)
 {
 	struct file *file = task_fd_file(fd);
 
@@ -963,18 +1098,62 @@ static __always_inline bool is_write_call(__u16 type)
 	       type == ST_EV_sys_enter_pwritev2;
 }
 
+static __always_inline bool is_fsync_call(__u16 type)
+{
+	return type == ST_EV_sys_enter_fsync || type == ST_EV_sys_enter_fdatasync;
+}
+
+/* A traced thread returns from fsync/fdatasync: one fsync fewer open on its device. */
+static __always_inline void fsync_closes(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), *dev, *n;
+
+	dev = bpf_map_lookup_elem(&fsync_dev_by_tid, &tid);
+	if (!dev)
+		return;
+	n = bpf_map_lookup_elem(&open_fsyncs, dev);
+	if (n && *n)
+		__sync_fetch_and_add(n, -1);
+	bpf_map_delete_elem(&fsync_dev_by_tid, &tid);
+}
+
+/* ... enters it on fd: its file system's device has one more (a call whose exit was lost, one fewer). */
+static __always_inline void fsync_opens(unsigned int fd)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0, *n;
+	struct st_file_key k;
+
+	fsync_closes();
+	if (!fd_file_key(fd, &k) || bpf_map_update_elem(&fsync_dev_by_tid, &tid, &k.sdev, BPF_NOEXIST))
+		return;
+	bpf_map_update_elem(&open_fsyncs, &k.sdev, &zero, BPF_NOEXIST);
+	n = bpf_map_lookup_elem(&open_fsyncs, &k.sdev);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
 static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter *ctx, __u16 type,
 					  __u64 count, __s64 offset, __u64 flags)
 {
 	struct st_ev_sys_enter *e;
-	struct file_key k;
+	struct st_file_key k;
+	__u64 blkcg;
 	__u8 one = 1;
 
 	if (!task_passes())
 		return 0;
-	/* under a task filter, the files it writes: their writeback is recorded too */
-	if (task_filter_on() && is_write_call(type) && fd_file_key((unsigned int)ctx->args[0], &k))
-		bpf_map_update_elem(&dirtied_files, &k, &one, BPF_ANY);
+	if (task_filter_on()) {
+		/* the files it writes: their writeback is recorded too */
+		if (is_write_call(type) && fd_file_key((unsigned int)ctx->args[0], &k))
+			bpf_map_update_elem(&dirtied_files, &k, &one, BPF_ANY);
+		/* its cgroup: bios kernel threads queue for it are recorded too */
+		blkcg = task_blkcg();
+		if (blkcg && !bpf_map_lookup_elem(&traced_blkcgs, &blkcg))
+			bpf_map_update_elem(&traced_blkcgs, &blkcg, &one, BPF_ANY);
+		/* its fsync: the journal commit it waits for is recorded too */
+		if (is_fsync_call(type))
+			fsync_opens((unsigned int)ctx->args[0]);
+	}
 	e = reserve(sizeof(*e), type);
 	if (!e)
 		return 0;
@@ -994,6 +1173,8 @@ static __always_inline int emit_sys_exit(const struct trace_event_raw_sys_exit *
 
 	if (!task_passes())
 		return 0;
+	if (task_filter_on() && is_fsync_call(type - 1))
+		fsync_closes();
 	e = reserve(sizeof(*e), type);
 	if (!e)
 		return 0;
@@ -1140,24 +1321,34 @@ int sys_enter_openat(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-/* The file opened, by inode: writeback and readahead I/O are named by inode only. */
+#define FMODE_WRITE	0x2	/* file->f_mode: open for writing */
+
+/*
+ * The file opened, by inode: writeback and readahead I/O are named by inode
+ * only. Under a task filter a file opened for writing is one whose
+ * writeback is the task's, whether it writes with write-family calls or
+ * through a shared mapping (no call at all) or io_uring.
+ */
 SEC("tracepoint/syscalls/sys_exit_openat")
 int sys_exit_openat(struct trace_event_raw_sys_exit *ctx)
 {
 	struct st_ev_sys_exit_openat *e;
-	struct file_key k = {};
+	struct st_file_key k = {};
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct file *file;
 	__u64 *path;
+	__u8 one = 1;
 
 	if (!task_passes())
 		return 0;
 	path = bpf_map_lookup_elem(&opening_paths, &tid);
+	file = ctx->ret >= 0 ? task_fd_file((unsigned int)ctx->ret) : NULL;
+	if (file && inode_file(file->f_inode, &k) && task_filter_on() && (file->f_mode & FMODE_WRITE))
+		bpf_map_update_elem(&dirtied_files, &k, &one, BPF_ANY);
 	e = RESERVE(sys_exit_openat, sys_exit_openat);
 	if (!e)
 		goto out;
 	e->p.ret = ctx->ret;
-	if (ctx->ret >= 0)
-		fd_file_key((unsigned int)ctx->ret, &k);
 	e->p.ino = k.ino;
 	e->p.dev = k.sdev;
 	e->p.pad = 0;

@@ -15,11 +15,20 @@
 #define ST_MAX_MARKED_BIOS	65536	/* bios in flight that a filter marked */
 #define ST_MAX_DIRTIED_FILES	16384	/* files the traced tasks wrote to (task filter) */
 #define ST_MAX_OPENING_THREADS	4096	/* threads inside openat at once, their paths kept */
+#define ST_MAX_TRACED_BLKCGS	1024	/* cgroups the traced tasks' I/O is charged to (task filter) */
+#define ST_MAX_OPEN_FSYNCS	4096	/* traced threads in fsync/fdatasync at once (task filter) */
 #define ST_MAX_UNMARK		32	/* bios of a request unmarked at completion */
 #define ST_FLUSH_WAITERS	8	/* requests a device flush serves looked at for a mark */
 #define ST_STAGE_BYTES		4096	/* a CPU's staged records go to the ring buffer past this */
 #define ST_MAX_RECORD_BYTES	512	/* the largest record the probes emit */
 #define ST_MAX_NESTING		3	/* probes interrupting a probe on one CPU (softirq, irq, NMI) */
+
+/* A regular file, the key of the `dirtied_files` map: inode and file system device (kernel dev_t). */
+struct st_file_key {
+	__u64 ino;
+	__u32 sdev;
+	__u32 pad;
+};
 
 /*
  * When a CPU staged its oldest record still waiting for the ring buffer

@@ -68,6 +68,13 @@ struct st_event_header {
  * yet) and once more when the sequence ends (bit clear).
  */
 #define ST_F_FLUSH_SEQ		(1u << 15)
+/*
+ * block_bio_queue and block_rq_issue_stamped (its first bio) only: held
+ * back. blk-throttle kept the bio in the task that submitted it until its
+ * cgroup's limit allowed, and its dispatch worker (a kworker) queued it;
+ * the bio carries no page cache: direct I/O that task waits for.
+ */
+#define ST_F_HELD		(1u << 16)
 
 #define ST_COMM_LEN	16
 #define ST_PATH_LEN	256

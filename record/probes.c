@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -566,7 +567,47 @@ static int select_programs(struct sttrace_bpf *skel, const struct rec_selection 
 }
 
 /* -p: the process and its descendants alive now; later ones are added at fork. */
-static void track_descendants(int map_fd, pid_t root)
+/*
+ * The regular files process pid has open for writing, into the map of files
+ * whose writeback is the traced tasks': it may have dirtied their pages
+ * before the recording (or through a shared mapping, with no call to see).
+ */
+static void track_written_files(int map_fd, pid_t pid)
+{
+	char dir[64], path[96], line[128];
+	struct dirent *de;
+	uint8_t one = 1;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		struct st_file_key k = { 0 };
+		unsigned long flags = 0;
+		struct stat st;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%.20s", dir, de->d_name);
+		if (de->d_name[0] == '.' || stat(path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%.20s", pid, de->d_name);
+		f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "flags: %lo", &flags) == 1)
+				break;
+		if (f)
+			fclose(f);
+		if ((flags & O_ACCMODE) == O_RDONLY)
+			continue;
+		k.ino = st.st_ino;
+		k.sdev = major(st.st_dev) << 20 | minor(st.st_dev);
+		bpf_map_update_elem(map_fd, &k, &one, BPF_ANY);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void track_descendants(int map_fd, int files_fd, pid_t root)
 {
 	pid_t pids[ST_MAX_TRACKED_TGIDS / 16];
 	size_t n = 0, done = 0;
@@ -579,6 +620,7 @@ static void track_descendants(int map_fd, pid_t root)
 		FILE *f;
 
 		bpf_map_update_elem(map_fd, &parent, &one, BPF_ANY);
+		track_written_files(files_fd, parent);
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", parent, parent);
 		f = fopen(path, "re");
 		if (!f)
@@ -651,7 +693,8 @@ int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, cons
 		return env_error(err, cap, "cannot load the BPF programs: %s (run with -v for "
 				 "the verifier's log)", strerror(-ret));
 	if (f->pid)
-		track_descendants(bpf_map__fd(p->skel->maps.tracked_tgids), f->pid);
+		track_descendants(bpf_map__fd(p->skel->maps.tracked_tgids),
+				  bpf_map__fd(p->skel->maps.dirtied_files), f->pid);
 	p->flush_fd = bpf_program__fd(p->skel->progs.flush_stage);
 	ret = map_stage_ages(p);
 	if (ret)

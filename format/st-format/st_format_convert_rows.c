@@ -25,7 +25,7 @@ static const char *const io_names[] = {
 static const char *const ts_names[] = {
 	"ts_sys_enter", "ts_fs_begin", "ts_queue", "ts_getrq", "ts_insert", "ts_issue",
 	"ts_complete", "ts_fs_done", "ts_sys_exit", "ts_wb_begin", "ts_wb_done",
-	"ts_flush_begin", "ts_flush_done", "ts_reap", "ts_jnl_begin", "ts_jnl_done",
+	"ts_flush_begin", "ts_flush_done", "ts_reap", "ts_jnl_begin", "ts_jnl_done", "ts_held_queue",
 };
 _Static_assert(sizeof(ts_names) / sizeof(ts_names[0]) == AN_TS_COUNT,
 	       "a column name for every stage timestamp of correlate.h");

@@ -492,6 +492,55 @@ static void test_writeback_inode(void)
 }
 
 /*
+ * Reads blk-throttle held back: two threads of one cgroup, which read the
+ * device before, each wait in pread64; the throttle's worker (tid 60)
+ * queues their bios later, in the order they came (ST_F_HELD). Each bio
+ * joins the oldest read still waiting without a bio of a thread whose last
+ * bio was on that device, which keeps its device, and sys2q is the wait.
+ * An older read of a thread that never queued a bio (a pipe's reader) is
+ * passed over; a worker's bio without the flag (writeback) joins nothing,
+ * nor does a held bio of another op.
+ */
+static void test_held_back(void)
+{
+	struct an_corr *c = start(0);
+	const uint32_t held = ST_OP_READ | ST_F_SYNC | ST_F_HELD;
+
+	sys(c, ST_EV_sys_enter_read, 500, 12, 0);
+	for (uint32_t t = 9; t <= 10; t++) {
+		sys(c, ST_EV_sys_enter_pread64, 600 + t, t, 0);
+		bio(c, ST_EV_block_bio_queue, 610 + t, t, 0xc0 + t, 8, ST_OP_READ);
+		rq(c, ST_EV_block_rq_issue, 620 + t, t, 0x1c0 + t, ST_OP_READ, 1, 0xc0 + t, 0);
+		rq(c, ST_EV_block_rq_complete, 700 + t, 0, 0x1c0 + t, ST_OP_READ, 1, 0xc0 + t, 0);
+		sys(c, ST_EV_sys_exit_pread64, 710 + t, t, 4096);
+	}
+	sys(c, ST_EV_sys_enter_pread64, 1000, 9, 0);
+	sys(c, ST_EV_sys_enter_pread64, 1100, 10, 0);
+	sys(c, ST_EV_sys_enter_pwrite64, 1150, 11, 0);
+	bio(c, ST_EV_block_bio_queue, 1200, 60, 0xe, 300, ST_OP_WRITE);
+	bio(c, ST_EV_block_bio_queue, 50000, 60, 0xa, 16, held);
+	rq(c, ST_EV_block_rq_issue, 50010, 60, 0x100, ST_OP_READ, 1, 0xa, 0);
+	bio(c, ST_EV_block_bio_queue, 90000, 60, 0xb, 32, held);
+	rq(c, ST_EV_block_rq_issue, 90010, 60, 0x101, ST_OP_READ, 1, 0xb, 0);
+	rq(c, ST_EV_block_rq_complete, 50100, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
+	sys(c, ST_EV_sys_exit_pread64, 50200, 9, 4096);
+	rq(c, ST_EV_block_rq_complete, 90100, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
+	sys(c, ST_EV_sys_exit_pread64, 90200, 10, 4096);
+	check(nout == 4 && out[2].tid == 9 && out[2].dev == 7u << 20 && out[2].sector == 16 &&
+	      stage(2, AN_ST_SYS2Q) == 49000 && stage(2, AN_ST_TOTAL) == 49200 &&
+	      stage(2, AN_ST_Q2C) == 100 && out[3].tid == 10 && out[3].sector == 32 &&
+	      stage(3, AN_ST_SYS2Q) == 88900 && stage(3, AN_ST_D2C) == 90,
+	      "correlate.held_back.joined", "%d I/Os, sys2q %" PRIu64 " %" PRIu64, nout,
+	      stage(2, AN_ST_SYS2Q), stage(3, AN_ST_SYS2Q));
+	sys(c, ST_EV_sys_exit_pwrite64, 90300, 11, 4096);
+	sys(c, ST_EV_sys_exit_read, 90400, 12, 1);
+	check(nout == 6 && out[4].tid == 11 && !out[4].dev && stage(4, AN_ST_SYS2Q) == UINT64_MAX &&
+	      out[5].tid == 12 && !out[5].dev, "correlate.held_back.not_others",
+	      "%d I/Os, write dev %u", nout, nout == 6 ? out[4].dev : 0);
+	an_corr_free(c);
+}
+
+/*
  * An fsync that waits for jbd2's journal commit: the bios jbd2 queues on
  * the file system's device while the fsync is open, and completes before
  * it returns, are its jnl stage; one queued before it entered is not.
@@ -983,6 +1032,7 @@ int main(void)
 	test_lost_completion();
 	test_fsync_unjoined();
 	test_fsync_journal();
+	test_held_back();
 	test_fsync_flush_sequence();
 	test_fsync_flush_only();
 	test_fua_write();

@@ -12,6 +12,11 @@
 #   the traced task wrote to (record_writeback_filter_*). The task opened the
 #   file before the recorder started in the -p, -c and --cgroup runs, so
 #   there the I/O may be named by the inode alone ("ino MAJ:MIN/INO").
+# - A task that writes the file through a shared mapping makes no write call
+#   at all: its writeback is kept under -- CMD, the file opened for writing
+#   inside the recording (record_writeback_mmap_command), and under -p, the
+#   file open for writing before the recorder started
+#   (record_writeback_mmap_pid).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 rec_require_bpf record_writeback
@@ -38,6 +43,17 @@ while not os.path.exists(sys.argv[2]):
     time.sleep(0.02)
 for i in range(256):
     os.write(fd, bytes([i]) * 16384)
+os.sync()'
+
+# the same 4 MiB through a shared mapping, the file opened first
+WRITE_MMAP='import mmap, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT | os.O_TRUNC)
+os.ftruncate(fd, 4194304)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.02)
+m = mmap.mmap(fd, 4194304)
+for i in range(256):
+    m[i * 16384:(i + 1) * 16384] = bytes([i]) * 16384
 os.sync()'
 
 fresh_file() {
@@ -82,19 +98,27 @@ st-record -o "$T/cmd.sttrace" -e all -d "$L" -- "$T/wbwriter" -c "$WRITE" "$FILE
 	>"$T/cmd.log" 2>&1 || fail record_writeback_filter_command "st-record failed: $(tail -1 "$T/cmd.log")"
 check_named record_writeback_filter_command "$T/cmd.sttrace" 0
 
-# run_gated NAME FILTER...: the writer started before the recorder (rec_run_gated).
+fresh_file
+touch "$T/go"
+st-record -o "$T/mmap.sttrace" -e all -d "$L" -- "$T/wbwriter" -c "$WRITE_MMAP" "$FILE" "$T/go" \
+	>"$T/mmap.log" 2>&1 || fail record_writeback_mmap_command "st-record failed: $(tail -1 "$T/mmap.log")"
+check_named record_writeback_mmap_command "$T/mmap.sttrace" 0
+
+# run_gated NAME FILTER...: the writer started before the recorder (rec_run_gated),
+# writing with ${GATED_WRITE:-$WRITE_OPEN_FIRST}.
 run_gated() {
 	local name=$1
 	shift
 	fresh_file
 	rec_run_gated "$T/$name.sttrace" "$T/$name.log" "$T/go" -e all -d "$L" "$@" -- \
-		"$T/wbwriter" -c "$WRITE_OPEN_FIRST" "$FILE" "$T/go" ||
+		"$T/wbwriter" -c "${GATED_WRITE:-$WRITE_OPEN_FIRST}" "$FILE" "$T/go" ||
 		{ fail "$name" "$(cat "$T/$name.log")"; return; }
 	check_named "$name" "$T/$name.sttrace" 0
 }
 
 run_gated record_writeback_filter_pid -p PID
 run_gated record_writeback_filter_comm -c wbwriter
+GATED_WRITE=$WRITE_MMAP run_gated record_writeback_mmap_pid -p PID
 if rec_cgroup CG sttrace-writeback; then
 	MOVE_TO=$CG run_gated record_writeback_filter_cgroup --cgroup "$CG"
 else
