@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A crafted trace fills neither the disk nor the memory of st-replay:
-#   hugeoff   data/replay-hugeoff.sttrace (one pwrite at 1 PiB, from
-#             ../shared/hostile-inputs) at file level into a 64 MiB tmpfs:
+#   hugeoff   tests/format/hostile/replay-hugeoff.sttrace (one pwrite at
+#             1 PiB) at file level into a 64 MiB tmpfs:
 #             refused up front, one line, nothing filled (du of the tmpfs)
 #   max_io    a request of 4 GiB - 4 KiB (blktrace records built here, then
 #             import-blktrace): refused, naming --max-io
@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 rp_require replay_hostile
-DATA=$(cd "$(dirname "$0")/data" && pwd)
+DATA=$(cd "$(dirname "$0")/../format/hostile" && pwd)
 
 st_tmpdir T
 
