@@ -237,6 +237,17 @@ static void open_exit(struct an_names *n, const struct st_ev_sys_exit_openat *x)
 	}
 }
 
+/* dup2/dup3: newfd names what oldfd names now (nothing, if oldfd names nothing). */
+static void dup_enter(struct an_names *n, const struct st_ev_sys_enter *d)
+{
+	uint32_t file;
+
+	if (d->p.fd < 0 || d->p.count > INT32_MAX || (uint64_t)d->p.fd == d->p.count)
+		return;
+	file = an_names_fd_file(n, d->h.pid, d->p.fd);
+	an_idmap_put(&n->bound, K_FD | fd_key(d->h.pid, d->p.count), file ? file - 1 : UNBOUND);
+}
+
 void an_names_event(struct an_names *n, const struct st_event_header *h)
 {
 	const struct st_ev_task *t = (const void *)h;
@@ -265,6 +276,10 @@ void an_names_event(struct an_names *n, const struct st_event_header *h)
 			an_idmap_del(&n->bound, key);
 		else
 			an_idmap_put(&n->bound, key, UNBOUND);
+		break;
+	case ST_EV_sys_enter_dup2:
+	case ST_EV_sys_enter_dup3:
+		dup_enter(n, c);
 		break;
 	}
 }

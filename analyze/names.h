@@ -34,7 +34,8 @@ static inline int an_names_wants(unsigned type)
 {
 	return type == ST_EV_sched_process_exec || type == ST_EV_sched_process_fork ||
 	       type == ST_EV_sys_enter_openat || type == ST_EV_sys_exit_openat ||
-	       type == ST_EV_sys_enter_close;
+	       type == ST_EV_sys_enter_close || type == ST_EV_sys_enter_dup2 ||
+	       type == ST_EV_sys_enter_dup3;
 }
 /* Forget the fds' bindings learned from events: a new pass over the trace begins. */
 void an_names_rewind(struct an_names *n);

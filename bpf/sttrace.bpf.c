@@ -1284,6 +1284,23 @@ int sys_enter_close(struct trace_event_raw_sys_enter *ctx)
 }
 
 /*
+ * dup2/dup3 make newfd (in count) name what oldfd (in fd) names: how a shell
+ * or dd puts a file on fd 0 or 1. No exit needed: a call that fails (EBADF)
+ * had no file to hand on.
+ */
+SEC("tracepoint/syscalls/sys_enter_dup2")
+int sys_enter_dup2(struct trace_event_raw_sys_enter *ctx)
+{
+	return emit_sys_enter(ctx, ST_EV_sys_enter_dup2, (__u32)ctx->args[1], -1, 0);
+}
+
+SEC("tracepoint/syscalls/sys_enter_dup3")
+int sys_enter_dup3(struct trace_event_raw_sys_enter *ctx)
+{
+	return emit_sys_enter(ctx, ST_EV_sys_enter_dup3, (__u32)ctx->args[1], -1, (__u32)ctx->args[2]);
+}
+
+/*
  * The path openat was given, by thread, from its entry to its exit. At the
  * entry the string's page may not be mapped yet (a literal in a binary's
  * rodata that a forked process has not touched: fork copies no page table

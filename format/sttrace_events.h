@@ -281,6 +281,8 @@ struct st_event_header {
 	E(69, sys_enter_io_getevents, sys_enter)				\
 	E(70, sys_exit_io_getevents,  sys_exit)					\
 	E(71, sys_enter_close,       sys_enter)					\
+	E(72, sys_enter_dup2,        sys_enter)					\
+	E(73, sys_enter_dup3,        sys_enter)					\
 	E(80, io_uring_submit_req,   uring)					\
 	E(81, io_uring_complete,     uring)					\
 	E(96, sched_process_fork,    task)					\

@@ -94,7 +94,8 @@ static bool is_rw_syscall(const char *name)
 {
 	static const char *const rw[] = {
 		"read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev",
-		"preadv2", "pwritev2", "openat", "close", "io_uring_enter", "io_submit", "io_getevents",
+		"preadv2", "pwritev2", "openat", "close", "dup2", "dup3", "io_uring_enter", "io_submit",
+		"io_getevents",
 	};
 	const char *call = name + 4;	/* past "sys_" */
 
@@ -108,7 +109,8 @@ static bool is_rw_syscall(const char *name)
 static bool is_sync_syscall(const char *name)
 {
 	return strstr(name, "_fsync") || strstr(name, "_fdatasync") ||
-	       strstr(name, "_sync_file_range") || strstr(name, "_openat") || strstr(name, "_close");
+	       strstr(name, "_sync_file_range") || strstr(name, "_openat") || strstr(name, "_close") || strstr(name, "_dup2") ||
+	       strstr(name, "_dup3");
 }
 
 /*

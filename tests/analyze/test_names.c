@@ -69,6 +69,16 @@ static void put_close(struct st_writer *w, uint64_t ts, int fd)
 	st_writer_append(w, &e, sizeof(e));
 }
 
+/* dup2(oldfd, newfd) */
+static void put_dup2(struct st_writer *w, uint64_t ts, int oldfd, int newfd)
+{
+	struct st_ev_sys_enter e;
+
+	head(&e.h, ST_EV_sys_enter_dup2, sizeof(e), ts);
+	e.p = (struct st_sys_enter){ .fd = oldfd, .count = (uint64_t)newfd, .offset = -1 };
+	st_writer_append(w, &e, sizeof(e));
+}
+
 /*
  * The file of each I/O, in the order the I/Os began, joined by " | ", after
  * `passes` passes over the file (the names of the last pass).
@@ -183,6 +193,24 @@ int main(void)
 	st_writer_close(w, NULL, 0);
 	expect_files(a, "names.unread_path_is_its_inode",
 		     "ino 7:0/6791 | /mnt/truth.dat | fd 42/7");
+
+	/*
+	 * dd opens its output on fd 3, dup2s it onto fd 1 and closes fd 3: its
+	 * writes on fd 1 are the output file's, not what the fd table says fd 1
+	 * was (the terminal or a log the shell gave it). A dup2 of an fd that
+	 * names nothing leaves newfd naming nothing.
+	 */
+	w = builtin_writer(a, NULL);
+	st_writer_set_meta(w, "fd.42.1", "/tmp/stdout.log");
+	put_read(w, 1000, 1);
+	put_open(w, 2000, 3, "/data/out.dat", 14, 31);
+	put_dup2(w, 3000, 3, 1);
+	put_close(w, 3500, 3);
+	put_read(w, 4000, 1);
+	put_dup2(w, 5000, 9, 1);
+	put_read(w, 6000, 1);
+	st_writer_close(w, NULL, 0);
+	expect_files(a, "names.dup2_hands_on", "/tmp/stdout.log | /data/out.dat | fd 42/1");
 
 	unlink(a);
 	return check_failures != 0;
