@@ -5,8 +5,9 @@
  * One event loop: the probes submit records without waking us, a 50 ms timer
  * drains the ring buffer (plus a wakeup when the buffer passes a quarter
  * full), each record is appended to the writer as is, and sealed chunks go to
- * the file through the io_uring sink. Once a second: seal a partial chunk (so
- * a killed recorder leaves a readable file), start a datasync of the file (so
+ * the file through the io_uring sink. Partial chunks are sealed once their
+ * records waited --flush-interval (so a killed recorder leaves a readable
+ * file and a follower sees them). Once a second: start a datasync of the file (so
  * a crashed host does too, and a failing disk is noticed), store the lost
  * counts, check the limits, print the status line on a terminal.
  */
@@ -64,6 +65,8 @@ struct recorder {
 	uint64_t start_ns, last_tick_ns;
 	double start_cpu;		/* CPU seconds spent before recording (BPF load, scans) */
 	uint64_t tick_events, tick_chunks;	/* writer counts at the last tick */
+	uint64_t seal_events;		/* writer's events at the last --flush-interval seal */
+	uint64_t seal_ns;		/* since when appended records wait in open chunks */
 	bool status_line;
 	/* --rotate: the file being written is number file_index, begun at file_start_ns */
 	unsigned file_index;
@@ -493,6 +496,7 @@ static void rotate(struct recorder *r, uint64_t now)
 	if (open_next(r, &r->w))
 		goto out;
 	copy_meta(r->w, next);
+	r->seal_events = 0;
 	set_meta_u64(r->w, "record.start_ts", now);
 	set_meta_u64(r->w, "record.file_index", r->file_index);
 	r->file_start_ns = now;
@@ -645,6 +649,29 @@ static void print_status(struct recorder *r, const struct st_writer_stats *st, u
 		(unsigned long long)lost);
 }
 
+/*
+ * --flush-interval: no chunk sealed for that long, seal the partial ones, so
+ * a killed recorder leaves a readable file and a follower sees each record
+ * soon after the drain that takes it.
+ */
+static void seal_waiting(struct recorder *r, uint64_t now)
+{
+	struct st_writer_stats st;
+
+	st_writer_stats(r->w, &st);
+	if (st.events == r->seal_events) {
+		r->seal_ns = now;	/* nothing appended since the last seal waits */
+		return;
+	}
+	if (now - r->seal_ns < r->opts.flush_ns)
+		return;
+	if (st_writer_flush(r->w))
+		stop_for_write_error(r);
+	st_writer_stats(r->w, &st);
+	r->seal_events = st.events;
+	r->seal_ns = now;
+}
+
 /* Once a second: keep the file readable, the counts current, the limits enforced. */
 static void tick(struct recorder *r, uint64_t now)
 {
@@ -652,12 +679,6 @@ static void tick(struct recorder *r, uint64_t now)
 	uint64_t lost;
 
 	st_writer_stats(r->w, &st);
-	/* no chunk sealed for a second: seal the partial one */
-	if (st.chunks == r->tick_chunks && st.events != r->tick_events) {
-		if (st_writer_flush(r->w))
-			stop_for_write_error(r);
-		st_writer_stats(r->w, &st);
-	}
 	/* what is written reaches the disk: a host crash loses at most a second
 	 * or two, and a failing disk stops the recording now, not at the end */
 	if (r->out_fd >= 0 && rec_sink_datasync(&r->sink))
@@ -715,6 +736,8 @@ static void run_loop(struct recorder *r)
 			end_dump(r, now);
 		if (rotating(r) && !r->stop_reason && rotation_due(r, now))
 			rotate(r, now);
+		if (!r->stop_reason)
+			seal_waiting(r, now);
 		if (now - r->last_tick_ns >= TICK_NS && !r->stop_reason)
 			tick(r, now);
 		if (!r->stop_reason)
