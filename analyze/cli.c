@@ -16,7 +16,7 @@ enum {
 	OPT_QUANTILE = 256, OPT_STAGE, OPT_TOP, OPT_BY, OPT_INTERVAL, OPT_HEATMAP, OPT_CSV,
 	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE, OPT_FORCE,
 	OPT_SAVE_SUMMARY,
-	OPT_SPAN, OPT_CONFIG, OPT_HEATMAP_ROWS,
+	OPT_SPAN, OPT_CONFIG, OPT_HEATMAP_ROWS, OPT_FOLLOW, OPT_METRICS,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +40,8 @@ static const struct option long_opts[] = {
 	{ "span", required_argument, NULL, OPT_SPAN },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "heatmap-rows", required_argument, NULL, OPT_HEATMAP_ROWS },
+	{ "follow", no_argument, NULL, OPT_FOLLOW },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "threshold", required_argument, NULL, AN_OPT_THRESHOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -149,6 +151,12 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		if (parse_number(arg, 1, AN_SERIES_MAX_BINS, &v))
 			return an_usage_error(prog, "--heatmap-rows %s: not a count in [1, 20000]", arg);
 		o->heatmap_rows = (unsigned)v;
+		return 0;
+	case OPT_FOLLOW:
+		o->follow = 1;
+		return 0;
+	case OPT_METRICS:
+		o->metrics = arg;
 		return 0;
 	case AN_OPT_THRESHOLD:
 		if (parse_number(arg, 0, 1e6, &v))

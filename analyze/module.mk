@@ -11,8 +11,11 @@ INSTALL_MAN1 += analyze/st-analyze.1
 $(ANALYZE_LIB): $(filter-out $(B)/analyze/main.o,$(ANALYZE_OBJS))
 	$(Q)$(AR) rcs $@ $^
 
+# --metrics serves HTTP through libmicrohttpd (scripts/install-deps.sh installs it).
+MHD_LIBS := $(call pkg_libs,libmicrohttpd,-lmicrohttpd)
+
 $(B)/st-analyze: $(B)/analyze/main.o $(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)
-	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -ljson-c -lm -pthread
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) $(MHD_LIBS) -ljson-c -lm -pthread
 
 # C unit tests: tests/analyze/test_*.c, one program each, plain and under
 # ASan+UBSan (ASAN_* in the top Makefile).

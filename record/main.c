@@ -489,6 +489,9 @@ static void rotate(struct recorder *r, uint64_t now)
 	}
 	copy_meta(next, old);
 	snprintf(old_path, sizeof(old_path), "%s", r->path);
+	/* a follower of the set (st-analyze --follow 'run.*.sttrace') waits for it */
+	rec_flight_name(r->opts.output, "", r->file_index + 1, r->path, sizeof(r->path));
+	st_writer_set_meta(r->w, "record.next_file", basename(r->path));
 	if (close_file(r, &r->w, old_path, now, true))
 		goto out;
 	close_out_fd(r);
