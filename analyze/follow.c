@@ -89,7 +89,8 @@ struct follower {
 	/* view */
 	int tty;
 	uint64_t view_start, run_start;	/* monotonic */
-	uint64_t events_before, lost_before, events_done;
+	uint64_t events_before, lost_before;	/* the recording's counts at the last view */
+	uint64_t base_events, base_lost, base_bytes;	/* of the parts done (rotating set) */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -321,7 +322,6 @@ static int drain(struct follower *f)
 		an_corr_event(f->corr, ev);
 		if (f->spans)
 			an_spans_event(f->spans, ev, on_io, f);
-		f->events_done++;
 	}
 	if (ret < 0)
 		fprintf(stderr, "%s: %s\n", f->prog, err);
@@ -398,6 +398,7 @@ static int group_cmp(const void *a, const void *b)
 static void print_view(struct follower *f, uint64_t now)
 {
 	const struct an_input_info *info = an_input_info(f->in);
+	uint64_t events = f->base_events + info->events, lost = f->base_lost + info->lost_events;
 	double secs = (double)(now - f->view_start) / 1e9, run = (double)(now - f->run_start) / 1e9;
 	struct an_group **order = calloc(f->run.ngroups ? f->run.ngroups : 1, sizeof(*order));
 	uint64_t incomplete = 0, p99 = 0;
@@ -417,8 +418,8 @@ static void print_view(struct follower *f, uint64_t now)
 		incomplete += f->run.groups[i].incomplete;
 	fprintf(out, "--- live %s.%03ld: %s, %.1f s followed, %" PRIu64 " events (%.0f/s), lost events: %"
 		PRIu64 " (+%" PRIu64 "), incomplete I/Os: %" PRIu64 "\n", stamp, wall.tv_nsec / 1000000,
-		f->path, run, f->events_done, (double)(f->events_done - f->events_before) / secs,
-		info->lost_events, info->lost_events - f->lost_before, incomplete);
+		f->spool.running ? "standard input" : f->path, run, events,
+		(double)(events - f->events_before) / secs, lost, lost - f->lost_before, incomplete);
 	fprintf(out, "%-16s %9s %9s %9s %9s %9s  %-6s %9s %7s\n", an_by_name(f->o->by), "IOPS", "MB/s",
 		"p50 us", "p99 us", "p99.9 us", "tail", "p99 us", "errors");
 	if (order) {
@@ -455,10 +456,10 @@ static void print_view(struct follower *f, uint64_t now)
 	an_stats_init(&f->last, f->o->by, f->o->exact_limit, f->names);
 	f->last.host = f->host;
 	f->view_start = now;
-	f->events_before = f->events_done;
-	f->lost_before = info->lost_events;
+	f->events_before = events;
+	f->lost_before = lost;
 	if (f->metrics)
-		an_metrics_health(f->metrics, f->host, f->events_done, info->lost_events, f->size);
+		an_metrics_health(f->metrics, f->host, events, lost, f->base_bytes + f->size);
 }
 
 /* ---- the loop -------------------------------------------------------------- */
@@ -556,6 +557,9 @@ static int follow_loop(struct follower *f)
 		if (now - f->view_start >= interval)
 			print_view(f, now);
 		if (!ret && has_next_part(f) && !stop_signal) {
+			f->base_events += an_input_info(f->in)->events;
+			f->base_lost += an_input_info(f->in)->lost_events;
+			f->base_bytes += f->size;
 			f->part++;
 			if ((ret = open_file(f)) == 2 || (!ret && start_file(f)))
 				return 2;
