@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "analyze/analyze.h"
 #include "analyze/metrics.h"
 
@@ -252,13 +254,16 @@ static int open_file(struct follower *f)
 	return keep_part(f) ? (fprintf(stderr, "%s: out of memory\n", f->prog), 2) : 0;
 }
 
-/* What the recorder's metadata says about how long a record may wait in an open chunk. */
+/* What the recorder's options say about how long a record may wait in an open chunk. */
 static uint64_t hold_of(const struct an_input *in)
 {
-	const char *opts = an_input_meta(in, "options");
-	const char *at = opts ? strstr(opts, "\"flush_interval_ns\"") : NULL;
-	uint64_t flush = at ? strtoull(strchr(at, ':') + 1, NULL, 10) : 0;
+	const char *text = an_input_meta(in, "options");
+	json_object *opts = text ? json_tokener_parse(text) : NULL, *v;
+	uint64_t flush = 0;
 
+	if (opts && json_object_object_get_ex(opts, "flush_interval_ns", &v))
+		flush = json_object_get_uint64(v);
+	json_object_put(opts);
 	return (flush ? flush : DEFAULT_FLUSH_NS) + HOLD_MARGIN_NS;
 }
 

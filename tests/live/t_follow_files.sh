@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # st-analyze --follow of a file st-record is writing, started before the file
 # exists (it waits, saying so), and of a rotating set (--rotate 1s, followed
-# as 'run.*.sttrace' from part to part): each ends by itself when the
+# as 'run.*.sttrace' from part to part, stopped while fio runs and resumed
+# after, when the parts are there already): each ends by itself when the
 # recording does, and its final report is st-analyze's of the same files.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
@@ -46,7 +47,12 @@ rec_start "$dir/set/run.sttrace" "$dir/set.log" -d "$dev" -e block --rotate 1s |
 st-analyze --follow "$dir/set/run.*.sttrace" >"$dir/set.out" 2>"$dir/set.err" &
 follower=$!
 at_exit "kill -KILL $follower"
+# A follower that falls behind (stopped while fio runs) slows nothing: the
+# recorder writes its files whoever reads them; resumed, it catches up.
+sleep 0.5
+kill -STOP $follower
 live_fio "$dev" "$dir/fio2.json" 8000
+kill -CONT $follower
 rec_stop
 for ((i = 0; i < 100; i++)); do kill -0 $follower 2>/dev/null || break; sleep 0.1; done
 wait $follower

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../record/common.sh"
 . "$(dirname "$0")/common.sh"
 
-NAMES="live.prom.scrape live.prom.count live.prom.p99 live.prom.promtool"
+NAMES="live.prom.scrape live.prom.count live.prom.p99 live.prom.openmetrics live.prom.promtool"
 live_require $NAMES
 if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null || ! command -v curl >/dev/null; then
 	for n in $NAMES; do skip "$n" "prometheus, promtool or curl not installed (scripts/install-deps.sh)"; done
@@ -77,6 +77,9 @@ done
 count=$last
 p99_prom=$(prom_query "histogram_quantile(0.99, sum by (le, dev) (sttrace_io_latency_seconds_bucket{$sel,stage=\"total\"}))")
 curl -s "http://127.0.0.1:$mport/metrics" >"$dir/metrics.txt"
+# What Prometheus asks for first (its scrape's Accept header) is OpenMetrics.
+curl -s -D "$dir/om.headers" -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
+	"http://127.0.0.1:$mport/metrics" >"$dir/metrics.om"
 targets=$(curl -s "http://127.0.0.1:$pport/api/v1/targets" | jq -r '.data.activeTargets[0] | "\(.health) \(.lastError)"')
 rec_stop
 
@@ -118,6 +121,13 @@ else
 fi
 echo "live.prom: count $count (fio $fio_ios), p99 Prometheus $p99_prom s, st-analyze $p99_us us"
 
+if grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$dir/om.headers" &&
+	[ "$(tail -1 "$dir/metrics.om")" = "# EOF" ] && grep -q '^# TYPE sttrace_io counter$' "$dir/metrics.om" &&
+	grep -q "^sttrace_io_total{host=\"[^\"]*\",$sel} $count\$" "$dir/metrics.om"; then
+	pass live.prom.openmetrics
+else
+	fail live.prom.openmetrics "$(grep -i content-type "$dir/om.headers") last line: $(tail -1 "$dir/metrics.om")"
+fi
 if [ -s "$dir/metrics.txt" ] && promtool check metrics <"$dir/metrics.txt" >"$dir/promtool.out" 2>&1; then
 	pass live.prom.promtool
 else
