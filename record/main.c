@@ -64,7 +64,7 @@ struct recorder {
 	bool write_failed;
 	uint64_t start_ns, last_tick_ns;
 	double start_cpu;		/* CPU seconds spent before recording (BPF load, scans) */
-	uint64_t tick_events, tick_chunks;	/* writer counts at the last tick */
+	uint64_t tick_events;		/* writer's events at the last tick */
 	uint64_t seal_events;		/* writer's events at the last --flush-interval seal */
 	uint64_t seal_ns;		/* since when appended records wait in open chunks */
 	bool status_line;
@@ -653,9 +653,9 @@ static void print_status(struct recorder *r, const struct st_writer_stats *st, u
 }
 
 /*
- * --flush-interval: no chunk sealed for that long, seal the partial ones, so
- * a killed recorder leaves a readable file and a follower sees each record
- * soon after the drain that takes it.
+ * --flush-interval: once appended records have waited that long in open
+ * chunks, seal them, so a killed recorder leaves them in the file and a
+ * follower sees each record soon after the drain that takes it.
  */
 static void seal_waiting(struct recorder *r, uint64_t now)
 {
@@ -690,7 +690,6 @@ static void tick(struct recorder *r, uint64_t now)
 	if (r->status_line)
 		print_status(r, &st, now, lost);
 	r->tick_events = st.events;
-	r->tick_chunks = st.chunks;
 	r->last_tick_ns = now;
 }
 
