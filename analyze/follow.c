@@ -188,6 +188,12 @@ static void spool_stop(struct follower *f)
 
 /* ---- the files ------------------------------------------------------------- */
 
+/* The file being read as messages name it. */
+static const char *shown(const struct follower *f)
+{
+	return f->spool.running ? "standard input" : f->path;
+}
+
 /* A rotating set's part after the ones done, "" while there is none. */
 static void next_part(struct follower *f)
 {
@@ -243,14 +249,15 @@ static int open_file(struct follower *f)
 		}
 		if (stop_signal)
 			return 1;
-		if (!said++)
+		/* standard input's first bytes come at once, unless the recorder is still starting */
+		if (said++ == (f->spool.running ? 10 : 0))
 			fprintf(stderr, "%s: waiting for %s to %s\n", f->prog,
-				f->pattern ? f->arg : f->path[0] ? f->path : f->arg,
+				f->pattern || !f->path[0] ? f->arg : shown(f),
 				f->path[0] && !access(f->path, F_OK) ? "hold a trace header" : "appear");
 		nap(POLL_NS);
 	}
-	if (said)
-		fprintf(stderr, "%s: following %s\n", f->prog, f->path);
+	if (said > (f->spool.running ? 10 : 0))
+		fprintf(stderr, "%s: following %s\n", f->prog, shown(f));
 	return keep_part(f) ? (fprintf(stderr, "%s: out of memory\n", f->prog), 2) : 0;
 }
 
@@ -423,7 +430,7 @@ static void print_view(struct follower *f, uint64_t now)
 		incomplete += f->run.groups[i].incomplete;
 	fprintf(out, "--- live %s.%03ld: %s, %.1f s followed, %" PRIu64 " events (%.0f/s), lost events: %"
 		PRIu64 " (+%" PRIu64 "), incomplete I/Os: %" PRIu64 "\n", stamp, wall.tv_nsec / 1000000,
-		f->spool.running ? "standard input" : f->path, run, events,
+		shown(f), run, events,
 		(double)(events - f->events_before) / secs, lost, lost - f->lost_before, incomplete);
 	fprintf(out, "%-16s %9s %9s %9s %9s %9s  %-6s %9s %7s\n", an_by_name(f->o->by), "IOPS", "MB/s",
 		"p50 us", "p99 us", "p99.9 us", "tail", "p99 us", "errors");
@@ -541,7 +548,7 @@ static int follow_loop(struct follower *f)
 {
 	uint64_t interval = f->o->interval ? f->o->interval : 1000000000ull, stop_at = 0;
 	char err[512];
-	int ret;
+	int ret, err_no;
 
 	f->run_start = f->view_start = mono_ns();
 	for (;;) {
@@ -574,6 +581,9 @@ static int follow_loop(struct follower *f)
 			break;
 		nap(POLL_NS);
 	}
+	if ((err_no = __atomic_load_n(&f->spool.error, __ATOMIC_ACQUIRE)))
+		fprintf(stderr, "%s: -: standard input stopped being copied to $TMPDIR (%s): what was "
+			"copied is read as a cut file\n", f->prog, strerror(err_no));
 	an_corr_finish(f->corr);
 	an_spans_finish(f->spans, on_io, f);
 	if (an_corr_failed(f->corr) || an_spans_failed(f->spans) || f->run.failed) {
