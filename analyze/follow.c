@@ -237,11 +237,15 @@ static int open_file(struct follower *f)
 		if (f->pattern)
 			next_part(f);
 		if (f->path[0] && !access(f->path, F_OK)) {
-			an_input_close(f->in);
-			f->in = NULL;
-			ret = an_input_open_live(&f->in, f->path, f->names, err, sizeof(err));
-			if (!ret)
+			struct an_input *in;
+
+			ret = an_input_open_live(&in, f->path, f->names, err, sizeof(err));
+			if (!ret) {
+				an_input_close(f->in);
+				f->in = in;
 				break;
+			}
+			an_input_close(in);
 			if (ret != ST_ETRUNCATED) {
 				fprintf(stderr, "%s: %s\n", f->prog, err);
 				return 2;
@@ -481,7 +485,6 @@ static int setup(struct follower *f)
 {
 	const char *host = an_input_meta(f->in, "host.name");
 	uint64_t start = an_input_info(f->in)->start_ts;
-	char err[512];
 
 	snprintf(f->host, sizeof(f->host), "%s", host ? host : "?");
 	f->filter.pid = f->o->pid;
@@ -495,8 +498,8 @@ static int setup(struct follower *f)
 		return 2;
 	}
 	f->filter.dev = f->dev;
-	if (an_corr_new(&f->corr, f->o->stale, on_io, f) || an_spans_new(&f->spans, f->in, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", f->prog, f->corr ? err : "out of memory");
+	if (an_corr_new(&f->corr, f->o->stale, on_io, f)) {
+		fprintf(stderr, "%s: out of memory\n", f->prog);
 		return 2;
 	}
 	an_stats_init(&f->run, f->o->by, f->o->exact_limit, f->names);
@@ -505,11 +508,21 @@ static int setup(struct follower *f)
 	return 0;
 }
 
-/* Start reading the file just opened. 0 or 2. */
+/*
+ * Start reading the file just opened. --span pairs within one input (it
+ * reads the events' types through it): a part's unpaired starts end with it.
+ * 0 or 2.
+ */
 static int start_file(struct follower *f)
 {
 	char err[512];
 
+	an_spans_finish(f->spans, on_io, f);
+	an_spans_free(f->spans);
+	if (an_spans_new(&f->spans, f->in, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", f->prog, err);
+		return 2;
+	}
 	f->hold_ns = hold_of(f->in);
 	f->size = 0;
 	f->size_since = mono_ns();
@@ -573,9 +586,12 @@ static int follow_loop(struct follower *f)
 			f->base_lost += an_input_info(f->in)->lost_events;
 			f->base_bytes += f->size;
 			f->part++;
-			if ((ret = open_file(f)) == 2 || (!ret && start_file(f)))
+			ret = open_file(f);
+			if (ret == 2 || (!ret && start_file(f)))
 				return 2;
-			continue;
+			if (!ret)
+				continue;
+			break;	/* a signal while waiting for the next part */
 		}
 		if (!ret)
 			break;
