@@ -228,7 +228,8 @@ static int keep_part(struct follower *f)
  */
 static int open_file(struct follower *f)
 {
-	int said = 0;
+	/* standard input's first bytes and a set's next part come at once: tell only a long wait */
+	int said = 0, quiet = f->spool.running || f->part ? 10 : 0;
 	char err[512];
 
 	for (;;) {
@@ -253,14 +254,13 @@ static int open_file(struct follower *f)
 		}
 		if (stop_signal)
 			return 1;
-		/* standard input's first bytes come at once, unless the recorder is still starting */
-		if (said++ == (f->spool.running ? 10 : 0))
+		if (said++ == quiet)
 			fprintf(stderr, "%s: waiting for %s to %s\n", f->prog,
 				f->pattern || !f->path[0] ? f->arg : shown(f),
 				f->path[0] && !access(f->path, F_OK) ? "hold a trace header" : "appear");
 		nap(POLL_NS);
 	}
-	if (said > (f->spool.running ? 10 : 0))
+	if (said > quiet)
 		fprintf(stderr, "%s: following %s\n", f->prog, shown(f));
 	return keep_part(f) ? (fprintf(stderr, "%s: out of memory\n", f->prog), 2) : 0;
 }
