@@ -67,7 +67,11 @@ static const char *const op_names[AN_OP_COUNT] = {
 	[AN_OP_SPAN] = "span",
 };
 
-/* The series of host, dev, op; the last one takes every device past the limit. */
+/*
+ * The series of host, dev, op. The last AN_OP_COUNT places are kept for
+ * device "other", which takes the devices past the limit, per op; should
+ * those run out too (many hosts), the last series takes the rest.
+ */
 static struct series *series_of(struct an_metrics *m, const char *host, const char *dev, uint8_t op)
 {
 	struct series *s;
@@ -77,8 +81,8 @@ static struct series *series_of(struct an_metrics *m, const char *host, const ch
 		if (s->op == op && !strcmp(s->dev, dev) && !strcmp(s->host, host))
 			return s;
 	}
-	if (m->nseries == AN_METRICS_SERIES - 1)
-		dev = "other";
+	if (m->nseries >= AN_METRICS_SERIES - AN_OP_COUNT && strcmp(dev, "other"))
+		return series_of(m, host, "other", op);
 	if (m->nseries == AN_METRICS_SERIES)
 		return &m->series[AN_METRICS_SERIES - 1];
 	s = &m->series[m->nseries++];

@@ -9,7 +9,7 @@
  * counters of I/Os, bytes, errors and incomplete I/Os per host, device and
  * op, and the recording's own health per host (events, lost events, the
  * file's size). Memory is fixed: at most AN_METRICS_SERIES host x device x
- * op series, the rest counted as device "other".
+ * op series, devices past them counted as device "other" per op.
  */
 #ifndef AN_METRICS_H
 #define AN_METRICS_H
