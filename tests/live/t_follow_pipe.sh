@@ -10,7 +10,7 @@
 live_require live.pipe.views live.pipe.report live.pipe.count
 
 IOS=10000	# 5 s at 2000 IOPS
-st_tmpdir dir; [ -n "${LIVE_KEEP:-}" ] && dir=$LIVE_KEEP && mkdir -p $dir
+st_tmpdir dir
 st_loopdev dev 64
 st_nomerges "$dev"
 
