@@ -34,6 +34,8 @@ struct an_opts {
 	int top_by;		/* --top-by: an_by, -1 none */
 	enum an_rank top_rank;
 	const char *html;	/* --html FILE */
+	int follow;		/* --follow: read the recording while it is written */
+	const char *metrics;	/* --metrics ADDR:PORT, NULL none */
 };
 
 /* getopt_long value of --threshold, an option of diff only. */
@@ -76,6 +78,15 @@ int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int n
 int an_pass(struct an_run *r, unsigned want, const char *prog);
 /* Interval of series and heatmaps: the option, else 1/100 of the trace. */
 uint64_t an_auto_interval(const struct an_run *r, uint64_t interval);
+
+/*
+ * --follow FILE (a path, "-", or a rotating set's pattern, run.*.sttrace):
+ * views every o->interval (default 1 s) on standard output and, with
+ * o->metrics, the Prometheus endpoint, until the recording ends or SIGINT.
+ * Then 0 and the files it read in *files (malloc'd), for the final report;
+ * else the exit status after printing the error.
+ */
+int an_follow(const struct an_opts *o, const char *arg, const char *prog, char ***files, int *nfiles);
 
 /* --gnuplot: write the plots of r (stats and series filled) into o->gnuplot_dir. */
 int an_plot(struct an_run *r, const struct an_opts *o, FILE *info);

@@ -18,7 +18,7 @@ enum {
 	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE, OPT_FORCE,
 	OPT_SAVE_SUMMARY,
 	OPT_SPAN, OPT_CONFIG, OPT_HEATMAP_ROWS,
-	OPT_SIZES, OPT_SEEK, OPT_HIST, OPT_DEPTH, OPT_TOP_BY, OPT_HTML,
+	OPT_SIZES, OPT_SEEK, OPT_HIST, OPT_DEPTH, OPT_TOP_BY, OPT_HTML, OPT_FOLLOW, OPT_METRICS,
 };
 
 static const struct option long_opts[] = {
@@ -48,6 +48,8 @@ static const struct option long_opts[] = {
 	{ "depth", no_argument, NULL, OPT_DEPTH },
 	{ "top-by", required_argument, NULL, OPT_TOP_BY },
 	{ "html", required_argument, NULL, OPT_HTML },
+	{ "follow", no_argument, NULL, OPT_FOLLOW },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "threshold", required_argument, NULL, AN_OPT_THRESHOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -184,6 +186,12 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		return parse_top_by(o, arg, prog);
 	case OPT_HTML:
 		o->html = arg;
+		return 0;
+	case OPT_FOLLOW:
+		o->follow = 1;
+		return 0;
+	case OPT_METRICS:
+		o->metrics = arg;
 		return 0;
 	case AN_OPT_THRESHOLD:
 		if (parse_number(arg, 0, 1e6, &v))

@@ -125,7 +125,8 @@ struct file_in {
 
 struct an_input {
 	struct file_in *files;
-	struct an_names *names;	/* the fds' bindings start over with each pass */
+	/* the fds' bindings start over with each pass; a live file's metadata grows */
+	struct an_names *names;
 	int nfiles;
 	int advance;		/* index of the file whose event was returned last, -1 */
 	struct an_input_info info;
@@ -701,7 +702,8 @@ static int reordered_next(struct file_in *f, const struct st_event_header **ev, 
 	}
 	if (ret < 0)
 		return ret;
-	if (!ro->n)
+	/* a live file's next events may still come before the held ones */
+	if (!ro->n || (!ret && st_reader_live(f->r)))
 		return 0;
 	ro->out = reorder_pop(ro);
 	*ev = ro->out;
@@ -795,6 +797,77 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 	}
 	in->advance = -1;
 	return 0;
+}
+
+int an_input_open_live(struct an_input **inp, const char *path, struct an_names *names, char *err,
+		       size_t cap)
+{
+	struct an_input *in = calloc(1, sizeof(*in));
+	struct file_in *f;
+	int ret;
+
+	*inp = in;
+	if (!in || !(in->files = calloc(1, sizeof(*in->files)))) {
+		snprintf(err, cap, "out of memory");
+		return ST_ENOMEM;
+	}
+	in->advance = -1;
+	in->names = names;
+	in->nfiles = 1;
+	f = &in->files[0];
+	f->path = path;
+	if ((ret = st_reader_open(&f->r, path, ST_READ_LIVE))) {
+		snprintf(err, cap, "%s: %s", path, f->r ? st_reader_errmsg(f->r) : "out of memory");
+		return ret;
+	}
+	if (plan_file(f) || an_names_load_meta(names, f->r)) {
+		snprintf(err, cap, "%s: out of memory", path);
+		return ST_ENOMEM;
+	}
+	plan_stamped(f);
+	an_pool_init(&f->issued.rqs, sizeof(struct issued_rq));
+	info_add(&in->info, f->r);
+	in->info.files = 1;
+	return 0;
+}
+
+int an_input_refresh(struct an_input *in, int done, uint64_t until, char *err, size_t cap)
+{
+	struct file_in *f = &in->files[0];
+	int added = st_reader_refresh(f->r, done), compact = f->compact;
+
+	if (added < 0) {
+		snprintf(err, cap, "%s: %s", f->path, st_reader_errmsg(f->r));
+		return -1;
+	}
+	/*
+	 * What the file's events stand for is planned from the types it holds
+	 * so far: a plan only ever gains stamped issues and compact
+	 * completions, as their first records arrive.
+	 */
+	if (added) {
+		uint8_t stamped = f->stamped;
+
+		plan_stamped(f);
+		f->stamped |= stamped;
+		f->compact |= compact;
+		if (an_names_load_meta(in->names, f->r)) {
+			snprintf(err, cap, "%s: out of memory", f->path);
+			return -1;
+		}
+	}
+	if (f->compact && !compact && an_idmap_init(&f->issued.map, 1024)) {
+		snprintf(err, cap, "%s: out of memory", f->path);
+		return -1;
+	}
+	memset(&in->info, 0, sizeof(in->info));
+	info_add(&in->info, f->r);
+	in->info.files = 1;
+	if (st_cursor_extend(f->c, st_reader_live(f->r) ? until : UINT64_MAX)) {
+		snprintf(err, cap, "%s: out of memory", f->path);
+		return -1;
+	}
+	return st_reader_live(f->r);
 }
 
 /* Several files: the earliest of their current events. */

@@ -45,6 +45,19 @@ struct an_input_info {
  */
 int an_input_open(struct an_input **in, char *const *paths, int npaths, struct an_names *names,
 		  char *err, size_t cap);
+/*
+ * One file being written (st_reader ST_READ_LIVE). ST_E* (<0) with the
+ * message in err: ST_ETRUNCATED while it lacks its header or schema.
+ */
+int an_input_open_live(struct an_input **in, const char *path, struct an_names *names, char *err,
+		       size_t cap);
+/*
+ * A live input, after an_input_start(): take in what was written since and
+ * hand out events up to `until` (an_input_next() returns 0 after them, for
+ * now); `done`: the writer stopped, everything is handed out. 1 while the
+ * file may grow, 0 once it ended (its trailer, or done), -1 on error.
+ */
+int an_input_refresh(struct an_input *in, int done, uint64_t until, char *err, size_t cap);
 /* Start (again) at the first event with ts >= from, stop after to; the names' fds start over. */
 int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, size_t cap);
 /* 1 and *ev, 0 at the end, -1 on a read error (message in err). */

@@ -78,6 +78,21 @@ static const char usage_text[] =
 "  --save-summary OUT also write the summary's counts and quantile sketches to OUT,\n"
 "                     a small file st-analyze merge and diff read (with --by);\n"
 "                     made 0600, never through a symlink\n"
+"Live (analyze/README.md, Live):\n"
+"  --follow           read FILE while st-record writes it: a growing file (each\n"
+"                     chunk as it lands; waits for it to appear), - (st-record\n"
+"                     -o - | st-analyze --follow -), or a rotating set, quoted\n"
+"                     ('run.*.sttrace'). Every --interval (default 1s) a view\n"
+"                     of the last interval and the run so far per --by group:\n"
+"                     IOPS, MB/s, p50/p99/p99.9 of total, the stage with the\n"
+"                     longest p99, errors, lost events; the processes and files\n"
+"                     with the most time in the tail. Redrawn in place on a\n"
+"                     terminal, else one block per interval. At the end of the\n"
+"                     recording (or SIGINT) the report of the files it read,\n"
+"                     the same as without --follow\n"
+"  --metrics ADDR:PORT\n"
+"                     with --follow, serve Prometheus metrics at\n"
+"                     http://ADDR:PORT/metrics (PORT alone: 127.0.0.1)\n"
 "Filters (an I/O counts when it starts inside the window):\n"
 "  --dev DEV          device: name (loop0), /dev/name or major:minor\n"
 "  --pid PID, --comm NAME\n"
@@ -302,6 +317,26 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 	return ret;
 }
 
+/* --follow: the views while the recording grows, then the report of what it read. */
+static int report_followed(const struct an_opts *o, const char *arg)
+{
+	struct an_run r;
+	char **files;
+	int nfiles, ret = an_follow(o, arg, PROG, &files, &nfiles);
+
+	if (ret)
+		return ret;
+	ret = an_open(&r, o, files, nfiles, PROG);
+	if (!ret) {
+		ret = report_main(&r, o);
+		an_run_close(&r);
+	}
+	while (nfiles)
+		free(files[--nfiles]);
+	free(files);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct an_opts o;
@@ -329,8 +364,15 @@ int main(int argc, char **argv)
 	if (o.quantile > 0 && !o.html && (o.dist || o.top_by >= 0))
 		return an_usage_error(PROG, "%s", "--quantile lists I/Os: --sizes, --seek, --hist, --depth "
 				      "and --top-by are reports of their own");
-	if ((ret = an_opts_resolve(&o, PROG)) ||
-	    (ret = an_stdin_files(argv + optind, argc - optind, PROG)) ||
+	if (o.metrics && !o.follow)
+		return an_usage_error(PROG, "%s", "--metrics serves what --follow reads: add --follow");
+	if (o.follow && argc - optind != 1)
+		return an_usage_error(PROG, "%s", "--follow reads one FILE (quote a rotating set's pattern)");
+	if ((ret = an_opts_resolve(&o, PROG)))
+		return ret;
+	if (o.follow)
+		return report_followed(&o, argv[optind]);
+	if ((ret = an_stdin_files(argv + optind, argc - optind, PROG)) ||
 	    (ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
 		return ret;
 	ret = report_main(&r, &o);

@@ -11,8 +11,11 @@ INSTALL_MAN1 += analyze/st-analyze.1
 $(ANALYZE_LIB): $(filter-out $(B)/analyze/main.o,$(ANALYZE_OBJS))
 	$(Q)$(AR) rcs $@ $^
 
+# --metrics serves HTTP through libmicrohttpd (scripts/install-deps.sh installs it).
+MHD_LIBS := $(call pkg_libs,libmicrohttpd,-lmicrohttpd)
+
 $(B)/st-analyze: $(B)/analyze/main.o $(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)
-	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) -ljson-c -lm -pthread
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) $(MHD_LIBS) -ljson-c -lm -pthread
 
 # C unit tests: tests/analyze/test_*.c, one program each, plain and under
 # ASan+UBSan (ASAN_* in the top Makefile).
@@ -28,11 +31,11 @@ $(ASAN_B)/tests/analyze/test_quantile $(ASAN_B)/tests/analyze/test_recordings: $
 # Objects first: an extra object (synth.o) needs the archives after it.
 $(ANALYZE_TESTS): $(B)/tests/analyze/%: $(B)/tests/analyze/%.o $(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -ljson-c -lm -pthread
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) $(MHD_LIBS) -ljson-c -lm -pthread
 
 $(ANALYZE_ASAN_LIB): $(patsubst $(B)/%,$(ASAN_B)/%,$(filter-out $(B)/analyze/main.o,$(ANALYZE_OBJS)))
 	$(Q)$(AR) rcs $@ $^
 
 $(ANALYZE_ASAN_TESTS): $(ASAN_B)/tests/analyze/%: $(ASAN_B)/tests/analyze/%.o $(ANALYZE_ASAN_LIB) $(LIBCOMMON_ASAN) $(LIBST_ASAN)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -ljson-c -lm -pthread
+	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) $(MHD_LIBS) -ljson-c -lm -pthread

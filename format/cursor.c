@@ -51,8 +51,10 @@ struct stream {
 struct st_cursor {
 	struct st_reader *r;
 	uint64_t from, to;
+	uint64_t until;		/* events after it wait (st_cursor_extend), else `to` */
+	size_t nchunks;		/* the reader's chunks the cursor has seen */
 	size_t *pending;	/* events chunks to visit, by first timestamp */
-	size_t npending, next;
+	size_t npending, next, cap;
 	struct stream **heap;
 	size_t nheap;
 	struct stream **spare;	/* exhausted streams, kept for their buffers */
@@ -350,6 +352,12 @@ static void start_run(struct st_cursor *c)
 
 	if (c->next < c->npending && pending_first_ts(c) <= top->last_ts)
 		end = stream_until(top, pending_first_ts(c));
+	if (c->until < top->last_ts) {
+		size_t held = stream_until(top, c->until + 1);
+
+		if (held < end)
+			end = held;
+	}
 	if (top->in_order) {
 		c->run = data + top->pos;
 		c->run_end = data + end;
@@ -380,6 +388,8 @@ static int next_merged(struct st_cursor *c, const struct st_event_header **ev)
 	if (!c->nheap)
 		return 0;
 	top = c->heap[0];
+	if (stream_ts(top) > c->until)
+		return 0;
 	if (c->nheap == 1) {
 		/* Not empty: the loop above left the next chunk after the top record. */
 		start_run(c);
@@ -416,9 +426,54 @@ static int pending_cmp(const void *a, const void *b, void *r)
 	return x < y ? -1 : x > y;
 }
 
+/* Room for n chunks in pending, heap and spare. */
+static int reserve(struct st_cursor *c, size_t n)
+{
+	size_t *pending;
+	struct stream **heap, **spare;
+
+	if (n <= c->cap)
+		return 0;
+	if (!(pending = realloc(c->pending, n * sizeof(*pending))))
+		return ST_ENOMEM;
+	c->pending = pending;
+	if (!(heap = realloc(c->heap, n * sizeof(*heap))))
+		return ST_ENOMEM;
+	c->heap = heap;
+	if (!(spare = realloc(c->spare, n * sizeof(*spare))))
+		return ST_ENOMEM;
+	c->spare = spare;
+	c->cap = n;
+	return 0;
+}
+
+/*
+ * The reader's chunks the cursor has not seen yet join those still to
+ * visit, in order of first timestamp. One that begins before events already
+ * handed out is visited next: its events come late, out of order.
+ */
+static int take_chunks(struct st_cursor *c)
+{
+	size_t n = st_chunk_count(c->r), old = c->npending;
+
+	if (reserve(c, n > 16 ? n : 16))
+		return ST_ENOMEM;
+	for (size_t i = c->nchunks; i < n; i++) {
+		const struct st_chunk_info *ci = st_chunk_at(c->r, i);
+
+		if (ci->kind == ST_CHUNK_EVENTS && ci->events && ci->last_ts >= c->from &&
+		    ci->first_ts <= c->to)
+			c->pending[c->npending++] = i;
+	}
+	c->nchunks = n;
+	if (c->npending > old)
+		qsort_r(c->pending + c->next, c->npending - c->next, sizeof(*c->pending), pending_cmp,
+			c->r);
+	return 0;
+}
+
 int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, struct st_cursor **cp)
 {
-	size_t n = st_chunk_count(r);
 	struct st_cursor *c = calloc(1, sizeof(*c));
 
 	*cp = c;
@@ -426,24 +481,19 @@ int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, struct st_cu
 		return ST_ENOMEM;
 	c->r = r;
 	c->from = from;
-	c->to = to;
-	c->pending = calloc(n ? n : 1, sizeof(*c->pending));
-	c->heap = calloc(n ? n : 1, sizeof(*c->heap));
-	c->spare = calloc(n ? n : 1, sizeof(*c->spare));
-	if (!c->pending || !c->heap || !c->spare) {
+	c->to = c->until = to;
+	if (take_chunks(c)) {
 		st_cursor_close(c);
 		*cp = NULL;
 		return ST_ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct st_chunk_info *ci = st_chunk_at(r, i);
-
-		if (ci->kind == ST_CHUNK_EVENTS && ci->events && ci->last_ts >= from &&
-		    ci->first_ts <= to)
-			c->pending[c->npending++] = i;
-	}
-	qsort_r(c->pending, c->npending, sizeof(*c->pending), pending_cmp, r);
 	return 0;
+}
+
+int st_cursor_extend(struct st_cursor *c, uint64_t until)
+{
+	c->until = until < c->to ? until : c->to;
+	return take_chunks(c);
 }
 
 void st_cursor_close(struct st_cursor *c)

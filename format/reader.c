@@ -45,6 +45,7 @@ struct st_reader {
 
 	struct meta_kv *meta;
 	size_t nmeta, meta_cap;
+	size_t meta_order;	/* entries read so far */
 
 	/* Lost entries as read; lost_compact() keeps each CPU's last. */
 	struct st_lost_kv {
@@ -61,6 +62,9 @@ struct st_reader {
 
 	struct st_chunk_buf scratch;	/* used while opening */
 	uint8_t *window;	/* a scan's search for the next chunk header in a file */
+	/* ST_READ_LIVE: where the scan stopped, for st_reader_refresh() */
+	int live, live_done;
+	uint64_t live_off, live_seq;
 };
 
 /* Bytes a scan reads at once while searching a damaged file for the next chunk. */
@@ -317,7 +321,7 @@ static int meta_add(struct st_reader *r, const uint8_t *k, size_t kl, const uint
 	m = &r->meta[r->nmeta];
 	m->key = st_str_dup(k, kl);
 	m->value = st_str_dup(v, vl);
-	m->order = r->nmeta;
+	m->order = r->meta_order++;
 	if (!m->key || !m->value || !kl) {
 		free(m->key);
 		free(m->value);
@@ -838,10 +842,58 @@ static int scan_step(struct st_reader *r, struct scan_state *s)
 			  (unsigned long long)s->next_seq, (unsigned long long)s->off, why);
 }
 
+/*
+ * A file being written (ST_READ_LIVE) ends, for now, at the first chunk that
+ * is not intact: its writer may not have written all of it yet (an io_uring
+ * writer at a queue depth above 1 may even finish a later chunk first).
+ * That is not damage; st_reader_refresh() tries it again.
+ */
+static int scan_live(struct st_reader *r, struct scan_state *s)
+{
+	struct st_chunk_info ci;
+	uint64_t extent;
+	const char *why;
+	int err;
+
+	while (r->size - s->off >= ST_CHUNK_HEADER_SIZE) {
+		err = scan_chunk(r, s, &ci, &extent, &why);
+		if (err == ST_ENOMEM || (!err && scan_accept(r, s, &ci)))
+			return ST_ENOMEM;
+		if (err)
+			break;
+	}
+	return 0;
+}
+
+/* Does the file end with a trailer (its writer closed it)? */
+static int ends_with_trailer(const struct st_reader *r)
+{
+	uint8_t raw[ST_TRAILER_SIZE];
+	uint64_t index_off, index_size;
+	const uint8_t *p;
+
+	return r->size >= ST_FILE_HEADER_SIZE + ST_TRAILER_SIZE &&
+	       !read_at(r, r->size - ST_TRAILER_SIZE, sizeof(raw), raw, &p) &&
+	       !st_trailer_check(p, &index_off, &index_size);
+}
+
 static int scan(struct st_reader *r)
 {
-	struct scan_state s = { .off = ST_FILE_HEADER_SIZE, .valid_end = ST_FILE_HEADER_SIZE };
+	struct scan_state s = { .off = ST_FILE_HEADER_SIZE, .valid_end = ST_FILE_HEADER_SIZE,
+				.next_seq = r->live_seq };
 
+	if (r->live) {
+		s.off = s.valid_end = r->live_off;
+		if (!r->live_done && !ends_with_trailer(r)) {
+			if (scan_live(r, &s))
+				return fail(r, ST_ENOMEM, "out of memory");
+			r->live_off = s.off;
+			r->live_seq = s.next_seq;
+			r->info.valid_size = s.valid_end;
+			return 0;
+		}
+		r->live = 0;
+	}
 	while (s.off < r->size)
 		if (scan_step(r, &s))
 			return fail(r, ST_ENOMEM, "out of memory");
@@ -1035,7 +1087,7 @@ static void reset_contents(struct st_reader *r)
 	r->types = NULL;
 	r->type_events = NULL;
 	r->ntypes = r->nmeta = r->nlost = r->nchunks = r->ndamage = 0;
-	r->lost_compacted = r->lost_order = 0;
+	r->lost_compacted = r->lost_order = r->meta_order = 0;
 	r->info = (struct st_file_info){ .major = r->info.major, .minor = r->info.minor };
 }
 
@@ -1044,6 +1096,7 @@ static void info_finish(struct st_reader *r)
 {
 	r->info.file_size = r->size;
 	r->info.lost_tail_bytes = r->size - r->info.valid_size;
+	r->info.lost_events = 0;
 	lost_compact(r);
 	for (size_t i = 0; i < r->nlost; i++)
 		r->info.lost_events += r->lost[i].lost;
@@ -1064,10 +1117,12 @@ static int open_contents(struct st_reader *r, unsigned flags)
 			    r->info.major, r->info.minor, ST_FORMAT_MAJOR);
 	if (err)
 		return fail(r, err, "not a .sttrace file (bad file header)");
-	if (!(flags & ST_READ_SCAN) && !read_footer(r))
+	if (!(flags & (ST_READ_SCAN | ST_READ_LIVE)) && !read_footer(r))
 		goto done;
 	reset_contents(r);
-	r->info.recovered = !(flags & ST_READ_SCAN);
+	r->info.recovered = !(flags & (ST_READ_SCAN | ST_READ_LIVE));
+	r->live = (flags & ST_READ_LIVE) != 0;
+	r->live_off = ST_FILE_HEADER_SIZE;
 	err = scan(r);
 	if (err)
 		return err;
@@ -1127,6 +1182,33 @@ int st_reader_open(struct st_reader **rp, const char *path, unsigned flags)
 		return fail(r, ST_EINVAL, "not a regular file");
 	r->size = (uint64_t)st.st_size;
 	return open_contents(r, flags);
+}
+
+int st_reader_refresh(struct st_reader *r, int done)
+{
+	struct stat st;
+	size_t before = r->nchunks;
+	int err;
+
+	if (!r->live)
+		return 0;
+	if (fstat(r->fd, &st))
+		return fail(r, ST_EIO, "cannot stat: %s", strerror(errno));
+	r->size = (uint64_t)st.st_size;
+	r->live_done = done;
+	err = scan(r);
+	if (err)
+		return err;
+	if (!r->live && !r->info.footer_present)
+		r->info.recovered = 1;
+	meta_finish(r);
+	info_finish(r);
+	return (int)(r->nchunks - before);
+}
+
+int st_reader_live(const struct st_reader *r)
+{
+	return r->live;
 }
 
 void st_reader_close(struct st_reader *r)

@@ -263,6 +263,8 @@ enum st_chunk_kind {
 /* Reader open flags. */
 #define ST_READ_SCAN	1u	/* ignore the footer and scan every chunk (verify, recover);
 				   footer_present is then 1 when the scan ends at a valid trailer */
+#define ST_READ_LIVE	2u	/* the file is being written: read its intact chunks, and more
+				   with st_reader_refresh() (files only) */
 
 /*
  * Open a file. A file whose footer is missing or bad is scanned chunk by
@@ -278,6 +280,17 @@ int st_reader_open(struct st_reader **r, const char *path, unsigned flags);
 int st_reader_open_mem(struct st_reader **r, const void *buf, size_t len, unsigned flags);
 void st_reader_close(struct st_reader *r);
 const char *st_reader_errmsg(const struct st_reader *r);
+/*
+ * ST_READ_LIVE: take in the chunks written since. The file ends, for now, at
+ * its first chunk that is not intact (not written yet: no damage is noted)
+ * until it ends with a trailer, or `done` says its writer has stopped; then
+ * the rest is scanned as a cut file would be, and the reader is no longer
+ * live. Returns the chunks added (0 or more), or <0. st_cursor_extend()
+ * hands their events to a cursor.
+ */
+int st_reader_refresh(struct st_reader *r, int done);
+/* 1 while more of the file may come (ST_READ_LIVE, neither trailer nor done yet). */
+int st_reader_live(const struct st_reader *r);
 
 struct st_file_info {
 	uint16_t major, minor;
@@ -402,6 +415,15 @@ int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, struct st_cu
  */
 int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev);
 void st_cursor_close(struct st_cursor *c);
+/*
+ * A live reader (ST_READ_LIVE): take in the chunks st_reader_refresh()
+ * added, and hand out events up to `until` only (st_cursor_next() returns 0
+ * at the first one after it, for now). Events come in the order a cursor
+ * opened on the whole file gives them as long as no chunk added later
+ * begins at or before `until`: the caller holds `until` back by the longest
+ * a writer keeps a record in an open chunk. 0 or ST_ENOMEM.
+ */
+int st_cursor_extend(struct st_cursor *c, uint64_t until);
 
 /* ---- Times on the command line --------------------------------------- */
 

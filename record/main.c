@@ -5,8 +5,9 @@
  * One event loop: the probes submit records without waking us, a 50 ms timer
  * drains the ring buffer (plus a wakeup when the buffer passes a quarter
  * full), each record is appended to the writer as is, and sealed chunks go to
- * the file through the io_uring sink. Once a second: seal a partial chunk (so
- * a killed recorder leaves a readable file), start a datasync of the file (so
+ * the file through the io_uring sink. Partial chunks are sealed once their
+ * records waited --flush-interval (so a killed recorder leaves a readable
+ * file and a follower sees them). Once a second: start a datasync of the file (so
  * a crashed host does too, and a failing disk is noticed), store the lost
  * counts, check the limits, print the status line on a terminal.
  */
@@ -63,7 +64,9 @@ struct recorder {
 	bool write_failed;
 	uint64_t start_ns, last_tick_ns;
 	double start_cpu;		/* CPU seconds spent before recording (BPF load, scans) */
-	uint64_t tick_events, tick_chunks;	/* writer counts at the last tick */
+	uint64_t tick_events;		/* writer's events at the last tick */
+	uint64_t seal_events;		/* writer's events at the last --flush-interval seal */
+	uint64_t seal_ns;		/* since when appended records wait in open chunks */
 	bool status_line;
 	/* --rotate: the file being written is number file_index, begun at file_start_ns */
 	unsigned file_index;
@@ -488,6 +491,9 @@ static void rotate(struct recorder *r, uint64_t now)
 	}
 	copy_meta(next, old);
 	snprintf(old_path, sizeof(old_path), "%s", r->path);
+	/* a follower of the set (st-analyze --follow 'run.*.sttrace') waits for it */
+	rec_flight_name(r->opts.output, "", r->file_index + 1, r->path, sizeof(r->path));
+	st_writer_set_meta(r->w, "record.next_file", basename(r->path));
 	if (close_file(r, &r->w, old_path, now, true))
 		goto out;
 	close_out_fd(r);
@@ -495,6 +501,7 @@ static void rotate(struct recorder *r, uint64_t now)
 	if (open_next(r, &r->w))
 		goto out;
 	copy_meta(r->w, next);
+	r->seal_events = 0;
 	set_meta_u64(r->w, "record.start_ts", now);
 	set_meta_u64(r->w, "record.file_index", r->file_index);
 	r->file_start_ns = now;
@@ -648,6 +655,29 @@ static void print_status(struct recorder *r, const struct st_writer_stats *st, u
 		(unsigned long long)lost);
 }
 
+/*
+ * --flush-interval: once appended records have waited that long in open
+ * chunks, seal them, so a killed recorder leaves them in the file and a
+ * follower sees each record soon after the drain that takes it.
+ */
+static void seal_waiting(struct recorder *r, uint64_t now)
+{
+	struct st_writer_stats st;
+
+	st_writer_stats(r->w, &st);
+	if (st.events == r->seal_events) {
+		r->seal_ns = now;	/* nothing appended since the last seal waits */
+		return;
+	}
+	if (now - r->seal_ns < r->opts.flush_ns)
+		return;
+	if (st_writer_flush(r->w))
+		stop_for_write_error(r);
+	st_writer_stats(r->w, &st);
+	r->seal_events = st.events;
+	r->seal_ns = now;
+}
+
 /* Once a second: keep the file readable, the counts current, the limits enforced. */
 static void tick(struct recorder *r, uint64_t now)
 {
@@ -655,12 +685,6 @@ static void tick(struct recorder *r, uint64_t now)
 	uint64_t lost;
 
 	st_writer_stats(r->w, &st);
-	/* no chunk sealed for a second: seal the partial one */
-	if (st.chunks == r->tick_chunks && st.events != r->tick_events) {
-		if (st_writer_flush(r->w))
-			stop_for_write_error(r);
-		st_writer_stats(r->w, &st);
-	}
 	/* what is written reaches the disk: a host crash loses at most a second
 	 * or two, and a failing disk stops the recording now, not at the end */
 	if (r->out_fd >= 0 && rec_sink_datasync(&r->sink))
@@ -669,7 +693,6 @@ static void tick(struct recorder *r, uint64_t now)
 	if (r->status_line)
 		print_status(r, &st, now, lost);
 	r->tick_events = st.events;
-	r->tick_chunks = st.chunks;
 	r->last_tick_ns = now;
 }
 
@@ -718,6 +741,8 @@ static void run_loop(struct recorder *r)
 			end_dump(r, now);
 		if (rotating(r) && !r->stop_reason && rotation_due(r, now))
 			rotate(r, now);
+		if (!r->stop_reason)
+			seal_waiting(r, now);
 		if (now - r->last_tick_ns >= TICK_NS && !r->stop_reason)
 			tick(r, now);
 		if (!r->stop_reason)

@@ -66,6 +66,9 @@ static const char usage_text[] =
 "  -z, --zstd-level N       compression level (-7..19, default 1: the recorder\n"
 "                           competes with the workload for CPU)\n"
 "      --chunk-size SIZE    raw bytes per chunk (default 1M)\n"
+"      --flush-interval TIME  seal a chunk that has waited TIME (default 250ms,\n"
+"                           10ms..10s): a follower (st-analyze --follow) sees an\n"
+"                           event at most TIME plus a drain period (50 ms) late\n"
 "      --config FILE        JSON: a module (modules/*.json) or a stortrace config\n"
 "                           (name, event_type, logger_io_uring_depth,\n"
 "                           select_target.{pid,common,files}; trace_level noted),\n"
@@ -80,7 +83,7 @@ static const char usage_text[] =
 
 enum { OPT_MAX_SIZE = 256, OPT_CGROUP, OPT_QD, OPT_RINGBUF, OPT_CHUNK, OPT_CONFIG, OPT_FORCE,
        OPT_VERSION, OPT_ROTATE, OPT_KEEP, OPT_RING, OPT_AFTER, OPT_TRIGGER, OPT_TRIGGER_GAP,
-       OPT_MAX_TRIGGERS, OPT_NO_STAMPS };
+       OPT_MAX_TRIGGERS, OPT_NO_STAMPS, OPT_FLUSH_INTERVAL };
 
 static const struct option long_opts[] = {
 	{ "output",       required_argument, NULL, 'o' },
@@ -103,6 +106,7 @@ static const struct option long_opts[] = {
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 	{ "zstd-level",   required_argument, NULL, 'z' },
 	{ "chunk-size",   required_argument, NULL, OPT_CHUNK },
+	{ "flush-interval", required_argument, NULL, OPT_FLUSH_INTERVAL },
 	{ "config",       required_argument, NULL, OPT_CONFIG },
 	{ "no-stamps",    no_argument,       NULL, OPT_NO_STAMPS },
 	{ "verbose",      no_argument,       NULL, 'v' },
@@ -244,6 +248,10 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 	} else if (!strcmp(name, "chunk-size")) {
 		if (parse_size(val, &o->chunk_size) || o->chunk_size < 4096 ||
 		    o->chunk_size > (64u << 20))
+			goto bad;
+	} else if (!strcmp(name, "flush-interval")) {
+		if (st_parse_duration(val, &o->flush_ns) || o->flush_ns < 10000000ull ||
+		    o->flush_ns > 10000000000ull)
 			goto bad;
 	} else {
 		snprintf(err, cap, "unknown option '%s'", name);
@@ -464,6 +472,7 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv)
 	o->ringbuf_size = 16u << 20;
 	o->zstd_level = 1;
 	o->chunk_size = 1u << 20;
+	o->flush_ns = 250000000ull;
 	o->after_ns = 5000000000ull;
 	o->trigger_gap_ns = 10000000000ull;
 	set_str(&o->events, "all");
@@ -531,6 +540,7 @@ char *rec_opts_json(const struct rec_opts *o)
 	json_object_object_add(j, "ringbuf_size", json_object_new_uint64(o->ringbuf_size));
 	json_object_object_add(j, "zstd_level", json_object_new_int(o->zstd_level));
 	json_object_object_add(j, "chunk_size", json_object_new_uint64(o->chunk_size));
+	json_object_object_add(j, "flush_interval_ns", json_object_new_uint64(o->flush_ns));
 	json_object_object_add(j, "no_stamps", json_object_new_boolean(o->no_stamps));
 	for (size_t i = 0; i < o->nfiles; i++)
 		json_object_array_add(files, json_object_new_string(o->files[i]));

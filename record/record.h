@@ -52,6 +52,7 @@ struct rec_opts {
 	uint64_t ringbuf_size;
 	int zstd_level;
 	uint64_t chunk_size;
+	uint64_t flush_ns;		/* --flush-interval: a chunk waits at most this long */
 	const char *config;
 	const char **files;		/* select_target.files: paths to resolve to inodes */
 	size_t nfiles;
