@@ -20,6 +20,7 @@
 #include <microhttpd.h>
 
 #include "analyze/metrics.h"
+#include "common/number.h"
 
 #define LABEL_MAX 64
 
@@ -334,14 +335,14 @@ static int listen_on(const char *addr, char *err, size_t cap)
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV },
 			*ai;
 	size_t hl = colon ? (size_t)(colon - addr) : 0;
+	uint64_t port_no;
 	int fd, one = 1, rc;
 
 	if (hl >= 2 && addr[0] == '[' && addr[hl - 1] == ']') {
 		addr++;
 		hl -= 2;
 	}
-	if (hl >= sizeof(host) || !*port || strspn(port, "0123456789") != strlen(port) ||
-	    atoi(port) < 1 || atoi(port) > 65535) {
+	if (hl >= sizeof(host) || parse_count(port, 1, 65535, &port_no)) {
 		snprintf(err, cap, "%s: not PORT, ADDR:PORT or [ADDR]:PORT (a port in 1..65535)", addr);
 		return -1;
 	}

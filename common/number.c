@@ -24,6 +24,29 @@ int parse_number(const char *s, double lo, double hi, double *v)
 	return parse_decimal(s, v, &end) || *end || *v < lo || *v > hi ? -1 : 0;
 }
 
+int parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+	char *end;
+
+	/* strtoull alone would take blanks, a sign and wrap "-1" to 2^64 - 1 */
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end || *v < lo || *v > hi ? -1 : 0;
+}
+
+int parse_integer(const char *s, long long lo, long long hi, long long *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)s[*s == '-']))
+		return -1;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return errno || *end || *v < lo || *v > hi ? -1 : 0;
+}
+
 int parse_size(const char *s, uint64_t *bytes)
 {
 	char *end;

@@ -16,6 +16,12 @@
 /* s as a number in [lo, hi]; 0, or -1 when it is not one or out of range. */
 int parse_number(const char *s, double lo, double hi, double *v);
 
+/* s as a whole decimal number (digits only) in [lo, hi]; 0 or -1. */
+int parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
+
+/* s as a whole decimal number, a '-' before it allowed, in [lo, hi]; 0 or -1. */
+int parse_integer(const char *s, long long lo, long long hi, long long *v);
+
 /*
  * s as a size in bytes: a number with an optional binary multiple K, M, G or
  * T (either case), then an optional "iB" or "B" ("4096", "64K", "1.5MiB");

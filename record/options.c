@@ -133,19 +133,6 @@ static int parse_rotate(const char *s, struct rec_opts *o)
 	return -1;
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /*
  * The smallest ring buffer holding two batches of the probes (a CPU's stage
  * and its last record, behind the ring's 8-byte header), so that one CPU can
@@ -175,7 +162,7 @@ static void set_str(const char **dst, const char *val)
 static int set_option(struct rec_opts *o, const char *name, const char *val, char *err, size_t cap)
 {
 	uint64_t u;
-	long l;
+	long long l;
 
 	if (!strcmp(name, "output")) {
 		set_str(&o->output, val);
@@ -189,7 +176,7 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 		if (parse_rotate(val, o))
 			goto bad;
 	} else if (!strcmp(name, "keep")) {
-		if (parse_long(val, 1, 1000000, &l))
+		if (parse_integer(val, 1, 1000000, &l))
 			goto bad;
 		o->keep = (unsigned)l;
 	} else if (!strcmp(name, "ring")) {
@@ -208,13 +195,13 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 		if (st_parse_duration(val, &o->trigger_gap_ns))
 			goto bad;
 	} else if (!strcmp(name, "max-triggers")) {
-		if (parse_long(val, 1, 1000000, &l))
+		if (parse_integer(val, 1, 1000000, &l))
 			goto bad;
 		o->max_triggers = (unsigned)l;
 	} else if (!strcmp(name, "events")) {
 		set_str(&o->events, val);
 	} else if (!strcmp(name, "pid")) {
-		if (parse_long(val, 1, 0x3fffffff, &l))
+		if (parse_integer(val, 1, 0x3fffffff, &l))
 			goto bad;
 		o->pid = (pid_t)l;
 	} else if (!strcmp(name, "comm")) {
@@ -229,7 +216,7 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 	} else if (!strcmp(name, "device")) {
 		set_str(&o->device, val);
 	} else if (!strcmp(name, "qd")) {
-		if (parse_long(val, 1, 256, &l))
+		if (parse_integer(val, 1, 256, &l))
 			goto bad;
 		o->qd = (unsigned)l;
 	} else if (!strcmp(name, "ringbuf-size")) {
@@ -242,7 +229,7 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 			return -1;
 		}
 	} else if (!strcmp(name, "zstd-level")) {
-		if (parse_long(val, -7, 19, &l))
+		if (parse_integer(val, -7, 19, &l))
 			goto bad;
 		o->zstd_level = (int)l;
 	} else if (!strcmp(name, "chunk-size")) {

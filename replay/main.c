@@ -124,20 +124,9 @@ void rp_opts_init(struct rp_opts *o)
 	o->max_io = 64ull << 20;
 }
 
-/* An integer in [lo, hi]; -1 when s is not one. */
-static int parse_uint(const char *s, unsigned long long lo, unsigned long long hi, unsigned long long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return end == s || *end || errno || *s == '-' || *v < lo || *v > hi ? -1 : 0;
-}
-
 static int parse_option(struct rp_opts *o, int opt, char *arg)
 {
-	unsigned long long v;
-	uint64_t t;
+	uint64_t v, t;
 	char *eq;
 
 	switch (opt) {
@@ -163,23 +152,20 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		} else if (!strcmp(arg, "afap")) {
 			o->timing = RP_TIMING_AFAP;
 		} else if (!strncmp(arg, "scale=", 6)) {
-			char *end;
-
 			o->timing = RP_TIMING_SCALE;
-			o->scale = strtod(arg + 6, &end);
-			if (end == arg + 6 || *end || !(o->scale > 0 && o->scale < 1e6))
+			if (parse_number(arg + 6, 0, 1e6, &o->scale) || o->scale <= 0 || o->scale >= 1e6)
 				return an_usage_error(PROG, "--timing %s: scale=X needs X > 0", arg);
 		} else {
 			return an_usage_error(PROG, "--timing %s: not original, afap or scale=X", arg);
 		}
 		return 0;
 	case OPT_QD:
-		if (parse_uint(arg, 1, 4096, &v))
+		if (parse_count(arg, 1, 4096, &v))
 			return an_usage_error(PROG, "--qd %s: not a depth in [1, 4096]", arg);
 		o->qd = (unsigned)v;
 		return 0;
 	case OPT_THREADS:
-		if (parse_uint(arg, 1, RP_MAX_THREADS, &v))
+		if (parse_count(arg, 1, RP_MAX_THREADS, &v))
 			return an_usage_error(PROG, "--threads %s: not a count in [1, 256]", arg);
 		o->threads = (unsigned)v;
 		return 0;
@@ -201,7 +187,7 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		o->wrap = 1;
 		return 0;
 	case OPT_ALIGN:
-		if (parse_uint(arg, 1, 1u << 30, &v) || (v & (v - 1)))
+		if (parse_count(arg, 1, 1u << 30, &v) || (v & (v - 1)))
 			return an_usage_error(PROG, "--align %s: not a power of two", arg);
 		o->align = (unsigned)v;
 		return 0;
@@ -216,7 +202,7 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		o->dev = arg;
 		return 0;
 	case OPT_PID:
-		if (parse_uint(arg, 0, 4294967295ull, &v))
+		if (parse_count(arg, 0, 4294967295ull, &v))
 			return an_usage_error(PROG, "--pid %s: not a pid", arg);
 		o->pid = (int64_t)v;
 		return 0;
@@ -224,7 +210,7 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		o->comm = arg;
 		return 0;
 	case OPT_LOOP:
-		if (parse_uint(arg, 1, 1000000, &v))
+		if (parse_count(arg, 1, 1000000, &v))
 			return an_usage_error(PROG, "--loop %s: not a count in [1, 10^6]", arg);
 		o->loops = (unsigned)v;
 		return 0;

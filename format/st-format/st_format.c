@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include "common/input.h"
+#include "common/number.h"
 #include "format/st-format/st_format.h"
 
 static const struct sf_cmd *const commands[] = {
@@ -94,25 +95,11 @@ int sf_positional(const struct sf_cmd *cmd, int argc, char **argv, int n, const 
 	return SF_OK;
 }
 
-int sf_parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return errno || *end ? -1 : 0;
-}
-
 int sf_parse_level(const struct sf_cmd *cmd, const char *arg, int *level)
 {
-	char *end;
-	long v;
+	long long v;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < ZSTD_minCLevel() || v > ZSTD_maxCLevel())
+	if (parse_integer(arg, ZSTD_minCLevel(), ZSTD_maxCLevel(), &v))
 		return sf_usage(cmd, "bad level '%s' for -z", arg);
 	*level = (int)v;
 	return SF_OK;

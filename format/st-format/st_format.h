@@ -51,7 +51,6 @@ int sf_getopt(const struct sf_cmd *cmd, int argc, char **argv, const char *short
 int sf_positional(const struct sf_cmd *cmd, int argc, char **argv, int n, const char *what);
 
 /* Unsigned decimal with nothing after it; 0 on success. */
-int sf_parse_u64(const char *s, uint64_t *v);
 
 /* A --from/--to pair as given on the command line (NULL when absent). */
 struct sf_range {

@@ -17,7 +17,7 @@ enum { OPT_IOS = 256, OPT_SEED, OPT_DEVICES, OPT_PROCS, OPT_CPUS, OPT_CHUNK, OPT
 
 static int parse_unsigned(const char *arg, const char *opt, uint64_t min, uint64_t max, uint64_t *v)
 {
-	if (sf_parse_u64(arg, v) || *v < min || *v > max)
+	if (parse_count(arg, min, max, v))
 		return sf_usage(&sf_cmd_synth, "bad value '%s' for %s", arg, opt);
 	return SF_OK;
 }

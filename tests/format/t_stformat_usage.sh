@@ -77,6 +77,8 @@ usage_error synth_slow_factor_inf "bad factor 'inf' for --slow-factor" synth -o 
 usage_error synth_bad_level "bad level '999' for -z" synth -o "$T/x.st" --ios 5 -z 999
 usage_error anonymize_bad_level "bad level '999' for -z" anonymize "$T/s.st" -o "$T/x.st" -z 999
 usage_error slice_bad_level "bad level '-999999' for -z" slice "$T/s.st" -o "$T/x.st" -z -999999
+usage_error slice_blank_level "bad level ' 3' for -z" slice "$T/s.st" -o "$T/x.st" -z " 3"
+usage_error synth_negative_seed "bad value '-1' for --seed" synth -o "$T/x.st" --ios 5 --seed -1
 usage_error convert_without_to "missing --to FORMAT" convert "$T/s.st"
 usage_error convert_unknown_format "unknown format 'pcap' for --to" convert "$T/s.st" --to pcap
 usage_error convert_blktrace_needs_prefix "--to blktrace needs -o PREFIX" convert "$T/s.st" --to blktrace

@@ -35,6 +35,10 @@ usage replay_usage_threads_qd 2 "--threads 8 above --qd 4" "$T/s.sttrace" --targ
 usage replay_usage_align 2 "--align 3000" "$T/s.sttrace" --target x --align 3000
 usage replay_usage_max_io 2 "--max-io nan" "$T/s.sttrace" --target x --max-io nan
 usage replay_usage_max_io_small 2 "--max-io 1K" "$T/s.sttrace" --target x --max-io 1K
+# numbers as common/number.h reads them: no nan, blanks or sign
+usage replay_usage_scale_nan 2 "scale=nan" "$T/s.sttrace" --target x --timing scale=nan
+usage replay_usage_qd_blank 2 "--qd  8" "$T/s.sttrace" --target x --qd " 8"
+usage replay_usage_threads_sign 2 "--threads +2" "$T/s.sttrace" --target x --threads +2
 usage replay_usage_map 2 "--map sda" "$T/s.sttrace" --map sda
 usage replay_usage_level 2 "--level disk" "$T/s.sttrace" --target x --level disk
 usage replay_usage_window 2 "--from 2s is after --to 1s" "$T/s.sttrace" --target x --from 2s --to 1s
