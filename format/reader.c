@@ -681,28 +681,25 @@ static int scan_chunk(struct st_reader *r, const struct scan_state *s, struct st
 	return 0;
 }
 
-static int damage_add(struct st_reader *r, struct scan_state *s, uint64_t end, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
 /*
  * Takes an intact chunk. Its sequence number says how many chunks are
  * missing before it: in the bytes skipped since the last intact chunk, or,
- * when it follows that chunk directly, in an empty range where whole chunks
- * were cut out of the file.
+ * when it follows that chunk directly, cut out of the file whole. A cut
+ * skipped no bytes, so it is no damaged range: the chunk list shows it, as
+ * a chunk whose seq jumps from the one before it, and it can be the damage.
  */
 static int scan_accept(struct st_reader *r, struct scan_state *s, const struct st_chunk_info *ci)
 {
-	if (ci->seq > s->next_seq && !s->after_skip &&
-	    damage_add(r, s, s->off, "chunk %llu at offset %llu: absent, chunk %u comes next",
-		       (unsigned long long)s->next_seq, (unsigned long long)s->off, ci->seq))
-		return ST_ENOMEM;
 	if (chunk_add(r, ci))
 		return ST_ENOMEM;
 	info_add_chunk(&r->info, ci);
-	if (s->after_skip) {
+	r->info.missing_chunks += ci->seq - s->next_seq;
+	if (s->after_skip)
 		r->damage[r->ndamage - 1].chunks = (uint32_t)(ci->seq - s->next_seq);
-		r->info.missing_chunks += ci->seq - s->next_seq;
-	}
+	else if (ci->seq > s->next_seq && !r->info.damage[0])
+		snprintf(r->info.damage, sizeof(r->info.damage),
+			 "chunk %llu at offset %llu: absent, chunk %u comes next",
+			 (unsigned long long)s->next_seq, (unsigned long long)s->off, ci->seq);
 	s->off += ci->stored_size;
 	s->valid_end = s->off;
 	s->next_seq = (uint64_t)ci->seq + 1;
@@ -711,9 +708,13 @@ static int scan_accept(struct st_reader *r, struct scan_state *s, const struct s
 }
 
 /*
- * Skips [s->off, end) for the reason given; a range that starts where the
- * previous one ends extends it. The first reason is also info.damage.
+ * Skips [s->off, end), never empty, for the reason given; a range that
+ * starts where the previous one ends extends it. The first reason is also
+ * info.damage.
  */
+static int damage_add(struct st_reader *r, struct scan_state *s, uint64_t end, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 static int damage_add(struct st_reader *r, struct scan_state *s, uint64_t end, const char *fmt, ...)
 {
 	struct st_damage *d = r->ndamage ? &r->damage[r->ndamage - 1] : NULL;

@@ -317,9 +317,10 @@ const struct st_file_info *st_reader_info(const struct st_reader *r);
 /*
  * Byte ranges a scan skipped, in file order (none when the footer was read).
  * A range starts at a chunk that is not intact and ends where the next
- * intact chunk starts, or at the end of the file. An empty range (size 0)
- * is where whole chunks were cut out: an intact chunk follows an intact one
- * with a sequence gap.
+ * intact chunk starts, or at the end of the file; it is never empty. Whole
+ * chunks cut out of the file skip no bytes and make no range: the intact
+ * chunk after the cut follows the one before it directly, with a sequence
+ * gap (st_chunk_at()), counted in missing_chunks.
  */
 struct st_damage {
 	uint64_t offset;	/* first byte skipped */

@@ -18,10 +18,12 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <linux/magic.h>
+#include <linux/membarrier.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -735,25 +737,45 @@ static void read_runs(struct rec_probes *p, struct rec_runs *runs)
 }
 
 /*
+ * Moves the window's edge: *before is each program's runs just before, *after
+ * once every run under way at the switch has ended. The kernel counts a run
+ * when it ends, and a run reads record_until in its middle, so a run counted
+ * between the two may have seen either side; every other run saw one side.
+ * The probes run in RCU read-side sections (bpf_trace_run); a global
+ * membarrier waits for a grace period. -errno when it is refused (nohz_full).
+ */
+static int move_edge(struct rec_probes *p, uint64_t until_ns, struct rec_runs *before,
+		     struct rec_runs *after)
+{
+	read_runs(p, before);
+	__atomic_store_n(&p->skel->bss->record_until, until_ns, __ATOMIC_RELEASE);
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		return -errno;
+	read_runs(p, after);
+	return 0;
+}
+
+/*
  * Opens the window, or closes it (until_ns 0). Runs are counted over the
  * window: the programs keep running until they are detached, but record
- * nothing after it closes.
+ * nothing after it closes. The runs counted while an edge moved are apart.
  */
 void rec_probes_set_window(struct rec_probes *p, uint64_t until_ns)
 {
-	struct rec_runs now[REC_MAX_TYPE] = { 0 };
+	struct rec_runs before[REC_MAX_TYPE] = { 0 }, after[REC_MAX_TYPE] = { 0 };
 
 	if (!p->skel)
 		return;
-	if (until_ns)
-		read_runs(p, p->runs_at_open);
-	__atomic_store_n(&p->skel->bss->record_until, until_ns, __ATOMIC_RELEASE);
-	if (until_ns)
+	if (until_ns) {
+		p->runs_known = !move_edge(p, until_ns, p->runs_opening, p->runs_opened);
 		return;
-	read_runs(p, now);
+	}
+	p->runs_known = !move_edge(p, 0, before, after) && p->runs_known;
 	for (size_t i = 0; i < REC_MAX_TYPE; i++) {
-		p->runs_in_window[i].runs = now[i].runs - p->runs_at_open[i].runs;
-		p->runs_in_window[i].ns = now[i].ns - p->runs_at_open[i].ns;
+		p->runs_in_window[i].runs = before[i].runs - p->runs_opened[i].runs;
+		p->runs_in_window[i].ns = before[i].ns - p->runs_opened[i].ns;
+		p->runs_at_edges[i] = p->runs_opened[i].runs - p->runs_opening[i].runs +
+				      after[i].runs - before[i].runs;
 	}
 }
 
@@ -849,20 +871,23 @@ void rec_probes_store_runs(struct rec_probes *p, struct st_writer *w)
 	struct bpf_program *prog;
 	size_t i = 0;
 
-	if (!p->skel)
+	if (!p->skel || !p->runs_known)
 		return;
 	bpf_object__for_each_program(prog, p->skel->obj) {
 		const struct rec_runs *r;
-		char key[96], val[64];
+		uint64_t edges;
+		char key[96], val[96];
 
 		if (i == REC_MAX_TYPE)
 			break;
+		edges = p->runs_at_edges[i];
 		r = &p->runs_in_window[i++];
-		if (!r->runs || prog == p->skel->progs.flush_stage)
+		if (!(r->runs || edges) || prog == p->skel->progs.flush_stage)
 			continue;
 		snprintf(key, sizeof(key), "probe.%s", bpf_program__name(prog));
-		snprintf(val, sizeof(val), "runs=%llu;run_ns=%llu", (unsigned long long)r->runs,
-			 (unsigned long long)r->ns);
+		snprintf(val, sizeof(val), "runs=%llu;run_ns=%llu;edge_runs=%llu",
+			 (unsigned long long)r->runs, (unsigned long long)r->ns,
+			 (unsigned long long)edges);
 		st_writer_set_meta(w, key, val);
 	}
 }

@@ -173,8 +173,12 @@ struct rec_probes {
 	const struct st_stage_age *ages;	/* per possible CPU, mapped */
 	size_t ages_size;
 	uint64_t *lost;			/* per CPU, last read */
-	struct rec_runs runs_at_open[REC_MAX_TYPE];	/* per program, when the window opened */
-	struct rec_runs runs_in_window[REC_MAX_TYPE];	/* per program, open to close */
+	/* per program (rec_probes_set_window): */
+	struct rec_runs runs_opening[REC_MAX_TYPE];	/* just before the window opened */
+	struct rec_runs runs_opened[REC_MAX_TYPE];	/* once the runs under way then had ended */
+	struct rec_runs runs_in_window[REC_MAX_TYPE];	/* wholly in the window: each saw it open */
+	uint64_t runs_at_edges[REC_MAX_TYPE];		/* under way as it opened or closed */
+	bool runs_known;		/* both edges were waited out */
 };
 /*
  * Check the environment (root, BTF, tracefs) and the selected tracepoints:
@@ -228,8 +232,10 @@ uint64_t rec_probes_read_skipped(struct rec_probes *p);
 /*
  * With the kernel's BPF run-time statistics on (kernel.bpf_stats_enabled or
  * BPF_ENABLE_STATS), store each program's runs and run time over the window
- * (from its opening to its closing, rec_probes_set_window) as metadata
- * `probe.<program>` = "runs=N;run_ns=T".
+ * (rec_probes_set_window) as metadata `probe.<program>` =
+ * "runs=N;run_ns=T;edge_runs=E": N runs began and ended inside it (each
+ * recorded, when selected), E were under way as it opened or closed (each
+ * may have recorded or not), T is the N runs' time.
  */
 void rec_probes_store_runs(struct rec_probes *p, struct st_writer *w);
 void rec_probes_stop(struct rec_probes *p);

@@ -84,7 +84,21 @@ static int missing_unknown(const struct st_reader *r, const struct st_damage *d)
 		 d->size == 32);
 }
 
-/* Byte ranges the scan skipped, with the chunks missing there and why. */
+/*
+ * Chunks cut out whole just before chunk i: it starts where the intact chunk
+ * before it (or the file header's 32 bytes) ends, no damaged range between
+ * them, and its seq jumps; their count.
+ */
+static uint32_t chunks_cut_before(const struct st_reader *r, size_t i)
+{
+	const struct st_chunk_info *ci = st_chunk_at(r, i), *prev = i ? st_chunk_at(r, i - 1) : NULL;
+	uint64_t prev_end = prev ? prev->offset + prev->stored_size : 32;
+	uint32_t expected = prev ? prev->seq + 1 : 0;
+
+	return ci->offset == prev_end && ci->seq > expected ? ci->seq - expected : 0;
+}
+
+/* Byte ranges the scan skipped and chunks cut out, with the chunks missing and why. */
 static void print_damaged_ranges(const struct st_reader *r, const struct st_file_info *in)
 {
 	const struct st_damage *end = st_damage_at(r, st_damage_count(r) - 1);
@@ -93,7 +107,17 @@ static void print_damaged_ranges(const struct st_reader *r, const struct st_file
 	       " chunk%s missing%s\n", in->skipped_bytes, in->damaged_ranges,
 	       in->damaged_ranges == 1 ? "" : "s", in->missing_chunks,
 	       in->missing_chunks == 1 ? "" : "s",
-	       missing_unknown(r, end) ? " and an unknown number at the end" : "");
+	       end && missing_unknown(r, end) ? " and an unknown number at the end" : "");
+	for (size_t i = 0; i < st_chunk_count(r); i++) {
+		const struct st_chunk_info *ci = st_chunk_at(r, i);
+		uint32_t cut = chunks_cut_before(r, i);
+
+		if (cut == 1)
+			printf("  cut before byte %" PRIu64 ": chunk %u missing\n", ci->offset, ci->seq - 1);
+		else if (cut)
+			printf("  cut before byte %" PRIu64 ": chunks %u..%u missing\n", ci->offset,
+			       ci->seq - cut, ci->seq - 1);
+	}
 	for (size_t i = 0; i < st_damage_count(r); i++) {
 		const struct st_damage *d = st_damage_at(r, i);
 
@@ -111,14 +135,14 @@ static void print_damaged_ranges(const struct st_reader *r, const struct st_file
 
 static void print_footer(const struct st_reader *r, const struct st_file_info *in)
 {
-	if (in->footer_present && !in->lost_tail_bytes && !in->damaged_ranges) {
+	if (in->footer_present && !in->lost_tail_bytes && !in->damaged_ranges && !in->missing_chunks) {
 		puts("footer        present");
 		return;
 	}
 	printf("footer        %s: read by scanning the chunks\n",
 	       in->footer_present ? "present but damaged" : "missing");
 	printf("damage        %s\n", in->damage[0] ? in->damage : "none");
-	if (in->damaged_ranges)
+	if (in->damaged_ranges || in->missing_chunks)
 		print_damaged_ranges(r, in);
 	if (in->lost_tail_bytes)
 		printf("lost tail     %" PRIu64 " bytes after offset %" PRIu64 " unreadable\n",
@@ -317,6 +341,26 @@ static struct json_object *json_damaged_ranges(const struct st_reader *r)
 	return a;
 }
 
+static struct json_object *json_cuts(const struct st_reader *r)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < st_chunk_count(r); i++) {
+		const struct st_chunk_info *ci = st_chunk_at(r, i);
+		uint32_t cut = chunks_cut_before(r, i);
+		struct json_object *o;
+
+		if (!cut)
+			continue;
+		o = json_object_new_object();
+		add_u64(o, "offset", ci->offset);
+		add_u64(o, "first_seq", ci->seq - cut);
+		add_u64(o, "missing_chunks", cut);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static void json_span(struct json_object *o, const struct st_reader *r,
 		      const struct st_file_info *in)
 {
@@ -352,6 +396,7 @@ static void print_json(const char *path, const struct st_reader *r, int chunk_li
 	add_u64(o, "skipped_bytes", in->skipped_bytes);
 	add_u64(o, "missing_chunks", in->missing_chunks);
 	json_object_object_add(o, "damaged_ranges", json_damaged_ranges(r));
+	json_object_object_add(o, "cuts", json_cuts(r));
 	add_u64(o, "chunk_count", in->chunks);
 	json_object_object_add(o, "chunks", json_chunks(r));
 	add_u64(o, "events", in->events);
@@ -421,7 +466,7 @@ const struct sf_cmd sf_cmd_info = {
 	"Describe a trace: format version, file size, whether the footer (index)\n"
 	"was present or the file was read by scanning its chunks (and what was\n"
 	"lost then: every damaged byte range skipped, the chunks missing there\n"
-	"and why), chunks per kind, events, time span on the event clock and on\n"
+	"and why, and chunks cut out whole), chunks per kind, events, time span on the event clock and on\n"
 	"the wall clock (through clock.realtime_offset_ns), raw and stored bytes,\n"
 	"compression ratio, stored bytes per event, events lost by the kernel side\n"
 	"(per CPU), events per type and every metadata key.\n\n"

@@ -103,8 +103,9 @@ check recover_reports_footerless_damage grep -q "events; dropped $((stored1 + st
 
 # One whole events chunk cut out of a closed file (the trailer then points
 # past the moved index): the chunk after it is intact and kept, so recover
-# loses exactly the cut chunk's events; info shows the cut as an empty range
-# where that one chunk is missing. A cut in the tail counts as unknown.
+# loses exactly the cut chunk's events; info shows the cut (no damaged range:
+# no bytes were skipped) where that one chunk is missing. A cut in the tail
+# counts as unknown.
 read -r seq3 off3 stored3 ev3 < <(jq -r '[.chunk_list[] | select(.kind == "events")][5] | "\(.seq) \(.offset) \(.stored_size) \(.events)"' "$T/a.json")
 { head -c "$off3" "$T/a.st"; tail -c +$((off3 + stored3 + 1)) "$T/a.st"; } >"$T/holed.st"
 st-format recover "$T/holed.st" -o "$T/rec5.st" >"$T/msg"
@@ -113,7 +114,9 @@ st-format cat "$T/rec5.st" | sort >"$T/got"
 check recover_whole_chunk_cut_keeps_next test "$(wc -l <"$T/got")" = $((total - ev3))
 check recover_whole_chunk_cut_no_foreign_events test -z "$(comm -13 "$T/all" "$T/got")"
 st-format info --json "$T/holed.st" >"$T/holed.json"
-check info_whole_chunk_cut_range test "$(jq -c '.damaged_ranges[0] | [.offset, .size, .first_seq, .missing_chunks]' "$T/holed.json")" = "[$off3,0,$seq3,1]"
+check info_whole_chunk_cut test "$(jq -c '[.cuts[] | [.offset, .first_seq, .missing_chunks]]' "$T/holed.json")" = "[[$off3,$seq3,1]]"
+check info_whole_chunk_cut_no_empty_range test "$(jq '[.damaged_ranges[] | select(.size == 0)] | length' "$T/holed.json")" = 0
+check info_whole_chunk_cut_text grep -q "cut before byte $off3: chunk $seq3 missing" <(st-format info "$T/holed.st")
 head -c $((off3 + 100)) "$T/a.st" >"$T/tail.st"
 st-format info --json "$T/tail.st" >"$T/tail.json"
 check info_tail_missing_unknown test "$(jq -c '.damaged_ranges[0] | [.first_seq, .missing_chunks]' "$T/tail.json")" = "[$seq3,null]"

@@ -1,5 +1,9 @@
 # The fuzz harness as a plain corpus replayer over tests/fuzz/corpus (in
 # `make test`, plain and sanitized) and, with clang, as a libFuzzer binary.
+# The corpus: seed-* from gen_corpus; finding-* inputs the fuzzer stopped on,
+# as found (the fuzz build ignores checksums) and, as finding-*-checksummed,
+# with the checksums of the chunks it took rewritten, so that the replayer's
+# normal build reaches the same bytes; hostile-* crafted with valid checksums.
 FUZZ_SRCS := tests/fuzz/fuzz_reader.c tests/fuzz/replay_main.c
 FUZZ_REPLAY := $(B)/tests/fuzz_replay
 FUZZ_REPLAY_ASAN := $(ASAN_B)/tests/fuzz_replay

@@ -125,11 +125,14 @@ rec_require_fio_stats() {
 	rec_bpf_stats || { skip "$1" "the kernel refused BPF run-time statistics"; exit 0; }
 }
 
-# rec_probe_runs FILE [PROGRAM_REGEX]: the probe runs st-record stored
-# (probe.* metadata, with BPF statistics on), summed over matching programs.
+# rec_probe_runs FILE [PROGRAM_REGEX [KEY]]: a count st-record stored in the
+# probe.* metadata (with BPF statistics on), summed over matching programs:
+# KEY runs (the default: runs wholly inside the recording window) or
+# edge_runs (runs under way as the window opened or closed).
 rec_probe_runs() {
-	st-format info "$1" | awk -v re="^probe\\\\.(${2:-.*})\$" '
-		$1 ~ re { split($3, kv, /[=;]/); n += kv[2] } END { print n + 0 }'
+	st-format info "$1" | awk -v re="^probe\\\\.(${2:-.*})\$" -v key="${3:-runs}" '
+		$1 ~ re { n_kv = split($3, kv, /[=;]/); for (i = 1; i < n_kv; i += 2) if (kv[i] == key) n += kv[i + 1] }
+		END { print n + 0 }'
 }
 
 # rec_issued FILE COLUMN...: rec_rows of every issued request, whichever
