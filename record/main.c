@@ -67,6 +67,7 @@ struct recorder {
 	uint64_t tick_events;		/* writer's events at the last tick */
 	uint64_t seal_events;		/* writer's events at the last --flush-interval seal */
 	uint64_t seal_ns;		/* since when appended records wait in open chunks */
+	uint64_t ring_fill_stored;	/* record.ringbuf_used_max_bytes last set */
 	bool status_line;
 	/* --rotate: the file being written is number file_index, begun at file_start_ns */
 	unsigned file_index;
@@ -678,6 +679,20 @@ static void seal_waiting(struct recorder *r, uint64_t now)
 	r->seal_ns = now;
 }
 
+/*
+ * The most the BPF ring buffer held at a drain since the recording began:
+ * a metadata update that goes out with the next seal, only when it grew.
+ */
+static void store_ring_fill(struct recorder *r)
+{
+	uint64_t fill = r->probes.ring.fill_max;
+
+	if (fill == r->ring_fill_stored)
+		return;
+	set_meta_u64(r->w, "record.ringbuf_used_max_bytes", fill);
+	r->ring_fill_stored = fill;
+}
+
 /* Once a second: keep the file readable, the counts current, the limits enforced. */
 static void tick(struct recorder *r, uint64_t now)
 {
@@ -690,6 +705,7 @@ static void tick(struct recorder *r, uint64_t now)
 	if (r->out_fd >= 0 && rec_sink_datasync(&r->sink))
 		stop_for_write_error(r);
 	lost = store_lost(r);
+	store_ring_fill(r);
 	if (r->status_line)
 		print_status(r, &st, now, lost);
 	r->tick_events = st.events;
@@ -803,6 +819,7 @@ static int finish(struct recorder *r)
 	rec_meta_procs(r->w);
 	rec_probes_store_runs(&r->probes, r->w);
 	lost = store_lost(r);
+	store_ring_fill(r);
 	st_writer_stats(r->w, &st);
 	summary(r, &st, end_ns, lost);
 	if (r->opts.ring_bytes) {
@@ -839,6 +856,8 @@ static int record(struct recorder *r)
 	r->trigger.armed_ns = r->start_ns + META_HOLD_NS;
 	snprintf(ts, sizeof(ts), "%llu", (unsigned long long)r->start_ns);
 	st_writer_set_meta(r->w, "record.start_ts", ts);
+	set_meta_u64(r->w, "record.ringbuf_bytes", r->probes.ring.mask + 1);
+	set_meta_u64(r->w, "record.ringbuf_used_max_bytes", 0);
 	/* tests and scripts wait for this line before starting their workload */
 	fprintf(stderr, "%s: recording %zu probes into %s\n", REC_NAME, r->probes.nlinks,
 		r->opts.ring_bytes ? "the ring" : r->path);

@@ -147,6 +147,7 @@ struct rec_ring {
 	const char *data;
 	uint64_t mask;
 	size_t map_size, page;
+	uint64_t fill_max;		/* most bytes waiting at a drain so far */
 	rec_event_fn fn;
 	void *ctx;
 };

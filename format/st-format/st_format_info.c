@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "common/number.h"
 #include "format/st-format/st_format.h"
 #include "format/st-format/st_format_json.h"
 
@@ -168,6 +169,19 @@ static void print_lost(const struct st_reader *r, const struct st_file_info *in)
 	puts(shown ? ")" : "");
 }
 
+/* st-record's BPF ring buffer: its size, and the most it held at a drain. */
+static void print_ringbuf(const struct st_reader *r)
+{
+	const char *size = st_meta_get(r, "record.ringbuf_bytes");
+	const char *used = st_meta_get(r, "record.ringbuf_used_max_bytes");
+	uint64_t s, u;
+
+	if (!size || !used || parse_count(size, 1, UINT64_MAX, &s) || parse_count(used, 0, UINT64_MAX, &u))
+		return;
+	printf("ring buffer   %" PRIu64 " bytes, at most %" PRIu64 " used (%.1f%%)\n",
+	       s, u, 100.0 * (double)u / (double)s);
+}
+
 static void print_span(const struct st_reader *r, const struct st_file_info *in)
 {
 	char a[64], b[64];
@@ -221,6 +235,7 @@ static void print_text(const char *path, const struct st_reader *r)
 	       in->raw_bytes, in->stored_bytes, ratio(in->raw_bytes, in->stored_bytes),
 	       ratio(in->stored_bytes, in->events));
 	print_lost(r, in);
+	print_ringbuf(r);
 	printf("schema        %zu event types\n", st_type_count(r));
 	puts("\nevents per type");
 	for (size_t i = 0; i < st_type_count(r); i++) {

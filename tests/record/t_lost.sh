@@ -26,3 +26,14 @@ if [ "${reported:-0}" -gt 0 ] && [ "$stored" = "$reported" ] && [ "$kept" -lt 16
 else
 	fail record_lost_counted "summary says ${reported:-?} lost, file stores ${stored:-?}, $kept of 16384 requests kept: $(tail -1 "$T/log")"
 fi
+
+# The ring that lost events was full when st-record drained it after SIGCONT:
+# the fill it stores (record.ringbuf_used_max_bytes) is more than half its size.
+size=$(st-format info "$T/l.sttrace" | sed -n 's/^  record.ringbuf_bytes = //p')
+used=$(st-format info "$T/l.sttrace" | sed -n 's/^  record.ringbuf_used_max_bytes = //p')
+if [ "${reported:-0}" -gt 0 ] && [ "${size:-0}" = 16384 ] && [ "${used:-0}" -gt 8192 ] &&
+   [ "$used" -le "$size" ]; then
+	pass record_lost_ring_full
+else
+	fail record_lost_ring_full "${reported:-?} lost, ring ${size:-?} bytes, at most ${used:-?} used"
+fi
