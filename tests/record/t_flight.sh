@@ -192,7 +192,7 @@ n=$(sed -n 's/^trigger: .*the I\/O listed as #\([0-9]*\)$/\1/p' "$T/q.txt")
 check flight_trigger_marked_by_analyze test -n "$n"
 d2c=$(awk -v n="$n" '$1 == "#" { for (i = 1; i <= NF; i++) if ($i == "D2C") c = i }
 	c && $1 == n { print $c }' "$T/q.txt")
-check flight_trigger_analyze_d2c_above awk -v d="$d2c" -v t="$t_us" 'BEGIN { exit !(d > t) }'
+check flight_trigger_analyze_d2c_above awk -v d="$d2c" -v t="$t_us" 'BEGIN { exit !(d >= t) }'
 echo "flight: D2C trigger at ${t_us} us (calibration p90 ${p90} us), the request's D2C ${d2c} us"
 
 # --- a dump refused (a symlink planted at its name) is reported as refused, not written

@@ -6,10 +6,12 @@
 # 16 on a loop device, the stat file read right before and after fio, inside
 # the recording: the time-weighted in-flight distribution's integral (the sum
 # of depth x time, i.e. the requests' issue..completion times added up) is
-# within 5 % of the field's growth. The kernel's time starts at the
-# request's allocation, a little before its issue (its time in the
-# scheduler); the requests here spend tens of us after their issue, in the
-# loop device's queue (measured: 1524 ms against 1496 ms, 1.8 %).
+# within 5 % of the field's growth less the requests' time from allocation
+# to issue: the kernel's time starts at the request's allocation
+# (rq->start_time_ns, the G the stamped issue carries), before its issue
+# (measured on a quiet machine: 1524 ms against 1496 ms, 1.8 %, without
+# that part; under load it grows: 569 against 537 ms, 5.6 %). That part is
+# G..D summed over the requests, Q2C - D2C - Q2G of the summary.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 rec_require_bpf reports_depth
@@ -35,11 +37,20 @@ st-analyze "$T/r.sttrace" --depth --csv --dev "$L" >"$T/depth.csv" 2>"$T/err" ||
 ours_ms=$(awk -F, 'NR > 1 { t += $2 * $3 } END { printf "%.3f", t * 1000 }' "$T/depth.csv")
 st-analyze "$T/r.sttrace" --depth --dev "$L" >"$T/depth.txt" 2>&1
 requests=$(awk '/requests, in flight/ { print $2; exit }' "$T/depth.txt")
-echo "diskstats: $kernel_reads reads, weighted time in queue $kernel_ms ms; --depth: $requests requests, in-flight time $ours_ms ms"
-if [ "$kernel_ms" -gt 0 ] && awk -v k="$kernel_ms" -v o="$ours_ms" 'BEGIN { d = (o - k) / k; exit !(d <= 0.05 && d >= -0.05) }'; then
+# sum of n x avg of a stage on the device (CSV: stage, n, avg_us in columns 7, 8, 10), ms
+stage_ms() { awk -F, -v s="$1" '$7 == s { t += $8 * $10 } END { printf "%.3f", t / 1000 }' "$T/sum.csv"; }
+st-analyze "$T/r.sttrace" --csv --dev "$L" >"$T/sum.csv" 2>/dev/null
+pre_ms=$(awk -v q="$(stage_ms Q2C)" -v d="$(stage_ms D2C)" -v g="$(stage_ms Q2G)" 'BEGIN { printf "%.3f", q - d - g }')
+echo "diskstats: $kernel_reads reads, weighted time in queue $kernel_ms ms; --depth: $requests requests, in-flight time $ours_ms ms, before their issue $pre_ms ms"
+if [ "$kernel_ms" -gt 0 ] && awk -v k="$kernel_ms" -v o="$ours_ms" -v p="$pre_ms" 'BEGIN { d = (o + p - k) / k; exit !(d <= 0.05 && d >= -0.05) }'; then
 	pass reports_depth_diskstats
 else
-	fail reports_depth_diskstats "diskstats $kernel_ms ms, --depth integral $ours_ms ms"
+	fail reports_depth_diskstats "diskstats $kernel_ms ms, --depth integral $ours_ms ms + $pre_ms ms before issue"
 fi
-[ "$requests" = "$kernel_reads" ] && pass reports_depth_requests ||
-	fail reports_depth_requests "diskstats completed $kernel_reads reads, --depth counts ${requests:-none}"
+# The kernel now and then runs no completion probe for a request (t_fio.sh):
+# those, issued without a completion in the file, have no in-flight end.
+devno=$(rec_devno "$L")
+uncompleted=$(($(rec_issued "$T/r.sttrace" dev | grep -cx "$devno") - $(rec_completed "$T/r.sttrace" dev | grep -cx "$devno")))
+[ -n "$requests" ] && [ $((requests + uncompleted)) = "$kernel_reads" ] && [ "$uncompleted" -le 20 ] &&
+	pass reports_depth_requests ||
+	fail reports_depth_requests "diskstats completed $kernel_reads reads, --depth counts ${requests:-none} (+$uncompleted without a completion event)"
