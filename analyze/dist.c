@@ -100,7 +100,8 @@ static int keep_request(struct an_dist *d, const struct an_io *io)
 	}
 	rq = &d->rqs[d->nrqs++];
 	*rq = (struct an_dist_rq){
-		.issue = io->ts[AN_TS_ISSUE], .complete = io->ts[AN_TS_COMPLETE],
+		.issue = io->ts[AN_TS_ISSUE],
+		.complete = io->ts[AN_TS_COMPLETE] >= io->ts[AN_TS_ISSUE] ? io->ts[AN_TS_COMPLETE] : 0,
 		.sector = io->sector, .sectors = (uint32_t)(io->blk_bytes >> 9), .dev = io->dev,
 		.pid = io->pid, .recording = io->recording, .op = io->op,
 	};
@@ -110,16 +111,21 @@ static int keep_request(struct an_dist *d, const struct an_io *io)
 void an_dist_add(struct an_dist *d, const struct an_io *io)
 {
 	/*
-	 * A request's I/O: issued and completed on a device, and not made only
-	 * of bios merged into another I/O's request (that one counts it).
+	 * A request's I/O: issued on a device, and not made only of bios merged
+	 * into another I/O's request (that one counts it). Its size and place
+	 * are known at its issue: an I/O whose completion the trace lacks (the
+	 * kernel now and then runs no completion probe, or the trace ends
+	 * first) still counts in sizes and seeks, as btt counts every D; its
+	 * latency and its time in flight are unknown.
 	 */
-	int block = io->ts[AN_TS_ISSUE] && io->ts[AN_TS_COMPLETE] >= io->ts[AN_TS_ISSUE] && io->dev &&
-		    (!(io->flags & AN_IO_MERGED) || io->ts[AN_TS_GETRQ]);
+	int request = io->ts[AN_TS_ISSUE] && io->dev &&
+		      (!(io->flags & AN_IO_MERGED) || io->ts[AN_TS_GETRQ]);
+	int complete = !(io->flags & AN_IO_INCOMPLETE);
 	struct an_dist_group *g = NULL;
 	char label[128];
 	uint64_t ns;
 
-	if (io->flags & AN_IO_INCOMPLETE)
+	if (io->span || !(complete || request))
 		return;
 	if (d->want & (AN_DIST_SIZE | AN_DIST_HIST)) {
 		an_group_label(d->by, d->names, d->host, io, label, sizeof(label));
@@ -129,13 +135,13 @@ void an_dist_add(struct an_dist *d, const struct an_io *io)
 		}
 	}
 	/* The bytes of its bios; an I/O that reached no device, the bytes its call moved. */
-	if ((d->want & AN_DIST_SIZE) && !io->span && (io->blk_bytes || io->bytes))
+	if ((d->want & AN_DIST_SIZE) && (io->blk_bytes || io->bytes))
 		count_size(g, io->blk_bytes ? io->blk_bytes : io->bytes);
-	if ((d->want & AN_DIST_HIST) && an_io_stage(io, d->stage, &ns)) {
+	if ((d->want & AN_DIST_HIST) && complete && an_io_stage(io, d->stage, &ns)) {
 		g->lat.slot[an_log2_slot(ns / 1000)]++;
 		g->lat.n++;
 	}
-	if ((d->want & (AN_DIST_SEEK | AN_DIST_DEPTH)) && block && !io->span && keep_request(d, io))
+	if ((d->want & (AN_DIST_SEEK | AN_DIST_DEPTH)) && request && keep_request(d, io))
 		d->failed = 1;
 }
 
@@ -349,7 +355,11 @@ static int sweep_depth(struct an_dist *d)
 	for (i = 0; i < d->nrqs; i++) {
 		const struct an_dist_rq *rq = &d->rqs[i];
 		uint64_t key = ((uint64_t)rq->recording << 32 | rq->dev) | 1ull << 63;
-		uint32_t k = an_idmap_get(&map, key);
+		uint32_t k;
+
+		if (!rq->complete)	/* in flight until an end the trace does not hold */
+			continue;
+		k = an_idmap_get(&map, key);
 
 		if (k == AN_NONE) {
 			struct an_dist_depth *p = realloc(d->depths, (d->ndepths + 1) * sizeof(*p));

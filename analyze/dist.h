@@ -8,8 +8,8 @@
  * Sizes and histograms are counted per --by group as I/Os arrive. Seeks and
  * depth need the I/Os in the order they were issued, which is not the order
  * they complete in: each block I/O keeps a record of 40 bytes (issue,
- * completion, sectors, device, op, pid) until the end of the pass, when the
- * records are sorted by issue time.
+ * completion or 0 where the trace holds none, sectors, device, op, pid)
+ * until the end of the pass, when the records are sorted by issue time.
  */
 #ifndef AN_DIST_H
 #define AN_DIST_H
@@ -104,7 +104,7 @@ struct an_dist {
 void an_dist_init(struct an_dist *d, unsigned want, enum an_by by, enum an_stage stage,
 		  const struct an_names *names);
 void an_dist_free(struct an_dist *d);
-/* One I/O: complete I/Os only. */
+/* One I/O; an incomplete one counts where what it lacks is not needed (an_dist_add). */
 void an_dist_add(struct an_dist *d, const struct an_io *io);
 /* dst += src (src's records move to dst). 0 or -1 (out of memory). */
 int an_dist_merge(struct an_dist *dst, struct an_dist *src);

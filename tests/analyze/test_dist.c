@@ -5,7 +5,8 @@
  * (btt/seek.c) on requests handed over in completion order, the time at
  * each depth of two overlapping requests (a bio merged into one of them
  * not a third), biolatency's slots, exact sizes,
- * and two recordings' counts merged.
+ * and two recordings' counts merged; a request whose completion the trace
+ * lacks counts in sizes and seeks (btt counts its D), not in depth.
  */
 #include <string.h>
 
@@ -156,10 +157,50 @@ static int test_hist_and_sizes(void)
 	return ret;
 }
 
+static int test_uncompleted_request(void)
+{
+	/*
+	 * Three sequential 4 KiB reads at sectors 0, 8 and 16; the middle one's
+	 * completion is not in the trace. btt sees three D's: three
+	 * sequential requests (no seek of 8 sectors over a missing one), three
+	 * of 4 KiB; in flight, only the two whose ends are known.
+	 */
+	struct an_io io[3] = { block_io(100, 150, 0, 4096), block_io(200, 0, 8, 4096),
+			       block_io(300, 350, 16, 4096) };
+	struct an_names *names;
+	struct an_dist d;
+	int ret = 1;
+
+	if (an_names_new(&names))
+		return expectf(0, __func__, "out of memory");
+	io[1].flags |= AN_IO_INCOMPLETE;
+	an_dist_init(&d, AN_DIST_SEEK | AN_DIST_DEPTH | AN_DIST_SIZE, AN_BY_DEVOP, AN_ST_TOTAL, names);
+	for (int i = 0; i < 3; i++)
+		an_dist_add(&d, &io[i]);
+	if (!expectf(!an_dist_finish(&d, 0, 1000), __func__, "finish failed")) {
+		const struct an_dist_seek *dev = seek_row(&d, 0);
+
+		ret = expectf(dev && dev->zero == 3 && !dev->fwd.n && !dev->back.n, __func__,
+			      "seeks: zero %lu forward %lu, want 3 0", dev ? (unsigned long)dev->zero : 0,
+			      dev ? (unsigned long)dev->fwd.n : 0) ||
+		      expectf(d.ngroups == 1 && d.groups[0].size_count[0] == 3, __func__,
+			      "4 KiB counted %lu times, want 3",
+			      d.ngroups ? (unsigned long)d.groups[0].size_count[0] : 0) ||
+		      expectf(d.ndepths == 1 && d.depths[0].requests == 2 && d.depths[0].ns[1] == 100,
+			      __func__, "depth: %lu requests, %lu ns at 1, want 2 and 100",
+			      d.ndepths ? (unsigned long)d.depths[0].requests : 0,
+			      d.ndepths ? (unsigned long)d.depths[0].ns[1] : 0);
+	}
+	an_dist_free(&d);
+	an_names_free(names);
+	return ret;
+}
+
 int main(void)
 {
 	RUN(test_seek_btt_rule);
 	RUN(test_depth);
 	RUN(test_hist_and_sizes);
+	RUN(test_uncompleted_request);
 	return check_failures != 0;
 }
