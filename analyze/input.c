@@ -28,13 +28,29 @@ struct adapter {
 #define NO_ADAPTER 0xff
 
 /*
- * A record held back for time order: the stage events a stamped issue
+ * Records held back for time order: the stage events a stamped issue
  * stands for are dated before it, so a file that has them is read through
- * a window of REORDER_NS of event time, sorted by (ts, seq).
+ * a window of REORDER_NS of event time and handed out sorted by (ts, seq),
+ * seq the order they were held in. What the file gives comes in time order
+ * (the cursor's promise) and waits in a FIFO of bytes, copied once, never
+ * allocated per record; only the dated-back stage events, and any record
+ * behind the FIFO's newest, wait in a heap. The earlier of the two heads
+ * goes out first, so the order is the one a single sort would give.
  */
 struct held {
 	uint64_t ts, seq;
-	struct st_event_header *rec;	/* malloc'd copy */
+	uint32_t slot;		/* in the reorder's slots */
+};
+
+/* A heap record: a stage event made here, or a copy of a record the file gave late. */
+struct held_rec {
+	struct st_ev_block_bio bio;
+	struct st_event_header *copy;	/* malloc'd, or NULL: the record is bio */
+};
+
+/* A FIFO entry: its sequence number, then the record (sizes are multiples of 8). */
+struct fifo_head {
+	uint64_t seq;
 };
 
 #define REORDER_NS 100000000ull	/* stamps older than this before their issue come late */
@@ -69,10 +85,16 @@ struct issued {
 };
 
 struct reorder {
+	uint8_t *fifo;			/* entries from fifo_out to fifo_in, in a ring */
+	size_t fifo_out, fifo_in, fifo_end, fifo_cap;
+	int fifo_wrapped;		/* fifo_in has started again at the front */
+	uint64_t fifo_newest;		/* ts of the FIFO's last entry */
 	struct held *heap;
 	size_t n, cap;
+	struct an_pool slots;		/* struct held_rec */
 	uint64_t seq, newest;		/* next sequence number; latest ts read from the file */
-	struct st_event_header *out;	/* the record returned last, freed at the next call */
+	uint32_t out_slot;		/* the heap slot returned last + 1, released at the next
+					   call; 0 none */
 };
 
 struct file_in {
@@ -292,6 +314,225 @@ static void info_add(struct an_input_info *info, const struct st_reader *r)
 		info->last_ts = fi->last_ts;
 }
 
+/* ---- records held back for time order --------------------------------- */
+
+static int held_before(const struct held *a, const struct held *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+}
+
+static void reorder_init(struct reorder *ro)
+{
+	an_pool_init(&ro->slots, sizeof(struct held_rec));
+}
+
+static const struct fifo_head *fifo_first(const struct reorder *ro)
+{
+	if (!ro->fifo_wrapped && ro->fifo_out == ro->fifo_in)
+		return NULL;
+	return (const struct fifo_head *)(ro->fifo + ro->fifo_out);
+}
+
+/*
+ * The FIFO is a ring of whole entries: one that does not fit before the
+ * buffer's end starts again at its front (fifo_end marks where the older
+ * entries stop), and a full ring grows, its entries laid out in order.
+ */
+static int fifo_grow(struct reorder *ro, size_t need)
+{
+	size_t used = ro->fifo_wrapped ? ro->fifo_end - ro->fifo_out + ro->fifo_in :
+					 ro->fifo_in - ro->fifo_out;
+	size_t cap = ro->fifo_cap ? ro->fifo_cap : 65536;
+	uint8_t *p;
+
+	while (cap < 2 * (used + need))
+		cap *= 2;
+	if (!(p = malloc(cap)))
+		return -1;
+	if (ro->fifo_wrapped) {
+		memcpy(p, ro->fifo + ro->fifo_out, ro->fifo_end - ro->fifo_out);
+		memcpy(p + ro->fifo_end - ro->fifo_out, ro->fifo, ro->fifo_in);
+	} else if (used) {
+		memcpy(p, ro->fifo + ro->fifo_out, used);
+	}
+	free(ro->fifo);
+	ro->fifo = p;
+	ro->fifo_cap = cap;
+	ro->fifo_out = 0;
+	ro->fifo_in = used;
+	ro->fifo_wrapped = 0;
+	return 0;
+}
+
+static int fifo_push(struct reorder *ro, const struct st_event_header *h)
+{
+	size_t need = sizeof(struct fifo_head) + ((h->size + 7u) & ~7u);
+	struct fifo_head fh = { .seq = ro->seq++ };
+
+	if (!fifo_first(ro))
+		ro->fifo_out = ro->fifo_in = 0;
+	if (ro->fifo_wrapped ? ro->fifo_in + need >= ro->fifo_out : ro->fifo_in + need > ro->fifo_cap) {
+		if (!ro->fifo_wrapped && need < ro->fifo_out) {
+			ro->fifo_end = ro->fifo_in;
+			ro->fifo_in = 0;
+			ro->fifo_wrapped = 1;
+		} else if (fifo_grow(ro, need)) {
+			return -1;
+		}
+	}
+	memcpy(ro->fifo + ro->fifo_in, &fh, sizeof(fh));
+	memcpy(ro->fifo + ro->fifo_in + sizeof(fh), h, h->size);
+	ro->fifo_in += need;
+	ro->fifo_newest = h->ts;
+	return 0;
+}
+
+/* Past the first entry, whose record is h. */
+static void fifo_skip(struct reorder *ro, const struct st_event_header *h)
+{
+	ro->fifo_out += sizeof(struct fifo_head) + ((h->size + 7u) & ~7u);
+	if (ro->fifo_wrapped && ro->fifo_out == ro->fifo_end) {
+		ro->fifo_out = 0;
+		ro->fifo_wrapped = 0;
+	}
+}
+
+static const struct st_event_header *fifo_record(const struct fifo_head *fh)
+{
+	return (const struct st_event_header *)(fh + 1);
+}
+
+static int heap_push(struct reorder *ro, const struct st_event_header *h)
+{
+	struct held e = { .ts = h->ts, .seq = ro->seq++ };
+	struct held_rec *rec;
+	size_t i;
+
+	if (ro->n == ro->cap) {
+		size_t cap = ro->cap ? ro->cap * 2 : 256;
+		struct held *nh = realloc(ro->heap, cap * sizeof(*nh));
+
+		if (!nh)
+			return -1;
+		ro->heap = nh;
+		ro->cap = cap;
+	}
+	if ((e.slot = an_pool_get(&ro->slots)) == AN_NONE)
+		return -1;
+	rec = AN_POOL_AT(&ro->slots, struct held_rec, e.slot);
+	rec->copy = NULL;
+	if (h->size <= sizeof(rec->bio)) {
+		memcpy(&rec->bio, h, h->size);
+	} else if ((rec->copy = malloc(h->size))) {
+		memcpy(rec->copy, h, h->size);
+	} else {
+		an_pool_put(&ro->slots, e.slot);
+		return -1;
+	}
+	for (i = ro->n++; i && held_before(&e, &ro->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		ro->heap[i] = ro->heap[(i - 1) / 2];
+	ro->heap[i] = e;
+	return 0;
+}
+
+static uint32_t heap_pop(struct reorder *ro)
+{
+	uint32_t top = ro->heap[0].slot;
+	struct held last = ro->heap[--ro->n];
+	size_t i = 0, child;
+
+	while ((child = 2 * i + 1) < ro->n) {
+		if (child + 1 < ro->n && held_before(&ro->heap[child + 1], &ro->heap[child]))
+			child++;
+		if (!held_before(&ro->heap[child], &last))
+			break;
+		ro->heap[i] = ro->heap[child];
+		i = child;
+	}
+	if (ro->n)
+		ro->heap[i] = last;
+	return top;
+}
+
+static const struct st_event_header *slot_record(struct reorder *ro, uint32_t slot)
+{
+	struct held_rec *rec = AN_POOL_AT(&ro->slots, struct held_rec, slot);
+
+	return rec->copy ? rec->copy : &rec->bio.h;
+}
+
+static void slot_release(struct reorder *ro, uint32_t slot)
+{
+	struct held_rec *rec = AN_POOL_AT(&ro->slots, struct held_rec, slot);
+
+	free(rec->copy);
+	rec->copy = NULL;
+	an_pool_put(&ro->slots, slot);
+}
+
+/* Hold a record: in the FIFO when it is not behind its newest, else in the heap. */
+static int reorder_push(struct reorder *ro, const struct st_event_header *h)
+{
+	return h->ts >= ro->fifo_newest ? fifo_push(ro, h) : heap_push(ro, h);
+}
+
+/* The time of the earliest record held in *ts; 0 when none is held. */
+static int reorder_first(const struct reorder *ro, uint64_t *ts)
+{
+	const struct fifo_head *fh = fifo_first(ro);
+
+	if (!fh && !ro->n)
+		return 0;
+	*ts = fh ? fifo_record(fh)->ts : UINT64_MAX;
+	if (ro->n && ro->heap[0].ts < *ts)
+		*ts = ro->heap[0].ts;
+	return 1;
+}
+
+/* Hand out the earliest record held: valid until the next call on ro. */
+static const struct st_event_header *reorder_pop(struct reorder *ro)
+{
+	const struct fifo_head *fh = fifo_first(ro);
+	struct held fifo_key;
+
+	if (fh) {
+		fifo_key = (struct held){ .ts = fifo_record(fh)->ts, .seq = fh->seq };
+		if (!ro->n || held_before(&fifo_key, &ro->heap[0])) {
+			fifo_skip(ro, fifo_record(fh));
+			return fifo_record(fh);
+		}
+	}
+	ro->out_slot = heap_pop(ro) + 1;
+	return slot_record(ro, ro->out_slot - 1);
+}
+
+/* Let go of the record handed out last. */
+static void reorder_done(struct reorder *ro)
+{
+	if (ro->out_slot)
+		slot_release(ro, ro->out_slot - 1);
+	ro->out_slot = 0;
+}
+
+static void reorder_clear(struct reorder *ro)
+{
+	reorder_done(ro);
+	while (ro->n)
+		slot_release(ro, heap_pop(ro));
+	ro->fifo_out = ro->fifo_in = 0;
+	ro->fifo_wrapped = 0;
+	ro->fifo_newest = 0;
+	ro->newest = 0;
+}
+
+static void reorder_free(struct reorder *ro)
+{
+	reorder_clear(ro);
+	free(ro->heap);
+	free(ro->fifo);
+	an_pool_free(&ro->slots);
+}
+
 int an_input_open(struct an_input **inp, char *const *paths, int npaths, struct an_names *names,
 		  char *err, size_t cap)
 {
@@ -319,6 +560,7 @@ int an_input_open(struct an_input **inp, char *const *paths, int npaths, struct 
 			return -1;
 		}
 		plan_stamped(f);
+		reorder_init(&f->ro);
 		an_pool_init(&f->issued.rqs, sizeof(struct issued_rq));
 		info_add(&in->info, f->r);
 		in->info.files++;
@@ -327,64 +569,6 @@ int an_input_open(struct an_input **inp, char *const *paths, int npaths, struct 
 }
 
 /* ---- stamped issues: the stage events they stand for, in time order ---- */
-
-static int held_before(const struct held *a, const struct held *b)
-{
-	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
-}
-
-static int reorder_push(struct reorder *ro, const void *rec, unsigned size)
-{
-	struct held h = { .seq = ro->seq++ };
-	size_t i;
-
-	if (ro->n == ro->cap) {
-		size_t cap = ro->cap ? ro->cap * 2 : 256;
-		struct held *nh = realloc(ro->heap, cap * sizeof(*nh));
-
-		if (!nh)
-			return -1;
-		ro->heap = nh;
-		ro->cap = cap;
-	}
-	h.rec = malloc(size);
-	if (!h.rec)
-		return -1;
-	memcpy(h.rec, rec, size);
-	h.ts = h.rec->ts;
-	for (i = ro->n++; i && held_before(&h, &ro->heap[(i - 1) / 2]); i = (i - 1) / 2)
-		ro->heap[i] = ro->heap[(i - 1) / 2];
-	ro->heap[i] = h;
-	return 0;
-}
-
-static struct st_event_header *reorder_pop(struct reorder *ro)
-{
-	struct st_event_header *top = ro->heap[0].rec;
-	struct held last = ro->heap[--ro->n];
-	size_t i = 0, child;
-
-	while ((child = 2 * i + 1) < ro->n) {
-		if (child + 1 < ro->n && held_before(&ro->heap[child + 1], &ro->heap[child]))
-			child++;
-		if (!held_before(&ro->heap[child], &last))
-			break;
-		ro->heap[i] = ro->heap[child];
-		i = child;
-	}
-	if (ro->n)
-		ro->heap[i] = last;
-	return top;
-}
-
-static void reorder_clear(struct reorder *ro)
-{
-	while (ro->n)
-		free(reorder_pop(ro));
-	free(ro->out);
-	ro->out = NULL;
-	ro->newest = 0;
-}
 
 /* A bio event dated ts on behalf of the issue event e. */
 static int push_bio(struct reorder *ro, const struct st_ev_block_rq_issue_stamped *e, uint16_t type,
@@ -399,7 +583,7 @@ static int push_bio(struct reorder *ro, const struct st_ev_block_rq_issue_stampe
 	b.h.type = type;
 	b.h.size = sizeof(b);
 	b.h.ts = ts;
-	return reorder_push(ro, &b, sizeof(b));
+	return reorder_push(ro, &b.h);
 }
 
 /* A requeued request (rq_requeue) is issued again: remember it until then. */
@@ -579,7 +763,7 @@ static int synthesize(struct file_in *f, const struct st_ev_block_rq_issue_stamp
 	memcpy(&issue, e, sizeof(issue));
 	issue.h.type = ST_EV_block_rq_issue;
 	issue.h.size = sizeof(issue);
-	return ret | reorder_push(ro, &issue, sizeof(issue));
+	return ret | reorder_push(ro, &issue.h);
 }
 
 static int raw_next(struct file_in *f, const struct st_event_header **ev, char *err, size_t cap);
@@ -677,11 +861,11 @@ static int reordered_next(struct file_in *f, const struct st_event_header **ev, 
 			  size_t cap)
 {
 	struct reorder *ro = &f->ro;
+	uint64_t first;
 	int ret = 1;
 
-	free(ro->out);
-	ro->out = NULL;
-	while (!ro->n || ro->heap[0].ts + REORDER_NS > ro->newest) {
+	reorder_done(ro);
+	while (!reorder_first(ro, &first) || first + REORDER_NS > ro->newest) {
 		const struct st_event_header *h;
 
 		ret = raw_next(f, &h, err, cap);
@@ -694,7 +878,7 @@ static int reordered_next(struct file_in *f, const struct st_event_header **ev, 
 		if (h->type == ST_EV_block_rq_complete)
 			note_complete(f, (const struct st_ev_block_rq_complete *)h);
 		if (h->type != ST_EV_block_rq_issue_stamped ?
-		    reorder_push(ro, h, h->size) :
+		    reorder_push(ro, h) :
 		    f->stamped_ok && synthesize(f, (const struct st_ev_block_rq_issue_stamped *)h)) {
 			snprintf(err, cap, "%s: out of memory", f->path);
 			return -1;
@@ -703,10 +887,9 @@ static int reordered_next(struct file_in *f, const struct st_event_header **ev, 
 	if (ret < 0)
 		return ret;
 	/* a live file's next events may still come before the held ones */
-	if (!ro->n || (!ret && st_reader_live(f->r)))
+	if (!reorder_first(ro, &first) || (!ret && st_reader_live(f->r)))
 		return 0;
-	ro->out = reorder_pop(ro);
-	*ev = ro->out;
+	*ev = reorder_pop(ro);
 	return 1;
 }
 
@@ -825,6 +1008,7 @@ int an_input_open_live(struct an_input **inp, const char *path, struct an_names 
 		return ST_ENOMEM;
 	}
 	plan_stamped(f);
+	reorder_init(&f->ro);
 	an_pool_init(&f->issued.rqs, sizeof(struct issued_rq));
 	info_add(&in->info, f->r);
 	in->info.files = 1;
@@ -1001,8 +1185,7 @@ void an_input_close(struct an_input *in)
 
 		for (k = 0; k < f->nadapters; k++)
 			free(f->adapters[k].ops);
-		reorder_clear(&f->ro);
-		free(f->ro.heap);
+		reorder_free(&f->ro);
 		issued_clear(&f->issued);
 		st_cursor_close(f->c);
 		st_reader_close(f->r);
