@@ -471,6 +471,55 @@ int main(void)
 		      nout, nout ? out[0].flags : 0, nout ? out[0].ts[AN_TS_ISSUE] : 0,
 		      nout ? out[0].ts[AN_TS_COMPLETE] : 0);
 	}
+	{
+		/*
+		 * 20,000 requests, 100 us apart and then 5 us apart, each queued
+		 * and allocated up to 250 us before its issue (before the issues
+		 * of the requests before it) and completed 40 us after it: the
+		 * records held back in the read-ahead window span 2 s, and their
+		 * bytes grow tenfold halfway, so the input's buffers wrap and
+		 * grow while wrapped. Every request's four events come out, in
+		 * time order.
+		 */
+		enum { REQUESTS = 20000 };
+		const struct st_event_header *ev;
+		struct an_names *names;
+		struct an_input *in;
+		uint64_t ts = 1000000, last = 0, count[4] = { 0 }, backwards = 0, other = 0;
+		char err[256];
+		uint32_t i;
+
+		w = create(a, 0);
+		for (i = 0; i < REQUESTS; i++) {
+			uint32_t ago = 1000 + 27000 * (i % 10);
+
+			ts += i < REQUESTS / 2 ? 100000 : 5000;
+			put_stamped(w, ts, 0x1000 + 0x400 * (uint64_t)i, 1, (const uint64_t[]){ 0x100 + i },
+				    (const uint32_t[]){ ago }, ago / 2,
+				    ST_STAMPED_GETRQ | ST_STAMPED_QUEUE(0));
+			put_compact(w, ts + 40000, 0x1000 + 0x400 * (uint64_t)i, 4096);
+		}
+		st_writer_close(w, NULL, 0);
+		in = input_of(paths, 1, &names);
+		while (an_input_next(in, &ev, err, sizeof(err)) > 0) {
+			backwards += ev->ts < last;
+			last = ev->ts;
+			switch (ev->type) {
+			case ST_EV_block_bio_queue: count[0]++; break;
+			case ST_EV_block_getrq: count[1]++; break;
+			case ST_EV_block_rq_issue: count[2]++; break;
+			case ST_EV_block_rq_complete: count[3]++; break;
+			default: other++;
+			}
+		}
+		an_input_close(in);
+		an_names_free(names);
+		check(!backwards && !other && count[0] == REQUESTS && count[1] == REQUESTS &&
+		      count[2] == REQUESTS && count[3] == REQUESTS, "input.stamped_many_in_order",
+		      "%" PRIu64 " steps back in time, %" PRIu64 " other events; Q G D C: %" PRIu64
+		      " %" PRIu64 " %" PRIu64 " %" PRIu64 " of %d", backwards, other, count[0], count[1],
+		      count[2], count[3], REQUESTS);
+	}
 	unlink(a);
 	unlink(b);
 	return check_failures != 0;
