@@ -1,5 +1,15 @@
 #!/usr/bin/env bash
-# Analyzer benchmark: st-analyze on a synthetic trace of about 5*10^7 events.
+# Analyzer benchmark, side by side in one run on the same files.
+#
+# Real recordings first: fio psync 4k randrw (70 % reads, 2 jobs) on a loop
+# device over /dev/shm, recorded with `-e block` and `-e all` for
+# BENCH_REAL_SECONDS (default 4), and `-e all` for ten times as long (the
+# memory check); or the recordings given as FILE arguments. For each:
+#   - st-analyze's summary CPU against `st-format verify` of the same file
+#     (every chunk decoded and checked; goal: summary <= 2x verify)
+#   - --quantile 99.95 and --heatmap lat against the summary (goal <= 1.3x)
+#   - peak RSS, and on the 10x longer recording its ratio (goal < 1.5)
+# Then a synthetic trace of about EVENTS events (st-format synth):
 #   - summary throughput: events per CPU-second (st-analyze is single-threaded,
 #     so this is one core), next to the library alone on the same file: the
 #     time-ordered cursor (st-format cat of a type the trace lacks iterates
@@ -9,34 +19,21 @@
 #   - two recordings analyzed together (one thread each) against the same two
 #     analyzed one after the other: wall-clock throughput ratio (goal >= 1.7
 #     on 2 cores), runs alternated so both see the same load
-# Every figure is measured in this run, side by side, on the same files.
 # Traces are kept in $BENCH_DIR (default /tmp/sttrace-bench) for re-runs.
 #
-# usage: scripts/bench/analyze.sh [EVENTS]   (default 50000000)
+# usage: scripts/bench/analyze.sh [EVENTS] [FILE.sttrace...]
+#   (EVENTS default 50000000; without FILEs the real recordings are made
+#   here, which needs root and BPF; BENCH_REAL=0 skips them)
 set -eu
 cd "$(dirname "$0")/../.."
 B=${ST_BUILD:-$PWD/build}
 EVENTS=${1:-50000000}
+[ $# -gt 0 ] && shift
 DIR=${BENCH_DIR:-/tmp/sttrace-bench}
 EVENTS_PER_IO=8.57	# st-format synth's mix (171364 events for 20000 I/Os)
 mkdir -p "$DIR"
+export PATH="$B:$PATH"
 
-big_ios=$(awk -v e="$EVENTS" -v r="$EVENTS_PER_IO" 'BEGIN { printf "%d", e / r }')
-small_ios=$((big_ios / 10))
-for n in $small_ios $big_ios; do
-	f="$DIR/synth-$n.sttrace"
-	[ -s "$f" ] || { echo "generating $f ($n I/Os)..." >&2; "$B/st-format" synth -o "$f" --ios "$n" --seed 1 >&2; }
-done
-big="$DIR/synth-$big_ios.sttrace"
-small="$DIR/synth-$small_ios.sttrace"
-# The pair: two recordings (seeds 1 and 2) of a fifth of the events each.
-pair_ios=$((big_ios / 5))
-pair=()
-for seed in 1 2; do
-	f="$DIR/synth-$pair_ios-seed$seed.sttrace"
-	[ -s "$f" ] || { echo "generating $f ($pair_ios I/Os)..." >&2; "$B/st-format" synth -o "$f" --ios "$pair_ios" --seed $seed >&2; }
-	pair+=("$f")
-done
 events_of() { "$B/st-format" info "$1" | awk '$1 == "events" { print $2; exit }'; }
 
 # measure CMD...: prints "cpu_seconds wall_seconds max_rss_kb" of one run.
@@ -56,6 +53,65 @@ best() {
 	echo "$best_out"
 }
 
+# record PRESET SECONDS OUT: fio on a fresh loop device, recorded by st-record.
+record() {
+	(
+		. tests/lib.sh
+		st_loopdev dev 256
+		"$B/st-record" -o "$3" -e "$1" -d "$dev" -- \
+			fio --name=bench --filename="$dev" --direct=1 --rw=randrw --rwmixread=70 \
+			--bs=4k --size=200M --time_based --runtime="$2" --numjobs=2 \
+			--ioengine=psync --group_reporting --output=/dev/null >/dev/null 2>&1
+	)
+}
+
+# real FILE: the summary against verify, the other reports against the summary.
+real() {
+	local sc sr vc qc hc
+	read -r sc _ sr <<<"$(best "$B/st-analyze" "$1")"
+	read -r vc _ _ <<<"$(best "$B/st-format" verify "$1")"
+	read -r qc _ _ <<<"$(best "$B/st-analyze" --quantile 99.95 "$1")"
+	read -r hc _ _ <<<"$(best "$B/st-analyze" --heatmap lat "$1")"
+	awk -v f="$(basename "$1")" -v ev="$(events_of "$1")" -v sc="$sc" -v vc="$vc" -v qc="$qc" \
+	    -v hc="$hc" -v sr="$sr" 'BEGIN {
+		printf "%-22s %9d events  summary %.3f s CPU (%.2f M events/s) = %.2fx verify %.3f s (goal <= 2); --quantile %.2fx, --heatmap %.2fx the summary (goal <= 1.3); peak RSS %d KiB\n",
+			f, ev, sc, ev / sc / 1e6, sc / vc, vc, qc / sc, hc / sc, sr }'
+	echo "$sr" >"$1.rss"
+}
+
+if [ $# -gt 0 ]; then
+	echo "real recordings (given):"
+	for f in "$@"; do real "$f"; done
+elif [ "${BENCH_REAL:-1}" != 0 ]; then
+	secs=${BENCH_REAL_SECONDS:-4}
+	echo "real recordings (fio psync 4k randrw on a loop device, ${secs} s and $((10 * secs)) s):"
+	for spec in block:$secs all:$secs all:$((10 * secs)); do
+		f="$DIR/real-${spec%%:*}-${spec#*:}s.sttrace"
+		[ -s "$f" ] || record "${spec%%:*}" "${spec#*:}" "$f" ||
+			{ echo "analyze.sh: recording $f failed (root and BPF needed; BENCH_REAL=0 skips)" >&2; exit 1; }
+		real "$f"
+	done
+	awk -v a="$(cat "$DIR/real-all-${secs}s.sttrace.rss")" -v b="$(cat "$DIR/real-all-$((10 * secs))s.sttrace.rss")" \
+		'BEGIN { printf "peak RSS of -e all: %d KiB, %d KiB for 10x as long: ratio %.2f (goal < 1.5)\n", a, b, b / a }'
+fi
+echo "synthetic:"
+
+big_ios=$(awk -v e="$EVENTS" -v r="$EVENTS_PER_IO" 'BEGIN { printf "%d", e / r }')
+small_ios=$((big_ios / 10))
+for n in $small_ios $big_ios; do
+	f="$DIR/synth-$n.sttrace"
+	[ -s "$f" ] || { echo "generating $f ($n I/Os)..." >&2; "$B/st-format" synth -o "$f" --ios "$n" --seed 1 >&2; }
+done
+big="$DIR/synth-$big_ios.sttrace"
+small="$DIR/synth-$small_ios.sttrace"
+# The pair: two recordings (seeds 1 and 2) of a fifth of the events each.
+pair_ios=$((big_ios / 5))
+pair=()
+for seed in 1 2; do
+	f="$DIR/synth-$pair_ios-seed$seed.sttrace"
+	[ -s "$f" ] || { echo "generating $f ($pair_ios I/Os)..." >&2; "$B/st-format" synth -o "$f" --ios "$pair_ios" --seed $seed >&2; }
+	pair+=("$f")
+done
 ev=$(events_of "$big")
 ev_small=$(events_of "$small")
 read -r sum_cpu sum_wall sum_rss <<<"$(best "$B/st-analyze" "$big")"
