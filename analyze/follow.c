@@ -34,6 +34,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/metrics.h"
+#include "common/number.h"
 
 #define POLL_NS		100000000ull	/* how often the file is looked at */
 #define HOLD_MARGIN_NS	500000000ull	/* drains, metadata held back, a busy recorder */
@@ -411,11 +412,21 @@ static int group_cmp(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->label, y->label);
 }
 
+/* The recorder's ring buffer: its size and the most it held, when the file says. */
+static int ring_fill(const struct an_input *in, uint64_t *size, uint64_t *used)
+{
+	const char *s = an_input_meta(in, "record.ringbuf_bytes");
+	const char *u = an_input_meta(in, "record.ringbuf_used_max_bytes");
+
+	return s && u && !parse_count(s, 1, UINT64_MAX, size) && !parse_count(u, 0, UINT64_MAX, used);
+}
+
 static void print_view(struct follower *f, uint64_t now)
 {
 	const struct an_input_info *info = an_input_info(f->in);
 	uint64_t events = f->base_events + info->events, lost = f->base_lost + info->lost_events;
 	double secs = (double)(now - f->view_start) / 1e9, run = (double)(now - f->run_start) / 1e9;
+	struct an_health health = { .events = events, .lost = lost, .file_bytes = f->base_bytes + f->size };
 	struct an_group **order = calloc(f->run.ngroups ? f->run.ngroups : 1, sizeof(*order));
 	uint64_t incomplete = 0, p99 = 0;
 	struct an_qest all;
@@ -433,9 +444,13 @@ static void print_view(struct follower *f, uint64_t now)
 	for (uint32_t i = 0; i < f->run.ngroups; i++)
 		incomplete += f->run.groups[i].incomplete;
 	fprintf(out, "--- live %s.%03ld: %s, %.1f s followed, %" PRIu64 " events (%.0f/s), lost events: %"
-		PRIu64 " (+%" PRIu64 "), incomplete I/Os: %" PRIu64 "\n", stamp, wall.tv_nsec / 1000000,
-		shown(f), run, events,
-		(double)(events - f->events_before) / secs, lost, lost - f->lost_before, incomplete);
+		PRIu64 " (+%" PRIu64 ")", stamp, wall.tv_nsec / 1000000, shown(f), run, events,
+		(double)(events - f->events_before) / secs, lost, lost - f->lost_before);
+	if (ring_fill(f->in, &health.ring_bytes, &health.ring_used_max))
+		fprintf(out, ", ring buffer: at most %" PRIu64 " of %" PRIu64 " bytes used (%.1f%%)",
+			health.ring_used_max, health.ring_bytes,
+			100.0 * (double)health.ring_used_max / (double)health.ring_bytes);
+	fprintf(out, ", incomplete I/Os: %" PRIu64 "\n", incomplete);
 	fprintf(out, "%-16s %9s %9s %9s %9s %9s  %-6s %9s %7s\n", an_by_name(f->o->by), "IOPS", "MB/s",
 		"p50 us", "p99 us", "p99.9 us", "tail", "p99 us", "errors");
 	if (order) {
@@ -475,7 +490,7 @@ static void print_view(struct follower *f, uint64_t now)
 	f->events_before = events;
 	f->lost_before = lost;
 	if (f->metrics)
-		an_metrics_health(f->metrics, f->host, events, lost, f->base_bytes + f->size);
+		an_metrics_health(f->metrics, f->host, &health);
 }
 
 /* ---- the loop -------------------------------------------------------------- */
