@@ -632,7 +632,9 @@ static int follow_loop(struct follower *f)
 		}
 		info = an_input_info(f->in);
 		f->first_ts = f->first_ts ? f->first_ts : info->first_ts;
-		f->clock = ret && until < info->last_ts ? until : info->last_ts;
+		until = ret && until < info->last_ts ? until : info->last_ts;
+		/* a rotating set's next part holds its newest events back again */
+		f->clock = until > f->clock ? until : f->clock;
 		if (drain(f))
 			return 2;
 		now = mono_ns();
