@@ -206,7 +206,7 @@ static void counter(FILE *out, const struct an_metrics *m, int om, const char *n
 	}
 }
 
-/* A health field per host; the ring's only of hosts whose recording tells it. */
+/* A health field per host; the ring's (the fields from ring_bytes on) only of hosts whose recording has them. */
 static void health_metric(FILE *out, const struct an_metrics *m, int om, const char *name,
 			  const char *type, const char *help, size_t field)
 {

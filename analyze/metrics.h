@@ -28,7 +28,7 @@ struct an_metrics;
 struct an_health {
 	uint64_t events, lost;	/* events read, events lost */
 	uint64_t file_bytes;	/* of its file(s) */
-	uint64_t ring_bytes, ring_used_max;	/* the recorder's ring buffer, the most it held; 0 0 unknown */
+	uint64_t ring_bytes, ring_used_max;	/* the recorder's ring buffer, the most it held; 0 0 unknown (last: metrics.c) */
 };
 
 /*
