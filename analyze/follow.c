@@ -34,6 +34,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/metrics.h"
+#include "common/number.h"
 
 #define POLL_NS		100000000ull	/* how often the file is looked at */
 #define HOLD_MARGIN_NS	500000000ull	/* drains, metadata held back, a busy recorder */
@@ -91,6 +92,7 @@ struct follower {
 	/* view */
 	int tty;
 	uint64_t view_start, run_start;	/* monotonic */
+	uint64_t first_ts, clock, view_clock;	/* event clock: first event, released up to, at the last view */
 	uint64_t events_before, lost_before;	/* the recording's counts at the last view */
 	uint64_t base_events, base_lost, base_bytes;	/* of the parts done (rotating set) */
 };
@@ -351,7 +353,26 @@ static const enum an_stage tail_stages[] = {
 	AN_ST_WB, AN_ST_JNL, AN_ST_FLUSH, AN_ST_REAP,
 };
 
-/* One row: rates over secs, total's quantiles, and the stage with the longest p99 of those that do not overlap. */
+static double per_sec(uint64_t n, double secs)
+{
+	return secs > 0 ? (double)n / secs : 0;
+}
+
+/* p50, p99 and p99.9 of e in us, dashes without one. */
+static void print_quantiles(FILE *out, struct an_qest *e)
+{
+	if (!e) {
+		fprintf(out, " %7s %7s %7s", "-", "-", "-");
+		return;
+	}
+	fprintf(out, " %7.1f %7.1f %7.1f", an_us(an_qest_quantile(e, 0.5)), an_us(an_qest_quantile(e, 0.99)),
+		an_us(an_qest_quantile(e, 0.999)));
+}
+
+/*
+ * One row: rates over secs of the trace, total's quantiles, and those of the
+ * stage with the longest p99 of the ones that do not overlap.
+ */
 static void print_row(FILE *out, const char *window, struct an_group *g, double secs)
 {
 	enum an_stage worst = AN_ST_TOTAL;
@@ -370,12 +391,11 @@ static void print_row(FILE *out, const char *window, struct an_group *g, double 
 			worst_p99 = p99;
 		}
 	}
-	fprintf(out, "  %-14s %9.0f %9.2f %9.1f %9.1f %9.1f  %-6s %9.1f %7" PRIu64 "\n", window,
-		(double)g->count / secs, (double)g->bytes / secs / 1e6,
-		an_us(an_qest_quantile(&g->st[AN_ST_TOTAL], 0.5)),
-		an_us(an_qest_quantile(&g->st[AN_ST_TOTAL], 0.99)),
-		an_us(an_qest_quantile(&g->st[AN_ST_TOTAL], 0.999)),
-		worst_p99 ? an_stage_name(worst) : "-", worst_p99 ? an_us(worst_p99) : 0.0, g->errors);
+	fprintf(out, "  %-14s %9.0f %9.2f", window, per_sec(g->count, secs), per_sec(g->bytes, secs) / 1e6);
+	print_quantiles(out, &g->st[AN_ST_TOTAL]);
+	fprintf(out, "  %-6s", worst != AN_ST_TOTAL ? an_stage_name(worst) : "-");
+	print_quantiles(out, worst != AN_ST_TOTAL ? &g->st[worst] : NULL);
+	fprintf(out, " %7" PRIu64 "\n", g->errors);
 }
 
 static struct an_group *group_named(struct an_stats *s, const char *label)
@@ -411,11 +431,35 @@ static int group_cmp(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->label, y->label);
 }
 
+/*
+ * Seconds of the trace from `from` to the event clock, within --from/--to
+ * as the offline report counts them: a follower catching up shows the
+ * trace's rates, not its own.
+ */
+static double trace_secs(const struct follower *f, uint64_t from)
+{
+	uint64_t to = f->filter.to && f->filter.to < f->clock ? f->filter.to : f->clock;
+
+	from = from > f->first_ts ? from : f->first_ts;
+	from = from > f->filter.from ? from : f->filter.from;
+	return to > from ? (double)(to - from) / 1e9 : 0;
+}
+
+/* The recorder's ring buffer: its size and the most it held, when the file says. */
+static int ring_fill(const struct an_input *in, uint64_t *size, uint64_t *used)
+{
+	const char *s = an_input_meta(in, "record.ringbuf_bytes");
+	const char *u = an_input_meta(in, "record.ringbuf_used_max_bytes");
+
+	return s && u && !parse_count(s, 1, UINT64_MAX, size) && !parse_count(u, 0, UINT64_MAX, used);
+}
+
 static void print_view(struct follower *f, uint64_t now)
 {
 	const struct an_input_info *info = an_input_info(f->in);
 	uint64_t events = f->base_events + info->events, lost = f->base_lost + info->lost_events;
-	double secs = (double)(now - f->view_start) / 1e9, run = (double)(now - f->run_start) / 1e9;
+	double secs = trace_secs(f, f->view_clock), run = trace_secs(f, 0);
+	struct an_health health = { .events = events, .lost = lost, .file_bytes = f->base_bytes + f->size };
 	struct an_group **order = calloc(f->run.ngroups ? f->run.ngroups : 1, sizeof(*order));
 	uint64_t incomplete = 0, p99 = 0;
 	struct an_qest all;
@@ -433,18 +477,25 @@ static void print_view(struct follower *f, uint64_t now)
 	for (uint32_t i = 0; i < f->run.ngroups; i++)
 		incomplete += f->run.groups[i].incomplete;
 	fprintf(out, "--- live %s.%03ld: %s, %.1f s followed, %" PRIu64 " events (%.0f/s), lost events: %"
-		PRIu64 " (+%" PRIu64 "), incomplete I/Os: %" PRIu64 "\n", stamp, wall.tv_nsec / 1000000,
-		shown(f), run, events,
-		(double)(events - f->events_before) / secs, lost, lost - f->lost_before, incomplete);
-	fprintf(out, "%-16s %9s %9s %9s %9s %9s  %-6s %9s %7s\n", an_by_name(f->o->by), "IOPS", "MB/s",
-		"p50 us", "p99 us", "p99.9 us", "tail", "p99 us", "errors");
+		PRIu64 " (+%" PRIu64 ")", stamp, wall.tv_nsec / 1000000, shown(f),
+		(double)(now - f->run_start) / 1e9, events, per_sec(events - f->events_before, secs), lost,
+		lost - f->lost_before);
+	if (ring_fill(f->in, &health.ring_bytes, &health.ring_used_max))
+		fprintf(out, ", ring buffer: at most %" PRIu64 " of %" PRIu64 " bytes used (%.1f%%)",
+			health.ring_used_max, health.ring_bytes,
+			100.0 * (double)health.ring_used_max / (double)health.ring_bytes);
+	fprintf(out, ", incomplete I/Os: %" PRIu64 "\n", incomplete);
+	/* rates over the trace's time; quantiles in us of total and of the stage that dominates the tail */
+	fprintf(out, "%36s %23s  %s\n", "", "latency of total, us", "the tail's longest stage, us");
+	fprintf(out, "%-16s %9s %9s %7s %7s %7s  %-6s %7s %7s %7s %7s\n", an_by_name(f->o->by), "IOPS", "MB/s",
+		"p50", "p99", "p99.9", "stage", "p50", "p99", "p99.9", "errors");
 	if (order) {
 		char label[32];
 
 		for (uint32_t i = 0; i < f->run.ngroups; i++)
 			order[i] = &f->run.groups[i];
 		qsort(order, f->run.ngroups, sizeof(*order), group_cmp);
-		snprintf(label, sizeof(label), "last %.1f s", secs);
+		snprintf(label, sizeof(label), "last %.3g s", secs);
 		for (uint32_t i = 0; i < f->run.ngroups && i < GROUPS_SHOWN; i++) {
 			fprintf(out, "%s\n", order[i]->label);
 			print_row(out, label, group_named(&f->last, order[i]->label), secs);
@@ -459,7 +510,7 @@ static void print_view(struct follower *f, uint64_t now)
 	if (!an_stats_merge_stage(&f->last, AN_ST_TOTAL, &all) && all.n)
 		p99 = an_qest_quantile(&all, 0.99);
 	an_qest_free(&all);
-	fprintf(out, "tail: I/Os at or above %.1f us (p99 of total before), last %.1f s\n",
+	fprintf(out, "tail: I/Os at or above %.1f us (p99 of total before), last %.3g s\n",
 		an_us(f->tail_threshold), secs);
 	print_tail(out, "processes", &f->procs);
 	print_tail(out, "files", &f->files);
@@ -472,10 +523,11 @@ static void print_view(struct follower *f, uint64_t now)
 	an_stats_init(&f->last, f->o->by, f->o->exact_limit, f->names);
 	f->last.host = f->host;
 	f->view_start = now;
+	f->view_clock = f->clock;
 	f->events_before = events;
 	f->lost_before = lost;
 	if (f->metrics)
-		an_metrics_health(f->metrics, f->host, events, lost, f->base_bytes + f->size);
+		an_metrics_health(f->metrics, f->host, &health);
 }
 
 /* ---- the loop -------------------------------------------------------------- */
@@ -565,17 +617,24 @@ static int follow_loop(struct follower *f)
 
 	f->run_start = f->view_start = mono_ns();
 	for (;;) {
-		uint64_t now = mono_ns();
+		uint64_t now = mono_ns(), until;
+		const struct an_input_info *info;
 		int done;
 
 		if (stop_signal && !stop_at)
 			stop_at = now;
 		done = writer_done(f, stop_at);
-		ret = an_input_refresh(f->in, done, release_until(f, now), err, sizeof(err));
+		until = release_until(f, now);
+		ret = an_input_refresh(f->in, done, until, err, sizeof(err));
 		if (ret < 0) {
 			fprintf(stderr, "%s: %s\n", f->prog, err);
 			return 2;
 		}
+		info = an_input_info(f->in);
+		f->first_ts = f->first_ts ? f->first_ts : info->first_ts;
+		until = ret && until < info->last_ts ? until : info->last_ts;
+		/* a rotating set's next part holds its newest events back again */
+		f->clock = until > f->clock ? until : f->clock;
 		if (drain(f))
 			return 2;
 		now = mono_ns();

@@ -35,7 +35,7 @@ struct series {
 
 struct health {
 	char host[LABEL_MAX];
-	uint64_t events, lost, file_bytes;
+	struct an_health h;
 };
 
 struct an_metrics {
@@ -137,8 +137,7 @@ void an_metrics_io(struct an_metrics *m, const char *host, const char *dev, cons
 	pthread_mutex_unlock(&m->lock);
 }
 
-void an_metrics_health(struct an_metrics *m, const char *host, uint64_t events, uint64_t lost,
-		       uint64_t file_bytes)
+void an_metrics_health(struct an_metrics *m, const char *host, const struct an_health *health)
 {
 	struct health *h = NULL;
 
@@ -150,11 +149,8 @@ void an_metrics_health(struct an_metrics *m, const char *host, uint64_t events, 
 		h = &m->health[m->nhealth++];
 		snprintf(h->host, sizeof(h->host), "%s", host);
 	}
-	if (h) {
-		h->events = events;
-		h->lost = lost;
-		h->file_bytes = file_bytes;
-	}
+	if (h)
+		h->h = *health;
 	pthread_mutex_unlock(&m->lock);
 }
 
@@ -210,13 +206,18 @@ static void counter(FILE *out, const struct an_metrics *m, int om, const char *n
 	}
 }
 
+/* A health field per host; the ring's (the fields from ring_bytes on) only of hosts whose recording has them. */
 static void health_metric(FILE *out, const struct an_metrics *m, int om, const char *name,
 			  const char *type, const char *help, size_t field)
 {
+	int ring = field >= offsetof(struct health, h.ring_bytes);
+
 	family(out, om, name, type, !strcmp(type, "gauge") ? "bytes" : NULL, help);
 	for (unsigned i = 0; i < m->nhealth; i++) {
 		const struct health *h = &m->health[i];
 
+		if (ring && !h->h.ring_bytes)
+			continue;
 		fprintf(out, "%s{host=\"", name);
 		put_label(out, h->host);
 		fprintf(out, "\"} %llu\n", (unsigned long long)*(const uint64_t *)((const char *)h + field));
@@ -271,12 +272,17 @@ static void render(FILE *out, const struct an_metrics *m, int om)
 		offsetof(struct series, incomplete));
 	health_metric(out, m, om, "sttrace_events_total", "counter",
 		      "Events read from the recording (rate(): the recorder's events/s).",
-		      offsetof(struct health, events));
+		      offsetof(struct health, h.events));
 	health_metric(out, m, om, "sttrace_lost_events_total", "counter",
 		      "Events the kernel side could not record (ring buffer full).",
-		      offsetof(struct health, lost));
+		      offsetof(struct health, h.lost));
 	health_metric(out, m, om, "sttrace_recording_bytes", "gauge",
-		      "Size of the recording read so far.", offsetof(struct health, file_bytes));
+		      "Size of the recording read so far.", offsetof(struct health, h.file_bytes));
+	health_metric(out, m, om, "sttrace_recorder_ring_buffer_bytes", "gauge",
+		      "Size of st-record's BPF ring buffer.", offsetof(struct health, h.ring_bytes));
+	health_metric(out, m, om, "sttrace_recorder_ring_buffer_used_max_bytes", "gauge",
+		      "The most st-record's BPF ring buffer held at a drain since the recording began "
+		      "(events are lost when it is full).", offsetof(struct health, h.ring_used_max));
 	if (om)
 		fputs("# EOF\n", out);
 }

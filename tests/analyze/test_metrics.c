@@ -5,7 +5,8 @@
  * cumulative buckets whose le bounds are the ones counted against, +Inf and
  * _count equal, the text format by default and OpenMetrics (# EOF) when the
  * Accept header asks, and a fixed number of series whatever the number of
- * devices (the rest as device "other", per op).
+ * devices (the rest as device "other", per op); the recorder's ring buffer
+ * use as gauges of the hosts whose recording tells it, and of no other.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -107,7 +108,9 @@ int main(void)
 		io.op = (uint8_t)(d % 2 ? AN_OP_WRITE : AN_OP_READ);
 		an_metrics_io(m, "other-host", dev, &io);
 	}
-	an_metrics_health(m, "h\"o\\st\nx", 12345, 6, 789);
+	an_metrics_health(m, "h\"o\\st\nx", &(struct an_health){ .events = 12345, .lost = 6, .file_bytes = 789,
+							   .ring_bytes = 1 << 24, .ring_used_max = 204800 });
+	an_metrics_health(m, "older-recorder", &(struct an_health){ .events = 1 });
 	text = get(port, "text/plain");
 	om = get(port, "application/openmetrics-text; version=1.0.0");
 	check(text && strstr(text, "Content-Type: text/plain; version=0.0.4"), "metrics.text_type", "%.200s",
@@ -124,8 +127,14 @@ int main(void)
 	      "metrics.bounded", "%d series of sttrace_io_total", text ? count_lines(text, "sttrace_io_total{") : -1);
 	check(text && strstr(text, "sttrace_lost_events_total{host=\"h\\\"o\\\\st\\nx\"} 6\n") &&
 	      !strstr(text, "# EOF"), "metrics.health", "lost events of the host");
+	check(text && strstr(text, "sttrace_recorder_ring_buffer_bytes{host=\"h\\\"o\\\\st\\nx\"} 16777216\n") &&
+	      strstr(text, "sttrace_recorder_ring_buffer_used_max_bytes{host=\"h\\\"o\\\\st\\nx\"} 204800\n") &&
+	      strstr(text, "# TYPE sttrace_recorder_ring_buffer_used_max_bytes gauge\n") &&
+	      !strstr(text, "ring_buffer_bytes{host=\"older-recorder\"}") &&
+	      !strstr(text, "used_max_bytes{host=\"older-recorder\"}"), "metrics.ring", "ring buffer gauges");
 	check(om && strstr(om, "Content-Type: application/openmetrics-text; version=1.0.0") &&
 	      strstr(om, "# TYPE sttrace_io counter\n") && strstr(om, "# UNIT sttrace_io_latency_seconds seconds\n") &&
+	      strstr(om, "# UNIT sttrace_recorder_ring_buffer_bytes bytes\n") &&
 	      strlen(om) > 6 && !strcmp(om + strlen(om) - 6, "# EOF\n"), "metrics.openmetrics",
 	      "%.200s", om ? om : "no answer");
 	free(text);

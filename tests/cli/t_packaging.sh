@@ -12,6 +12,9 @@ for page in record/st-record.8 analyze/st-analyze.1 format/st-format/st-format.1
 	name=$(basename "$page")
 	check "man_${name}_mandoc_lint" test -z "$(mandoc -T lint -W warning "$root/$page" 2>&1)"
 	check "man_${name}_groff_clean" test -z "$(groff -ww -man -z "$root/$page" 2>&1)"
+	# an option left alone as a sentence of its own ("... FILE.  --save-summary OUT.")
+	stray=$(mandoc -T ascii "$root/$page" | col -b | grep -E '(^ *|\.  )-?-[a-z0-9-]+( [A-Z:]+)?\.$')
+	[ -z "$stray" ] && pass "man_${name}_no_stray_option" || fail "man_${name}_no_stray_option" "$stray"
 done
 # Every long option a program's --help names is in its man page.
 man_covers() {

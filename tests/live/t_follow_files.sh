@@ -3,12 +3,14 @@
 # exists (it waits, saying so), and of a rotating set (--rotate 1s, followed
 # as 'run.*.sttrace' from part to part, stopped while fio runs and resumed
 # after, when the parts are there already): each ends by itself when the
-# recording does, and its final report is st-analyze's of the same files.
+# recording does, and its final report is st-analyze's of the same files; the
+# set's last view, caught up from part to part, has the reads' IOPS of that
+# report (the trace's time, not the follower's).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 . "$(dirname "$0")/common.sh"
 
-live_require live.file.wait live.file.report live.set.parts live.set.report
+live_require live.file.wait live.file.report live.set.parts live.set.report live.set.rates
 
 st_tmpdir dir
 st_loopdev dev 64
@@ -69,4 +71,13 @@ if [ -s "$dir/set.final" ] && cmp -s "$dir/set.final" "$dir/set.offline"; then
 	pass live.set.report
 else
 	fail live.set.report "$(diff "$dir/set.final" "$dir/set.offline" | head -5 | tr '\n' ' ')"
+fi
+group="$(basename "$dev") read"
+view=$(sed '/^--- end of the recording/,$d' "$dir/set.out" |
+	awk -v g="$group" '!/^ / { group = $0 } group == g && /^  run so far/ { iops = $4 } END { print iops }')
+offline=$(awk -v g="$group:" 'index($0, g) == 1 { print $5 }' "$dir/set.offline")
+if awk -v v="$view" -v o="$offline" 'BEGIN { d = v - o; exit !(o > 0 && d * d <= 1) }'; then
+	pass live.set.rates
+else
+	fail live.set.rates "last view: ${view:-no} IOPS, offline report: ${offline:-no} IOPS"
 fi

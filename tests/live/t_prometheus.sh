@@ -6,11 +6,13 @@
 # within one bucket of st-analyze's p99 of the same recording. promtool
 # accepts the text exposition; Prometheus, which asks for OpenMetrics first,
 # scrapes the target without error (its parser accepts that format too).
+# The recorder's ring buffer gauges are what st-format info reports of the
+# file.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 . "$(dirname "$0")/common.sh"
 
-NAMES="live.prom.scrape live.prom.count live.prom.p99 live.prom.openmetrics live.prom.promtool"
+NAMES="live.prom.scrape live.prom.count live.prom.p99 live.prom.openmetrics live.prom.promtool live.prom.ring"
 live_require $NAMES
 if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null || ! command -v curl >/dev/null; then
 	for n in $NAMES; do skip "$n" "prometheus, promtool or curl not installed (scripts/install-deps.sh)"; done
@@ -76,7 +78,15 @@ for ((i = 0; i < 150 && same < 20; i++)); do
 done
 count=$last
 p99_prom=$(prom_query "histogram_quantile(0.99, sum by (le, dev) (sttrace_io_latency_seconds_bucket{$sel,stage=\"total\"}))")
+# The most the ring held only grows: st-format info the same before and
+# after the scrape (a view, which sets the gauges, apart) is what it served.
+ring_info() {
+	st-format info "$dir/run.sttrace" 2>/dev/null | awk '/^ring buffer/ { print $7, $3 }'
+}
+ring_before=$(ring_info)
+sleep 1.5
 curl -s "http://127.0.0.1:$mport/metrics" >"$dir/metrics.txt"
+ring_after=$(ring_info)
 # What Prometheus asks for first (its scrape's Accept header) is OpenMetrics.
 curl -s -D "$dir/om.headers" -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
 	"http://127.0.0.1:$mport/metrics" >"$dir/metrics.om"
@@ -127,6 +137,13 @@ if grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$dir/o
 	pass live.prom.openmetrics
 else
 	fail live.prom.openmetrics "$(grep -i content-type "$dir/om.headers") last line: $(tail -1 "$dir/metrics.om")"
+fi
+ring=$(awk '/^sttrace_recorder_ring_buffer_used_max_bytes\{/ { u = $2 }
+	/^sttrace_recorder_ring_buffer_bytes\{/ { s = $2 } END { print u, s }' "$dir/metrics.txt")
+if [ -n "$ring_before" ] && [ "$ring_before" = "$ring_after" ] && [ "$ring" = "$ring_before" ]; then
+	pass live.prom.ring
+else
+	fail live.prom.ring "served (used, size): '$ring', st-format info: '$ring_before', then '$ring_after'"
 fi
 if [ -s "$dir/metrics.txt" ] && promtool check metrics <"$dir/metrics.txt" >"$dir/promtool.out" 2>&1; then
 	pass live.prom.promtool
