@@ -152,20 +152,51 @@ check output_fifo_message grep -q "fifo: is a FIFO without a reader" "$T/err"
 timeout 10 st-format info "$T/fifo" >/dev/null 2>"$T/err"
 rc=$?
 check input_fifo_no_writer test $rc -eq 1
-# The writer first: blocked in its open of the FIFO (openat, syscall 257 on
-# x86-64, in /proc/PID/syscall) until the reader comes.
-cat "$T/a.st" >"$T/fifo" &
-writer=$!
-for _ in $(seq 100); do
-	read -r nr _ <"/proc/$writer/syscall" 2>/dev/null && [ "$nr" = 257 ] && break
-	sleep 0.05
-done
+# The merge of summaries and import-blktrace read theirs through the same
+# copy: without a writer an empty input, refused or imported as empty.
+st-analyze "$T/a.st" --save-summary "$T/a.summary" >/dev/null
+timeout 10 st-analyze merge "$T/fifo" >/dev/null 2>"$T/err"
+rc=$?
+check merge_fifo_no_writer test $rc -eq 2
+check merge_fifo_no_writer_message grep -q "fifo: line 1: not an st-analyze summary" "$T/err"
+timeout 10 st-format import-blktrace "$T/fifo" -o "$T/fifo_import.st" >/dev/null 2>"$T/err"
+rc=$?
+check import_blktrace_fifo_no_writer test $rc -eq 0
+# fifo_writer SRC: cat SRC into the FIFO, its pid in $writer, returning once
+# the writer is blocked in its open (openat, syscall 257 on x86-64, in
+# /proc/PID/syscall) until the reader comes.
+fifo_writer() {
+	cat "$1" >"$T/fifo" &
+	writer=$!
+	for _ in $(seq 100); do
+		read -r nr _ <"/proc/$writer/syscall" 2>/dev/null && [ "$nr" = 257 ] && break
+		sleep 0.05
+	done
+}
+fifo_writer "$T/a.st"
 timeout 10 st-analyze --csv --by op "$T/fifo" >"$T/fifo.csv" 2>"$T/err"
 rc=$?
 wait $writer
 st-analyze --csv --by op "$T/a.st" >"$T/file.csv" 2>/dev/null
 check input_fifo_read_as_stdin test $rc -eq 0
 check input_fifo_same_summary cmp -s "$T/fifo.csv" "$T/file.csv"
+fifo_writer "$T/a.summary"
+timeout 10 st-analyze merge --csv "$T/fifo" >"$T/fifo.csv" 2>"$T/err"
+rc=$?
+wait $writer
+st-analyze merge --csv "$T/a.summary" >"$T/file.csv" 2>/dev/null
+check merge_fifo_read_as_stdin test $rc -eq 0
+check merge_fifo_same_report cmp -s "$T/fifo.csv" "$T/file.csv"
+st-format convert "$T/a.st" --to blktrace -o "$T/fifo_bt" >/dev/null
+fifo_writer "$T/fifo_bt.blktrace.0"
+timeout 10 st-format import-blktrace "$T/fifo" -o "$T/fifo_import.st" >/dev/null 2>"$T/err"
+rc=$?
+wait $writer
+st-format import-blktrace "$T/fifo_bt.blktrace.0" -o "$T/file_import.st" >/dev/null
+check import_blktrace_fifo_read_as_stdin test $rc -eq 0
+check import_blktrace_fifo_same_events cmp -s <(st-format cat "$T/fifo_import.st") \
+	<(st-format cat "$T/file_import.st")
+check import_blktrace_fifo_has_events test "$(st-format cat "$T/file_import.st" | wc -l)" -gt 0
 
 why=$(bpf_unavailable)
 if [ -n "$why" ]; then
