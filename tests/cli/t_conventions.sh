@@ -47,6 +47,14 @@ check diff_refusal_names_option grep -q -- "--heatmap: not an option of diff" \
 usage_error analyze_from_after_to st-analyze --from 3 --to 1 "$T/a.st"
 usage_error format_from_after_to st-format cat --from 3 --to 1 "$T/a.st"
 usage_error analyze_bad_time st-analyze --from 2parsecs "$T/a.st"
+# decimal from the first byte to the last, numbers and times alike (strtod
+# read hexadecimal: --threshold 0x10 was 16 %, --interval 0x1p-3 125 ms)
+usage_error diff_hex_threshold st-analyze diff --threshold 0x10 "$T/a.st" "$T/a.st"
+check diff_hex_threshold_named grep -q -- "--threshold 0x10" "$T/err"
+usage_error analyze_hex_float_interval st-analyze --interval 0x1p-3 "$T/a.st"
+check analyze_hex_float_interval_named grep -q -- "--interval 0x1p-3" "$T/err"
+usage_error format_hex_float_time st-format cat --from 0x1p-3 "$T/a.st"
+check format_hex_float_time_named grep -q "0x1p-3" "$T/err"
 
 # --- one time: `--from 2ms` selects the same window in st-format and st-analyze.
 # st-analyze counts the I/Os whose first event is in the window; st-format
