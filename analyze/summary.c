@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyze/summary.h"
+#include "common/input.h"
 
 /* The correlation counts a report shows, by their names in the file. */
 #define CORR_FIELDS(X) X(ios) X(incomplete) X(stale) X(orphan_exits) X(orphan_requests) \
@@ -306,17 +307,22 @@ static int read_groups(struct reader *rd, struct an_run *r)
 int an_summary_load(struct an_run *r, const char *path, char *err, size_t cap)
 {
 	struct reader rd = { .path = path, .err = err, .errcap = cap };
+	char real[4096], why[256];
+	struct stat st;
 	int ret;
 
-	struct stat st;
-
-	rd.f = fopen(path, "r");
+	/* "-" or a FIFO comes copied to a file: a FIFO without a writer reads empty, never blocks */
+	if (input_path(path, real, sizeof(real), why, sizeof(why))) {
+		snprintf(err, cap, "%s: %s", path, why);
+		return -1;
+	}
+	rd.f = fopen(real, "r");
 	if (!rd.f) {
 		snprintf(err, cap, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	/* A pipe may carry a summary; a device or a directory does not. */
-	if (fstat(fileno(rd.f), &st) || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+	/* a device or a directory carries no summary */
+	if (fstat(fileno(rd.f), &st) || !S_ISREG(st.st_mode)) {
 		snprintf(err, cap, "%s: not an st-analyze summary (not a file)", path);
 		fclose(rd.f);
 		return -1;

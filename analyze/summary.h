@@ -28,7 +28,8 @@ int an_summary_save(struct an_run *r, const char *path, unsigned output_flags, c
  * Add the summary in path to r: its files, correlation counts and span to
  * r->info and r->corr, its groups to r->stats (initialized here with the
  * summary's grouping when r holds no summary yet, else the same grouping is
- * required). 0, or -1 with "PATH: line N: what is wrong" in err.
+ * required). path may be "-" or a FIFO, read as input.h reads them. 0, or -1
+ * with "PATH: line N: what is wrong" in err.
  */
 int an_summary_load(struct an_run *r, const char *path, char *err, size_t cap);
 /* 1 when the file at path starts like a summary (any version). */

@@ -2,26 +2,16 @@
 /* number.c - numbers and sizes on the command line (number.h). */
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 
 #include "common/number.h"
-
-/* The finite decimal number at the start of s, *end past it; 0 or -1. */
-static int parse_decimal(const char *s, double *v, char **end)
-{
-	if (!isdigit((unsigned char)*s) && *s != '.')
-		return -1;
-	errno = 0;
-	*v = strtod(s, end);
-	return errno || *end == s || !isfinite(*v) ? -1 : 0;
-}
+#include "format/sttrace.h"
 
 int parse_number(const char *s, double lo, double hi, double *v)
 {
-	char *end;
+	const char *end;
 
-	return parse_decimal(s, v, &end) || *end || *v < lo || *v > hi ? -1 : 0;
+	return st_parse_decimal(s, v, &end) || *end || *v < lo || *v > hi ? -1 : 0;
 }
 
 int parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
@@ -49,11 +39,11 @@ int parse_integer(const char *s, long long lo, long long hi, long long *v)
 
 int parse_size(const char *s, uint64_t *bytes)
 {
-	char *end;
+	const char *end;
 	double v;
 	int shift = 0;
 
-	if (parse_decimal(s, &v, &end))
+	if (st_parse_decimal(s, &v, &end))
 		return -1;
 	switch (*end) {
 	case 'k': case 'K': shift = 10; end++; break;

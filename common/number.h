@@ -3,10 +3,12 @@
  * number.h - the one reader of a number or a size on every program's command
  * line (durations are st_parse_duration's, which reads them the same way).
  *
- * A number is decimal and begins with a digit or a point ("99.9", ".5",
- * "1e3"): strtod alone would also take "nan", "inf", hexadecimal, a sign and
- * leading blanks, and a NaN passes every range check (each comparison with
- * it is false), so `--threshold nan` would gate nothing.
+ * A number is decimal from its first byte to its last: digits, an optional
+ * fraction and exponent ("99.9", ".5", "1e3"), as st_parse_decimal (libsttrace)
+ * reads it for durations too. strtod alone would also take "nan", "inf",
+ * hexadecimal ("0x10", "0x1p-3"), a sign and leading blanks, and a NaN passes
+ * every range check (each comparison with it is false), so `--threshold nan`
+ * would gate nothing. Only parse_integer takes a '-', where it is meant.
  */
 #ifndef STTRACE_NUMBER_H
 #define STTRACE_NUMBER_H

@@ -439,6 +439,14 @@ int st_cursor_extend(struct st_cursor *c, uint64_t until);
  * else the first event's timestamp. Both return 0 or ST_EINVAL.
  */
 int st_parse_duration(const char *s, uint64_t *ns);
+/*
+ * The decimal number a duration (and every number on the programs' command
+ * lines) begins with: digits with an optional fraction and an optional
+ * exponent ("99.9", ".5", "1e3"). No sign, blank, hexadecimal ("0x10",
+ * "0x1p-3"), "inf" or "nan", which strtod alone would take. *v the value,
+ * *end past it; 0, or ST_EINVAL when s does not begin with a finite one.
+ */
+int st_parse_decimal(const char *s, double *v, const char **end);
 int st_parse_time(const char *s, uint64_t start, uint64_t *ns);
 
 uint64_t st_trace_start(const struct st_reader *r);

@@ -14,6 +14,38 @@
 
 #include "sttrace.h"
 
+int st_parse_decimal(const char *s, double *v, const char **end)
+{
+	const char *p = s;
+	char *parsed;
+	size_t digits;
+
+	digits = strspn(p, "0123456789");
+	p += digits;
+	if (*p == '.') {
+		size_t fraction = strspn(p + 1, "0123456789");
+
+		digits += fraction;
+		p += 1 + fraction;
+	}
+	if (!digits)
+		return ST_EINVAL;
+	if (*p == 'e' || *p == 'E') {
+		const char *exp = p + 1 + (p[1] == '+' || p[1] == '-');
+		size_t n = strspn(exp, "0123456789");
+
+		if (n)	/* an e without digits is no exponent: "1e" is 1 and an "e" */
+			p = exp + n;
+	}
+	/* only decimal digits are left for strtod, which must end where the scan did */
+	errno = 0;
+	*v = strtod(s, &parsed);
+	if (errno || parsed != p || !isfinite(*v))
+		return ST_EINVAL;
+	*end = p;
+	return 0;
+}
+
 int st_parse_duration(const char *s, uint64_t *ns)
 {
 	static const struct {
@@ -23,15 +55,10 @@ int st_parse_duration(const char *s, uint64_t *ns)
 		{ "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 },
 		{ "m", 60e9 }, { "h", 3600e9 },
 	};
-	char *end;
+	const char *end;
 	double v;
 
-	/* strtod would also take "inf", "0x1p3" and leading blanks */
-	if (!isdigit((unsigned char)*s) && *s != '.')
-		return ST_EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
+	if (st_parse_decimal(s, &v, &end))
 		return ST_EINVAL;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		double t = round(v * units[i].ns);

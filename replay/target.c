@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -117,12 +118,48 @@ static int same_node(const struct stat *a, const struct stat *b)
 	return S_ISREG(b->st_mode) && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/*
+ * The file or device loop device `name` ("loop3") reads and writes: its path
+ * as sysfs gives it into backing, its identity into b (st_mode's type,
+ * st_dev and st_ino, st_rdev of a device); 0 when name is no bound loop
+ * device. The identity is the kernel's (LOOP_GET_STATUS64 on /dev/NAME), not
+ * the path's: an image unlinked while a hard link keeps it has the path
+ * "NAME (deleted)", and another file may have taken its name since. Without
+ * access to /dev/NAME (not root) the path is all there is.
+ */
+static int loop_backing(const char *name, char *backing, size_t cap, struct stat *b)
+{
+	struct loop_info64 info;
+	char path[PATH_MAX];
+	struct stat node;
+	int fd, known;
+
+	snprintf(path, sizeof(path), "/sys/block/%.200s/loop/backing_file", name);
+	if (!read_line(path, backing, cap))
+		return 0;
+	snprintf(path, sizeof(path), "/dev/%.200s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	known = fd >= 0 && !fstat(fd, &node) && S_ISBLK(node.st_mode) && node.st_rdev == dev_of(name) &&
+		!ioctl(fd, LOOP_GET_STATUS64, &info);
+	if (fd >= 0)
+		close(fd);
+	if (!known)
+		return !stat(backing, b);
+	memset(b, 0, sizeof(*b));
+	/* a loop device is over a regular file or a block device, which alone has an rdev */
+	b->st_mode = info.lo_rdevice ? S_IFBLK : S_IFREG;
+	b->st_dev = (dev_t)info.lo_device;
+	b->st_ino = (ino_t)info.lo_inode;
+	b->st_rdev = (dev_t)info.lo_rdevice;
+	return 1;
+}
+
 /* A loop device other than `except` whose backing file is st (by device or inode): its name; 0 when none. */
 static int loop_over(const struct stat *st, const char *except, char *who, size_t cap)
 {
 	DIR *d = opendir("/sys/block");
 	struct dirent *e;
-	char path[PATH_MAX], backing[PATH_MAX];
+	char backing[PATH_MAX];
 	struct stat b;
 	int found = 0;
 
@@ -131,8 +168,7 @@ static int loop_over(const struct stat *st, const char *except, char *who, size_
 	while (!found && (e = readdir(d))) {
 		if (strncmp(e->d_name, "loop", 4) || (except && !strcmp(e->d_name, except)))
 			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", e->d_name);
-		if (read_line(path, backing, sizeof(backing)) && !stat(backing, &b) && same_node(st, &b)) {
+		if (loop_backing(e->d_name, backing, sizeof(backing), &b) && same_node(st, &b)) {
 			snprintf(who, cap, "%s", e->d_name);
 			found = 1;
 		}
@@ -212,11 +248,8 @@ static int in_use(const struct stat *st, const char *self, unsigned depth, char 
 		return 1;
 	}
 	/* A loop device: what it reads and writes is its backing file's, shared by every loop over that. */
-	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/loop/backing_file", major(rdev), minor(rdev));
-	if (!read_line(dir, backing, sizeof(backing)) || stat(backing, &b))
-		return 0;
 	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(rdev), minor(rdev));
-	if (!realpath(dir, sys))
+	if (!realpath(dir, sys) || !loop_backing(strrchr(sys, '/') + 1, backing, sizeof(backing), &b))
 		return 0;
 	if (!in_use(&b, strrchr(sys, '/') + 1, depth + 1, inner, sizeof(inner)))
 		return 0;

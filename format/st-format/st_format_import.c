@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "analyze/idmap.h"
+#include "common/input.h"
 #include "format/st-format/st_format.h"
 #include "format/st-format/st_format_blktrace.h"
 
@@ -610,10 +611,14 @@ static int import_run(int argc, char **argv)
 		return sf_error(out, "out of memory");
 	rc = SF_OK;
 	for (int i = 0; i < im.nin && !rc; i++) {
+		char real[4096];
+
 		im.in[i].path = argv[optind + i];
 		im.in[i].swap = -1;
-		im.in[i].f = fopen(im.in[i].path, "rb");
-		if (!im.in[i].f)
+		/* "-" or a FIFO comes copied to a file: one without a writer reads empty, never blocks */
+		if (input_path(im.in[i].path, real, sizeof(real), msg, sizeof(msg)))
+			rc = sf_error(im.in[i].path, "%s", msg);
+		else if (!(im.in[i].f = fopen(real, "rb")))
 			rc = sf_error(im.in[i].path, "cannot open: %s", strerror(errno));
 	}
 	if (!rc && st_writer_open(&im.w, out, &opts))

@@ -39,10 +39,21 @@ expect_error analyze.error.too_many_bins "--interval" --interval 1ns "$dir/a.stt
 for opt in quantile pid top exact-limit heatmap-rows; do
 	expect_error "analyze.error.${opt}_nan" "--$opt nan" --"$opt" nan "$dir/a.sttrace"
 	expect_error "analyze.error.${opt}_inf" "--$opt inf" --"$opt" inf "$dir/a.sttrace"
+	expect_error "analyze.error.${opt}_hex" "--$opt 0x10" --"$opt" 0x10 "$dir/a.sttrace"
 done
+# Numbers and durations are decimal (strtod took hexadecimal and its floats).
+expect_error analyze.error.interval_hex_float "--interval 0x1p-3" --interval 0x1p-3 "$dir/a.sttrace"
+expect_error analyze.error.stale_hex "--stale 0x10" --stale 0x10 "$dir/a.sttrace"
+expect_error analyze.error.from_hex_float "--from 0x1p-3" --from 0x1p-3 "$dir/a.sttrace"
+expect_error analyze.error.quantile_hex_float "--quantile 0x1p-3" diff --quantile 0x1p-3 "$dir/a.sttrace" \
+	"$dir/a.sttrace"
+st-analyze --csv --interval 1e-3 "$dir/a.sttrace" >"$dir/exp.csv" 2>/dev/null &&
+	st-analyze --csv --interval 1ms "$dir/a.sttrace" >"$dir/ms.csv" 2>/dev/null &&
+	cmp -s "$dir/exp.csv" "$dir/ms.csv" && pass analyze.interval_exponent_taken ||
+	fail analyze.interval_exponent_taken "--interval 1e-3 is not --interval 1ms"
 # A +4000 % regression is no "no regression" because the threshold was nan.
 st-format synth -o "$dir/slow.sttrace" --ios 2000 --seed 2 --slow-factor 40 >/dev/null
-for t in nan inf -inf; do
+for t in nan inf -inf 0x10 0x1p-3; do
 	expect_error "analyze.error.threshold_$t" "--threshold $t" diff --threshold "$t" "$dir/a.sttrace" \
 		"$dir/slow.sttrace"
 done

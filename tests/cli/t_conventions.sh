@@ -47,6 +47,14 @@ check diff_refusal_names_option grep -q -- "--heatmap: not an option of diff" \
 usage_error analyze_from_after_to st-analyze --from 3 --to 1 "$T/a.st"
 usage_error format_from_after_to st-format cat --from 3 --to 1 "$T/a.st"
 usage_error analyze_bad_time st-analyze --from 2parsecs "$T/a.st"
+# decimal from the first byte to the last, numbers and times alike (strtod
+# read hexadecimal: --threshold 0x10 was 16 %, --interval 0x1p-3 125 ms)
+usage_error diff_hex_threshold st-analyze diff --threshold 0x10 "$T/a.st" "$T/a.st"
+check diff_hex_threshold_named grep -q -- "--threshold 0x10" "$T/err"
+usage_error analyze_hex_float_interval st-analyze --interval 0x1p-3 "$T/a.st"
+check analyze_hex_float_interval_named grep -q -- "--interval 0x1p-3" "$T/err"
+usage_error format_hex_float_time st-format cat --from 0x1p-3 "$T/a.st"
+check format_hex_float_time_named grep -q "0x1p-3" "$T/err"
 
 # --- one time: `--from 2ms` selects the same window in st-format and st-analyze.
 # st-analyze counts the I/Os whose first event is in the window; st-format
@@ -152,20 +160,51 @@ check output_fifo_message grep -q "fifo: is a FIFO without a reader" "$T/err"
 timeout 10 st-format info "$T/fifo" >/dev/null 2>"$T/err"
 rc=$?
 check input_fifo_no_writer test $rc -eq 1
-# The writer first: blocked in its open of the FIFO (openat, syscall 257 on
-# x86-64, in /proc/PID/syscall) until the reader comes.
-cat "$T/a.st" >"$T/fifo" &
-writer=$!
-for _ in $(seq 100); do
-	read -r nr _ <"/proc/$writer/syscall" 2>/dev/null && [ "$nr" = 257 ] && break
-	sleep 0.05
-done
+# The merge of summaries and import-blktrace read theirs through the same
+# copy: without a writer an empty input, refused or imported as empty.
+st-analyze "$T/a.st" --save-summary "$T/a.summary" >/dev/null
+timeout 10 st-analyze merge "$T/fifo" >/dev/null 2>"$T/err"
+rc=$?
+check merge_fifo_no_writer test $rc -eq 2
+check merge_fifo_no_writer_message grep -q "fifo: line 1: not an st-analyze summary" "$T/err"
+timeout 10 st-format import-blktrace "$T/fifo" -o "$T/fifo_import.st" >/dev/null 2>"$T/err"
+rc=$?
+check import_blktrace_fifo_no_writer test $rc -eq 0
+# fifo_writer SRC: cat SRC into the FIFO, its pid in $writer, returning once
+# the writer is blocked in its open (openat, syscall 257 on x86-64, in
+# /proc/PID/syscall) until the reader comes.
+fifo_writer() {
+	cat "$1" >"$T/fifo" &
+	writer=$!
+	for _ in $(seq 100); do
+		read -r nr _ <"/proc/$writer/syscall" 2>/dev/null && [ "$nr" = 257 ] && break
+		sleep 0.05
+	done
+}
+fifo_writer "$T/a.st"
 timeout 10 st-analyze --csv --by op "$T/fifo" >"$T/fifo.csv" 2>"$T/err"
 rc=$?
 wait $writer
 st-analyze --csv --by op "$T/a.st" >"$T/file.csv" 2>/dev/null
 check input_fifo_read_as_stdin test $rc -eq 0
 check input_fifo_same_summary cmp -s "$T/fifo.csv" "$T/file.csv"
+fifo_writer "$T/a.summary"
+timeout 10 st-analyze merge --csv "$T/fifo" >"$T/fifo.csv" 2>"$T/err"
+rc=$?
+wait $writer
+st-analyze merge --csv "$T/a.summary" >"$T/file.csv" 2>/dev/null
+check merge_fifo_read_as_stdin test $rc -eq 0
+check merge_fifo_same_report cmp -s "$T/fifo.csv" "$T/file.csv"
+st-format convert "$T/a.st" --to blktrace -o "$T/fifo_bt" >/dev/null
+fifo_writer "$T/fifo_bt.blktrace.0"
+timeout 10 st-format import-blktrace "$T/fifo" -o "$T/fifo_import.st" >/dev/null 2>"$T/err"
+rc=$?
+wait $writer
+st-format import-blktrace "$T/fifo_bt.blktrace.0" -o "$T/file_import.st" >/dev/null
+check import_blktrace_fifo_read_as_stdin test $rc -eq 0
+check import_blktrace_fifo_same_events cmp -s <(st-format cat "$T/fifo_import.st") \
+	<(st-format cat "$T/file_import.st")
+check import_blktrace_fifo_has_events test "$(st-format cat "$T/file_import.st" | wc -l)" -gt 0
 
 why=$(bpf_unavailable)
 if [ -n "$why" ]; then

@@ -74,6 +74,8 @@ usage_error synth_no_devices "bad value '0' for --devices" synth -o "$T/x.st" --
 usage_error synth_no_procs "bad value '0' for --procs" synth -o "$T/x.st" --ios 5 --procs 0
 usage_error synth_slow_factor_nan "bad factor 'nan' for --slow-factor" synth -o "$T/x.st" --ios 5 --slow-factor nan
 usage_error synth_slow_factor_inf "bad factor 'inf' for --slow-factor" synth -o "$T/x.st" --ios 5 --slow-factor inf
+usage_error synth_slow_factor_hex "bad factor '0x2' for --slow-factor" synth -o "$T/x.st" --ios 5 --slow-factor 0x2
+usage_error hex_float_time "bad time '0x1p-3' for --from" cat --from 0x1p-3 "$T/s.st"
 usage_error synth_bad_level "bad level '999' for -z" synth -o "$T/x.st" --ios 5 -z 999
 usage_error anonymize_bad_level "bad level '999' for -z" anonymize "$T/s.st" -o "$T/x.st" -z 999
 usage_error slice_bad_level "bad level '-999999' for -z" slice "$T/s.st" -o "$T/x.st" -z -999999

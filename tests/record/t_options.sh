@@ -43,6 +43,12 @@ done
 # A ring of 4K never holds one of the probes' batches (4K of records and the last one).
 expect_exit record_usage_ringbuf_too_small 2 "ringbuf-size 4096: .*at least 16K" -o "$T/x" -t 0.5 \
 	--ringbuf-size 4096
+# decimal only: strtod read hexadecimal and its floats
+expect_exit record_usage_max_size_hex 2 "max-size: bad value '0x10'" -o "$T/x" -t 0.5 --max-size 0x10
+expect_exit record_usage_duration_hex_float 2 "duration: bad value '0x1p-3'" -o "$T/x" -t 0x1p-3
+expect_exit record_usage_rotate_hex_float 2 "rotate: bad value '0x1p3s'" -o "$T/x" -t 0.5 --rotate 0x1p3s
+expect_exit record_usage_trigger_hex_float 2 "trigger: bad value 'D2C>0x1p-3'" -o "$T/x" -t 0.5 \
+	--ring 1M --trigger 'D2C>0x1p-3'
 expect_exit record_usage_rotate_nanK 2 "rotate: bad value 'nanK'" -o "$T/x" -t 0.5 --rotate nanK
 expect_exit record_usage_rotate_infM 2 "rotate: bad value 'infM'" -o "$T/x" -t 0.5 --rotate infM
 expect_exit record_usage_ring_nanM 2 "ring: bad value 'nanM'" -o "$T/x" -t 0.5 --ring nanM

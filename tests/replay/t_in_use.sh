@@ -10,6 +10,9 @@
 #   backing    --target the device a mounted loop device is over
 #   shared     --target a second loop device over the image of a mounted one
 #   image      --target the image file of a mounted loop device
+#   unlinked   --target a hard link to the image of a mounted loop device whose
+#              first name was removed (sysfs then gives "NAME (deleted)"), and
+#              --target a second loop device over that hard link
 #   on_top     --target a device on top of the mounted one (sysfs slaves)
 # --force-in-use writes to a loop device's backing device all the same.
 . "$(dirname "$0")/../lib.sh"
@@ -89,6 +92,18 @@ refused replay_in_use_image "$IMG: backs loop device $(basename "$A")" "$A" "$T/
 loop_over SHARED "$IMG"
 refused replay_in_use_shared "$SHARED: a loop device over $IMG: backs loop device $(basename "$A")" \
 	"$A" "$T/mnt" --level block --target "$SHARED" --wrap
+
+# E's image reached only by a hard link made before its name was removed.
+st_loopdev E 64
+at_exit "umount '$T/mnte'"
+IMGE=$(losetup -nO BACK-FILE "$E")
+ln "$IMGE" "$SHM/kept.img"
+rm "$IMGE"
+refused replay_in_use_unlinked_image "$SHM/kept.img: backs loop device $(basename "$E")" "$E" "$T/mnte" \
+	--level block --target "$SHM/kept.img" --wrap
+loop_over SHARED_KEPT "$SHM/kept.img"
+refused replay_in_use_unlinked_shared "$SHARED_KEPT: a loop device over $SHM/kept.img: backs loop device $(basename "$E")" \
+	"$E" "$T/mnte" --level block --target "$SHARED_KEPT" --wrap
 
 # B under a loop device C that holds the mounted ext4.
 st_loopdev B 64

@@ -35,9 +35,12 @@ usage replay_usage_threads_qd 2 "--threads 8 above --qd 4" "$T/s.sttrace" --targ
 usage replay_usage_align 2 "--align 3000" "$T/s.sttrace" --target x --align 3000
 usage replay_usage_max_io 2 "--max-io nan" "$T/s.sttrace" --target x --max-io nan
 usage replay_usage_max_io_small 2 "--max-io 1K" "$T/s.sttrace" --target x --max-io 1K
-# numbers as common/number.h reads them: no nan, blanks or sign
+# numbers as common/number.h reads them: no nan, blanks, sign or hexadecimal
 usage replay_usage_scale_nan 2 "scale=nan" "$T/s.sttrace" --target x --timing scale=nan
 usage replay_usage_qd_blank 2 "--qd  8" "$T/s.sttrace" --target x --qd " 8"
+usage replay_usage_max_io_hex 2 "--max-io 0x100000" "$T/s.sttrace" --target x --max-io 0x100000
+usage replay_usage_scale_hex 2 "scale=0x2" "$T/s.sttrace" --target x --timing scale=0x2
+usage replay_usage_from_hex_float 2 "--from 0x1p-3" "$T/s.sttrace" --target x --from 0x1p-3
 usage replay_usage_threads_sign 2 "--threads +2" "$T/s.sttrace" --target x --threads +2
 usage replay_usage_map 2 "--map sda" "$T/s.sttrace" --map sda
 usage replay_usage_level 2 "--level disk" "$T/s.sttrace" --target x --level disk
