@@ -68,10 +68,6 @@ const struct option *an_long_opts(void);
 int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog);
 /* After the last option, when every --span is defined: resolve --stage. 0 or 2 after the error. */
 int an_opts_resolve(struct an_opts *o, const char *prog);
-/* Print "prog: <fmt with arg> (see prog --help)"; returns 2. */
-int an_usage_error(const char *prog, const char *fmt, const char *arg);
-/* Replace a "-" or a FIFO among files by a path of the trace read from it (input.h); 0 or 2. */
-int an_stdin_files(char **files, int nfiles, const char *prog);
 /* Open files with the options' filters; 0 or 2 after printing the error. */
 int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int nfiles, const char *prog);
 /* One pass; 0 or 2 after printing the error. */

@@ -12,6 +12,7 @@
 #include "analyze/analyze.h"
 #include "common/input.h"
 #include "common/number.h"
+#include "common/usage.h"
 
 enum {
 	OPT_QUANTILE = 256, OPT_STAGE, OPT_TOP, OPT_BY, OPT_INTERVAL, OPT_HEATMAP, OPT_CSV,
@@ -56,14 +57,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-int an_usage_error(const char *prog, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see %s --help)\n", prog);
-	return 2;
-}
-
 /* --top-by KEY[:ios|bytes|tail]: the groups of KEY (file, comm, pid) ranked by I/Os by default. */
 static int parse_top_by(struct an_opts *o, const char *arg, const char *prog)
 {
@@ -74,10 +67,10 @@ static int parse_top_by(struct an_opts *o, const char *arg, const char *prog)
 	snprintf(key, sizeof(key), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
 	by = an_by_by_name(key);
 	if (by != AN_BY_FILE && by != AN_BY_COMM && by != AN_BY_PID)
-		return an_usage_error(prog, "--top-by %s: not file, comm or pid (with :ios, :bytes or :tail)",
+		return usage_error(prog, "--top-by %s: not file, comm or pid (with :ios, :bytes or :tail)",
 				      arg);
 	if (colon && (rank = an_rank_by_name(colon + 1)) < 0)
-		return an_usage_error(prog, "--top-by %s: rank by ios, bytes or tail", arg);
+		return usage_error(prog, "--top-by %s: rank by ios, bytes or tail", arg);
 	o->top_by = by;
 	o->top_rank = (enum an_rank)rank;
 	return 0;
@@ -91,7 +84,7 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 	switch (opt) {
 	case OPT_QUANTILE:
 		if (parse_number(arg, 0, 100, &v) || v <= 0)
-			return an_usage_error(prog, "--quantile %s: not a percentile in (0, 100]", arg);
+			return usage_error(prog, "--quantile %s: not a percentile in (0, 100]", arg);
 		o->quantile = v;
 		return 0;
 	case OPT_STAGE:
@@ -101,12 +94,12 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		char err[320];
 
 		if (an_span_define(arg, err, sizeof(err)))
-			return an_usage_error(prog, "%s", err);
+			return usage_error(prog, "%s", err);
 		return 0;
 	}
 	case OPT_TOP:
 		if (parse_number(arg, 1, 1e7, &v))
-			return an_usage_error(prog, "--top %s: not a count in [1, 10^7]", arg);
+			return usage_error(prog, "--top %s: not a count in [1, 10^7]", arg);
 		o->top = (size_t)v;
 		return 0;
 	case OPT_BY:
@@ -114,14 +107,14 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 			o->by = (enum an_by)an_by_by_name(arg);
 			return 0;
 		}
-		return an_usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file, host", arg);
+		return usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file, host", arg);
 	case OPT_INTERVAL:
 		if (st_parse_duration(arg, &o->interval) || !o->interval)
-			return an_usage_error(prog, "--interval %s: not a positive duration", arg);
+			return usage_error(prog, "--interval %s: not a positive duration", arg);
 		return 0;
 	case OPT_HEATMAP:
 		if (strcmp(arg, "lat") && strcmp(arg, "pos"))
-			return an_usage_error(prog, "--heatmap %s: not lat or pos", arg);
+			return usage_error(prog, "--heatmap %s: not lat or pos", arg);
 		o->heatmap = arg[0];
 		return 0;
 	case OPT_CSV:
@@ -141,7 +134,7 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		return 0;
 	case OPT_PID:
 		if (parse_number(arg, 0, 4294967295.0, &v))
-			return an_usage_error(prog, "--pid %s: not a pid", arg);
+			return usage_error(prog, "--pid %s: not a pid", arg);
 		o->pid = (int64_t)v;
 		return 0;
 	case OPT_COMM:
@@ -150,24 +143,24 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 	case OPT_FROM:
 	case OPT_TO:
 		if (st_parse_time(arg, 0, &u))
-			return an_usage_error(prog, opt == OPT_FROM ? "--from %s: not a time (2, 1.5s, 200ms, @NS)" :
+			return usage_error(prog, opt == OPT_FROM ? "--from %s: not a time (2, 1.5s, 200ms, @NS)" :
 					  "--to %s: not a time (2, 1.5s, 200ms, @NS)", arg);
 		*(opt == OPT_FROM ? &o->from : &o->to) = arg;
 		return 0;
 	case OPT_EXACT:
 		if (parse_number(arg, 1, 1e9, &v))
-			return an_usage_error(prog, "--exact-limit %s: not a count in [1, 10^9]", arg);
+			return usage_error(prog, "--exact-limit %s: not a count in [1, 10^9]", arg);
 		o->exact_limit = (size_t)v;
 		return 0;
 	case OPT_STALE:
 		if (st_parse_duration(arg, &o->stale) || !o->stale)
-			return an_usage_error(prog, "--stale %s: not a positive duration", arg);
+			return usage_error(prog, "--stale %s: not a positive duration", arg);
 		return 0;
 	case OPT_CONFIG:	/* an_config_apply() read it first */
 		return 0;
 	case OPT_HEATMAP_ROWS:
 		if (parse_number(arg, 1, AN_SERIES_MAX_BINS, &v))
-			return an_usage_error(prog, "--heatmap-rows %s: not a count in [1, 20000]", arg);
+			return usage_error(prog, "--heatmap-rows %s: not a count in [1, 20000]", arg);
 		o->heatmap_rows = (unsigned)v;
 		return 0;
 	case OPT_SIZES:
@@ -195,7 +188,7 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		return 0;
 	case AN_OPT_THRESHOLD:
 		if (parse_number(arg, 0, 1e6, &v))
-			return an_usage_error(prog, "--threshold %s: not a percentage", arg);
+			return usage_error(prog, "--threshold %s: not a percentage", arg);
 		o->threshold = v;
 		return 0;
 	default:
@@ -234,12 +227,12 @@ int an_parse_args(int argc, char **argv, struct an_opts *o, const char *name, co
 			return 0;
 		}
 		if (opt == '?')
-			return an_usage_error(prog, "%s: unknown option or missing argument",
+			return usage_error(prog, "%s: unknown option or missing argument",
 					      argv[optind - 1]);
 		if (!accepts(opt)) {
 			snprintf(msg, sizeof(msg), "--%s: not an option of %s", an_long_opts()[idx].name,
 				 name ? name : prog);
-			return an_usage_error(prog, "%s", msg);
+			return usage_error(prog, "%s", msg);
 		}
 		if ((ret = an_parse_option(o, opt, optarg, prog)))
 			return ret;
@@ -281,7 +274,7 @@ int an_opts_resolve(struct an_opts *o, const char *prog)
 	int stage = o->stage_name ? an_stage_by_name(o->stage_name) : AN_ST_TOTAL;
 
 	if (stage < 0)
-		return an_usage_error(prog, "--stage %s: unknown stage or span", o->stage_name);
+		return usage_error(prog, "--stage %s: unknown stage or span", o->stage_name);
 	o->stage = (enum an_stage)stage;
 	return 0;
 }
@@ -289,24 +282,6 @@ int an_opts_resolve(struct an_opts *o, const char *prog)
 const struct option *an_long_opts(void)
 {
 	return long_opts;
-}
-
-int an_stdin_files(char **files, int nfiles, const char *prog)
-{
-	char path[4096], err[256];
-
-	for (int i = 0; i < nfiles; i++) {
-		if (input_path(files[i], path, sizeof(path), err, sizeof(err))) {
-			fprintf(stderr, "%s: %s: %s\n", prog, files[i], err);
-			return 2;
-		}
-		/* a copy of "-" or a FIFO: its /dev/fd path lives as long as argv */
-		if (strcmp(path, files[i]) && !(files[i] = strdup(path))) {
-			fprintf(stderr, "%s: out of memory\n", prog);
-			return 2;
-		}
-	}
-	return 0;
 }
 
 int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int nfiles, const char *prog)
@@ -328,7 +303,7 @@ int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int n
 		st_parse_time(o->to, r->info.start_ts, &r->filter.to);
 	if (o->from && o->to && r->filter.from > r->filter.to) {
 		an_run_close(r);
-		return an_usage_error(prog, "--from %s is after --to", o->from);
+		return usage_error(prog, "--from %s is after --to", o->from);
 	}
 	if (o->dev && an_run_set_dev(r, o->dev)) {
 		fprintf(stderr, "%s: --dev %s: no such device in the trace's metadata\n", prog, o->dev);

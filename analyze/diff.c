@@ -14,6 +14,8 @@
 #include "analyze/analyze.h"
 #include "analyze/summary.h"
 #include "common/csv.h"
+#include "common/input.h"
+#include "common/usage.h"
 
 #define PROG "st-analyze diff"
 
@@ -173,7 +175,7 @@ static int summary_side(struct side *s, const struct an_opts *o, char *path)
 	char err[512];
 
 	if (o->dev || o->comm || o->pid >= 0 || o->from || o->to)
-		return an_usage_error(PROG, "%s: a summary is compared as saved: no --dev, --pid, "
+		return usage_error(PROG, "%s: a summary is compared as saved: no --dev, --pid, "
 				      "--comm, --from or --to", path);
 	memset(&s->run, 0, sizeof(s->run));
 	s->run.stats.exact_limit = o->exact_limit;
@@ -224,12 +226,12 @@ int an_diff_main(int argc, char **argv)
 	if ((ret = an_parse_args(argc, argv, &o, "diff", diff_usage, an_diff_accepts)) >= 0)
 		return ret;
 	if (argc - optind != 2)
-		return an_usage_error(PROG, "%s", "needs exactly two files, BASE and NEW");
+		return usage_error(PROG, "%s", "needs exactly two files, BASE and NEW");
 	if ((ret = an_opts_resolve(&o, PROG)))
 		return ret;
 	if (o.quantile <= 0 || o.quantile >= 100)
-		return an_usage_error(PROG, "%s", "--quantile must be above 0 and below 100");
-	if ((ret = an_stdin_files(argv + optind, 2, PROG)))
+		return usage_error(PROG, "%s", "--quantile must be above 0 and below 100");
+	if ((ret = input_files(argv + optind, 2, PROG)))
 		return ret;
 	info = o.csv ? stderr : stdout;
 	for (i = 0; i < 2 && !ret; i++)

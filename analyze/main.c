@@ -14,6 +14,8 @@
 #include "analyze/analyze.h"
 #include "analyze/run.h"
 #include "analyze/summary.h"
+#include "common/input.h"
+#include "common/usage.h"
 
 #define PROG "st-analyze"
 
@@ -354,26 +356,26 @@ int main(int argc, char **argv)
 	if ((ret = an_parse_args(argc, argv, &o, NULL, usage_text, an_report_accepts)) >= 0)
 		return ret;
 	if (optind >= argc)
-		return an_usage_error(PROG, "%s", "no input file");
+		return usage_error(PROG, "%s", "no input file");
 	if (o.save_summary && o.quantile > 0)
-		return an_usage_error(PROG, "%s", "--save-summary saves the summary, not a --quantile list");
+		return usage_error(PROG, "%s", "--save-summary saves the summary, not a --quantile list");
 	if (o.save_summary && o.top_by >= 0)
-		return an_usage_error(PROG, "%s", "--save-summary saves the summary, not a --top-by list");
+		return usage_error(PROG, "%s", "--save-summary saves the summary, not a --top-by list");
 	if (o.html && (o.gnuplot_dir || o.save_summary || o.heatmap || o.csv))
-		return an_usage_error(PROG, "%s", "--html writes a page of its own: not with --gnuplot, "
+		return usage_error(PROG, "%s", "--html writes a page of its own: not with --gnuplot, "
 				      "--save-summary, --heatmap or --csv");
 	if (o.quantile > 0 && !o.html && (o.dist || o.top_by >= 0))
-		return an_usage_error(PROG, "%s", "--quantile lists I/Os: --sizes, --seek, --hist, --depth "
+		return usage_error(PROG, "%s", "--quantile lists I/Os: --sizes, --seek, --hist, --depth "
 				      "and --top-by are reports of their own");
 	if (o.metrics && !o.follow)
-		return an_usage_error(PROG, "%s", "--metrics serves what --follow reads: add --follow");
+		return usage_error(PROG, "%s", "--metrics serves what --follow reads: add --follow");
 	if (o.follow && argc - optind != 1)
-		return an_usage_error(PROG, "%s", "--follow reads one FILE (quote a rotating set's pattern)");
+		return usage_error(PROG, "%s", "--follow reads one FILE (quote a rotating set's pattern)");
 	if ((ret = an_opts_resolve(&o, PROG)))
 		return ret;
 	if (o.follow)
 		return report_followed(&o, argv[optind]);
-	if ((ret = an_stdin_files(argv + optind, argc - optind, PROG)) ||
+	if ((ret = input_files(argv + optind, argc - optind, PROG)) ||
 	    (ret = an_open(&r, &o, argv + optind, argc - optind, PROG)))
 		return ret;
 	ret = report_main(&r, &o);

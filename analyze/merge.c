@@ -10,6 +10,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/summary.h"
+#include "common/usage.h"
 
 #define PROG "st-analyze merge"
 
@@ -44,7 +45,7 @@ int an_merge_main(int argc, char **argv)
 		return ret;
 	ret = 0;
 	if (optind >= argc)
-		return an_usage_error(PROG, "%s", "no summary file");
+		return usage_error(PROG, "%s", "no summary file");
 	memset(&r, 0, sizeof(r));
 	r.stats.exact_limit = o.exact_limit;
 	for (i = optind; i < argc && !ret; i++)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/input.h"
+#include "common/usage.h"
 
 /* Copy what src reads to its end into an unlinked file; its fd, or -1 with errno set. */
 static int spool(int src)
@@ -81,5 +82,23 @@ int input_path(const char *arg, char *path, size_t cap, char *err, size_t errcap
 		return -1;
 	}
 	snprintf(path, cap, "/dev/fd/%d", stdin_fd);
+	return 0;
+}
+
+int input_files(char **files, int nfiles, const char *prog)
+{
+	char path[4096], err[256];
+
+	for (int i = 0; i < nfiles; i++) {
+		if (input_path(files[i], path, sizeof(path), err, sizeof(err))) {
+			fprintf(stderr, "%s: %s: %s\n", prog, files[i], err);
+			return EXIT_USAGE;
+		}
+		/* a copy of "-" or a FIFO: its /dev/fd path lives as long as argv */
+		if (strcmp(path, files[i]) && !(files[i] = strdup(path))) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			return EXIT_USAGE;
+		}
+	}
 	return 0;
 }

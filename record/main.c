@@ -28,6 +28,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "common/usage.h"
 #include "record/record.h"
 
 /*
@@ -265,13 +266,13 @@ static int resolve_filters(struct recorder *r)
 	f->pid = r->opts.pid;
 	if (f->pid && kill(f->pid, 0) && errno == ESRCH) {
 		snprintf(err, sizeof(err), "-p %d: no such process", f->pid);
-		return rec_opts_usage_error(err);
+		return usage_error(REC_NAME, "%s", err);
 	}
 	f->comm = r->opts.comm;
 	if (r->opts.cgroup && rec_filters_set_cgroup(f, r->opts.cgroup, err, sizeof(err)))
-		return rec_opts_usage_error(err);
+		return usage_error(REC_NAME, "%s", err);
 	if (r->opts.device && rec_filters_set_device(f, r->opts.device, err, sizeof(err)))
-		return rec_opts_usage_error(err);
+		return usage_error(REC_NAME, "%s", err);
 	return 0;
 }
 
@@ -878,11 +879,11 @@ static int setup(struct recorder *r, int argc, char **argv)
 	if (ret)
 		return ret;
 	if (rec_events_select(r->opts.events, &r->sel, err, sizeof(err)))
-		return rec_opts_usage_error(err);
+		return usage_error(REC_NAME, "%s", err);
 	if (rec_probes_check(&r->sel, err, sizeof(err)))
 		return fail("probes", err);
 	if (rec_tracepoints_resolve(&r->sel, err, sizeof(err)))
-		return rec_opts_usage_error(err);
+		return usage_error(REC_NAME, "%s", err);
 	/* blocked before the fork, so no SIGCHLD is missed; the loop reads them from a signalfd */
 	loop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, NULL);

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "common/number.h"
+#include "common/usage.h"
 #include "record/record.h"
 
 static const char usage_text[] =
@@ -425,26 +426,20 @@ static const char *long_name(int c)
 	return NULL;
 }
 
-int rec_opts_usage_error(const char *msg)
-{
-	fprintf(stderr, "%s: %s (see st-record --help)\n", REC_NAME, msg);
-	return REC_EXIT_USAGE;
-}
-
 static int check_combination(struct rec_opts *o)
 {
 	if (!o->output)
-		return rec_opts_usage_error("no output file: give -o FILE");
+		return usage_error(REC_NAME, "no output file: give -o FILE");
 	if ((o->rotate_ns || o->rotate_bytes || o->ring_bytes) && !strcmp(o->output, "-"))
-		return rec_opts_usage_error("--rotate and --ring write files: -o - streams one");
+		return usage_error(REC_NAME, "--rotate and --ring write files: -o - streams one");
 	if ((o->rotate_ns || o->rotate_bytes) && o->ring_bytes)
-		return rec_opts_usage_error("--rotate and --ring exclude each other");
+		return usage_error(REC_NAME, "--rotate and --ring exclude each other");
 	if (o->keep && !o->rotate_ns && !o->rotate_bytes)
-		return rec_opts_usage_error("--keep needs --rotate");
+		return usage_error(REC_NAME, "--keep needs --rotate");
 	if (!o->ring_bytes && (o->trigger || o->max_triggers))
-		return rec_opts_usage_error("--trigger and --max-triggers need --ring");
+		return usage_error(REC_NAME, "--trigger and --max-triggers need --ring");
 	if (o->cmd && o->pid)
-		return rec_opts_usage_error("-p and -- CMD both choose the process to trace; give one");
+		return usage_error(REC_NAME, "-p and -- CMD both choose the process to trace; give one");
 	return 0;
 }
 
@@ -496,14 +491,14 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv)
 		if (c == '?') {
 			snprintf(err, sizeof(err), "bad option '%s' (unknown, or missing its value)",
 				 argv[optind - 1]);
-			return rec_opts_usage_error(err);
+			return usage_error(REC_NAME, "%s", err);
 		}
 		if (set_option(o, long_name(c), optarg, err, sizeof(err)))
-			return rec_opts_usage_error(err);
+			return usage_error(REC_NAME, "%s", err);
 	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--"))
-			return rec_opts_usage_error("unexpected argument; put the command after --");
+			return usage_error(REC_NAME, "unexpected argument; put the command after --");
 		o->cmd = &argv[optind];
 	}
 	return check_combination(o);

@@ -69,8 +69,6 @@ struct rec_opts {
 int rec_opts_parse(struct rec_opts *o, int argc, char **argv);
 /* The effective options as a JSON object (the `options` metadata); malloc'd. */
 char *rec_opts_json(const struct rec_opts *o);
-/* "st-record: MSG (see st-record --help)" on stderr; returns REC_EXIT_USAGE. */
-int rec_opts_usage_error(const char *msg);
 void rec_opts_free(struct rec_opts *o);
 
 /*

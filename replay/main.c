@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "analyze/analyze.h"
+#include "common/input.h"
 #include "common/number.h"
+#include "common/usage.h"
 #include "replay/replay.h"
 
 #define PROG "st-replay"
@@ -132,7 +134,7 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 	switch (opt) {
 	case OPT_LEVEL:
 		if (strcmp(arg, "block") && strcmp(arg, "file"))
-			return an_usage_error(PROG, "--level %s: not block or file", arg);
+			return usage_error(PROG, "--level %s: not block or file", arg);
 		o->level = arg[0] == 'b' ? RP_LEVEL_BLOCK : RP_LEVEL_FILE;
 		return 0;
 	case OPT_TARGET:
@@ -140,9 +142,9 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		return 0;
 	case OPT_MAP:
 		if (!(eq = strchr(arg, '=')) || eq == arg || !eq[1])
-			return an_usage_error(PROG, "--map %s: not DEV=PATH", arg);
+			return usage_error(PROG, "--map %s: not DEV=PATH", arg);
 		if (o->nmaps == RP_MAX_MAPS)
-			return an_usage_error(PROG, "--map %s: more than 64 maps", arg);
+			return usage_error(PROG, "--map %s: more than 64 maps", arg);
 		*eq = '\0';
 		o->maps[o->nmaps++] = (struct rp_map){ arg, eq + 1 };
 		return 0;
@@ -154,19 +156,19 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		} else if (!strncmp(arg, "scale=", 6)) {
 			o->timing = RP_TIMING_SCALE;
 			if (parse_number(arg + 6, 0, 1e6, &o->scale) || o->scale <= 0 || o->scale >= 1e6)
-				return an_usage_error(PROG, "--timing %s: scale=X needs X > 0", arg);
+				return usage_error(PROG, "--timing %s: scale=X needs X > 0", arg);
 		} else {
-			return an_usage_error(PROG, "--timing %s: not original, afap or scale=X", arg);
+			return usage_error(PROG, "--timing %s: not original, afap or scale=X", arg);
 		}
 		return 0;
 	case OPT_QD:
 		if (parse_count(arg, 1, 4096, &v))
-			return an_usage_error(PROG, "--qd %s: not a depth in [1, 4096]", arg);
+			return usage_error(PROG, "--qd %s: not a depth in [1, 4096]", arg);
 		o->qd = (unsigned)v;
 		return 0;
 	case OPT_THREADS:
 		if (parse_count(arg, 1, RP_MAX_THREADS, &v))
-			return an_usage_error(PROG, "--threads %s: not a count in [1, 256]", arg);
+			return usage_error(PROG, "--threads %s: not a count in [1, 256]", arg);
 		o->threads = (unsigned)v;
 		return 0;
 	case OPT_BIOS:
@@ -180,7 +182,7 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		return 0;
 	case OPT_MAX_IO:
 		if (parse_size(arg, &t) || t < 4096 || t > (1ull << 32))
-			return an_usage_error(PROG, "--max-io %s: not a size from 4K to 4G", arg);
+			return usage_error(PROG, "--max-io %s: not a size from 4K to 4G", arg);
 		o->max_io = t;
 		return 0;
 	case OPT_WRAP:
@@ -188,13 +190,13 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		return 0;
 	case OPT_ALIGN:
 		if (parse_count(arg, 1, 1u << 30, &v) || (v & (v - 1)))
-			return an_usage_error(PROG, "--align %s: not a power of two", arg);
+			return usage_error(PROG, "--align %s: not a power of two", arg);
 		o->align = (unsigned)v;
 		return 0;
 	case OPT_FROM:
 	case OPT_TO:
 		if (st_parse_time(arg, 0, &t))
-			return an_usage_error(PROG, opt == OPT_FROM ? "--from %s: not a time (2, 1.5s, 200ms, @NS)" :
+			return usage_error(PROG, opt == OPT_FROM ? "--from %s: not a time (2, 1.5s, 200ms, @NS)" :
 					      "--to %s: not a time (2, 1.5s, 200ms, @NS)", arg);
 		*(opt == OPT_FROM ? &o->from : &o->to) = arg;
 		return 0;
@@ -203,7 +205,7 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		return 0;
 	case OPT_PID:
 		if (parse_count(arg, 0, 4294967295ull, &v))
-			return an_usage_error(PROG, "--pid %s: not a pid", arg);
+			return usage_error(PROG, "--pid %s: not a pid", arg);
 		o->pid = (int64_t)v;
 		return 0;
 	case OPT_COMM:
@@ -211,7 +213,7 @@ static int parse_option(struct rp_opts *o, int opt, char *arg)
 		return 0;
 	case OPT_LOOP:
 		if (parse_count(arg, 1, 1000000, &v))
-			return an_usage_error(PROG, "--loop %s: not a count in [1, 10^6]", arg);
+			return usage_error(PROG, "--loop %s: not a count in [1, 10^6]", arg);
 		o->loops = (unsigned)v;
 		return 0;
 	case OPT_REPORT:
@@ -261,34 +263,34 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (opt == '?')
-			return an_usage_error(PROG, "%s: unknown option or missing argument", argv[optind - 1]);
+			return usage_error(PROG, "%s: unknown option or missing argument", argv[optind - 1]);
 		if ((ret = parse_option(&o, opt, optarg)))
 			return ret;
 	}
 	if (optind != argc - 1)
-		return an_usage_error(PROG, "%s", optind < argc ? "one FILE expected" : "FILE missing");
+		return usage_error(PROG, "%s", optind < argc ? "one FILE expected" : "FILE missing");
 	if (o.threads > o.qd) {
 		char msg[96];
 
 		snprintf(msg, sizeof(msg), "--threads %u above --qd %u", o.threads, o.qd);
-		return an_usage_error(PROG, "%s: each thread needs an I/O in flight", msg);
+		return usage_error(PROG, "%s: each thread needs an I/O in flight", msg);
 	}
 	if (!o.target && !o.nmaps)
-		return an_usage_error(PROG, "%s", "no target: --target PATH or --map DEV=PATH");
-	if ((ret = an_stdin_files(argv + optind, 1, PROG)))
+		return usage_error(PROG, "%s", "no target: --target PATH or --map DEV=PATH");
+	if ((ret = input_files(argv + optind, 1, PROG)))
 		return ret;
 	o.file = argv[optind];
 	o.progress = isatty(STDERR_FILENO);
 
 	if ((ret = rp_plan_build(&plan, &o, err, sizeof(err)))) {
 		if (ret == -2)
-			return an_usage_error(PROG, "%s", err);
+			return usage_error(PROG, "%s", err);
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return 1;
 	}
 	if (plan.level == RP_LEVEL_FILE && (o.nmaps || !o.target)) {
 		rp_plan_free(&plan);
-		return an_usage_error(PROG, "%s", "file level replays into --target DIR (--map is for block level)");
+		return usage_error(PROG, "%s", "file level replays into --target DIR (--map is for block level)");
 	}
 	if (plan.input_note[0])
 		fprintf(stderr, "%s: %s\n", PROG, plan.input_note);

@@ -17,6 +17,7 @@
 
 #include "common/input.h"
 #include "common/number.h"
+#include "common/usage.h"
 #include "format/st-format/st_format.h"
 
 static const struct sf_cmd *const commands[] = {
@@ -52,13 +53,13 @@ int sf_error(const char *what, const char *fmt, ...)
 
 int sf_usage(const struct sf_cmd *cmd, const char *fmt, ...)
 {
+	char prog[64];
 	va_list ap;
 
-	fprintf(stderr, SF_PROG " %s: ", cmd->name);
+	snprintf(prog, sizeof(prog), SF_PROG " %s", cmd->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	usage_verror(prog, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see " SF_PROG " %s --help)\n", cmd->name);
 	return SF_USAGE;
 }
 
