@@ -175,7 +175,8 @@ static uint64_t event_hash(uint64_t h, const struct st_event_header *e)
 static void live_check(const struct st_reader *r, struct live_walk *w, size_t written)
 {
 	const struct st_file_info *info = st_reader_info(r);
-	uint64_t end = w->chunks ? st_chunk_at(r, w->chunks - 1)->offset : 0;
+	const struct st_chunk_info *last = w->chunks ? st_chunk_at(r, w->chunks - 1) : NULL;
+	uint64_t end = last ? last->offset + last->stored_size : 0;
 
 	if (info->file_size > written)
 		__builtin_trap();
