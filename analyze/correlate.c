@@ -1003,6 +1003,8 @@ static void count_merge(struct an_corr *c, uint32_t b)
 		return;
 	IO(c, i)->flags |= AN_IO_MERGED;
 	IO(c, i)->merges++;
+	IO(c, i)->read_merges += (BIO(c, b)->opf & ST_OP_MASK) == ST_OP_READ;
+	IO(c, i)->write_merges += (BIO(c, b)->opf & ST_OP_MASK) == ST_OP_WRITE;
 }
 
 static void bio_merge(struct an_corr *c, const struct st_ev_block_bio *e)

@@ -119,6 +119,8 @@ struct an_io {
 	uint8_t span;		/* span records: span index + 1; 0 for I/Os */
 	uint32_t nbios;		/* bios queued (or split off) for it */
 	uint32_t merges;	/* of those, joined to a request that existed (diskstats' merges) */
+	uint32_t read_merges, write_merges;	/* of those, the read and the write bios (diskstats'
+						   per op: a request's bios may be another's) */
 	uint16_t pending, requeues;
 	uint16_t recording;	/* index of its recording in the run (set by the run, not here) */
 	uint16_t flags;		/* AN_IO_* */

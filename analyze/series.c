@@ -87,15 +87,23 @@ void an_series_add(struct an_series *s, const struct an_io *io)
 	struct an_bin *b;
 	unsigned lb;
 
-	if ((io->flags & AN_IO_INCOMPLETE) || end < s->t0 || (end - s->t0) / s->step >= s->nbins)
+	if (end < s->t0 || (end - s->t0) / s->step >= s->nbins)
 		return;
 	b = &s->bins[(end - s->t0) / s->step];
+	/*
+	 * The kernel counted the merges of an I/O the trace did not see end:
+	 * its bios count where it was seen last, nothing else of it.
+	 */
+	b->bios += io->nbios;
+	b->merged += io->merges;
+	b->read_merged += io->read_merges;
+	b->write_merged += io->write_merges;
+	if (io->flags & AN_IO_INCOMPLETE)
+		return;
 	b->ios++;
 	b->bytes += io->bytes;
 	b->reads += io->op == AN_OP_READ;
 	b->writes += io->op == AN_OP_WRITE;
-	b->bios += io->nbios;
-	b->merged += io->merges;
 	if (io->ts[AN_TS_ISSUE] && io->ts[AN_TS_COMPLETE])
 		add_busy(s, io->ts[AN_TS_ISSUE], io->ts[AN_TS_COMPLETE]);
 	if (io->ts[AN_TS_QUEUE] || io->ts[AN_TS_ISSUE]) {
@@ -131,6 +139,8 @@ int an_series_merge(struct an_series *dst, struct an_series *src)
 		d->writes += b->writes;
 		d->bios += b->bios;
 		d->merged += b->merged;
+		d->read_merged += b->read_merged;
+		d->write_merged += b->write_merged;
 		d->busy_ns += b->busy_ns;
 		for (k = 0; k < AN_HEAT_LAT; k++)
 			d->lat_heat[k] += b->lat_heat[k];
@@ -159,21 +169,26 @@ void an_series_print(struct an_series *s, FILE *out, int csv)
 {
 	size_t i;
 
-	fprintf(out, csv ? "time_s,ios,iops,mb_s,%s_p50_us,%s_p99_us,depth,read_pct,merged_pct\n"
-			 : "%10s %8s %10s %9s %10s %10s %7s %6s %7s\n",
+	fprintf(out, csv ? "time_s,ios,iops,mb_s,%s_p50_us,%s_p99_us,depth,read_pct,merged_pct,"
+			   "bios,merged,read_merged,write_merged\n"
+			 : "%10s %8s %10s %9s %10s %10s %7s %6s %7s %8s %8s %11s %12s\n",
 		csv ? an_stage_name(s->stage) : "time_s", csv ? an_stage_name(s->stage) : "ios",
-		"iops", "MB/s", "p50_us", "p99_us", "depth", "read%", "merged%");
+		"iops", "MB/s", "p50_us", "p99_us", "depth", "read%", "merged%", "bios", "merged",
+		"read_merged", "write_merged");
 	for (i = 0; i < s->nbins; i++) {
 		struct an_bin *b = &s->bins[i];
 		double rw = (double)(b->reads + b->writes), secs = bin_seconds(s, i);
 
-		fprintf(out, csv ? "%.6f,%" PRIu64 ",%.1f,%.3f,%.3f,%.3f,%.3f,%.1f,%.1f\n"
-				 : "%10.6f %8" PRIu64 " %10.1f %9.3f %10.1f %10.1f %7.2f %6.1f %7.1f\n",
+		fprintf(out, csv ? "%.6f,%" PRIu64 ",%.1f,%.3f,%.3f,%.3f,%.3f,%.1f,%.1f,%" PRIu64
+				   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n"
+				 : "%10.6f %8" PRIu64 " %10.1f %9.3f %10.1f %10.1f %7.2f %6.1f %7.1f %8" PRIu64
+				   " %8" PRIu64 " %11" PRIu64 " %12" PRIu64 "\n",
 			an_series_time(s, i), b->ios, b->ios / secs, b->bytes / secs / 1e6,
 			b->lat.counts ? an_us(an_sketch_quantile(&b->lat, 0.5)) : 0.0,
 			b->lat.counts ? an_us(an_sketch_quantile(&b->lat, 0.99)) : 0.0,
 			b->busy_ns / secs / 1e9, rw > 0 ? 100.0 * b->reads / rw : 0.0,
-			b->bios ? 100.0 * b->merged / b->bios : 0.0);
+			b->bios ? 100.0 * b->merged / b->bios : 0.0, b->bios, b->merged, b->read_merged,
+			b->write_merged);
 	}
 }
 

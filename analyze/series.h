@@ -24,6 +24,7 @@
 struct an_bin {
 	uint64_t ios, bytes, reads, writes, busy_ns;
 	uint64_t bios, merged;	/* the I/Os' bios, and those of them that merged (iostat's rrqm + wrqm) */
+	uint64_t read_merged, write_merged;	/* of those, the read and the write bios (rrqm, wrqm) */
 	struct an_sketch lat;	/* allocated with the first I/O */
 	uint32_t lat_heat[AN_HEAT_LAT];
 	uint32_t pos_heat[AN_HEAT_POS];

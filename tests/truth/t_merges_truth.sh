@@ -17,6 +17,10 @@
 #     request, which for mq-deadline is often another's (a psync reader
 #     dispatching the writes waiting in the scheduler), and a bio queued
 #     inside that task's read joins the read (record/README.md);
+#   - st-analyze's time series (`--interval --csv`): its `read_merged` and
+#     `write_merged` counts summed over the intervals (merged % is their
+#     share of the bios), under every preset: they count by the op of the
+#     bios that merged, whichever I/O holds them;
 #   - the blkparse text `st-format convert --to blkparse` prints (its
 #     "Read Merges" / "Write Merges" totals), and blkparse's own on the
 #     `convert --to blktrace` files, when blkparse is installed;
@@ -85,6 +89,14 @@ analyzed() {
 		END { print m[1] + 0, m[0] + 0 }'
 }
 
+# series TRACE: "READS WRITES", the merges of the time series' intervals.
+series() {
+	st-analyze "$1" --interval 250ms --csv 2>/dev/null | awk -F, '
+		$1 == "time_s" { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		"read_merged" in col { r += $col["read_merged"]; w += $col["write_merged"] }
+		END { print r + 0, w + 0 }'
+}
+
 # incomplete TRACE: the I/Os st-analyze reports incomplete, all groups or
 # (with a second argument) the read and write groups.
 incomplete() {
@@ -139,6 +151,9 @@ for preset in all block block-all; do
 		want=$((r1 - r0 + w1 - w0))
 	fi
 	[ "$got" = "$want" ] && pass "$tag.analyze" || fail "$tag.analyze" "st-analyze $got, kernel $want; $lost"
+	got=$(series "$trace")
+	[ "$got" = "$kernel" ] && pass "$tag.series" ||
+		fail "$tag.series" "st-analyze --interval $got, kernel $kernel; $lost"
 	st-format convert "$trace" --to blkparse -o "$T/$preset.blkparse" 2>"$T/$preset.err" ||
 		{ fail "$tag.blkparse" "convert: $(cat "$T/$preset.err")"; continue; }
 	got=$(blkparse_merges "$T/$preset.blkparse")
