@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every I/O carries its cgroup: st-analyze --by cgroup and --top-by cgroup.
 #
-# Two fio jobs make direct 4k psync reads of one loop device, 300 and 500,
-# each from a cgroup v2 group of its own (the shell that starts it joins the
+# Two fio jobs make direct 4k reads of one loop device, 300 with psync
+# (the cgroup of a syscall) and 500 with io_uring (of a submission), each
+# from a cgroup v2 group of its own (the shell that starts it joins the
 # group first); a dd of 50 reads runs in a cgroup v1 blkio group only, where
 # one is mounted. Recorded system-wide, `-e all -d DEV`. Truth: fio's JSON
 # (each job's read count), dd's count.
@@ -35,14 +36,14 @@ fi
 
 # shellcheck disable=SC2016
 IN_CGROUP='echo $$ >"$1/cgroup.procs" && while [ ! -e "$2" ]; do sleep 0.02; done && shift 2 && exec "$@"'
-fio_in() {	# fio_in CGROUP NAME COUNT
+fio_in() {	# fio_in CGROUP NAME COUNT ENGINE
 	sh -c "$IN_CGROUP" sh "$1" "$T/go" fio --name="$2" --filename="$L" --rw=randread --bs=4k \
-		--direct=1 --ioengine=psync --size=32M --number_ios="$3" --output-format=json \
+		--direct=1 --ioengine="$4" --size=32M --number_ios="$3" --output-format=json \
 		--output="$T/$2.json" &
 }
-fio_in "$CGA" a 300
+fio_in "$CGA" a 300 psync
 PID_A=$!
-fio_in "$CGB" b 500
+fio_in "$CGB" b 500 io_uring
 PID_B=$!
 PIDS=("$PID_A" "$PID_B")
 if [ -n "$V1" ]; then
