@@ -368,6 +368,16 @@ void rec_meta_track(struct rec_meta_tracker *t, struct st_writer *w, const struc
 
 /* ---- cgroups the records name ----------------------------------------- */
 
+/* The slot holding id, else the free slot where it goes (the table is never full). */
+static size_t cgroup_slot(const struct rec_meta_tracker *t, uint64_t id)
+{
+	size_t i = id & (CGROUP_SLOTS - 1);
+
+	while (t->cgroups[i] && t->cgroups[i] != id)
+		i = (i + 1) & (CGROUP_SLOTS - 1);
+	return i;
+}
+
 void rec_meta_note_cgroup(struct rec_meta_tracker *t, uint64_t id)
 {
 	size_t i;
@@ -375,23 +385,11 @@ void rec_meta_note_cgroup(struct rec_meta_tracker *t, uint64_t id)
 	if (!id || id == t->last_cgroup)
 		return;
 	t->last_cgroup = id;
-	for (i = id & (CGROUP_SLOTS - 1); t->cgroups[i]; i = (i + 1) & (CGROUP_SLOTS - 1))
-		if (t->cgroups[i] == id)
-			return;
-	if (t->ncgroups < CGROUP_SLOTS / 4 * 3) {
+	i = cgroup_slot(t, id);
+	if (!t->cgroups[i] && t->ncgroups < CGROUP_SLOTS / 4 * 3) {
 		t->cgroups[i] = id;
 		t->ncgroups++;
 	}
-}
-
-static bool cgroup_noted(const struct rec_meta_tracker *t, uint64_t id)
-{
-	size_t i;
-
-	for (i = id & (CGROUP_SLOTS - 1); t->cgroups[i]; i = (i + 1) & (CGROUP_SLOTS - 1))
-		if (t->cgroups[i] == id)
-			return true;
-	return false;
 }
 
 /* The cgroup of a record that begins an I/O (a data call, an io_uring submission), 0 for others. */
@@ -427,7 +425,7 @@ static void name_cgroups(const struct rec_meta_tracker *t, struct st_writer *w, 
 		close(dir);
 		return;
 	}
-	if (!fstat(dirfd(d), &st) && cgroup_noted(t, st.st_ino)) {
+	if (!fstat(dirfd(d), &st) && st.st_ino && t->cgroups[cgroup_slot(t, st.st_ino)] == st.st_ino) {
 		snprintf(key, sizeof(key), "cgroup.%llu", (unsigned long long)st.st_ino);
 		st_writer_set_meta(w, key, len ? path : "/");
 	}
