@@ -4,9 +4,9 @@
 # Two fio jobs make direct 4k reads of one loop device, 300 with psync
 # (the cgroup of a syscall) and 500 with io_uring (of a submission), each
 # from a cgroup v2 group of its own (the shell that starts it joins the
-# group first); a dd of 50 reads runs in a cgroup v1 blkio group only, where
-# one is mounted. Recorded system-wide, `-e all -d DEV`. Truth: fio's JSON
-# (each job's read count), dd's count.
+# group first); then a dd of 50 reads runs in a cgroup v1 blkio group only,
+# where one is mounted. Recorded system-wide, `-e all -d DEV`. Truth: fio's JSON
+# (each job's read count), dd's count, the groups' directories' inodes.
 # - record_cgroup_by: `--by cgroup --csv` counts each group's reads (by its
 #   path under the cgroup2 mount, from the file's cgroup.* metadata) as its
 #   fio did.
@@ -15,6 +15,8 @@
 # - record_cgroup_top: `--top-by cgroup` lists the two groups, the one of
 #   500 reads first.
 # - record_cgroup_anonymized: `st-format anonymize` leaves no group's name.
+# - record_cgroup_rotate: recorded in files of 200 ms (--rotate), each file
+#   names the group of a fio running throughout by its directory's inode.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 rec_require_bpf record_cgroup
@@ -34,30 +36,28 @@ if [ -n "$V1" ]; then
 	at_exit "rmdir '$CGV1'"
 fi
 
+# in_cgroup CGROUP CMD...: CMD run from a shell that joined CGROUP first
 # shellcheck disable=SC2016
-IN_CGROUP='echo $$ >"$1/cgroup.procs" && while [ ! -e "$2" ]; do sleep 0.02; done && shift 2 && exec "$@"'
-fio_in() {	# fio_in CGROUP NAME COUNT ENGINE
-	sh -c "$IN_CGROUP" sh "$1" "$T/go" fio --name="$2" --filename="$L" --rw=randread --bs=4k \
-		--direct=1 --ioengine="$4" --size=32M --number_ios="$3" --output-format=json \
-		--output="$T/$2.json" &
+in_cgroup() {
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$@"
 }
-fio_in "$CGA" a 300 psync
-PID_A=$!
-fio_in "$CGB" b 500 io_uring
-PID_B=$!
-PIDS=("$PID_A" "$PID_B")
-if [ -n "$V1" ]; then
-	sh -c "$IN_CGROUP" sh "$CGV1" "$T/go" dd if="$L" of=/dev/null bs=4k count=50 iflag=direct \
-		status=none &
-	PIDS+=("$!")
-fi
+# fio_in CGROUP NAME COUNT ENGINE: COUNT direct 4k random reads of $L
+fio_in() {
+	in_cgroup "$1" fio --name="$2" --filename="$L" --rw=randread --bs=4k --direct=1 \
+		--ioengine="$4" --size=32M --number_ios="$3" --output-format=json --output="$T/$2.json"
+}
+# One after the other: blk-mq may issue a request of one process from
+# another's context, and the issue then names the wrong thread.
+workload() {
+	fio_in "$CGA" a 300 psync
+	fio_in "$CGB" b 500 io_uring
+	[ -z "$V1" ] || in_cgroup "$CGV1" dd if="$L" of=/dev/null bs=4k count=50 iflag=direct status=none
+}
 if ! rec_start "$T/cg.sttrace" "$T/cg.log" -e all -d "$L"; then
-	kill "${PIDS[@]}"
 	fail record_cgroup "$(cat "$T/cg.log")"
 	exit 1
 fi
-touch "$T/go"
-wait "${PIDS[@]}"
+workload
 rec_stop
 
 # reads per group label, from the summary's CSV
@@ -101,4 +101,23 @@ if st-format info "$T/anon.sttrace" | grep -q '^  cgroup\.' &&
 	pass record_cgroup_anonymized
 else
 	fail record_cgroup_anonymized "$(st-format info "$T/anon.sttrace" 2>&1 | grep -m3 'cgroup')"
+fi
+
+# --rotate: every file names the group (ids are the directories' inodes)
+if rec_start "$T/rot.sttrace" "$T/rot.log" -e all -d "$L" --rotate 200ms; then
+	fio_in "$CGA" rot 400 psync
+	rec_stop
+	unnamed=0
+	files=0
+	for f in "$T"/rot.*.sttrace; do
+		files=$((files + 1))
+		st-format info "$f" | grep -qx "  cgroup.$(stat -c %i "$CGA") = $A" || unnamed=$((unnamed + 1))
+	done
+	if [ "$files" -ge 2 ] && [ "$unnamed" = 0 ]; then
+		pass record_cgroup_rotate
+	else
+		fail record_cgroup_rotate "$unnamed of $files files do not name $A"
+	fi
+else
+	fail record_cgroup_rotate "$(cat "$T/rot.log")"
 fi
