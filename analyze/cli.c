@@ -57,7 +57,7 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* --top-by KEY[:ios|bytes|tail]: the groups of KEY (file, comm, pid) ranked by I/Os by default. */
+/* --top-by KEY[:ios|bytes|tail]: the groups of KEY (file, comm, pid, cgroup) ranked by I/Os by default. */
 static int parse_top_by(struct an_opts *o, const char *arg, const char *prog)
 {
 	const char *colon = strchr(arg, ':');
@@ -66,8 +66,8 @@ static int parse_top_by(struct an_opts *o, const char *arg, const char *prog)
 
 	snprintf(key, sizeof(key), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
 	by = an_by_by_name(key);
-	if (by != AN_BY_FILE && by != AN_BY_COMM && by != AN_BY_PID)
-		return usage_error(prog, "--top-by %s: not file, comm or pid (with :ios, :bytes or :tail)",
+	if (by != AN_BY_FILE && by != AN_BY_COMM && by != AN_BY_PID && by != AN_BY_CGROUP)
+		return usage_error(prog, "--top-by %s: not file, comm, pid or cgroup (with :ios, :bytes or :tail)",
 				      arg);
 	if (colon && (rank = an_rank_by_name(colon + 1)) < 0)
 		return usage_error(prog, "--top-by %s: rank by ios, bytes or tail", arg);
@@ -107,7 +107,8 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 			o->by = (enum an_by)an_by_by_name(arg);
 			return 0;
 		}
-		return usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file, host", arg);
+		return usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file, host, cgroup",
+				   arg);
 	case OPT_INTERVAL:
 		if (st_parse_duration(arg, &o->interval) || !o->interval)
 			return usage_error(prog, "--interval %s: not a positive duration", arg);

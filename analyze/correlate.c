@@ -41,6 +41,7 @@ struct aio_ent {
 	uint32_t fs_dev;
 	uint64_t fs_begin, ino;	/* last iomap_dio_rw_begin, 0 none */
 	int64_t pos;
+	uint64_t cgroup;	/* the io_submit's task's, its iocbs' */
 };
 
 #define MAX_DEVS 256
@@ -439,6 +440,7 @@ static void sys_enter(struct an_corr *c, const struct st_ev_sys_enter *e)
 	if (c->names)
 		io->file = an_names_fd_file(c->names, e->h.pid, e->p.fd);
 	io->offset = e->p.offset;
+	io->cgroup = e->p.cgroup;
 	put_map(c, &c->sys_by_tid, e->h.tid, i);
 }
 
@@ -562,6 +564,7 @@ static void aio_submit_event(struct an_corr *c, const struct st_event_header *h,
 	}
 	memset(AIO(c, a), 0, sizeof(struct aio_ent));
 	AIO(c, a)->io = AN_NONE;
+	AIO(c, a)->cgroup = ((const struct st_ev_sys_enter *)h)->p.cgroup;
 }
 
 /*
@@ -590,6 +593,7 @@ static uint32_t aio_owner(struct an_corr *c, const struct st_event_header *h)
 	io->ino = ae->ino;
 	io->fs_dev = ae->fs_dev;
 	io->offset = ae->pos;
+	io->cgroup = ae->cgroup;
 	ae->io = i;
 	ae->io_gen = io->gen;
 	return i;
@@ -631,6 +635,7 @@ static void uring_submit(struct an_corr *c, const struct st_ev_uring *e)
 	if (c->names)
 		io->file = an_names_fd_file(c->names, e->h.pid, e->p.fd);
 	io->uring_req = e->p.req;
+	io->cgroup = e->p.cgroup;
 	put_map(c, &c->uring_by_req, e->p.req, i);
 	put_map(c, &c->uring_by_tid, e->h.tid, i);
 }

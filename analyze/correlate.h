@@ -104,6 +104,7 @@ struct an_io {
 	uint64_t requeue_ns;	/* first issue to final issue, summed over requests */
 	uint64_t q2q;		/* gap since the previous bio queued on dev, UINT64_MAX none */
 	uint64_t uring_req;	/* io_kiocb address of an io_uring I/O */
+	uint64_t cgroup;	/* cgroup v2 id of the task whose call or submission began it, 0 unknown */
 	int64_t offset;		/* file offset, -1 unknown */
 	int64_t ret;		/* syscall / CQE result, or block error */
 	uint32_t dev;		/* block device (kernel dev_t), else its file system's, 0 unknown */

@@ -496,6 +496,8 @@ int an_html_report(struct an_run *r, const struct an_opts *o, FILE *info)
 	if (!ret)
 		ret = put_top(&p, r, o, AN_BY_FILE);
 	if (!ret)
+		ret = put_top(&p, r, o, AN_BY_CGROUP);
+	if (!ret)
 		ret = put_tail(&p, r, o);
 	if (!ret)
 		fprintf(p.out, "%s<p>st-analyze " ST_VERSION "</p>\n</body>\n</html>\n", page_script);

@@ -14,6 +14,7 @@
 #define K_DEV	(4ull << 56)
 #define K_OPEN	(5ull << 56)	/* tid -> path an openat entry passed (files before 1.3), not yet used */
 #define K_PATH	(6ull << 56)	/* a path's hash -> the path (an opened file without an inode) */
+#define K_CGROUP (7ull << 56)	/* cgroup v2 id -> its path (kernfs ids stay far below 2^56) */
 #define KEY_BITS ((1ull << 56) - 1)
 
 /* A value of `bound`: the trace closed the fd (or opened something it cannot name). */
@@ -145,7 +146,7 @@ static uint64_t fd_key(uint64_t pid, uint64_t fd)
 	return pid << 24 | (fd & 0xffffff);
 }
 
-/* One metadata key: pid.P, fd.P.F, inode.MAJ:MIN.INO, dev.MAJ:MIN. */
+/* One metadata key: pid.P, fd.P.F, inode.MAJ:MIN.INO, dev.MAJ:MIN, cgroup.ID. */
 static int load_key(struct an_names *n, const char *key, const char *val)
 {
 	unsigned a, b;
@@ -161,6 +162,8 @@ static int load_key(struct an_names *n, const char *key, const char *val)
 		k = K_FD | fd_key(x, y);
 	else if (sscanf(key, "inode.%u:%u.%" SCNu64, &a, &b, &y) == 3)
 		k = inode_key(mkdev(a, b), y);
+	else if (!strncmp(key, "cgroup.", 7) && sscanf(key + 7, "%" SCNu64, &x) == 1)
+		k = K_CGROUP | (x & KEY_BITS);
 	else if (sscanf(key, "dev.%u:%u", &a, &b) == 2 && (p = strstr(val, "name="))) {
 		k = K_DEV | mkdev(a, b);
 		val = p + 5;
@@ -301,6 +304,18 @@ const char *an_names_comm(const struct an_names *n, uint32_t pid)
 	const char *s = get_name(n, K_PID | pid);
 
 	return s ? s : "?";
+}
+
+const char *an_names_cgroup(const struct an_names *n, uint64_t id, char *buf, size_t cap)
+{
+	const char *s = id ? get_name(n, K_CGROUP | (id & KEY_BITS)) : NULL;
+
+	if (s)
+		return s;
+	if (!id)
+		return "-";
+	snprintf(buf, cap, "%" PRIu64, id);
+	return buf;
 }
 
 const char *an_names_dev(const struct an_names *n, uint32_t dev, char *buf, size_t cap)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * names.h - what the numbers in events stand for: command names of pids,
- * paths of fds and inodes, names of devices. Learned from each file's
- * metadata (pid.*, fd.*, inode.*, dev.* keys) and from the events that carry
+ * paths of fds, inodes and cgroups, names of devices. Learned from each file's
+ * metadata (pid.*, fd.*, inode.*, dev.*, cgroup.* keys) and from the events that carry
  * them (sched_process_exec/fork, openat, close).
  *
  * An fd names a file from one open to the next open or close of its number:
@@ -44,6 +44,8 @@ uint32_t an_names_fd_file(const struct an_names *n, uint32_t pid, int64_t fd);
 
 /* Command name of pid, "?" when unknown. */
 const char *an_names_comm(const struct an_names *n, uint32_t pid);
+/* Path of a cgroup v2 id ("/system.slice"), else the id in decimal; "-" for 0 (unknown). */
+const char *an_names_cgroup(const struct an_names *n, uint64_t id, char *buf, size_t cap);
 /* Device name ("loop0") or "major:minor"; "-" for 0. */
 const char *an_names_dev(const struct an_names *n, uint32_t dev, char *buf, size_t cap);
 /* Path of the file an I/O touched (its inode's, else io->file's), else "ino MAJ:MIN/INO" / "fd PID/FD" / "-". */

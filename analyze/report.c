@@ -11,7 +11,7 @@ double an_us(uint64_t ns)
 	return (double)ns / 1000.0;
 }
 
-static const char *const by_names[] = { "devop", "op", "dev", "comm", "pid", "file", "host" };
+static const char *const by_names[] = { "devop", "op", "dev", "comm", "pid", "file", "host", "cgroup" };
 
 const char *an_by_name(enum an_by by)
 {
@@ -71,6 +71,13 @@ uint64_t an_group_key(enum an_by by, const struct an_names *names, const char *h
 	case AN_BY_PID:   k = io->pid; break;
 	case AN_BY_COMM:  k = an_label_hash(an_names_comm(names, io->pid)); break;
 	case AN_BY_HOST:  k = an_label_hash(host); break;
+	case AN_BY_CGROUP: {
+		/* by the path: merged recordings of several hosts share labels, not ids */
+		char tmp[24];
+
+		k = an_label_hash(an_names_cgroup(names, io->cgroup, tmp, sizeof(tmp)));
+		break;
+	}
 	default: {
 		/* by the name: an fd names another file after each open, an inode the same one from every fd */
 		char tmp[96];
@@ -106,6 +113,9 @@ void an_group_label(enum an_by by, const struct an_names *names, const char *hos
 		break;
 	case AN_BY_HOST:
 		snprintf(buf, cap, "%s", host);
+		break;
+	case AN_BY_CGROUP:
+		snprintf(buf, cap, "%s", an_names_cgroup(names, io->cgroup, tmp, sizeof(tmp)));
 		break;
 	default:
 		snprintf(buf, cap, "%s", an_names_file(names, io, tmp, sizeof(tmp)));

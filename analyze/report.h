@@ -14,7 +14,8 @@
 #include "analyze/names.h"
 #include "analyze/sketch.h"
 
-enum an_by { AN_BY_DEVOP, AN_BY_OP, AN_BY_DEV, AN_BY_COMM, AN_BY_PID, AN_BY_FILE, AN_BY_HOST };
+enum an_by { AN_BY_DEVOP, AN_BY_OP, AN_BY_DEV, AN_BY_COMM, AN_BY_PID, AN_BY_FILE, AN_BY_HOST,
+	     AN_BY_CGROUP };
 
 /* What the I/Os of one recording are printed with; io->recording indexes an array of these. */
 struct an_origin {

@@ -1163,6 +1163,8 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 	e->p.count = count;
 	e->p.offset = offset;
 	e->p.flags = flags;
+	/* the cgroup v2 id: the one --cgroup names, and each cgroup2 directory's inode number */
+	e->p.cgroup = bpf_get_current_cgroup_id();
 	submit(e, sizeof(*e));
 	return 0;
 }
@@ -1488,6 +1490,8 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 	e->p.opcode = req->opcode;
 	e->p.flags = (__u32)req->flags;
 	e->p.fd = req->cqe.fd;
+	/* the submitting task's, as a syscall's: io-wq workers that run it later are in it too */
+	e->p.cgroup = bpf_get_current_cgroup_id();
 	submit(e, sizeof(*e));
 	return 0;
 }
@@ -1509,6 +1513,7 @@ int io_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 	e->p.opcode = 0;
 	e->p.flags = ctx->cflags;
 	e->p.fd = -1;
+	e->p.cgroup = 0;
 	submit(e, sizeof(*e));
 	return 0;
 }

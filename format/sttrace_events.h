@@ -162,19 +162,29 @@ struct st_event_header {
 	F(__u32, dev,    ST_FT_DEV,  "device of the file's file system (kernel dev_t)") \
 	F(__u32, disk,   ST_FT_DEV,  "device of the request (kernel dev_t)")
 
-#define st_fields_sys_enter(F, A)						\
+/* A syscall entry's arguments, the part every entry record begins with. */
+#define st_fields_sys_args(F, A)						\
 	F(__s64, fd,     ST_FT_INT,  "file descriptor (io_submit, io_getevents: aio context)")	\
 	F(__u64, count,  ST_FT_UINT, "bytes asked for (vector calls: iovec count; io_uring_enter: to_submit; io_submit, io_getevents: nr)") \
 	F(__s64, offset, ST_FT_INT,  "file offset, -1 when the call has none")	\
 	F(__u64, flags,  ST_FT_HEX,  "call flags (preadv2/pwritev2, sync_file_range, io_uring_enter)")
 
 /*
+ * The calling task's cgroup comes with the arguments (format 1.4): the
+ * cgroup its I/O is charged to when the call is one (spec section 11.1).
+ */
+#define st_fields_sys_enter(F, A)						\
+	st_fields_sys_args(F, A)						\
+	F(__u64, cgroup, ST_FT_UINT, "cgroup v2 id of the calling task (its directory's inode number), 0 unknown (files before 1.4)")
+
+/*
  * io_uring_enter's entry adds the ring's completion queue as the call
  * begins: the CQEs from cq_head to cq_tail are posted and not yet read by
  * the application; every CQE before cq_head it has read in user space.
+ * It is not an I/O: its requests carry their cgroup (io_uring_submit_req).
  */
 #define st_fields_sys_enter_io_uring_enter(F, A)				\
-	st_fields_sys_enter(F, A)						\
+	st_fields_sys_args(F, A)						\
 	F(__u32, cq_head, ST_FT_UINT, "completion queue head as the call begins: CQEs the application has read (0 with cq_tail: ring not read)") \
 	F(__u32, cq_tail, ST_FT_UINT, "completion queue tail as the call begins: CQEs the kernel has posted")
 
@@ -215,7 +225,8 @@ struct st_event_header {
 	F(__s32, res,       ST_FT_INT,  "CQE result at completion, 0 at submit")	\
 	F(__u32, opcode,    ST_FT_UINT, "IORING_OP_* (submit only)")		\
 	F(__u32, flags,     ST_FT_HEX,  "submit: SQE flags; complete: CQE flags")	\
-	F(__s32, fd,        ST_FT_INT,  "SQE fd (submit only)")
+	F(__s32, fd,        ST_FT_INT,  "SQE fd (submit only)")		\
+	F(__u64, cgroup,    ST_FT_UINT, "submit only: cgroup v2 id of the submitting task, 0 unknown (files before 1.4)")
 
 #define st_fields_task(F, A)							\
 	F(__u32, other_pid, ST_FT_UINT, "fork: parent pid; exec: old pid; exit: 0")	\

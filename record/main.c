@@ -219,6 +219,7 @@ static int on_batch(void *ctx, void *data, size_t size)
 		}
 		if (h->type == ST_EV_sys_exit_openat || h->type == ST_EV_sched_process_fork || h->type == ST_EV_sched_process_exec)
 			rec_meta_track(r->tracker, r->w, h);
+		rec_meta_note_record(r->tracker, h);
 		off += h->size;
 	}
 	return 0;
@@ -376,6 +377,8 @@ static int open_writer(struct recorder *r, int argc, char **argv)
 		rec_meta_open_files(r->w, r->filters.pid);
 	rec_meta_paths(r->w, r->opts.files, r->opts.nfiles);
 	r->tracker = rec_meta_tracker_new();
+	if (r->tracker)
+		rec_meta_note_cgroup(r->tracker, r->filters.cgroup_id);
 	if (r->opts.trigger) {
 		rec_flight_trigger_parse(r->opts.trigger, &r->trigger);
 		r->trigger.rqs = calloc(FLIGHT_PAIRS, sizeof(*r->trigger.rqs));
@@ -482,6 +485,7 @@ static void rotate(struct recorder *r, uint64_t now)
 	struct st_writer *old = r->w, *next = NULL;
 	char old_path[sizeof(r->path)];
 
+	rec_meta_cgroups(r->tracker, old);
 	if (st_writer_flush(old)) {
 		stop_for_write_error(r);
 		return;
@@ -818,6 +822,7 @@ static int finish(struct recorder *r)
 		return REC_EXIT_FAIL;
 	rec_meta_release(r->tracker, r->w, UINT64_MAX);
 	rec_meta_procs(r->w);
+	rec_meta_cgroups(r->tracker, r->w);
 	rec_probes_store_runs(&r->probes, r->w);
 	lost = store_lost(r);
 	store_ring_fill(r);

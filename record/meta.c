@@ -5,7 +5,9 @@
  * Key names are the ones every sttrace tool agrees on (spec/sttrace-format.md).
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <mntent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,8 +247,13 @@ union held_rec {
 	struct st_ev_sys_exit_openat open_exit;
 };
 
+#define CGROUP_SLOTS 1024	/* power of two; cgroups past 3/4 of it stay unnamed */
+
 struct rec_meta_tracker {
 	struct { uint32_t pid; char comm[ST_COMM_LEN]; } names[TRACK_SLOTS];
+	uint64_t cgroups[CGROUP_SLOTS];		/* ids the records name, 0 = free slot */
+	uint64_t last_cgroup;			/* the one noted last: most records repeat it */
+	size_t ncgroups;
 	union held_rec pool[HELD_MAX];
 	union held_rec *spare[HELD_MAX];	/* free pool entries */
 	union held_rec *held[HELD_MAX];		/* heap of the others, oldest first */
@@ -357,4 +364,101 @@ void rec_meta_track(struct rec_meta_tracker *t, struct st_writer *w, const struc
 	t->held[t->nheld] = rec;
 	for (size_t i = t->nheld++; i && t->held[(i - 1) / 2]->h.ts > rec->h.ts; i = (i - 1) / 2)
 		held_swap(t, i, (i - 1) / 2);
+}
+
+/* ---- cgroups the records name ----------------------------------------- */
+
+/* The slot holding id, else the free slot where it goes (the table is never full). */
+static size_t cgroup_slot(const struct rec_meta_tracker *t, uint64_t id)
+{
+	size_t i = id & (CGROUP_SLOTS - 1);
+
+	while (t->cgroups[i] && t->cgroups[i] != id)
+		i = (i + 1) & (CGROUP_SLOTS - 1);
+	return i;
+}
+
+void rec_meta_note_cgroup(struct rec_meta_tracker *t, uint64_t id)
+{
+	size_t i;
+
+	if (!id || id == t->last_cgroup)
+		return;
+	t->last_cgroup = id;
+	i = cgroup_slot(t, id);
+	if (!t->cgroups[i] && t->ncgroups < CGROUP_SLOTS / 4 * 3) {
+		t->cgroups[i] = id;
+		t->ncgroups++;
+	}
+}
+
+/* The cgroup of a record that begins an I/O (a data call, an io_uring submission), 0 for others. */
+static uint64_t record_cgroup(const struct st_event_header *h)
+{
+	if (h->type == ST_EV_io_uring_submit_req)
+		return ((const struct st_ev_uring *)h)->p.cgroup;
+	if ((h->type >= ST_EV_sys_enter_read && h->type <= ST_EV_sys_enter_sync_file_range &&
+	     (h->type - ST_EV_sys_enter_read) % 2 == 0) || h->type == ST_EV_sys_enter_io_submit)
+		return ((const struct st_ev_sys_enter *)h)->p.cgroup;
+	return 0;
+}
+
+void rec_meta_note_record(struct rec_meta_tracker *t, const struct st_event_header *h)
+{
+	rec_meta_note_cgroup(t, record_cgroup(h));
+}
+
+/*
+ * cgroup.ID = path of each noted group under the cgroup2 mount at dir
+ * (path relative to it: "/" the root). A group's id is its directory's
+ * inode number; depth bounds the walk.
+ */
+static void name_cgroups(const struct rec_meta_tracker *t, struct st_writer *w, int dir,
+			 char *path, size_t len, size_t cap, int depth)
+{
+	DIR *d = fdopendir(dir);
+	struct dirent *de;
+	struct stat st;
+	char key[40];
+
+	if (!d) {
+		close(dir);
+		return;
+	}
+	if (!fstat(dirfd(d), &st) && st.st_ino && t->cgroups[cgroup_slot(t, st.st_ino)] == st.st_ino) {
+		snprintf(key, sizeof(key), "cgroup.%llu", (unsigned long long)st.st_ino);
+		st_writer_set_meta(w, key, len ? path : "/");
+	}
+	while (depth > 0 && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		int sub;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' || len + 1 + n >= cap)
+			continue;
+		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, de->d_name, n + 1);
+		name_cgroups(t, w, sub, path, len + 1 + n, cap, depth - 1);
+		path[len] = 0;
+	}
+	closedir(d);
+}
+
+void rec_meta_cgroups(const struct rec_meta_tracker *t, struct st_writer *w)
+{
+	FILE *mounts;
+	struct mntent *m;
+	char path[PATH_MAX] = "";
+	int dir = -1;
+
+	if (!t->ncgroups || !(mounts = setmntent("/proc/self/mounts", "re")))
+		return;
+	while (dir < 0 && (m = getmntent(mounts)))
+		if (!strcmp(m->mnt_type, "cgroup2"))
+			dir = open(m->mnt_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	endmntent(mounts);
+	if (dir >= 0)
+		name_cgroups(t, w, dir, path, 0, sizeof(path), 32);
 }

@@ -297,6 +297,15 @@ struct rec_meta_tracker *rec_meta_tracker_new(void);
 void rec_meta_track(struct rec_meta_tracker *t, struct st_writer *w, const struct st_event_header *h);
 void rec_meta_release(struct rec_meta_tracker *t, struct st_writer *w, uint64_t before);
 void rec_meta_tracker_free(struct rec_meta_tracker *t);
+/*
+ * cgroup.* for the cgroup v2 ids the recording names: rec_meta_note_record
+ * notes the id a record that begins an I/O carries (every drained record
+ * passes; one compare for most), rec_meta_note_cgroup one id (--cgroup's),
+ * and rec_meta_cgroups names those it finds under the cgroup2 mount now.
+ */
+void rec_meta_note_record(struct rec_meta_tracker *t, const struct st_event_header *h);
+void rec_meta_note_cgroup(struct rec_meta_tracker *t, uint64_t id);
+void rec_meta_cgroups(const struct rec_meta_tracker *t, struct st_writer *w);
 
 /*
  * Flight recorder (flight.c). In ring mode the writer's sink is a rec_flight_ring:

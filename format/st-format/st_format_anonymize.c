@@ -281,7 +281,7 @@ static const char *anon_meta(struct anon *a, const char *key, const char *v, cha
 		anon_words(a, AK_ARG, v, out, cap);
 	else if (starts(key, "pid."))
 		token(a, AK_COMM, v, strlen(v), out, cap);
-	else if (starts(key, "fd.") || starts(key, "inode."))
+	else if (starts(key, "fd.") || starts(key, "inode.") || starts(key, "cgroup."))
 		token(a, AK_PATH, v, strlen(v), out, cap);
 	else if (starts(key, "dev."))
 		anon_dev(a, v, out, cap);

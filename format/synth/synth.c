@@ -500,12 +500,18 @@ static uint32_t emit_complete(struct synth *s, uint64_t ts, struct who who, cons
 static void emit_enter(struct synth *s, uint16_t type, uint64_t ts, struct who who,
 		       int64_t fd, uint64_t count, int64_t offset, uint64_t flags)
 {
+	union synth_rec *e;
 	uint32_t idx;
-	/* io_uring_enter's record adds the CQ head and tail: 0 and 0, the ring not read */
-	uint16_t size = type == ST_EV_sys_enter_io_uring_enter ?
-			sizeof(struct st_ev_sys_enter_io_uring_enter) : sizeof(struct st_ev_sys_enter);
 
-	event_new(s, type, size, ts, who, &idx)->enter.p =
+	/* io_uring_enter's record has the CQ head and tail: 0 and 0, the ring not read */
+	if (type == ST_EV_sys_enter_io_uring_enter) {
+		e = event_new(s, type, sizeof(struct st_ev_sys_enter_io_uring_enter), ts, who, &idx);
+		e->uring_enter.p = (struct st_sys_enter_io_uring_enter){ .fd = fd, .count = count,
+									 .offset = offset, .flags = flags };
+		return;
+	}
+	/* the cgroup stays 0: unknown, as in a file whose recorder could not tell */
+	event_new(s, type, sizeof(struct st_ev_sys_enter), ts, who, &idx)->enter.p =
 		(struct st_sys_enter){ .fd = fd, .count = count, .offset = offset, .flags = flags };
 }
 

@@ -5,7 +5,8 @@
  * metadata's fd table as st-record writes it at the end of a recording) go
  * through the input layer, the names and the correlator as st-analyze runs
  * them, and each I/O's file is read back the way the reports print it, after
- * the pass, when every fd is in its final state.
+ * the pass, when every fd is in its final state. Likewise each I/O's cgroup,
+ * as --by cgroup labels it from the metadata's cgroup.* table.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "analyze/correlate.h"
 #include "analyze/input.h"
 #include "analyze/names.h"
+#include "analyze/report.h"
 #include "tests/analyze/collect.h"
 #include "tests/analyze/events.h"
 #include "tests/check.h"
@@ -46,18 +48,39 @@ static void put_open(struct st_writer *w, uint64_t ts, int fd, const char *path,
 	st_writer_append(w, &x, sizeof(x));
 }
 
-/* A read of fd, entry at ts (the I/O's start), exit 1 us later. */
-static void put_read(struct st_writer *w, uint64_t ts, int fd)
+/*
+ * A read of fd by a task of cgroup, entry at ts (the I/O's start), exit 1 us
+ * later; the entry record is enter_size bytes (less: a file before 1.4).
+ */
+static void put_read_in(struct st_writer *w, uint64_t ts, int fd, uint64_t cgroup, uint16_t enter_size)
 {
 	struct st_ev_sys_enter e;
 	struct st_ev_sys_exit x;
 
-	head(&e.h, ST_EV_sys_enter_read, sizeof(e), ts);
-	e.p = (struct st_sys_enter){ .fd = fd, .count = 4096, .offset = -1 };
-	st_writer_append(w, &e, sizeof(e));
+	head(&e.h, ST_EV_sys_enter_read, enter_size, ts);
+	e.p = (struct st_sys_enter){ .fd = fd, .count = 4096, .offset = -1, .cgroup = cgroup };
+	st_writer_append(w, &e, enter_size);
 	head(&x.h, ST_EV_sys_exit_read, sizeof(x), ts + 1000);
 	x.p.ret = 4096;
 	st_writer_append(w, &x, sizeof(x));
+}
+
+static void put_read(struct st_writer *w, uint64_t ts, int fd)
+{
+	put_read_in(w, ts, fd, 0, sizeof(struct st_ev_sys_enter));
+}
+
+/* An io_uring read submitted by a task of cgroup at ts, completed 1 us later. */
+static void put_uring_read(struct st_writer *w, uint64_t ts, uint64_t cgroup)
+{
+	struct st_ev_uring e;
+
+	head(&e.h, ST_EV_io_uring_submit_req, sizeof(e), ts);
+	e.p = (struct st_uring){ .req = 0xffff888000001000, .opcode = 22, .fd = 4, .cgroup = cgroup };
+	st_writer_append(w, &e, sizeof(e));
+	head(&e.h, ST_EV_io_uring_complete, sizeof(e), ts + 1000);
+	e.p = (struct st_uring){ .req = 0xffff888000001000, .res = 4096, .fd = -1 };
+	st_writer_append(w, &e, sizeof(e));
 }
 
 static void put_close(struct st_writer *w, uint64_t ts, int fd)
@@ -80,16 +103,17 @@ static void put_dup2(struct st_writer *w, uint64_t ts, int oldfd, int newfd)
 }
 
 /*
- * The file of each I/O, in the order the I/Os began, joined by " | ", after
- * `passes` passes over the file (the names of the last pass).
+ * The file of each I/O (by_cgroup: its --by cgroup label), in the order the
+ * I/Os began, joined by " | ", after `passes` passes over the file (the
+ * names of the last pass).
  */
-static void files_of(char *path, int passes, char *buf, size_t cap)
+static void labels_of(char *path, int passes, int by_cgroup, char *buf, size_t cap)
 {
 	const struct st_event_header *ev;
 	struct an_names *names;
 	struct an_input *in;
 	struct an_corr *c;
-	char err[256], tmp[96];
+	char err[256], tmp[128];
 	size_t len = 0;
 	int i, p;
 
@@ -115,9 +139,12 @@ static void files_of(char *path, int passes, char *buf, size_t cap)
 		an_corr_free(c);
 	}
 	buf[0] = 0;
-	for (i = 0; i < nout && i < MAX_OUT && len < cap; i++)
+	for (i = 0; i < nout && i < MAX_OUT && len < cap; i++) {
+		if (by_cgroup)
+			an_group_label(AN_BY_CGROUP, names, "", &out[i], tmp, sizeof(tmp));
 		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? " | " : "",
-					an_names_file(names, &out[i], tmp, sizeof(tmp)));
+					by_cgroup ? tmp : an_names_file(names, &out[i], tmp, sizeof(tmp)));
+	}
 	an_input_close(in);
 	an_names_free(names);
 }
@@ -129,7 +156,7 @@ static void expect_files(char *path, const char *name, const char *want)
 
 	/* the second pass (st-analyze --quantile may make two) starts from the metadata again */
 	for (passes = 1; passes <= 2; passes++) {
-		files_of(path, passes, got, sizeof(got));
+		labels_of(path, passes, 0, got, sizeof(got));
 		check(!strcmp(got, want), name, "pass %d: got \"%s\", want \"%s\"", passes, got, want);
 	}
 }
@@ -211,6 +238,48 @@ int main(void)
 	put_read(w, 6000, 1);
 	st_writer_close(w, NULL, 0);
 	expect_files(a, "names.dup2_hands_on", "/tmp/stdout.log | /data/out.dat | fd 42/1");
+
+	/*
+	 * Each I/O is its calling (or submitting) task's cgroup's, labelled by
+	 * the path the metadata gives its id; an id the metadata does not name
+	 * by the id, an I/O of no known cgroup "-". Two ids of one path (the
+	 * group removed and made again) share the label, so --by cgroup
+	 * groups them together.
+	 */
+	w = builtin_writer(a, NULL);
+	st_writer_set_meta(w, "cgroup.4242", "/fio-a");
+	st_writer_set_meta(w, "cgroup.4243", "/fio-a");
+	st_writer_set_meta(w, "cgroup.1", "/");
+	put_read_in(w, 1000, 3, 4242, sizeof(struct st_ev_sys_enter));
+	put_read_in(w, 3000, 3, 4243, sizeof(struct st_ev_sys_enter));
+	put_read_in(w, 5000, 3, 1, sizeof(struct st_ev_sys_enter));
+	put_read_in(w, 7000, 3, 77, sizeof(struct st_ev_sys_enter));
+	put_read_in(w, 9000, 3, 0, sizeof(struct st_ev_sys_enter));
+	put_uring_read(w, 11000, 4242);
+	st_writer_close(w, NULL, 0);
+	{
+		char got[512];
+
+		labels_of(a, 1, 1, got, sizeof(got));
+		check(!strcmp(got, "/fio-a | /fio-a | / | 77 | - | /fio-a"), "names.cgroup_labels",
+		      "got \"%s\"", got);
+	}
+
+	/* A file before 1.4: its entries end before the cgroup, which reads as unknown. */
+	{
+		const struct st_type *read = st_builtin_type(ST_EV_sys_enter_read);
+		struct st_type old = *read;
+		char got[512];
+
+		old.nfields--;
+		old.size -= sizeof(uint64_t);
+		w = builtin_writer(a, &old);
+		st_writer_set_meta(w, "cgroup.4242", "/fio-a");
+		put_read_in(w, 1000, 3, 4242, old.size);
+		st_writer_close(w, NULL, 0);
+		labels_of(a, 1, 1, got, sizeof(got));
+		check(!strcmp(got, "-"), "names.cgroup_before_1_4", "got \"%s\"", got);
+	}
 
 	unlink(a);
 	return check_failures != 0;

@@ -117,11 +117,16 @@ rec_bpf_stats() {
 	grep -qx on "$log"
 }
 
+# rec_require_fio NAME: fio and jq (its JSON), or one SKIP with the reason and exit.
+rec_require_fio() {
+	command -v fio >/dev/null && command -v jq >/dev/null ||
+		{ skip "$1" "fio or jq not installed"; exit 0; }
+}
+
 # rec_require_fio_stats NAME: fio, jq and the kernel's BPF run-time
 # statistics (rec_bpf_stats, on until exit), or one SKIP with the reason and exit.
 rec_require_fio_stats() {
-	command -v fio >/dev/null && command -v jq >/dev/null ||
-		{ skip "$1" "fio or jq not installed"; exit 0; }
+	rec_require_fio "$1"
 	rec_bpf_stats || { skip "$1" "the kernel refused BPF run-time statistics"; exit 0; }
 }
 

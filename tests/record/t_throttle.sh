@@ -19,9 +19,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 rec_require_bpf record_throttle
-for tool in fio jq; do
-	command -v $tool >/dev/null || { skip record_throttle "$tool not installed"; exit 0; }
-done
+rec_require_fio record_throttle
 
 st_tmpdir T
 st_loopdev L 64

@@ -42,7 +42,7 @@ st-analyze "$T/run.sttrace" --sizes --csv >"$T/sizes-table.csv" 2>/dev/null
 st-analyze "$T/run.sttrace" --seek --csv >"$T/seek-table.csv" 2>/dev/null
 st-analyze "$T/run.sttrace" --hist --csv >"$T/hist-table.csv" 2>/dev/null
 st-analyze "$T/run.sttrace" --depth --csv >"$T/depth-table.csv" 2>/dev/null
-for by in comm pid file; do
+for by in comm pid file cgroup; do
 	st-analyze "$T/run.sttrace" --top-by "$by" --csv >"$T/top-$by-table.csv" 2>/dev/null
 done
 st-analyze "$T/run.sttrace" --quantile 99 --csv >"$T/tail-table.csv" 2>/dev/null

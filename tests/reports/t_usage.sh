@@ -15,7 +15,7 @@ usage_error() {
 		fail "$name" "exit $rc: $(cat "$T/err")"
 	fi
 }
-usage_error reports_usage_top_by_key "--top-by dev: not file, comm or pid" --top-by dev
+usage_error reports_usage_top_by_key "--top-by dev: not file, comm, pid or cgroup" --top-by dev
 usage_error reports_usage_top_by_rank "--top-by comm:p99: rank by ios, bytes or tail" --top-by comm:p99
 usage_error reports_usage_top_by_summary "not a --top-by list" --top-by comm --save-summary "$T/s.sum"
 usage_error reports_usage_quantile_sizes "reports of their own" --quantile 99 --sizes
