@@ -2,7 +2,7 @@
 /*
  * record.h - the parts of st-record: options (options.c), probe selection and
  * loading (probes.c), the io_uring output sink (sink.c), metadata (meta.c)
- * and the event loop (main.c).
+ * and the recording itself (recorder.h: main.c, loop.c, files.c, command.c).
  */
 #ifndef RECORD_H
 #define RECORD_H
