@@ -56,7 +56,7 @@ $(REC_TESTS): $(B)/tests/%: $(B)/tests/record/%.o $(B)/record/meta.o $(B)/record
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) -ljson-c $(REC_UNIT_LIBS) $(LIBST_LIBS)
 
 # unit_events opens the BPF object and asks the probe selection.
-$(B)/tests/unit_events: $(B)/record/probes.o $(B)/record/tracepoint.o $(B)/record/ring.o
+$(B)/tests/unit_events: $(B)/record/probes.o $(B)/record/events.o $(B)/record/tracepoint.o $(B)/record/ring.o
 $(B)/tests/unit_events: REC_UNIT_LIBS := -lbpf -lelf -lz
 
 # without-bpf: runs a command where the bpf system call fails (t_environment.sh).

@@ -34,63 +34,6 @@
 
 #define TRACEFS "/sys/kernel/tracing"
 
-static const struct event_name {
-	uint16_t type;
-	const char *name;
-} event_names[] = {
-#define ST_EVENT_NAME(id, name, payload) { id, #name },
-	ST_EVENT_TYPES(ST_EVENT_NAME)
-#undef ST_EVENT_NAME
-};
-#define NR_EVENTS (sizeof(event_names) / sizeof(event_names[0]))
-
-/* Tracepoint category of an event: its name's prefix. */
-static const struct { const char *prefix, *category; } categories[] = {
-	{ "block_", "block" }, { "sys_", "syscalls" }, { "iomap_", "iomap" },
-	{ "ext4_", "ext4" }, { "xfs_", "xfs" }, { "io_uring_", "io_uring" },
-	{ "sched_", "sched" },
-};
-
-static bool has_prefix(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
-static const char *event_name(uint16_t type)
-{
-	for (size_t i = 0; i < NR_EVENTS; i++)
-		if (event_names[i].type == type)
-			return event_names[i].name;
-	return NULL;
-}
-
-/* Events recorded at a tracepoint of another name (block_rq_inode has no program of its own). */
-static const char *tracepoint_name(const char *name)
-{
-	if (!strcmp(name, "block_rq_issue_stamped") || !strcmp(name, "block_rq_inode"))
-		return "block_rq_issue";
-	return !strcmp(name, "block_rq_complete_compact") ? "block_rq_complete" : name;
-}
-
-const char *rec_event_program(uint16_t type)
-{
-	return type == ST_EV_block_rq_inode ? "block_rq_issue_stamped" : event_name(type);
-}
-
-const char *rec_event_tracepoint(uint16_t type, char *buf, size_t cap)
-{
-	const char *name = event_name(type);
-
-	if (!name)
-		return NULL;
-	for (size_t i = 0; i < sizeof(categories) / sizeof(categories[0]); i++)
-		if (has_prefix(name, categories[i].prefix)) {
-			snprintf(buf, cap, "%s/%s", categories[i].category, tracepoint_name(name));
-			return buf;
-		}
-	return NULL;
-}
-
 /* Syscalls of each preset (besides the tracepoints matched by prefix). */
 static bool is_rw_syscall(const char *name)
 {
@@ -101,7 +44,7 @@ static bool is_rw_syscall(const char *name)
 	};
 	const char *call = name + 4;	/* past "sys_" */
 
-	call += has_prefix(call, "enter_") ? 6 : 5;
+	call += rec_has_prefix(call, "enter_") ? 6 : 5;
 	for (size_t i = 0; i < sizeof(rw) / sizeof(rw[0]); i++)
 		if (!strcmp(call, rw[i]))
 			return true;
@@ -137,24 +80,24 @@ static bool in_block_preset(const char *name)
 
 static bool in_preset(const char *preset, const char *name)
 {
-	bool sys = has_prefix(name, "sys_");
+	bool sys = rec_has_prefix(name, "sys_");
 
 	if (!strcmp(preset, "block-all"))
-		return has_prefix(name, "block_") && strcmp(name, "block_rq_issue_stamped") &&
+		return rec_has_prefix(name, "block_") && strcmp(name, "block_rq_issue_stamped") &&
 		       strcmp(name, "block_rq_complete_compact");
 	if (!strcmp(preset, "block-queue") && !strcmp(name, "block_bio_queue"))
 		return true;
-	if (has_prefix(name, "block_"))
+	if (rec_has_prefix(name, "block_"))
 		return strcmp(preset, "uring") && in_block_preset(name);
 	if (!strcmp(preset, "all"))
 		return true;
 	if (!strcmp(preset, "dio"))
-		return (sys && is_rw_syscall(name)) || has_prefix(name, "iomap_");
+		return (sys && is_rw_syscall(name)) || rec_has_prefix(name, "iomap_");
 	if (!strcmp(preset, "fsync"))
-		return (sys && is_sync_syscall(name)) || has_prefix(name, "ext4_sync") ||
-		       has_prefix(name, "xfs_");
+		return (sys && is_sync_syscall(name)) || rec_has_prefix(name, "ext4_sync") ||
+		       rec_has_prefix(name, "xfs_");
 	if (!strcmp(preset, "uring"))
-		return has_prefix(name, "io_uring_");
+		return rec_has_prefix(name, "io_uring_");
 	return false;
 }
 
@@ -170,15 +113,15 @@ static int select_one(const char *item, struct rec_selection *sel, char *err, si
 	char **patterns;
 
 	if (is_preset(item)) {
-		for (size_t i = 0; i < NR_EVENTS; i++)
-			if (in_preset(item, event_names[i].name))
-				sel->on[event_names[i].type] = true;
+		for (size_t i = 0; i < REC_NEVENTS; i++)
+			if (in_preset(item, rec_events[i].name))
+				sel->on[rec_events[i].type] = true;
 		return 0;
 	}
-	for (size_t i = 0; i < NR_EVENTS; i++)
-		if (!strcmp(item, event_names[i].name)) {
-			sel->on[event_names[i].type] = true;
-			sel->required[event_names[i].type] = true;
+	for (size_t i = 0; i < REC_NEVENTS; i++)
+		if (!strcmp(item, rec_events[i].name)) {
+			sel->on[rec_events[i].type] = true;
+			sel->required[rec_events[i].type] = true;
 			return 0;
 		}
 	/* any other tracepoint, resolved once tracefs is known to be there */
@@ -219,9 +162,9 @@ int rec_events_select(const char *spec, struct rec_selection *sel, char *err, si
 	else if (sel->on[ST_EV_block_rq_inode])
 		sel->on[ST_EV_block_rq_issue_stamped] = true;
 	/* Process events give pid -> command names and drive -p's child tracking. */
-	for (size_t i = 0; i < NR_EVENTS; i++)
-		if (has_prefix(event_names[i].name, "sched_process_"))
-			sel->on[event_names[i].type] = true;
+	for (size_t i = 0; i < REC_NEVENTS; i++)
+		if (rec_has_prefix(rec_events[i].name, "sched_process_"))
+			sel->on[rec_events[i].type] = true;
 	return 0;
 }
 
@@ -332,7 +275,7 @@ int rec_filters_set_device(struct rec_filters *f, const char *device, char *err,
 	snprintf(path, sizeof(path), "/sys/class/block/%s", disk);
 	d = opendir(path);
 	while (d && (de = readdir(d)) && f->ndevs < ST_MAX_FILTER_DEVS)
-		if (has_prefix(de->d_name, disk) && !sysfs_devt(de->d_name, &f->devs[f->ndevs]))
+		if (rec_has_prefix(de->d_name, disk) && !sysfs_devt(de->d_name, &f->devs[f->ndevs]))
 			f->ndevs++;
 	if (d)
 		closedir(d);
@@ -430,8 +373,8 @@ static int check_tracepoints(struct rec_selection *sel, char *err, size_t cap)
 {
 	char tp[128];
 
-	for (size_t i = 0; i < NR_EVENTS; i++) {
-		uint16_t t = event_names[i].type;
+	for (size_t i = 0; i < REC_NEVENTS; i++) {
+		uint16_t t = rec_events[i].type;
 
 		if (!sel->on[t] || tracepoint_exists(t))
 			continue;
@@ -561,9 +504,9 @@ static int select_programs(struct sttrace_bpf *skel, const struct rec_selection 
 		bool on = prog == skel->progs.flush_stage ||
 			  (prog == skel->progs.generic_tracepoint && sel->ntps);
 
-		for (size_t i = 0; i < NR_EVENTS; i++)
-			if (!strcmp(bpf_program__name(prog), event_names[i].name))
-				on = sel->on[event_names[i].type];
+		for (size_t i = 0; i < REC_NEVENTS; i++)
+			if (!strcmp(bpf_program__name(prog), rec_events[i].name))
+				on = sel->on[rec_events[i].type];
 		if (bpf_program__set_autoload(prog, on))
 			return -1;
 	}

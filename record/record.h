@@ -106,6 +106,17 @@ int rec_tracepoints_resolve(struct rec_selection *sel, char *err, size_t cap);
 /* Declare the resolved tracepoints' types in the writer's schema. */
 int rec_tracepoints_add_types(struct st_writer *w, const struct rec_selection *sel);
 void rec_selection_free(struct rec_selection *sel);
+/* The event types st-record has probes for (events.c), by name. */
+struct rec_event {
+	uint16_t type;
+	const char *name;
+};
+
+#define ST_EVENT_COUNT_ONE(id, name, payload) + 1
+#define REC_NEVENTS (0 ST_EVENT_TYPES(ST_EVENT_COUNT_ONE))
+extern const struct rec_event rec_events[REC_NEVENTS];
+
+bool rec_has_prefix(const char *s, const char *prefix);
 /* Tracepoint name of an event type ("block/block_rq_issue"), NULL if unknown. */
 const char *rec_event_tracepoint(uint16_t type, char *buf, size_t cap);
 /*
