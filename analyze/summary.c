@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,6 @@
 #include <unistd.h>
 
 #include "analyze/summary.h"
-#include "common/input.h"
 
 /* The correlation counts a report shows, by their names in the file. */
 #define CORR_FIELDS(X) X(ios) X(incomplete) X(stale) X(orphan_exits) X(orphan_requests) \
@@ -304,29 +304,44 @@ static int read_groups(struct reader *rd, struct an_run *r)
 	return ret;
 }
 
+/*
+ * A summary is read once, front to back, a line at a time: "-" and a FIFO
+ * are read as they come (a copy first would let an endless stream fill
+ * $TMPDIR), a FIFO opened without blocking, so one without a writer reads
+ * empty at once. A device or a directory carries no summary.
+ */
+static FILE *open_summary(const char *path, char *err, size_t cap)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) :
+				     fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0) {
+		snprintf(err, cap, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		snprintf(err, cap, "%s: not an st-analyze summary (not a file)", path);
+		close(fd);
+		return NULL;
+	}
+	/* a writer that comes is waited for like a pipe's */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) || !(f = fdopen(fd, "r"))) {
+		snprintf(err, cap, "%s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 int an_summary_load(struct an_run *r, const char *path, char *err, size_t cap)
 {
 	struct reader rd = { .path = path, .err = err, .errcap = cap };
-	char real[4096], why[256];
-	struct stat st;
 	int ret;
 
-	/* "-" or a FIFO comes copied to a file: a FIFO without a writer reads empty, never blocks */
-	if (input_path(path, real, sizeof(real), why, sizeof(why))) {
-		snprintf(err, cap, "%s: %s", path, why);
+	if (!(rd.f = open_summary(path, err, cap)))
 		return -1;
-	}
-	rd.f = fopen(real, "r");
-	if (!rd.f) {
-		snprintf(err, cap, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	/* a device or a directory carries no summary */
-	if (fstat(fileno(rd.f), &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, cap, "%s: not an st-analyze summary (not a file)", path);
-		fclose(rd.f);
-		return -1;
-	}
 	rd.line = malloc(SUMMARY_LINE_MAX);
 	if (!rd.line) {
 		snprintf(err, cap, "%s: out of memory", path);
