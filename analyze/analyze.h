@@ -28,6 +28,7 @@ struct an_opts {
 	const char *from, *to;	/* NULL, or a time: st_parse_time() from the trace start */
 	size_t exact_limit;
 	uint64_t stale;		/* open I/Os older than this are incomplete */
+	unsigned threads;	/* --threads: CPUs a pass may use, 0 all online */
 	double threshold;	/* diff: percent */
 	unsigned heatmap_rows;	/* 0: heatmaps use the interval */
 	unsigned dist;		/* AN_DIST_*: --sizes, --seek, --hist, --depth */

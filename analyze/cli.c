@@ -16,7 +16,7 @@
 
 enum {
 	OPT_QUANTILE = 256, OPT_STAGE, OPT_TOP, OPT_BY, OPT_INTERVAL, OPT_HEATMAP, OPT_CSV,
-	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE, OPT_FORCE,
+	OPT_GNUPLOT, OPT_DEV, OPT_PID, OPT_COMM, OPT_FROM, OPT_TO, OPT_EXACT, OPT_STALE, OPT_THREADS, OPT_FORCE,
 	OPT_SAVE_SUMMARY,
 	OPT_SPAN, OPT_CONFIG, OPT_HEATMAP_ROWS,
 	OPT_SIZES, OPT_SEEK, OPT_HIST, OPT_DEPTH, OPT_TOP_BY, OPT_HTML, OPT_FOLLOW, OPT_METRICS,
@@ -40,6 +40,7 @@ static const struct option long_opts[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "exact-limit", required_argument, NULL, OPT_EXACT },
 	{ "stale", required_argument, NULL, OPT_STALE },
+	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "span", required_argument, NULL, OPT_SPAN },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "heatmap-rows", required_argument, NULL, OPT_HEATMAP_ROWS },
@@ -157,6 +158,14 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		if (st_parse_duration(arg, &o->stale) || !o->stale)
 			return usage_error(prog, "--stale %s: not a positive duration", arg);
 		return 0;
+	case OPT_THREADS: {
+		uint64_t n;
+
+		if (parse_count(arg, 1, 1024, &n))
+			return usage_error(prog, "--threads %s: not a count in [1, 1024]", arg);
+		o->threads = (unsigned)n;
+		return 0;
+	}
 	case OPT_CONFIG:	/* an_config_apply() read it first */
 		return 0;
 	case OPT_HEATMAP_ROWS:
@@ -201,7 +210,7 @@ int an_diff_accepts(int opt)
 {
 	switch (opt) {
 	case OPT_QUANTILE: case OPT_STAGE: case OPT_CSV: case OPT_DEV: case OPT_PID:
-	case OPT_COMM: case OPT_FROM: case OPT_TO: case OPT_EXACT: case OPT_STALE:
+	case OPT_COMM: case OPT_FROM: case OPT_TO: case OPT_EXACT: case OPT_STALE: case OPT_THREADS:
 	case OPT_GNUPLOT: case OPT_FORCE: case OPT_SPAN: case OPT_CONFIG: case AN_OPT_THRESHOLD:
 	case 'h': case 'V':
 		return 1;
@@ -295,6 +304,7 @@ int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int n
 		return 2;
 	}
 	r->stale_ns = o->stale;
+	r->threads = o->threads;
 	r->stage = o->stage;
 	r->filter.pid = o->pid;
 	r->filter.comm = o->comm;

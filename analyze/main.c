@@ -110,6 +110,8 @@ static const char usage_text[] =
 "                     (default 10000), then a log-linear sketch, relative error\n"
 "                     <= 0.39 %; the report says which was used\n"
 "  --stale T          I/Os open longer than T are reported incomplete (default 60s)\n"
+"  --threads N        CPUs to use (default: all online): a recording each, and one\n"
+"                     more each to read it where CPUs are left over\n"
 "  --config FILE      JSON: a module (modules/*.json: spans and options) or a\n"
 "                     stortrace config (filter, statistical_params); the\n"
 "                     command line wins (analyze/README.md, Config files)\n"

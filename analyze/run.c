@@ -335,11 +335,155 @@ static uint64_t own_clock(const struct an_recording *x, uint64_t t)
 	return t > x->shift ? t - x->shift : 0;
 }
 
+/* One event into the recording's correlator and its names and spans. */
+static void take_event(struct an_recording *x, struct an_corr *c, const struct st_event_header *ev)
+{
+	if (an_names_wants(ev->type))
+		an_names_event(x->names, ev);
+	an_corr_event(c, ev);
+	if (x->spans)
+		an_spans_event(x->spans, ev, on_io, x);
+}
+
+/*
+ * A recording read by a thread of its own while this one correlates: the
+ * reader (decoding, time order, stamped issues made whole) copies the events
+ * into blocks handed over through a queue of READ_BLOCKS, so reading runs on
+ * another CPU beside correlation. The events, and so every report, are the
+ * same as read in one thread: only where the work runs changes.
+ */
+#define READ_BLOCKS		4
+#define READ_BLOCK_BYTES	(256u << 10)	/* far above the largest record (64 KiB) */
+
+struct read_block {
+	size_t used;
+	uint64_t data[READ_BLOCK_BYTES / 8];	/* records at 8-byte boundaries */
+};
+
+struct read_ahead {
+	struct an_recording *x;
+	struct read_block *blocks;	/* a ring: [taken, filled) hold events */
+	unsigned taken, filled;		/* counts; block k is blocks[k % READ_BLOCKS] */
+	int done, ret;			/* the reader's end and an_input_next's last answer */
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+};
+
+static size_t record_span(const struct st_event_header *ev)
+{
+	return (ev->size + 7u) & ~(size_t)7;
+}
+
+/* The reader's next empty block, once the correlator has left one. */
+static struct read_block *empty_block(struct read_ahead *ra)
+{
+	struct read_block *b;
+
+	pthread_mutex_lock(&ra->lock);
+	while (ra->filled - ra->taken == READ_BLOCKS)
+		pthread_cond_wait(&ra->changed, &ra->lock);
+	b = &ra->blocks[ra->filled % READ_BLOCKS];
+	pthread_mutex_unlock(&ra->lock);
+	b->used = 0;
+	return b;
+}
+
+static void hand_over(struct read_ahead *ra, int done, int ret)
+{
+	pthread_mutex_lock(&ra->lock);
+	ra->filled++;
+	ra->done = done;
+	ra->ret = ret;
+	pthread_cond_broadcast(&ra->changed);
+	pthread_mutex_unlock(&ra->lock);
+}
+
+static void *read_events(void *arg)
+{
+	struct read_ahead *ra = arg;
+	struct an_recording *x = ra->x;
+	struct read_block *b = empty_block(ra);
+	const struct st_event_header *ev;
+	int ret;
+
+	while ((ret = an_input_next(x->in, &ev, x->err, sizeof(x->err))) > 0) {
+		if (b->used + record_span(ev) > sizeof(b->data)) {
+			hand_over(ra, 0, 1);
+			b = empty_block(ra);
+		}
+		memcpy((char *)b->data + b->used, ev, ev->size);
+		b->used += record_span(ev);
+	}
+	hand_over(ra, 1, ret);
+	return NULL;
+}
+
+/* The next block the reader filled, NULL after the last; with *ret its end. */
+static struct read_block *filled_block(struct read_ahead *ra, int *ret)
+{
+	struct read_block *b = NULL;
+
+	pthread_mutex_lock(&ra->lock);
+	while (ra->filled == ra->taken && !ra->done)
+		pthread_cond_wait(&ra->changed, &ra->lock);
+	if (ra->filled != ra->taken)
+		b = &ra->blocks[ra->taken % READ_BLOCKS];
+	*ret = ra->ret;
+	pthread_mutex_unlock(&ra->lock);
+	return b;
+}
+
+static void block_taken(struct read_ahead *ra)
+{
+	pthread_mutex_lock(&ra->lock);
+	ra->taken++;
+	pthread_cond_broadcast(&ra->changed);
+	pthread_mutex_unlock(&ra->lock);
+}
+
+/* Every event of the recording through a reader thread; an_input_next's last answer. */
+static int take_read_ahead(struct an_recording *x, struct an_corr *c)
+{
+	struct read_ahead ra = { .x = x, .lock = PTHREAD_MUTEX_INITIALIZER,
+				 .changed = PTHREAD_COND_INITIALIZER };
+	struct read_block *b;
+	pthread_t reader;
+	int ret;
+
+	if (!(ra.blocks = malloc(READ_BLOCKS * sizeof(*ra.blocks))) ||
+	    pthread_create(&reader, NULL, read_events, &ra)) {
+		free(ra.blocks);
+		return -2;	/* no thread: the caller reads in this one */
+	}
+	while ((b = filled_block(&ra, &ret))) {
+		for (size_t off = 0; off < b->used;) {
+			const struct st_event_header *ev = (const void *)((char *)b->data + off);
+
+			take_event(x, c, ev);
+			off += record_span(ev);
+		}
+		block_taken(&ra);
+	}
+	pthread_join(reader, NULL);
+	free(ra.blocks);
+	return ret;
+}
+
+/* Every event of the recording, read in this thread; an_input_next's last answer. */
+static int take_in_turn(struct an_recording *x, struct an_corr *c)
+{
+	const struct st_event_header *ev;
+	int ret;
+
+	while ((ret = an_input_next(x->in, &ev, x->err, sizeof(x->err))) > 0)
+		take_event(x, c, ev);
+	return ret;
+}
+
 /* One recording's pass into its own consumers. */
 static void pass_recording(struct an_recording *x)
 {
 	const struct an_run *r = x->run;
-	const struct st_event_header *ev;
 	struct an_corr *c;
 	uint64_t from = 0, to = UINT64_MAX;
 	int ret;
@@ -360,13 +504,9 @@ static void pass_recording(struct an_recording *x)
 		return;
 	}
 	an_spans_reset(x->spans);
-	while ((ret = an_input_next(x->in, &ev, x->err, sizeof(x->err))) > 0) {
-		if (an_names_wants(ev->type))
-			an_names_event(x->names, ev);
-		an_corr_event(c, ev);
-		if (x->spans)
-			an_spans_event(x->spans, ev, on_io, x);
-	}
+	ret = x->read_ahead ? take_read_ahead(x, c) : -2;
+	if (ret == -2)
+		ret = take_in_turn(x, c);
 	an_corr_finish(c);
 	an_spans_finish(x->spans, on_io, x);
 	x->corr = *an_corr_stats(c);
@@ -474,6 +614,11 @@ int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap)
 	int ret = 0;
 
 	/* A worker per CPU, at most one per recording; this thread is one of them. */
+	if (r->threads && r->threads < workers)
+		workers = r->threads;
+	/* CPUs to spare after that: each recording's reading gets a thread of its own */
+	for (a = 0; a < r->nrecs; a++)
+		r->recs[a].read_ahead = workers >= 2 * r->nrecs;
 	if (workers > r->nrecs)
 		workers = r->nrecs;
 	threads = calloc(workers, sizeof(*threads));

@@ -67,6 +67,7 @@ struct an_recording {
 	uint64_t shift;		/* added to its event times to put them on the run's clock */
 	uint32_t dev;		/* --dev as this recording numbers it, 0 any */
 	uint16_t index;
+	int read_ahead;		/* read by a thread of its own during a pass */
 	struct an_run *run;
 	/* One pass: */
 	struct an_stats stats;
@@ -89,6 +90,7 @@ struct an_run {
 	struct an_filter filter;	/* times on the run's clock */
 	const char *dev_name;		/* --dev, resolved per recording; NULL any */
 	uint64_t stale_ns;
+	unsigned threads;		/* CPUs a pass may use (--threads), 0 all online */
 	unsigned want;
 	struct an_stats stats;
 	struct an_series series;

@@ -34,9 +34,10 @@ expect_error analyze.error.by "nothing" --by nothing "$dir/a.sttrace"
 expect_error analyze.error.dev "nosuchdev" --dev nosuchdev "$dir/a.sttrace"
 expect_error analyze.error.interval "--interval" --interval 0 "$dir/a.sttrace"
 expect_error analyze.error.too_many_bins "--interval" --interval 1ns "$dir/a.sttrace"
+expect_error analyze.error.threads_zero "--threads 0" --threads 0 "$dir/a.sttrace"
 # nan passes every range check strtod's result gets (a comparison with it is
 # false): each number option refuses it, and inf, as not a number.
-for opt in quantile pid top exact-limit heatmap-rows; do
+for opt in quantile pid top exact-limit heatmap-rows threads; do
 	expect_error "analyze.error.${opt}_nan" "--$opt nan" --"$opt" nan "$dir/a.sttrace"
 	expect_error "analyze.error.${opt}_inf" "--$opt inf" --"$opt" inf "$dir/a.sttrace"
 	expect_error "analyze.error.${opt}_hex" "--$opt 0x10" --"$opt" 0x10 "$dir/a.sttrace"
