@@ -76,7 +76,10 @@ group="$(basename "$dev") read"
 view=$(sed '/^--- end of the recording/,$d' "$dir/set.out" |
 	awk -v g="$group" '!/^ / { group = $0 } group == g && /^  run so far/ { iops = $4 } END { print iops }')
 offline=$(awk -v g="$group:" 'index($0, g) == 1 { print $5 }' "$dir/set.offline")
-if awk -v v="$view" -v o="$offline" 'BEGIN { d = v - o; exit !(o > 0 && d * d <= 1) }'; then
+# within 1 %: the last view may come before the recording's last few I/Os
+# are handed over (measured 1599 against 1604.1 under load); the follower's
+# own clock was 2.6 % off here (1357 against 1322.5)
+if awk -v v="$view" -v o="$offline" 'BEGIN { d = v - o; exit !(o > 0 && d * d <= o * o / 10000) }'; then
 	pass live.set.rates
 else
 	fail live.set.rates "last view: ${view:-no} IOPS, offline report: ${offline:-no} IOPS"
