@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/idmap.h"
-#include "analyze/run.h"
+#include "analyze/lib/idmap.h"
+#include "analyze/lib/run.h"
 #include "replay/replay.h"
 
 struct builder {

@@ -24,8 +24,8 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "analyze/correlate.h"
-#include "analyze/sketch.h"
+#include "analyze/lib/correlate.h"
+#include "analyze/lib/sketch.h"
 
 enum rp_level { RP_LEVEL_AUTO, RP_LEVEL_BLOCK, RP_LEVEL_FILE };
 enum rp_timing { RP_TIMING_ORIGINAL, RP_TIMING_AFAP, RP_TIMING_SCALE };

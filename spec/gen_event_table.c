@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 
 static const char *const display_names[] = {
 	[ST_FT_UINT] = "uint", [ST_FT_INT] = "int", [ST_FT_HEX] = "hex",

@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "analyze/dist.h"
+#include "analyze/lib/dist.h"
 #include "tests/check.h"
 
 #define DEV (7u << 20 | 3)

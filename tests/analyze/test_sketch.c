@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/sketch.h"
+#include "analyze/lib/sketch.h"
 #include "tests/check.h"
 
 #define N 200000

@@ -20,7 +20,7 @@
 
 #include <xxhash.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 
 #define FUTURE_TYPE_ID		300u
 #define FUTURE_TYPE_SIZE	104u

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
