@@ -249,6 +249,18 @@ uint64_t an_qest_quantile(struct an_qest *e, double q)
 	return an_qest_rank(e, nearest_rank(e->n, q));
 }
 
+struct an_ci an_quantile_ci(struct an_qest *e, double q)
+{
+	double n = (double)e->n, half = 1.96 * sqrt(n * q * (1 - q)), r = n * q;
+	struct an_ci c;
+
+	c.value = an_qest_quantile(e, q);
+	c.lo = an_qest_rank(e, (uint64_t)fmax(1, floor(r - half)));
+	c.hi = an_qest_rank(e, (uint64_t)fmin(n, ceil(r + half) + 1));
+	c.enough = n * (1 - q) >= 5;
+	return c;
+}
+
 int an_qest_save(const struct an_qest *e, FILE *out)
 {
 	struct an_sketch own;

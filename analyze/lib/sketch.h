@@ -97,4 +97,14 @@ int an_qest_load(struct an_qest *e, const char *text);
 uint64_t an_qest_quantile(struct an_qest *e, double q);
 uint64_t an_qest_rank(struct an_qest *e, uint64_t r);
 
+/*
+ * A quantile and its 95 % confidence interval from the distribution-free
+ * order-statistic bound (ranks n*q -/+ 1.96*sqrt(n*q*(1-q))).
+ */
+struct an_ci {
+	uint64_t value, lo, hi;
+	int enough;		/* n*(1-q) >= 5 */
+};
+struct an_ci an_quantile_ci(struct an_qest *e, double q);
+
 #endif /* AN_SKETCH_H */

@@ -60,11 +60,6 @@ int an_span_define(const char *spec, char *err, size_t cap)
 	return 0;
 }
 
-unsigned an_span_count(void)
-{
-	return ndefs;
-}
-
 const char *an_span_name(unsigned i)
 {
 	return i < ndefs ? defs[i].name : NULL;

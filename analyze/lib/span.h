@@ -34,7 +34,6 @@
  * one-line message in err.
  */
 int an_span_define(const char *spec, char *err, size_t cap);
-unsigned an_span_count(void);
 /* Name of span i, NULL past the last. */
 const char *an_span_name(unsigned i);
 /* Index of the span called name, -1 if none. */

@@ -90,16 +90,6 @@ int an_plot(struct an_run *r, const struct an_opts *o, FILE *info);
 int an_plot_diff(struct an_stats *base, struct an_stats *now, const struct an_opts *o, FILE *info);
 
 /*
- * A quantile and its 95 % confidence interval from the distribution-free
- * order-statistic bound (ranks n*q -/+ 1.96*sqrt(n*q*(1-q))).
- */
-struct an_ci {
-	uint64_t value, lo, hi;
-	int enough;		/* n*(1-q) >= 5 */
-};
-struct an_ci an_quantile_ci(struct an_qest *e, double q);
-
-/*
  * --html FILE: every report of the trace in one self-contained page (html.c),
  * written through st_output_open(); 0 or 2 after the error.
  */

@@ -7,7 +7,6 @@
  * intervals do not overlap, so noise between runs does not fail a CI gate.
  */
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,18 +52,6 @@ struct side {
 	struct an_run run;
 	int open;
 };
-
-struct an_ci an_quantile_ci(struct an_qest *e, double q)
-{
-	double n = (double)e->n, half = 1.96 * sqrt(n * q * (1 - q)), r = n * q;
-	struct an_ci c;
-
-	c.value = an_qest_quantile(e, q);
-	c.lo = an_qest_rank(e, (uint64_t)fmax(1, floor(r - half)));
-	c.hi = an_qest_rank(e, (uint64_t)fmin(n, ceil(r + half) + 1));
-	c.enough = n * (1 - q) >= 5;
-	return c;
-}
 
 static double change_pct(uint64_t base, uint64_t now)
 {
