@@ -7,7 +7,6 @@
 #include "analyze/lib/idmap.h"
 #include "analyze/lib/names.h"
 #include "analyze/lib/pool.h"
-#include "analyze/lib/span.h"
 
 struct bio_ent {
 	uint32_t link;		/* free list */
@@ -1480,32 +1479,11 @@ int an_corr_begins_io(uint16_t type)
 		(type - ST_EV_sys_enter_read) % 2 == 0);
 }
 
-/* ---- names and stage definitions --------------------------------------- */
-
-static const char *const stage_names[AN_ST_SPAN0] = {
-	"total", "sys2fs", "fs", "fs2q", "sys2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "wb", "jnl",
-	"flush", "reap", "Q2Q",
-};
+/* ---- names --------------------------------------------------------------- */
 
 static const char *const op_names[AN_OP_COUNT] = {
 	"read", "write", "flush", "discard", "fsync", "other", "span",
 };
-
-const char *an_stage_name(enum an_stage s)
-{
-	return s < AN_ST_SPAN0 ? stage_names[s] : an_span_name(s - AN_ST_SPAN0);
-}
-
-int an_stage_by_name(const char *name)
-{
-	int s;
-
-	for (s = 0; s < AN_ST_SPAN0; s++)
-		if (!strcasecmp(name, stage_names[s]))
-			return s;
-	s = an_span_by_name(name);
-	return s < 0 ? -1 : AN_ST_SPAN0 + s;
-}
 
 const char *an_op_name(enum an_op op)
 {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze/lib/dist.h"
+#include "analyze/lib/span.h"
 #include "common/csv.h"
 
 void an_dist_init(struct an_dist *d, unsigned want, enum an_by by, enum an_stage stage,

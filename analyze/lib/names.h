@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "analyze/lib/correlate.h"
+#include "analyze/lib/io.h"
 #include "format/lib/sttrace.h"
 
 struct an_names;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze/lib/report.h"
+#include "analyze/lib/span.h"
 #include "common/csv.h"
 
 double an_us(uint64_t ns)

@@ -5,6 +5,7 @@
 
 #include "analyze/lib/report.h"
 #include "analyze/lib/series.h"
+#include "analyze/lib/span.h"
 
 int an_series_init(struct an_series *s, uint64_t t0, uint64_t t1, uint64_t step, enum an_stage stage)
 {

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analyze/lib/idmap.h"
 #include "analyze/lib/pool.h"
@@ -71,6 +72,29 @@ int an_span_by_name(const char *name)
 		if (!strcmp(defs[i].name, name))
 			return (int)i;
 	return -1;
+}
+
+/* ---- stage names: the built-in stages, then the spans -------------------- */
+
+static const char *const stage_names[AN_ST_SPAN0] = {
+	"total", "sys2fs", "fs", "fs2q", "sys2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "wb", "jnl",
+	"flush", "reap", "Q2Q",
+};
+
+const char *an_stage_name(enum an_stage s)
+{
+	return s < AN_ST_SPAN0 ? stage_names[s] : an_span_name(s - AN_ST_SPAN0);
+}
+
+int an_stage_by_name(const char *name)
+{
+	int s;
+
+	for (s = 0; s < AN_ST_SPAN0; s++)
+		if (!strcasecmp(name, stage_names[s]))
+			return s;
+	s = an_span_by_name(name);
+	return s < 0 ? -1 : AN_ST_SPAN0 + s;
 }
 
 /* ---- pairing ------------------------------------------------------------- */

@@ -38,6 +38,9 @@ int an_span_define(const char *spec, char *err, size_t cap);
 const char *an_span_name(unsigned i);
 /* Index of the span called name, -1 if none. */
 int an_span_by_name(const char *name);
+/* Name of stage s (a built-in stage, then the spans), and its inverse. */
+const char *an_stage_name(enum an_stage s);
+int an_stage_by_name(const char *name);	/* -1 unknown */
 
 /* Pairing state of the defined spans over one input. */
 struct an_spans;

@@ -19,6 +19,7 @@
 
 #include <microhttpd.h>
 
+#include "analyze/lib/span.h"
 #include "analyze/st-analyze/metrics.h"
 #include "common/number.h"
 
