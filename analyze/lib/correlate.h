@@ -3,7 +3,7 @@
  * correlate.h - raw events in, one record per I/O out.
  *
  * The correlator is fed events in time order (records in the built-in layout
- * of format/sttrace_events.h) and calls `emit` once per I/O when its last stage
+ * of format/lib/sttrace_events.h) and calls `emit` once per I/O when its last stage
  * has been seen. An I/O is, in order of preference:
  *   - a data syscall (read/write/pread64/.../fsync/fdatasync/sync_file_range):
  *     the bios queued by its thread while it is open belong to it;

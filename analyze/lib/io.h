@@ -35,12 +35,12 @@ enum an_ts {
 	AN_TS_COUNT
 };
 
-/* Spans the user may define (--span, analyze/span.h): each is a stage after the built-in ones. */
+/* Spans the user may define (--span, analyze/lib/span.h): each is a stage after the built-in ones. */
 #define AN_MAX_SPANS	8
 
 /*
  * Reported latencies; an_io_stage() gives their exact definitions. Stage
- * AN_ST_SPAN0 + i is span i (analyze/span.h), measured on span records only.
+ * AN_ST_SPAN0 + i is span i (analyze/lib/span.h), measured on span records only.
  */
 enum an_stage {
 	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_SYS2Q, AN_ST_Q2G, AN_ST_G2I, AN_ST_I2D,

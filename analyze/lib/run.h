@@ -38,7 +38,7 @@ int an_filter_match(const struct an_filter *f, const struct an_names *names, con
 #define AN_WANT_EMIT	32u	/* every I/O to emit(emit_ctx, io): a program's own consumer,
 				   called by the recording's worker (several recordings: several
 				   threads at once) */
-#define AN_WANT_DIST	64u	/* sizes, seeks, histograms, depth (analyze/dist.h) */
+#define AN_WANT_DIST	64u	/* sizes, seeks, histograms, depth (analyze/lib/dist.h) */
 
 /*
  * Most I/Os --quantile keeps in one pass (an_slowest entries of about 210

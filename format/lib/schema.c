@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * schema.c - the built-in event types (expanded from format/sttrace_events.h),
+ * schema.c - the built-in event types (expanded from format/lib/sttrace_events.h),
  * generic field access, and the schema chunk encoding.
  */
 #include <stddef.h>

@@ -106,7 +106,7 @@ struct st_type {
 	const struct st_field *fields;
 };
 
-/* The event types of this build (format/sttrace_events.h), header fields included. */
+/* The event types of this build (format/lib/sttrace_events.h), header fields included. */
 const struct st_type *st_builtin_types(size_t *count);
 const struct st_type *st_builtin_type(uint16_t id);
 

@@ -7,7 +7,7 @@
  * recorder, libsttrace's built-in schema, `st-format synth`, the analyzer).
  * Each payload is declared once, as a field list macro; the same list expands
  * into the C struct (ST_DECLARE_PAYLOAD) and into the schema stored in every
- * .sttrace file (format/schema.c), so the two cannot disagree.
+ * .sttrace file (format/lib/schema.c), so the two cannot disagree.
  *
  * A record is `struct st_event_header` followed by the payload of its type.
  * Every record size is a multiple of 8 and every field is naturally aligned,
@@ -125,7 +125,7 @@ struct st_event_header {
  * block_rq_complete in short, for a request with data outside the flush
  * sequence (the `block` preset): its position, op and bios are its issue's, so a reader
  * takes them from there (spec section 11.2); st-analyze's input layer
- * (analyze/input.c) hands it on as the block_rq_complete it stands for.
+ * (analyze/lib/input.c) hands it on as the block_rq_complete it stands for.
  */
 #define st_fields_block_rq_complete_compact(F, A)				\
 	F(__u64, rq,    ST_FT_HEX,  "struct request address: the request its issue named") \
