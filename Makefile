@@ -23,7 +23,7 @@ PROGRAMS   :=
 TESTS      :=
 TEST_TOOLS :=
 
-# libsttrace (format/module.mk builds it); every program links it this way.
+# libsttrace (format/lib/module.mk builds it); every program links it this way.
 LIBST      := $(B)/libsttrace.a
 # pkg-config's answer, or the plain names where a distribution ships no .pc file.
 pkg_libs    = $(or $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null),$(2))
@@ -32,7 +32,7 @@ LIBST_LIBS := $(call pkg_libs,libzstd libxxhash,-lzstd -lxxhash) -lm
 LIBCOMMON  := $(B)/libcommon.a
 
 # Unit tests run a second time under ASan+UBSan, built in build-asan/ with
-# their own objects so flags never mix (the rule below; libsttrace's in format/module.mk).
+# their own objects so flags never mix (the rule below; libsttrace's in format/lib/module.mk).
 ASAN_B     := build-asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LIBST_ASAN := $(ASAN_B)/libsttrace.a
@@ -50,7 +50,7 @@ INSTALL_BIN  :=
 INSTALL_SBIN :=
 INSTALL_MAN1 :=
 INSTALL_MAN8 :=
-VERSION := $(shell sed -n 's/^\#define ST_VERSION "\(.*\)"/\1/p' format/sttrace.h)
+VERSION := $(shell sed -n 's/^\#define ST_VERSION "\(.*\)"/\1/p' format/lib/sttrace.h)
 
 .PHONY: all test check deps demo clean install
 all:
@@ -96,7 +96,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/sttrace
 	install -m 644 $(LIBST) $(DESTDIR)$(PREFIX)/lib
 	install -m 644 $(LIBST_HEADERS) $(DESTDIR)$(PREFIX)/include/sttrace
-	sed -e 's#@PREFIX@#$(PREFIX)#' -e 's#@VERSION@#$(VERSION)#' format/sttrace.pc.in \
+	sed -e 's#@PREFIX@#$(PREFIX)#' -e 's#@VERSION@#$(VERSION)#' format/lib/sttrace.pc.in \
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/sttrace.pc
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	for p in $(notdir $(INSTALL_BIN) $(INSTALL_SBIN)); do \

@@ -4,7 +4,7 @@
  *
  * Every probe is a tracepoint (classic or BTF raw): kprobes and fentry do not
  * load on locked-down kernels. Each program is named after the event type it
- * emits (format/sttrace_events.h), so st-record enables a program by its event
+ * emits (format/lib/sttrace_events.h), so st-record enables a program by its event
  * name and leaves the others unloaded.
  *
  * Hot path rules: reserve a fixed-size record, fill it with plain loads,

@@ -1,6 +1,6 @@
 # common/: what every sttrace program does the same way on its command line
 # and in its outputs (CSV fields), linked into each program as libcommon.a.
-# The file format itself is libsttrace's (format/).
+# The file format itself is libsttrace's (format/lib/).
 # (LIBCOMMON is named in the top Makefile: modules read before this one link it.)
 COMMON_SRCS := $(wildcard common/*.c)
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "common/number.h"
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 
 int parse_number(const char *s, double lo, double hi, double *v)
 {

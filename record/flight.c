@@ -291,7 +291,7 @@ bool rec_flight_trigger_check(struct rec_flight_trigger *t, const struct st_even
 	}
 	case ST_EV_block_rq_issue:
 	case ST_EV_block_rq_issue_stamped: {
-		/* the stamped issue extends block_rq_issue (format/sttrace_events.h) */
+		/* the stamped issue extends block_rq_issue (format/lib/sttrace_events.h) */
 		const struct st_ev_block_rq_issue *e = (const void *)h;
 		uint64_t start = !t->q2c ? h->ts : h->type == ST_EV_block_rq_issue ? queued_at(t, e) :
 				 stamped_queue_time((const void *)h);

@@ -15,7 +15,7 @@
 
 #include <liburing.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 #include "bpf/sttrace_bpf.h"
 
 #define REC_TOOL	"st-record " ST_VERSION

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/analyze.h"
 #include "common/input.h"
 #include "common/number.h"
 #include "common/usage.h"
+#include "format/lib/sttrace.h"
 #include "replay/replay.h"
 
 #define PROG "st-replay"

@@ -6,14 +6,14 @@
  * identity (its address) from block_rq_issue to block_rq_complete, which is
  * not one of the correlator's I/Os (those are syscalls or bios, several of
  * which a merged request carries). File level takes the correlator's I/Os
- * (analyze/run.h, AN_WANT_EMIT), which already join each syscall's entry and
+ * (analyze/lib/run.h, AN_WANT_EMIT), which already join each syscall's entry and
  * exit and name its file.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/idmap.h"
-#include "analyze/run.h"
+#include "analyze/lib/idmap.h"
+#include "analyze/lib/run.h"
 #include "replay/replay.h"
 
 struct builder {

@@ -10,7 +10,7 @@
  * Block level: every request the device was issued (block_rq_issue, after
  * merges), or with --bios every bio as queued, becomes one I/O on the target
  * its device maps to. File level: every data syscall the correlator
- * (analyze/correlate.h) turned into an I/O becomes one I/O on a file under
+ * (analyze/lib/correlate.h) turned into an I/O becomes one I/O on a file under
  * the target directory, in a stream per recorded thread: an I/O of a stream
  * starts only after the one before it returned, as it did when recorded.
  *
@@ -24,8 +24,8 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "analyze/correlate.h"
-#include "analyze/sketch.h"
+#include "analyze/lib/correlate.h"
+#include "analyze/lib/sketch.h"
 
 enum rp_level { RP_LEVEL_AUTO, RP_LEVEL_BLOCK, RP_LEVEL_FILE };
 enum rp_timing { RP_TIMING_ORIGINAL, RP_TIMING_AFAP, RP_TIMING_SCALE };

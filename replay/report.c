@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 #include "replay/replay.h"
 
 static const char *const level_names[] = { "auto", "block", "file" };

@@ -23,7 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 #include "replay/replay.h"
 
 /* 1 when dev is disk itself or one of its partitions (sysfs puts a partition inside its disk). */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gen_event_table.c - prints the built-in event type tables of
- * spec/sttrace-format.md from format/sttrace_events.h (through libsttrace's
+ * spec/sttrace-format.md from format/lib/sttrace_events.h (through libsttrace's
  * built-in schema). `make spec-table` shows it; tests/format/t_lib_spec_table.sh
  * fails when the committed spec and the header disagree.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 
 static const char *const display_names[] = {
 	[ST_FT_UINT] = "uint", [ST_FT_INT] = "int", [ST_FT_HEX] = "hex",

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 
 #define SF_PROG "st-format"
 

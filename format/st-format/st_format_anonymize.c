@@ -39,7 +39,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "analyze/idmap.h"
+#include "analyze/lib/idmap.h"
 #include "format/st-format/st_format.h"
 
 enum anon_kind { AK_COMM, AK_PATH, AK_HOST, AK_ARG, AK_OTHER, AK_COUNT };

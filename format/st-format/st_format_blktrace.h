@@ -20,7 +20,7 @@
 #include <linux/blktrace_api.h>
 #include <stdint.h>
 
-#include "format/sttrace_events.h"
+#include "format/lib/sttrace_events.h"
 
 /* BLK_TA_* action (categories included) of an sttrace event; 0: none. */
 uint32_t sf_bt_action(const struct st_event_header *ev);

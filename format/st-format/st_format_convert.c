@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/input.h"
+#include "analyze/lib/input.h"
 #include "common/input.h"
 #include "format/st-format/st_format_convert.h"
 

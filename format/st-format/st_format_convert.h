@@ -23,7 +23,7 @@
 #ifndef STTRACE_ST_FORMAT_CONVERT_H
 #define STTRACE_ST_FORMAT_CONVERT_H
 
-#include "analyze/names.h"
+#include "analyze/lib/names.h"
 #include "format/st-format/st_format.h"
 
 struct sf_convert {

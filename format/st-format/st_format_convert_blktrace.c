@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/idmap.h"
+#include "analyze/lib/idmap.h"
 #include "format/st-format/st_format_blktrace.h"
 #include "format/st-format/st_format_convert.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/idmap.h"
+#include "analyze/lib/idmap.h"
 #include "format/st-format/st_format_convert.h"
 
 struct iolog_state {

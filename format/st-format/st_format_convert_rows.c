@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/lib/span.h"
 #include "common/csv.h"
 #include "format/st-format/st_format_convert.h"
 #include "format/st-format/st_format_json.h"

@@ -28,7 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/idmap.h"
+#include "analyze/lib/idmap.h"
 #include "common/input.h"
 #include "format/st-format/st_format.h"
 #include "format/st-format/st_format_blktrace.h"

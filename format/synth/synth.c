@@ -25,7 +25,7 @@
 
 #include <json-c/json.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 #include "format/synth/synth.h"
 
 /* Simulated host. */

@@ -5,7 +5,7 @@
  * The generator simulates a small host: a few processes, each with a few
  * threads doing direct I/O (psync reads and writes on files and raw devices,
  * io_uring reads, fsync with a flush), over a few block devices. It emits
- * exactly the built-in event types of format/sttrace_events.h with the event
+ * exactly the built-in event types of format/lib/sttrace_events.h with the event
  * semantics the recorder produces, so the analyzer can be tested and
  * benchmarked without BPF. Output is a pure function of the options.
  */

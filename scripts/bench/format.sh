@@ -26,8 +26,8 @@ INPUT=${1:-10000000}
 LEVELS=${LEVELS:-3 1 -1 -3 -5 -7}
 # synth writes at the library's default zstd level; read it from the source
 # so the reference `zstd -d` input is compressed at the same level.
-LEVEL=$(awk '$1 == "#define" && $2 == "ST_DEFAULT_ZSTD_LEVEL" { print $3 }' "$ROOT/format/writer.c")
-[[ $LEVEL =~ ^[0-9]+$ ]] || { echo "format.sh: no ST_DEFAULT_ZSTD_LEVEL in format/writer.c" >&2; exit 1; }
+LEVEL=$(awk '$1 == "#define" && $2 == "ST_DEFAULT_ZSTD_LEVEL" { print $3 }' "$ROOT/format/lib/writer.c")
+[[ $LEVEL =~ ^[0-9]+$ ]] || { echo "format.sh: no ST_DEFAULT_ZSTD_LEVEL in format/lib/writer.c" >&2; exit 1; }
 
 make -s -C "$ROOT" build/st-format
 command -v zstd >/dev/null || { echo "format.sh: zstd not installed (make deps)" >&2; exit 1; }
@@ -100,7 +100,7 @@ for level in $LEVELS; do
 		stored=$(awk '$1 == "stored" { print $4 }' <<<"$out")
 		best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (a == "" || b < a) ? b : a }')
 	done
-	# the writer's parameters (format/writer.c): hashLog 10 at level 1 and below
+	# the writer's parameters (format/lib/writer.c): hashLog 10 at level 1 and below
 	zlevel=(-b"$level")
 	[ "$level" -lt 0 ] && zlevel=(-b --fast=$((-level)))
 	[ "$level" -le 1 ] && zlevel+=(--zstd=hlog=10)

@@ -3,7 +3,7 @@
 #ifndef AN_TEST_COLLECT_H
 #define AN_TEST_COLLECT_H
 
-#include "analyze/correlate.h"
+#include "analyze/lib/correlate.h"
 
 #define MAX_OUT 16
 static struct an_io out[MAX_OUT];

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 
 /* The common header of a record of pid and tid 42. */
 static inline void head(struct st_event_header *h, uint16_t type, uint16_t size, uint64_t ts)

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "analyze/correlate.h"
+#include "analyze/lib/correlate.h"
 #include "tests/check.h"
 #include "tests/analyze/collect.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_dist.c - sizes, seeks, histograms and depth (analyze/dist.c) on
+ * test_dist.c - sizes, seeks, histograms and depth (analyze/lib/dist.c) on
  * hand-made I/Os whose answers are worked out here: btt's seek rule
  * (btt/seek.c) on requests handed over in completion order, the time at
  * each depth of two overlapping requests (a bio merged into one of them
@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "analyze/dist.h"
+#include "analyze/lib/dist.h"
 #include "tests/check.h"
 
 #define DEV (7u << 20 | 3)

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "analyze/idmap.h"
+#include "analyze/lib/idmap.h"
 #include "tests/check.h"
 
 #define KEYS 512

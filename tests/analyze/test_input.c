@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/correlate.h"
-#include "analyze/input.h"
+#include "analyze/lib/correlate.h"
+#include "analyze/lib/input.h"
 #include "tests/analyze/collect.h"
 #include "tests/analyze/events.h"
 #include "tests/check.h"

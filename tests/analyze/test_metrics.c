@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "analyze/metrics.h"
+#include "analyze/st-analyze/metrics.h"
 #include "tests/check.h"
 
 static int free_port(void)

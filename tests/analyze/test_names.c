@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/correlate.h"
-#include "analyze/input.h"
-#include "analyze/names.h"
-#include "analyze/report.h"
+#include "analyze/lib/correlate.h"
+#include "analyze/lib/input.h"
+#include "analyze/lib/names.h"
+#include "analyze/lib/report.h"
 #include "tests/analyze/collect.h"
 #include "tests/analyze/events.h"
 #include "tests/check.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/run.h"
+#include "analyze/lib/run.h"
 #include "format/synth/synth.h"
 #include "tests/analyze/events.h"
 #include "tests/check.h"

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "analyze/series.h"
+#include "analyze/lib/series.h"
 #include "tests/check.h"
 
 #define SEC 1000000000ull

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/sketch.h"
+#include "analyze/lib/sketch.h"
 #include "tests/check.h"
 
 #define N 200000
@@ -119,6 +119,12 @@ static void test_qest(void)
 	check(!an_qest_is_exact(&big) &&
 	      fabs((double)an_qest_quantile(&big, 0.99) - 4950000.0) / 4950000.0 <= 0.01,
 	      "qest.sketch_past_limit", "p99 %llu", (unsigned long long)an_qest_quantile(&big, 0.99));
+	/* 1..1000 exact, q 0.99: ranks 990 -/+ 1.96*sqrt(9.9) = 6.17, so 983 and 997 + 1. */
+	struct an_ci ci = an_quantile_ci(&small, 0.99);
+	check(ci.value == 990000 && ci.lo == 983000 && ci.hi == 998000 && ci.enough,
+	      "qest.quantile_ci", "%llu [%llu, %llu] enough %d", (unsigned long long)ci.value,
+	      (unsigned long long)ci.lo, (unsigned long long)ci.hi, ci.enough);
+	check(!an_quantile_ci(&small, 0.999).enough, "qest.quantile_ci_too_few", "n*(1-q) = 1 counted as enough");
 	an_qest_init(&m, 1000);
 	an_qest_merge(&m, &small);
 	an_qest_merge(&m, &big);

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/input.h"
-#include "analyze/span.h"
+#include "analyze/lib/input.h"
+#include "analyze/lib/span.h"
 #include "tests/check.h"
 #include "tests/analyze/collect.h"
 

@@ -8,7 +8,7 @@ st_tmpdir T
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
 # --- man pages: mandoc's linter and groff's warnings find nothing
-for page in record/st-record.8 analyze/st-analyze.1 format/st-format/st-format.1 replay/st-replay.1; do
+for page in record/st-record.8 analyze/st-analyze/st-analyze.1 format/st-format/st-format.1 replay/st-replay.1; do
 	name=$(basename "$page")
 	check "man_${name}_mandoc_lint" test -z "$(mandoc -T lint -W warning "$root/$page" 2>&1)"
 	check "man_${name}_groff_clean" test -z "$(groff -ww -man -z "$root/$page" 2>&1)"
@@ -25,8 +25,8 @@ man_covers() {
 	done)
 	[ -z "$missing" ] || { echo "not in $page: $missing" >&2; return 1; }
 }
-check man_st-analyze_options man_covers analyze/st-analyze.1 st-analyze
-check man_st-analyze_diff_options man_covers analyze/st-analyze.1 st-analyze diff
+check man_st-analyze_options man_covers analyze/st-analyze/st-analyze.1 st-analyze
+check man_st-analyze_diff_options man_covers analyze/st-analyze/st-analyze.1 st-analyze diff
 if [ -x "$ST_BUILD/st-record" ]; then
 	check man_st-record_options man_covers record/st-record.8 st-record
 fi

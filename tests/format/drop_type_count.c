@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 #include "tests/format/spec_encode.h"
 
 static int drop(const char *in, const char *out, const char *type)

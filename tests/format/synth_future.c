@@ -20,7 +20,7 @@
 
 #include <xxhash.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 
 #define FUTURE_TYPE_ID		300u
 #define FUTURE_TYPE_SIZE	104u
@@ -31,7 +31,7 @@
 #define INDEX_KIND		5u
 #define FUTURE_PID		4242u
 
-/* The record of the future type, as a newer format/sttrace_events.h would define it. */
+/* The record of the future type, as a newer format/lib/sttrace_events.h would define it. */
 struct future_cmd {
 	struct st_event_header h;
 	uint64_t cmd_id;

@@ -2,7 +2,7 @@
 # Recordings of the default block preset (`-e block`: one stamped issue
 # event per request, record/README.md) exported with `st-format convert
 # --to blktrace`, read by the real blktrace tools. The stamped issue stands
-# for the Q, M and G actions of the request's bios (analyze/input.c), so
+# for the Q, M and G actions of the request's bios (analyze/lib/input.c), so
 # the export has them although no probe saw them:
 #   - blkparse reads the files without a complaint;
 #   - its action counts are those the stamped issues stand for, counted

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The built-in event type tables in spec/sttrace-format.md are exactly what
-# format/sttrace_events.h defines (regenerate them with `make spec-table`).
+# format/lib/sttrace_events.h defines (regenerate them with `make spec-table`).
 . "$(dirname "$0")/../lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 gen="$ST_BUILD/spec/gen_event_table"

@@ -11,7 +11,7 @@ st-format cat "$T/a.st" >"$T/cat" || fail cat_runs "exit $?"
 
 check cat_one_line_per_event test "$(wc -l <"$T/cat")" = "$events"
 check cat_sorted_by_ts sort -n -c -s -k1,1 "$T/cat"
-# Field names of three types, in the order of format/sttrace_events.h.
+# Field names of three types, in the order of format/lib/sttrace_events.h.
 names() { awk -v t="$1" '$2 == t { for (i = 3; i <= NF; i++) { sub(/=.*/, "", $i); printf "%s ", $i }; exit }' "$T/cat"; }
 check cat_fields_rq_issue test "$(names block_rq_issue)" = "cpu pid tid rq sector dev nr_sector bytes opf error nr_bios bios "
 check cat_fields_pread test "$(names sys_enter_pread64)" = "cpu pid tid fd count offset flags cgroup "

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 #include "tests/check.h"
 
 int main(void)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 #include "tests/check.h"
 #include "tests/format/spec_encode.h"
 

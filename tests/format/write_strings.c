@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 
 static int write_trace(const char *out, const char *comm, const char *path)
 {

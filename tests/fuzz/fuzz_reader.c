@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "format/sttrace.h"
+#include "format/lib/sttrace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,7 +23,7 @@ $(B)/tests/fuzz/replay_main.o $(ASAN_B)/tests/fuzz/replay_main.o: \
 FUZZ_SECONDS ?= 60
 FUZZ_BIN := $(B)/fuzz/fuzz_reader
 
-$(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIBST_SRCS) $(wildcard format/*.h)
+$(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(LIBST_SRCS) $(wildcard format/lib/*.h)
 	@mkdir -p $(dir $@)
 	$(Q)clang -std=gnu11 -O1 -g $(CPPFLAGS) -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 		-fsanitize=fuzzer,address,undefined \

@@ -113,7 +113,7 @@ fi
 # st-analyze's p99 of the reads' total (CSV: group, ..., stage in column 7, p99 in 13).
 p99_us=$(st-analyze --csv "$dir/run.sttrace" 2>/dev/null |
 	awk -F, -v g="$name read" '$1 == g && $7 == "total" { print $13 }')
-# The buckets' bounds: 10^(3 + k/5) ns to three digits (analyze/metrics.c), k = 0..35.
+# The buckets' bounds: 10^(3 + k/5) ns to three digits (analyze/st-analyze/metrics.c), k = 0..35.
 bucket() {
 	awk -v v="$1" 'BEGIN { for (k = 0; k < 36; k++) { b = sprintf("%.3g", 10 ^ (3 + k / 5));
 		if (v <= b + 0) { print k; exit } } print 36 }'

@@ -38,7 +38,7 @@ else
 	fail record_fsync_syscall_pairs "sys_enter_fsync $sys_in, sys_exit_fsync $sys_out; want $CALLS"
 fi
 
-# op 2 = flush; 0x400 FUA, 0x800 PREFLUSH (format/sttrace_events.h)
+# op 2 = flush; 0x400 FUA, 0x800 PREFLUSH (format/lib/sttrace_events.h)
 flushes=$(rec_issued "$T/f.sttrace" dev opf |
 	awk "$AWK_HEX"' $1 == "'"$DEV"'" { v = hex($2); if (v % 256 == 2 || int(v / 1024) % 4) n++ } END { print n + 0 }')
 # every fsync commits the journal, which flushes the device's cache

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * unit_events.c - every built-in event has all its pieces (bpf/README.md,
- * "Adding a typed event"): its entry in format/sttrace_events.h, a probe named
+ * "Adding a typed event"): its entry in format/lib/sttrace_events.h, a probe named
  * after it in bpf/sttrace.bpf.c (or the one rec_event_program() names), a tracepoint category and a preset in
  * record/probes.c, and its row in spec/sttrace-format.md; and no probe
  * exists without an entry. Run from the top of the source tree (the spec).
@@ -98,7 +98,7 @@ static int test_every_probe_has_an_entry(void)
 		for (i = 0; i < n && strcmp(types[i].name, name); i++)
 			;
 		bad |= expectf(i < n, __func__, "probe %s: no ST_EVENT_TYPES entry in "
-			       "format/sttrace_events.h", name);
+			       "format/lib/sttrace_events.h", name);
 	}
 	sttrace_bpf__destroy(skel);
 	return bad;

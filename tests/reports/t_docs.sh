@@ -5,7 +5,7 @@
 root=$(cd "$(dirname "$0")/../.." && pwd)
 st_tmpdir T
 # the page as a reader sees it: options at the start of their paragraph
-mandoc -T ascii "$root/analyze/st-analyze.1" | col -b >"$T/man.txt"
+mandoc -T ascii "$root/analyze/st-analyze/st-analyze.1" | col -b >"$T/man.txt"
 for opt in --sizes --seek --hist --depth --top-by --html; do
 	missing=""
 	st-analyze --help | grep -q -- "^  $opt" || missing="$missing --help"

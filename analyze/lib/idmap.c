@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/lib/idmap.h"
+
+static int alloc_table(struct an_idmap *m, size_t capacity)
+{
+	m->keys = calloc(capacity, sizeof(*m->keys));
+	m->vals = malloc(capacity * sizeof(*m->vals));
+	if (!m->keys || !m->vals) {
+		free(m->keys);
+		free(m->vals);
+		return -1;
+	}
+	m->mask = capacity - 1;
+	m->count = 0;
+	return 0;
+}
+
+int an_idmap_init(struct an_idmap *m, size_t capacity_hint)
+{
+	size_t cap = 64;
+
+	while (cap < capacity_hint * 2)
+		cap *= 2;
+	return alloc_table(m, cap);
+}
+
+void an_idmap_free(struct an_idmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	m->keys = NULL;
+	m->vals = NULL;
+}
+
+/* Cold: kept out of an_idmap_put(), whose fast path then saves no registers. */
+static __attribute__((cold)) int grow(struct an_idmap *m)
+{
+	struct an_idmap old = *m;
+	size_t i;
+
+	if (alloc_table(m, (old.mask + 1) * 2)) {
+		*m = old;
+		return -1;
+	}
+	for (i = 0; i <= old.mask; i++)
+		if (old.keys[i])
+			an_idmap_put(m, old.keys[i], old.vals[i]);
+	an_idmap_free(&old);
+	return 0;
+}
+
+int an_idmap_put(struct an_idmap *m, uint64_t key, uint32_t val)
+{
+	size_t i;
+
+	/* Keep the load factor under 1/2 so probe sequences stay short. */
+	if ((m->count + 1) * 2 > m->mask + 1 && grow(m))
+		return -1;
+	i = an_idmap_slot(m, key);
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & m->mask;
+	if (!m->keys[i])
+		m->count++;
+	m->keys[i] = key;
+	m->vals[i] = val;
+	return 0;
+}
+
+void an_idmap_del(struct an_idmap *m, uint64_t key)
+{
+	size_t i = an_idmap_slot(m, key), j, home;
+
+	while (m->keys[i] != key) {
+		if (!m->keys[i])
+			return;
+		i = (i + 1) & m->mask;
+	}
+	/* Backward shift: move later members of the probe run into the hole. */
+	j = i;
+	for (;;) {
+		j = (j + 1) & m->mask;
+		if (!m->keys[j])
+			break;
+		home = an_idmap_slot(m, m->keys[j]);
+		/* Entry j may fill hole i only if its home is not in (i, j]. */
+		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			i = j;
+		}
+	}
+	m->keys[i] = 0;
+	m->count--;
+}
+
+void an_idmap_clear(struct an_idmap *m)
+{
+	memset(m->keys, 0, (m->mask + 1) * sizeof(*m->keys));
+	m->count = 0;
+}

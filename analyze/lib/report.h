@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.h - consumers of correlated I/Os: per-group stage statistics (the
+ * summary and diff), the slowest-I/O list of --quantile, and their text and
+ * CSV output.
+ */
+#ifndef AN_REPORT_H
+#define AN_REPORT_H
+
+#include <stdio.h>
+
+#include "analyze/lib/correlate.h"
+#include "analyze/lib/idmap.h"
+#include "analyze/lib/names.h"
+#include "analyze/lib/sketch.h"
+
+enum an_by { AN_BY_DEVOP, AN_BY_OP, AN_BY_DEV, AN_BY_COMM, AN_BY_PID, AN_BY_FILE, AN_BY_HOST,
+	     AN_BY_CGROUP };
+
+/* What the I/Os of one recording are printed with; io->recording indexes an array of these. */
+struct an_origin {
+	const struct an_names *names;
+	const char *host;
+};
+
+/* "devop", "op", ... for --by and summaries; an_by_by_name: -1 unknown. */
+const char *an_by_name(enum an_by by);
+int an_by_by_name(const char *name);
+
+struct an_group {
+	char label[128];
+	uint64_t count, bytes, incomplete, errors, split, requeues;
+	uint64_t merged;	/* merges of the I/Os' bios into requests (an_io.merges) */
+	uint64_t unjoined;	/* complete syscalls whose bios did not join (AN_IO_UNJOINED) */
+	struct an_qest st[AN_ST_COUNT];
+};
+
+struct an_stats {
+	enum an_by by;
+	size_t exact_limit;
+	const struct an_names *names;
+	const char *host;	/* of the I/Os added, for --by host */
+	struct an_idmap index;	/* group key -> groups[] (after a merge: hash of the label) */
+	struct an_group *groups;
+	uint32_t ngroups, cap;
+	uint64_t last_key;	/* key of groups[last_group]; 0 none */
+	uint32_t last_group;
+	int failed;		/* out of memory: some samples were dropped */
+};
+
+/* Key of io's group under `by` (never 0), and its label; host for AN_BY_HOST. */
+uint64_t an_group_key(enum an_by by, const struct an_names *names, const char *host,
+		      const struct an_io *io);
+void an_group_label(enum an_by by, const struct an_names *names, const char *host,
+		    const struct an_io *io, char *buf, size_t cap);
+/* FNV-1a of a label, for maps keyed by label. */
+uint64_t an_label_hash(const char *s);
+
+void an_stats_init(struct an_stats *s, enum an_by by, size_t exact_limit, const struct an_names *names);
+void an_stats_free(struct an_stats *s);
+/* One I/O: complete ones feed the stage statistics, incomplete ones are counted. */
+void an_stats_add(struct an_stats *s, const struct an_io *io);
+/* Groups sorted by label (stable output). */
+void an_stats_sort(struct an_stats *s);
+/* 1 if every quantile of every group came from exact samples. */
+int an_stats_exact(const struct an_stats *s);
+/* Summary table: text (csv = 0) or CSV. duration_ns for rates. */
+void an_stats_print(struct an_stats *s, FILE *out, int csv, uint64_t duration_ns);
+/*
+ * dst += src, group by group with the same label (src's samples move to dst
+ * unchanged: the same quantiles as if dst had seen src's I/Os). A dst is
+ * either fed I/Os or merged into, not both. 0 or -1 (out of memory).
+ */
+int an_stats_merge(struct an_stats *dst, struct an_stats *src);
+/* Merge every group's stage s into dst (for whole-trace CDFs). */
+int an_stats_merge_stage(struct an_stats *s, enum an_stage st, struct an_qest *dst);
+
+/* The slowest I/Os of one stage at or above a threshold, bounded to `max`. */
+struct an_top {
+	enum an_stage stage;
+	uint64_t threshold;
+	size_t max, n;
+	uint64_t above;		/* I/Os at or above the threshold */
+	struct an_io *heap;	/* min-heap on the stage latency */
+};
+
+int an_top_init(struct an_top *t, enum an_stage stage, uint64_t threshold, size_t max);
+void an_top_free(struct an_top *t);
+void an_top_add(struct an_top *t, const struct an_io *io);
+/* dst += src: the I/Os of both at or above the threshold, the slowest kept. */
+void an_top_merge(struct an_top *dst, const struct an_top *src);
+/*
+ * Slowest first, each with its full stage breakdown, process, file and (in
+ * CSV, and in text when show_host) host, names from origins[io->recording].
+ */
+void an_top_print(struct an_top *t, const struct an_origin *origins, int show_host, FILE *out,
+		  int csv, uint64_t t0);
+
+/*
+ * --quantile in one pass: the `cap` slowest I/Os of a stage, kept while
+ * the quantile itself is still being computed. Once it is known,
+ * an_slowest_replay() feeds the kept I/Os at or above it to an an_top in the
+ * order they arrived, the same calls a second pass would make, so the list
+ * comes out identical.
+ */
+struct an_slow {
+	uint64_t ns;		/* the stage's latency */
+	uint64_t seq;		/* arrival order */
+	struct an_io io;
+};
+
+struct an_slowest {
+	size_t cap, n;
+	uint64_t seen;		/* I/Os offered */
+	uint64_t dropped;	/* of them not kept (rejected or evicted) */
+	uint64_t dropped_max;	/* the slowest of those */
+	struct an_slow *heap;	/* min-heap on ns */
+};
+
+int an_slowest_init(struct an_slowest *s, size_t cap);
+void an_slowest_free(struct an_slowest *s);
+/* One complete I/O whose stage latency is ns. */
+void an_slowest_add(struct an_slowest *s, const struct an_io *io, uint64_t ns);
+/* dst += src: what dst would hold had src's I/Os come after its own (src is reordered). */
+void an_slowest_merge(struct an_slowest *dst, struct an_slowest *src);
+/*
+ * Feed the kept I/Os to t (set up with its threshold) in arrival order: 0,
+ * or -1 without touching t when an I/O at or above t->threshold may have
+ * been dropped (ties or a bound that was too small: a second pass must do).
+ */
+int an_slowest_replay(struct an_slowest *s, struct an_top *t);
+
+/* Microseconds with three decimals, for tables. */
+double an_us(uint64_t ns);
+
+#endif /* AN_REPORT_H */

@@ -1,0 +1,747 @@
+/* SPDX-License-Identifier: MIT */
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze/lib/run.h"
+
+/* What says which recording a file belongs to, and its time span. */
+struct file_id {
+	char host[128];
+	char offset[32];	/* clock.realtime_offset_ns, "" absent */
+	int64_t clock_offset, clock_step;
+	uint64_t first_ts, last_ts;
+	unsigned rec;
+};
+
+static void meta_copy(const struct st_reader *rd, const char *key, char *buf, size_t cap)
+{
+	const char *v = st_meta_get(rd, key);
+
+	snprintf(buf, cap, "%s", v ? v : "");
+}
+
+static int identify(struct file_id *id, const char *path, char *err, size_t cap)
+{
+	struct st_reader *rd;
+	const struct st_file_info *fi;
+	char end[32];
+
+	if (st_reader_open(&rd, path, 0)) {
+		snprintf(err, cap, "%s: %s", path, rd ? st_reader_errmsg(rd) : "out of memory");
+		st_reader_close(rd);
+		return -1;
+	}
+	meta_copy(rd, "host.name", id->host, sizeof(id->host));
+	if (!id->host[0])
+		snprintf(id->host, sizeof(id->host), "?");
+	meta_copy(rd, "clock.realtime_offset_ns", id->offset, sizeof(id->offset));
+	id->clock_offset = strtoll(id->offset, NULL, 10);
+	meta_copy(rd, "clock.realtime_offset_end_ns", end, sizeof(end));
+	id->clock_step = id->offset[0] && end[0] ? strtoll(end, NULL, 10) - id->clock_offset : 0;
+	fi = st_reader_info(rd);
+	id->first_ts = fi->first_ts;
+	id->last_ts = fi->last_ts;
+	st_reader_close(rd);
+	return 0;
+}
+
+/* Do the time spans of a and b, each moved by its shift, overlap? */
+static int overlap(const struct file_id *a, int64_t shift_a, const struct file_id *b, int64_t shift_b)
+{
+	return (int64_t)a->first_ts + shift_a <= (int64_t)b->last_ts + shift_b &&
+	       (int64_t)b->first_ts + shift_b <= (int64_t)a->last_ts + shift_a;
+}
+
+/*
+ * Do a and b follow one another, as parts of one recording do? They may
+ * overlap a little (events reach a file in per-CPU batches, so one file's
+ * last ones can follow the next file's first), but by less than half the
+ * shorter one: two recordings made side by side, or the same file again,
+ * overlap wholly.
+ */
+static int follow(const struct file_id *a, const struct file_id *b)
+{
+	uint64_t from = a->first_ts > b->first_ts ? a->first_ts : b->first_ts;
+	uint64_t to = a->last_ts < b->last_ts ? a->last_ts : b->last_ts;
+	uint64_t span_a = a->last_ts - a->first_ts, span_b = b->last_ts - b->first_ts;
+
+	return to < from || (to - from) * 2 < (span_a < span_b ? span_a : span_b);
+}
+
+/*
+ * Is file i a part of recording rec: the same host and the same clock
+ * offset (read once per recording: its slices and rotated files carry it),
+ * following each of its files?
+ */
+static int joins(const struct file_id *ids, int i, unsigned rec)
+{
+	const struct file_id *f = &ids[i];
+	int j;
+
+	for (j = 0; j < i; j++) {
+		const struct file_id *g = &ids[j];
+
+		if (g->rec != rec)
+			continue;
+		if (!f->offset[0] || strcmp(f->host, g->host) || strcmp(f->offset, g->offset) ||
+		    !follow(f, g))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Host labels: host.name, or the file name where two recordings of one host
+ * name overlap in wall-clock time (--by host must tell them apart), with
+ * " #N" when that is the same file given again.
+ */
+static void label_hosts(struct an_run *r, const struct file_id *ids, char *const *files,
+			const int *first)
+{
+	unsigned a, b;
+
+	for (a = 0; a < r->nrecs; a++) {
+		const struct file_id *fa = &ids[first[a]];
+
+		snprintf(r->recs[a].host, sizeof(r->recs[a].host), "%s", fa->host);
+		for (b = 0; b < r->nrecs; b++) {
+			const struct file_id *fb = &ids[first[b]];
+
+			if (a != b && !strcmp(fa->host, fb->host) &&
+			    overlap(fa, fa->clock_offset, fb, fb->clock_offset)) {
+				snprintf(r->recs[a].host, sizeof(r->recs[a].host), "%s", files[first[a]]);
+				break;
+			}
+		}
+		for (b = 0; b < a; b++)
+			if (!strcmp(r->recs[a].host, r->recs[b].host)) {
+				size_t len = strnlen(r->recs[a].host, sizeof(r->recs[a].host) - 12);
+
+				snprintf(r->recs[a].host + len, sizeof(r->recs[a].host) - len, " #%u", a + 1);
+				break;
+			}
+	}
+}
+
+/* Open recording rec: the files of ids that belong to it, in the order given. */
+static int open_recording(struct an_run *r, unsigned rec, const struct file_id *ids,
+			  char *const *files, int nfiles, char *err, size_t cap)
+{
+	struct an_recording *x = &r->recs[rec];
+	char **paths = calloc((size_t)nfiles, sizeof(*paths));
+	int i, n = 0, ret;
+
+	x->index = (uint16_t)rec;
+	x->run = r;
+	if (!paths || an_names_new(&x->names)) {
+		free(paths);
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < nfiles; i++)
+		if (ids[i].rec == rec)
+			paths[n++] = files[i];
+	ret = an_input_open(&x->in, paths, n, x->names, err, cap);
+	free(paths);
+	return ret ? ret : an_spans_new(&x->spans, x->in, err, cap);
+}
+
+/* Put every recording on one clock and add up what the files hold. */
+static void common_clock(struct an_run *r, const struct file_id *ids, const int *first)
+{
+	int64_t min = 0;
+	unsigned a;
+
+	for (a = 0; a < r->nrecs; a++) {
+		r->recs[a].clock_offset = ids[first[a]].clock_offset;
+		r->recs[a].clock_step = ids[first[a]].clock_step;
+		if (!a || r->recs[a].clock_offset < min)
+			min = r->recs[a].clock_offset;
+	}
+	memset(&r->info, 0, sizeof(r->info));
+	r->wall_offset = r->nrecs > 1 ? min : r->recs[0].clock_offset;
+	for (a = 0; a < r->nrecs; a++) {
+		struct an_recording *x = &r->recs[a];
+		const struct an_input_info *i = an_input_info(x->in);
+
+		/* wall - min = ts + (offset - min): never negative. One recording keeps its clock. */
+		x->shift = r->nrecs > 1 ? (uint64_t)(x->clock_offset - min) : 0;
+		r->info.events += i->events;
+		r->info.lost_events += i->lost_events;
+		r->info.files += i->files;
+		r->info.recovered += i->recovered;
+		if (!a || i->start_ts + x->shift < r->info.start_ts)
+			r->info.start_ts = i->start_ts + x->shift;
+		if (i->events && (!r->info.first_ts || i->first_ts + x->shift < r->info.first_ts))
+			r->info.first_ts = i->first_ts + x->shift;
+		if (i->last_ts + x->shift > r->info.last_ts)
+			r->info.last_ts = i->last_ts + x->shift;
+	}
+}
+
+int an_run_open(struct an_run *r, char *const *files, int nfiles, char *err, size_t cap)
+{
+	struct file_id *ids = calloc((size_t)nfiles, sizeof(*ids));
+	int *first = calloc((size_t)nfiles, sizeof(*first));
+	int i, ret = -1;
+	unsigned a;
+
+	memset(r, 0, sizeof(*r));
+	r->filter.pid = -1;
+	if (nfiles > AN_MAX_FILES) {
+		snprintf(err, cap, "%d files: at most %d at once", nfiles, AN_MAX_FILES);
+		goto out;
+	}
+	r->recs = calloc((size_t)nfiles, sizeof(*r->recs));
+	r->origins = calloc((size_t)nfiles, sizeof(*r->origins));
+	if (!ids || !first || !r->recs || !r->origins) {
+		snprintf(err, cap, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nfiles; i++) {
+		if (identify(&ids[i], files[i], err, cap))
+			goto out;
+		for (a = 0; a < r->nrecs && !joins(ids, i, a); a++)
+			;
+		ids[i].rec = a;
+		if (a == r->nrecs)
+			first[r->nrecs++] = i;
+	}
+	for (a = 0; a < r->nrecs; a++) {
+		if (open_recording(r, a, ids, files, nfiles, err, cap))
+			goto out;
+		r->origins[a] = (struct an_origin){ .names = r->recs[a].names, .host = r->recs[a].host };
+	}
+	label_hosts(r, ids, files, first);
+	common_clock(r, ids, first);
+	ret = 0;
+out:
+	free(ids);
+	free(first);
+	return ret;
+}
+
+int an_run_set_dev(struct an_run *r, const char *name)
+{
+	uint32_t any = 0;
+	unsigned a;
+
+	for (a = 0; a < r->nrecs; a++)
+		if ((r->recs[a].dev = an_names_dev_by_name(r->recs[a].names, name)) && !any)
+			any = r->recs[a].dev;
+	if (!any)
+		return -1;
+	/* A recording whose metadata lacks the name: the number another one gave it. */
+	for (a = 0; a < r->nrecs; a++)
+		if (!r->recs[a].dev)
+			r->recs[a].dev = any;
+	r->filter.dev = any;
+	return 0;
+}
+
+void an_run_close(struct an_run *r)
+{
+	unsigned a;
+
+	for (a = 0; r->recs && a < r->nrecs; a++) {
+		an_spans_free(r->recs[a].spans);
+		an_input_close(r->recs[a].in);
+		an_names_free(r->recs[a].names);
+	}
+	free(r->recs);
+	free(r->origins);
+	r->recs = NULL;
+	r->origins = NULL;
+}
+
+uint64_t an_run_t0(const struct an_run *r)
+{
+	return r->filter.from > r->info.first_ts ? r->filter.from : r->info.first_ts;
+}
+
+uint64_t an_run_duration(const struct an_run *r)
+{
+	const struct an_input_info *i = &r->info;
+	uint64_t from = an_run_t0(r);
+	uint64_t to = r->filter.to && r->filter.to < i->last_ts ? r->filter.to : i->last_ts;
+
+	return to > from ? to - from : 1;
+}
+
+int an_filter_match(const struct an_filter *f, const struct an_names *names, const struct an_io *io)
+{
+	if (f->dev && io->dev != f->dev && io->fs_dev != f->dev)
+		return 0;
+	if (f->pid >= 0 && io->pid != (uint64_t)f->pid)
+		return 0;
+	if (io->start < f->from || (f->to && io->start > f->to))
+		return 0;
+	return !f->comm || !strcmp(an_names_comm(names, io->pid), f->comm);
+}
+
+static void on_io(void *ctx, const struct an_io *io)
+{
+	struct an_recording *x = ctx;
+	struct an_filter *f = &x->run->filter;
+	struct an_io moved;
+	uint64_t ns;
+	int k;
+
+	if (x->shift || x->index) {
+		moved = *io;
+		for (k = 0; k < AN_TS_COUNT; k++)
+			if (moved.ts[k])
+				moved.ts[k] += x->shift;
+		moved.start += x->shift;
+		moved.recording = x->index;
+		io = &moved;
+	}
+	if (x->dev != f->dev) {
+		struct an_filter own = *f;
+
+		own.dev = x->dev;
+		if (!an_filter_match(&own, x->names, io))
+			return;
+	} else if (!an_filter_match(f, x->names, io)) {
+		return;
+	}
+	if (x->run->want & AN_WANT_STATS)
+		an_stats_add(&x->stats, io);
+	if ((x->run->want & AN_WANT_SERIES) && an_io_in_view(io, x->series.stage))
+		an_series_add(&x->series, io);
+	if (x->run->want & AN_WANT_TOP)
+		an_top_add(&x->top, io);
+	if (x->run->want & AN_WANT_DIST)
+		an_dist_add(&x->dist, io);
+	if ((x->run->want & AN_WANT_STAGE) && !(io->flags & AN_IO_INCOMPLETE) &&
+	    an_io_stage(io, x->run->stage, &ns)) {
+		an_qest_add(&x->stage_samples, ns);
+		if (x->run->want & AN_WANT_SLOWEST)
+			an_slowest_add(&x->slowest, io, ns);
+	}
+	if (x->run->want & AN_WANT_EMIT)
+		x->run->emit(x->run->emit_ctx, io);
+}
+
+/* Event-clock time of the recording for a time t on the run's clock (0 before it starts). */
+static uint64_t own_clock(const struct an_recording *x, uint64_t t)
+{
+	if (t == UINT64_MAX)
+		return t;
+	return t > x->shift ? t - x->shift : 0;
+}
+
+/* One event into the recording's correlator and its names and spans. */
+static void take_event(struct an_recording *x, struct an_corr *c, const struct st_event_header *ev)
+{
+	if (an_names_wants(ev->type))
+		an_names_event(x->names, ev);
+	an_corr_event(c, ev);
+	if (x->spans)
+		an_spans_event(x->spans, ev, on_io, x);
+}
+
+/*
+ * A recording read by a thread of its own while this one correlates: the
+ * reader (decoding, time order, stamped issues made whole) copies the events
+ * into blocks handed over through a queue of READ_BLOCKS, so reading runs on
+ * another CPU beside correlation. The events, and so every report, are the
+ * same as read in one thread: only where the work runs changes.
+ */
+#define READ_BLOCKS		4
+#define READ_BLOCK_BYTES	(256u << 10)	/* far above the largest record (64 KiB) */
+
+struct read_block {
+	size_t used;
+	uint64_t data[READ_BLOCK_BYTES / 8];	/* records at 8-byte boundaries */
+};
+
+struct read_ahead {
+	struct an_recording *x;
+	struct read_block *blocks;	/* a ring: [taken, filled) hold events */
+	unsigned taken, filled;		/* counts; block k is blocks[k % READ_BLOCKS] */
+	int done, ret;			/* the reader's end and an_input_next's last answer */
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+};
+
+static size_t record_span(const struct st_event_header *ev)
+{
+	return (ev->size + 7u) & ~(size_t)7;
+}
+
+/* The reader's next empty block, once the correlator has left one. */
+static struct read_block *empty_block(struct read_ahead *ra)
+{
+	struct read_block *b;
+
+	pthread_mutex_lock(&ra->lock);
+	while (ra->filled - ra->taken == READ_BLOCKS)
+		pthread_cond_wait(&ra->changed, &ra->lock);
+	b = &ra->blocks[ra->filled % READ_BLOCKS];
+	pthread_mutex_unlock(&ra->lock);
+	b->used = 0;
+	return b;
+}
+
+static void hand_over(struct read_ahead *ra, int done, int ret)
+{
+	pthread_mutex_lock(&ra->lock);
+	ra->filled++;
+	ra->done = done;
+	ra->ret = ret;
+	pthread_cond_broadcast(&ra->changed);
+	pthread_mutex_unlock(&ra->lock);
+}
+
+static void *read_events(void *arg)
+{
+	struct read_ahead *ra = arg;
+	struct an_recording *x = ra->x;
+	struct read_block *b = empty_block(ra);
+	const struct st_event_header *ev;
+	int ret;
+
+	while ((ret = an_input_next(x->in, &ev, x->err, sizeof(x->err))) > 0) {
+		if (b->used + record_span(ev) > sizeof(b->data)) {
+			hand_over(ra, 0, 1);
+			b = empty_block(ra);
+		}
+		memcpy((char *)b->data + b->used, ev, ev->size);
+		b->used += record_span(ev);
+	}
+	hand_over(ra, 1, ret);
+	return NULL;
+}
+
+/* The next block the reader filled, NULL after the last; with *ret its end. */
+static struct read_block *filled_block(struct read_ahead *ra, int *ret)
+{
+	struct read_block *b = NULL;
+
+	pthread_mutex_lock(&ra->lock);
+	while (ra->filled == ra->taken && !ra->done)
+		pthread_cond_wait(&ra->changed, &ra->lock);
+	if (ra->filled != ra->taken)
+		b = &ra->blocks[ra->taken % READ_BLOCKS];
+	*ret = ra->ret;
+	pthread_mutex_unlock(&ra->lock);
+	return b;
+}
+
+static void block_taken(struct read_ahead *ra)
+{
+	pthread_mutex_lock(&ra->lock);
+	ra->taken++;
+	pthread_cond_broadcast(&ra->changed);
+	pthread_mutex_unlock(&ra->lock);
+}
+
+/* Every event of the recording through a reader thread; an_input_next's last answer. */
+static int take_read_ahead(struct an_recording *x, struct an_corr *c)
+{
+	struct read_ahead ra = { .x = x, .lock = PTHREAD_MUTEX_INITIALIZER,
+				 .changed = PTHREAD_COND_INITIALIZER };
+	struct read_block *b;
+	pthread_t reader;
+	int ret;
+
+	if (!(ra.blocks = malloc(READ_BLOCKS * sizeof(*ra.blocks))) ||
+	    pthread_create(&reader, NULL, read_events, &ra)) {
+		free(ra.blocks);
+		return -2;	/* no thread: the caller reads in this one */
+	}
+	while ((b = filled_block(&ra, &ret))) {
+		for (size_t off = 0; off < b->used;) {
+			const struct st_event_header *ev = (const void *)((char *)b->data + off);
+
+			take_event(x, c, ev);
+			off += record_span(ev);
+		}
+		block_taken(&ra);
+	}
+	pthread_join(reader, NULL);
+	free(ra.blocks);
+	return ret;
+}
+
+/* Every event of the recording, read in this thread; an_input_next's last answer. */
+static int take_in_turn(struct an_recording *x, struct an_corr *c)
+{
+	const struct st_event_header *ev;
+	int ret;
+
+	while ((ret = an_input_next(x->in, &ev, x->err, sizeof(x->err))) > 0)
+		take_event(x, c, ev);
+	return ret;
+}
+
+/* One recording's pass into its own consumers. */
+static void pass_recording(struct an_recording *x)
+{
+	const struct an_run *r = x->run;
+	struct an_corr *c;
+	uint64_t from = 0, to = UINT64_MAX;
+	int ret;
+
+	/* I/Os starting in [from, to) need the events around them. */
+	if (r->filter.from > r->stale_ns)
+		from = r->filter.from - r->stale_ns;
+	if (r->filter.to && r->filter.to < UINT64_MAX - r->stale_ns)
+		to = r->filter.to + r->stale_ns;
+	x->ret = -1;
+	if (an_corr_new(&c, r->stale_ns, on_io, x)) {
+		snprintf(x->err, sizeof(x->err), "out of memory");
+		return;
+	}
+	an_corr_set_names(c, x->names);
+	if (an_input_start(x->in, own_clock(x, from), own_clock(x, to), x->err, sizeof(x->err))) {
+		an_corr_free(c);
+		return;
+	}
+	an_spans_reset(x->spans);
+	ret = x->read_ahead ? take_read_ahead(x, c) : -2;
+	if (ret == -2)
+		ret = take_in_turn(x, c);
+	an_corr_finish(c);
+	an_spans_finish(x->spans, on_io, x);
+	x->corr = *an_corr_stats(c);
+	if (!ret && (an_corr_failed(c) || an_spans_failed(x->spans))) {
+		snprintf(x->err, sizeof(x->err), "out of memory while correlating");
+		ret = -1;
+	}
+	an_corr_free(c);
+	x->ret = ret;
+}
+
+/* The workers of one pass take the recordings in turn. */
+struct pass_pool {
+	struct an_recording *recs;
+	unsigned nrecs;
+	unsigned next;		/* the first recording not taken yet (atomic) */
+};
+
+static void *pass_worker(void *arg)
+{
+	struct pass_pool *p = arg;
+	unsigned i;
+
+	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->nrecs)
+		pass_recording(&p->recs[i]);
+	return NULL;
+}
+
+/* The recording's consumers, set up like the run's; 0 or -1. */
+static int setup_recording(struct an_recording *x, unsigned want)
+{
+	const struct an_run *r = x->run;
+
+	memset(&x->stats, 0, sizeof(x->stats));
+	memset(&x->series, 0, sizeof(x->series));
+	memset(&x->top, 0, sizeof(x->top));
+	memset(&x->slowest, 0, sizeof(x->slowest));
+	an_qest_init(&x->stage_samples, r->stage_samples.limit);
+	if (want & AN_WANT_STATS) {
+		an_stats_init(&x->stats, r->stats.by, r->stats.exact_limit, x->names);
+		x->stats.host = x->host;
+		if (x->stats.failed)
+			return -1;
+	}
+	if (want & AN_WANT_DIST) {
+		an_dist_init(&x->dist, r->dist.want, r->dist.by, r->dist.stage, x->names);
+		x->dist.host = x->host;
+		if (x->dist.failed)
+			return -1;
+	}
+	if ((want & AN_WANT_SERIES) &&
+	    an_series_init(&x->series, r->series.t0, r->series.t1, r->series.step, r->series.stage))
+		return -1;
+	if ((want & AN_WANT_TOP) && an_top_init(&x->top, r->top.stage, r->top.threshold, r->top.max))
+		return -1;
+	if ((want & AN_WANT_SLOWEST) && an_slowest_init(&x->slowest, r->slowest.cap))
+		return -1;
+	return 0;
+}
+
+/* Move the recording's results into the run's, and free its consumers. */
+static int merge_recording(struct an_run *r, struct an_recording *x)
+{
+	const uint64_t *from = (const uint64_t *)&x->corr;
+	uint64_t *to = (uint64_t *)&r->corr;
+	size_t k;
+	int ret = 0;
+
+	/* Every field of an_corr_stats is a count. */
+	for (k = 0; k < sizeof(r->corr) / sizeof(uint64_t); k++)
+		to[k] += from[k];
+	if (r->want & AN_WANT_STATS) {
+		if (x->stats.failed || an_stats_merge(&r->stats, &x->stats))
+			r->stats.failed = 1;
+		an_stats_free(&x->stats);
+	}
+	if (r->want & AN_WANT_SERIES) {
+		if (an_series_merge(&r->series, &x->series))
+			r->series.failed = 1;
+		an_series_free(&x->series);
+	}
+	if (r->want & AN_WANT_TOP)
+		an_top_merge(&r->top, &x->top);
+	if (r->want & AN_WANT_DIST) {
+		if (x->dist.failed || an_dist_merge(&r->dist, &x->dist))
+			r->dist.failed = 1;
+		an_dist_free(&x->dist);
+	}
+	if ((r->want & AN_WANT_STAGE) && an_qest_merge(&r->stage_samples, &x->stage_samples))
+		ret = -1;
+	if (r->want & AN_WANT_SLOWEST)
+		an_slowest_merge(&r->slowest, &x->slowest);
+	an_top_free(&x->top);
+	an_slowest_free(&x->slowest);
+	an_qest_free(&x->stage_samples);
+	return ret;
+}
+
+int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap)
+{
+	struct pass_pool pool = { .recs = r->recs, .nrecs = r->nrecs };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned a, nthreads = 0, workers = cpus > 1 ? (unsigned)cpus : 1;
+	pthread_t *threads;
+	int ret = 0;
+
+	/* A worker per CPU, at most one per recording; this thread is one of them. */
+	if (r->threads && r->threads < workers)
+		workers = r->threads;
+	/* CPUs to spare after that: each recording's reading gets a thread of its own */
+	for (a = 0; a < r->nrecs; a++)
+		r->recs[a].read_ahead = workers >= 2 * r->nrecs;
+	if (workers > r->nrecs)
+		workers = r->nrecs;
+	threads = calloc(workers, sizeof(*threads));
+	r->want = want;
+	memset(&r->corr, 0, sizeof(r->corr));
+	if (!threads) {
+		snprintf(err, cap, "out of memory");
+		ret = -1;
+	}
+	for (a = 0; a < r->nrecs && !ret; a++)
+		if (setup_recording(&r->recs[a], want)) {
+			snprintf(err, cap, "out of memory");
+			ret = -1;
+		}
+	/* Without more threads, this one does every recording. */
+	while (!ret && nthreads + 1 < workers &&
+	       !pthread_create(&threads[nthreads], NULL, pass_worker, &pool))
+		nthreads++;
+	if (!ret)
+		pass_worker(&pool);
+	while (nthreads)
+		pthread_join(threads[--nthreads], NULL);
+	/* In the order given, whatever order they finished in: the same output every time. */
+	for (a = 0; a < r->nrecs; a++) {
+		struct an_recording *x = &r->recs[a];
+
+		if (!ret && x->ret) {
+			snprintf(err, cap, "%s", x->err);
+			ret = -1;
+		}
+		if (merge_recording(r, x) && !ret) {
+			snprintf(err, cap, "out of memory");
+			ret = -1;
+		}
+	}
+	free(threads);
+	return ret;
+}
+
+uint64_t an_run_io_bound(const struct an_run *r)
+{
+	size_t i, ntypes;
+	const struct st_type *types = st_builtin_types(&ntypes);
+	uint64_t n = 0;
+	unsigned a;
+
+	for (a = 0; a < r->nrecs; a++)
+		for (i = 0; i < ntypes; i++)
+			if (an_corr_begins_io(types[i].id))
+				n += an_input_type_events(r->recs[a].in, types[i].id);
+	return n;
+}
+
+size_t an_quantile_heap_size(uint64_t n_max, double q, size_t max)
+{
+	/*
+	 * With n <= n_max samples, the quantile is the sample of rank
+	 * ceil(q * n): at most n - q * n + 1 samples rank at or above it.
+	 */
+	double k = ceil((1 - q) * (double)n_max) + 1;
+
+	return k <= (double)max ? (size_t)k : 0;
+}
+
+int an_run_quantile(struct an_run *r, double q, size_t exact_limit, size_t top,
+		    size_t one_pass_max, char *err, size_t cap)
+{
+	size_t k = an_quantile_heap_size(an_run_io_bound(r), q, one_pass_max);
+	unsigned want = AN_WANT_STAGE;
+	int ret = -1;
+
+	memset(&r->top, 0, sizeof(r->top));
+	memset(&r->slowest, 0, sizeof(r->slowest));
+	an_qest_init(&r->stage_samples, exact_limit);
+	/* Without memory for the heap, two passes give the same answer. */
+	if (k && !an_slowest_init(&r->slowest, k))
+		want |= AN_WANT_SLOWEST;
+	r->quantile_passes = 1;
+	if (an_run_pass(r, want, err, cap))
+		goto out;
+	if (an_top_init(&r->top, r->stage, an_qest_quantile(&r->stage_samples, q), top)) {
+		snprintf(err, cap, "out of memory");
+		goto out;
+	}
+	if (!(want & AN_WANT_SLOWEST) || an_slowest_replay(&r->slowest, &r->top)) {
+		r->quantile_passes = 2;
+		if (an_run_pass(r, AN_WANT_TOP, err, cap))
+			goto out;
+	}
+	ret = 0;
+out:
+	an_slowest_free(&r->slowest);
+	return ret;
+}
+
+void an_run_print_header(const struct an_run *r, FILE *out)
+{
+	const struct an_input_info *i = &r->info;
+	const struct an_corr_stats *c = &r->corr;
+	unsigned a;
+
+	fprintf(out, "%u file%s%s, %" PRIu64 " events, %.6f s, lost events: %" PRIu64 "%s\n",
+		i->files, i->files == 1 ? "" : "s", i->recovered ? " (recovered: footer missing)" : "",
+		i->events, an_run_duration(r) / 1e9, i->lost_events,
+		i->lost_events ? " (I/Os may be missing or incomplete)" : "");
+	fprintf(out, "I/Os in the trace: %" PRIu64 " correlated, %" PRIu64 " incomplete (open at the end or "
+		"stale: %" PRIu64 "), begun before the trace: %" PRIu64 " exits, %" PRIu64
+		" requests, %" PRIu64 " completions; out-of-order events %" PRIu64 "\n",
+		c->ios - c->incomplete, c->incomplete, c->stale, c->orphan_exits, c->orphan_requests,
+		c->orphan_completions, c->out_of_order);
+	for (a = 0; a < r->nrecs; a++)
+		an_spans_print(r->recs[a].spans, out);
+	if (r->nrecs < 2)
+		return;
+	fprintf(out, "recordings: %u, each correlated on its own, times on one wall clock "
+		"(event clock + offset):", r->nrecs);
+	for (a = 0; a < r->nrecs; a++)
+		fprintf(out, "%s %s %+.6f s", a ? "," : "", r->recs[a].host, r->recs[a].shift / 1e9);
+	fputc('\n', out);
+	/* Two reads of the offset differ by their jitter; a step is more. */
+	for (a = 0; a < r->nrecs; a++)
+		if (llabs(r->recs[a].clock_step) >= AN_CLOCK_STEP_NS)
+			fprintf(out, "%s: the wall clock was stepped by %+.3f ms during the recording; its "
+				"times are placed with the offset read at its start\n", r->recs[a].host,
+				r->recs[a].clock_step / 1e6);
+}

@@ -1,0 +1,18 @@
+# st-analyze: the program (options, reports' output as text / CSV / gnuplot /
+# HTML, diff, merge, the live view, metrics) on libanalyze (analyze/lib/).
+ST_ANALYZE_SRCS := $(wildcard analyze/st-analyze/*.c)
+ST_ANALYZE_OBJS := $(ST_ANALYZE_SRCS:%.c=$(B)/%.o)
+
+# --metrics serves HTTP through libmicrohttpd (scripts/install-deps.sh installs it).
+MHD_LIBS := $(call pkg_libs,libmicrohttpd,-lmicrohttpd)
+
+PROGRAMS += $(B)/st-analyze
+INSTALL_BIN += $(B)/st-analyze
+INSTALL_MAN1 += analyze/st-analyze/st-analyze.1
+
+$(B)/st-analyze: $(ST_ANALYZE_OBJS) $(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS) $(MHD_LIBS) -ljson-c -lm -pthread
+
+# test_metrics tests the program's Prometheus exposition (metrics.c).
+$(B)/tests/analyze/test_metrics: $(B)/analyze/st-analyze/metrics.o
+$(ASAN_B)/tests/analyze/test_metrics: $(ASAN_B)/analyze/st-analyze/metrics.o
