@@ -76,7 +76,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory check
 
 # `make check T=NAME` runs the tests whose file name contains NAME
-# (t_fio, unit_format_writer, tests/cli/).
+# (t_fio, test_format_writer, tests/cli/).
 ALL_TESTS = $(TESTS) $(sort $(wildcard tests/*/t_*.sh))
 check: all $(TESTS) $(TEST_TOOLS)
 	$(Q)tests/run.sh $(if $(T),$(foreach t,$(ALL_TESTS),$(if $(findstring $(T),$(t)),$(t))),$(ALL_TESTS))

@@ -43,8 +43,8 @@ PROGRAMS += $(B)/st-record
 INSTALL_SBIN += $(B)/st-record
 INSTALL_MAN8 += record/st-record.8
 
-# Unit tests of the recorder's user-space parts: tests/record/unit_*.c.
-REC_UNITS := $(patsubst tests/record/%.c,%,$(wildcard tests/record/unit_*.c))
+# Unit tests of the recorder's user-space parts: tests/record/test_*.c.
+REC_UNITS := $(patsubst tests/record/%.c,%,$(wildcard tests/record/test_*.c))
 REC_TESTS := $(REC_UNITS:%=$(B)/tests/%)
 TESTS += $(REC_TESTS)
 
@@ -55,9 +55,9 @@ $(REC_TESTS): $(B)/tests/%: $(B)/tests/record/%.o $(B)/record/meta.o $(B)/record
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) -ljson-c $(REC_UNIT_LIBS) $(LIBST_LIBS)
 
-# unit_events opens the BPF object and asks the probe selection.
-$(B)/tests/unit_events: $(B)/record/probes.o $(B)/record/events.o $(B)/record/tracepoint.o $(B)/record/ring.o
-$(B)/tests/unit_events: REC_UNIT_LIBS := -lbpf -lelf -lz
+# test_events opens the BPF object and asks the probe selection.
+$(B)/tests/test_events: $(B)/record/probes.o $(B)/record/events.o $(B)/record/tracepoint.o $(B)/record/ring.o
+$(B)/tests/test_events: REC_UNIT_LIBS := -lbpf -lelf -lz
 
 # without-bpf: runs a command where the bpf system call fails (t_environment.sh).
 TEST_TOOLS += $(B)/tests/record/without-bpf

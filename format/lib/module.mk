@@ -13,9 +13,9 @@ all: $(LIBST)
 # Installed with the library (`make install`): its public headers.
 LIBST_HEADERS := format/lib/sttrace.h format/lib/sttrace_events.h
 
-# Unit tests: tests/format/unit_*.c, one program each, plain and under
+# Unit tests: tests/format/test_*.c, one program each, plain and under
 # ASan+UBSan (ASAN_* in the top Makefile).
-FORMAT_UNITS := $(patsubst tests/format/%.c,%,$(wildcard tests/format/unit_*.c))
+FORMAT_UNITS := $(patsubst tests/format/%.c,%,$(wildcard tests/format/test_*.c))
 FORMAT_TESTS := $(FORMAT_UNITS:%=$(B)/tests/%)
 FORMAT_ASAN_TESTS := $(FORMAT_UNITS:%=$(ASAN_B)/tests/%)
 LIBST_ASAN_OBJS := $(LIBST_SRCS:%.c=$(ASAN_B)/%.o)

@@ -97,9 +97,9 @@ else
 fi
 
 # --- make check T=NAME runs only the matching tests
-make -C "$root" --no-print-directory -s check T=unit_format_writer >"$T/check.log" 2>&1
+make -C "$root" --no-print-directory -s check T=test_format_writer >"$T/check.log" 2>&1
 check check_T_runs_one test "$(grep -c '^== ' "$T/check.log")" -eq 2
-check check_T_named grep -q "== .*unit_format_writer" "$T/check.log"
+check check_T_named grep -q "== .*test_format_writer" "$T/check.log"
 
 # --- st-record builds without kernel BTF (a build server): the committed header
 if command -v clang >/dev/null && command -v bpftool >/dev/null; then

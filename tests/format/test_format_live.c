@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_format_live.c - reading a file while it is written (ST_READ_LIVE,
+ * test_format_live.c - reading a file while it is written (ST_READ_LIVE,
  * st_reader_refresh, st_cursor_extend). The bytes of a finished file (four
  * lanes whose chunks overlap in time, metadata written along) land in a
  * real file piece by piece, cut anywhere, even inside a chunk header, and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_meta.c - the recorder's metadata tracker (record/meta.c) learns
+ * test_meta.c - the recorder's metadata tracker (record/meta.c) learns
  * process names and open files in time order, whatever order the per-CPU
  * batches deliver the records in.
  */

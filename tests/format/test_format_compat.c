@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_format_compat.c - forward compatibility as spec/sttrace-format.md
+ * test_format_compat.c - forward compatibility as spec/sttrace-format.md
  * promises it: an event type the built-in schema does not know decodes
  * through the file's schema, a chunk of a kind this library does not know
  * is skipped (and still verifies), and a newer minor version opens.

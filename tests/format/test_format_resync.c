@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_format_resync.c - a file without footer (a killed recording) whose
+ * test_format_resync.c - a file without footer (a killed recording) whose
  * middle is damaged: a bit flipped in a chunk's header or payload, several
  * chunks, or hostile bytes. The scan skips the damaged bytes, returns every
  * intact chunk before and after them with all their events, and reports
@@ -46,7 +46,7 @@ static int make_sample(const char *test, struct sample *s, size_t events, size_t
 	int err = !w;
 
 	if (w) {
-		st_writer_set_meta(w, "tool", "unit_format_resync");
+		st_writer_set_meta(w, "tool", "test_format_resync");
 		err = append_events(w, events, random);
 		st_writer_set_lost(w, 1, 5);
 		err = st_writer_close(w, NULL, 0) || err;
@@ -234,7 +234,7 @@ static int test_several_chunks(void)
 /* Through a file, with chunks larger than the scan's search window (64 KiB). */
 static int test_file_windows(void)
 {
-	char path[] = "/tmp/unit_format_resync.XXXXXX";
+	char path[] = "/tmp/test_format_resync.XXXXXX";
 	int fd = mkstemp(path), bad = expectf(fd >= 0, __func__, "mkstemp");
 	struct sample s = { 0 };
 	char skip[4096] = { 0 };
@@ -290,7 +290,7 @@ static int check_gap(const char *test, struct sample *s, size_t k, size_t gap, c
  */
 static int test_gaps(void)
 {
-	char path[] = "/tmp/unit_format_resync.XXXXXX";
+	char path[] = "/tmp/test_format_resync.XXXXXX";
 	int fd = mkstemp(path), bad = expectf(fd >= 0, __func__, "mkstemp");
 	struct sample s = { 0 };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_format_damage.c - files cut at every byte offset (small file) and at
+ * test_format_damage.c - files cut at every byte offset (small file) and at
  * random offsets (large file) read back every complete chunk before the cut
  * and report the cut; a bit flip anywhere is caught by a verify-style check
  * (ST_READ_SCAN plus decoding every chunk) that names where; hostile bytes
@@ -24,7 +24,7 @@ static int make_sample(const char *test, struct sample *s, size_t events, size_t
 	s->raw_len = 0;
 	if (!w || !s->raw)
 		return 1;
-	st_writer_set_meta(w, "tool", "unit_format_damage");
+	st_writer_set_meta(w, "tool", "test_format_damage");
 	for (size_t i = 0; i < events && !err; i++) {
 		struct st_ev_block_rq_issue rq = { .h = { ST_EV_block_rq_issue, sizeof(rq), 1, i * 7, 3, 4 } };
 		struct st_ev_sys_exit ex = exit_event(i * 7, 0, (int64_t)i);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_format_roundtrip.c - what the writer writes, the reader reads back
+ * test_format_roundtrip.c - what the writer writes, the reader reads back
  * byte for byte and in order: built-in and random schemas, random events of
  * many sizes across chunk boundaries, the empty file, one event, 10^6
  * events through a real file; metadata, lost counts, field accessors.
@@ -272,7 +272,7 @@ static int write_million(const char *path, uint64_t n)
 static int test_million_events_file(void)
 {
 	const uint64_t n = 1000000;
-	char path[] = "/tmp/unit_format_roundtrip.XXXXXX";
+	char path[] = "/tmp/test_format_roundtrip.XXXXXX";
 	int fd = mkstemp(path), ret = 0, bad;
 	const struct st_event_header *e;
 	unsigned char rec[256];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_format_lost.c - lost counts as spec/sttrace-format.md section 5.4
+ * test_format_lost.c - lost counts as spec/sttrace-format.md section 5.4
  * defines them: cumulative per CPU, in LOST chunks written during the file
  * and in the index's lost section. A reader takes, for each CPU, the count
  * of the last of those (in file order) that lists the CPU, the same with

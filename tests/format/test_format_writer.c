@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_format_writer.c - the writer's error paths and guarantees: a full
+ * test_format_writer.c - the writer's error paths and guarantees: a full
  * device (sink returning -ENOSPC) ends with ST_ENOSPC and a file readable up
  * to its last complete chunk; I/O errors; records and types it refuses;
  * flushed data is readable before close; bad files and versions a reader

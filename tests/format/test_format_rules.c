@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_format_rules.c - rules of spec/sttrace-format.md that a reader built
+ * test_format_rules.c - rules of spec/sttrace-format.md that a reader built
  * from the text alone could read either way, pinned on chunks encoded by
  * hand after a writer's schema: a compressed payload is one regular zstd
  * frame filling it (section 1, section 4.1 rule 6); an events chunk without
@@ -25,7 +25,7 @@ static int make_prefix(const char *test, struct prefix *p)
 	int bad = !w;
 
 	if (w) {
-		st_writer_set_meta(w, "tool", "unit_format_rules");
+		st_writer_set_meta(w, "tool", "test_format_rules");
 		bad = expectf(!st_writer_close(w, NULL, 0), test, "writing");
 	}
 	bad = bad || open_mem(test, &r, p->m.data, p->m.len, 0);

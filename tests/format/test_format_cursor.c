@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_format_cursor.c - the cursor returns events in timestamp order
+ * test_format_cursor.c - the cursor returns events in timestamp order
  * (stable for equal timestamps) when records are in order, nearly in order
  * or not in order at all within a chunk, and across chunks whose time
  * ranges overlap or not, all in one file; [from, to] windows return exactly
@@ -348,7 +348,7 @@ static int test_parallel_decode(void)
 	struct st_reader *r = NULL;
 	struct decoder one, many[4];
 	pthread_t tid[4];
-	char path[] = "/tmp/unit_format_cursor.XXXXXX";
+	char path[] = "/tmp/test_format_cursor.XXXXXX";
 	int fd = mkstemp(path), bad;
 
 	/* Through a file, so the threads share the reader's descriptor (pread). */

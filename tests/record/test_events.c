@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_events.c - every built-in event has all its pieces (bpf/README.md,
+ * test_events.c - every built-in event has all its pieces (bpf/README.md,
  * "Adding a typed event"): its entry in format/lib/sttrace_events.h, a probe named
  * after it in bpf/sttrace.bpf.c (or the one rec_event_program() names), a tracepoint category and a preset in
  * record/probes.c, and its row in spec/sttrace-format.md; and no probe

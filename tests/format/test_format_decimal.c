@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unit_format_decimal.c - st_parse_decimal, the number every command-line
+ * test_format_decimal.c - st_parse_decimal, the number every command-line
  * number and duration begins with: decimal digits, a fraction and an
  * exponent, and nothing strtod takes besides (hexadecimal and its floats,
  * inf, nan, a sign, blanks); st_parse_duration reads its number so.
