@@ -9,6 +9,8 @@
 #     (every chunk decoded and checked; goal: summary <= 2x verify)
 #   - --quantile 99.95 and --heatmap lat against the summary (goal <= 1.3x)
 #   - peak RSS, and on the 10x longer recording its ratio (goal < 1.5)
+#   - wall time with --threads 1 against --threads 2 (a reader thread beside
+#     the correlation; goal >= 1.6x on 2 cores)
 # Then a synthetic trace of about EVENTS events (st-format synth):
 #   - summary throughput: events per CPU-second (st-analyze is single-threaded,
 #     so this is one core), next to the library alone on the same file: the
@@ -77,6 +79,23 @@ real() {
 		printf "%-22s %9d events  summary %.3f s CPU (%.2f M events/s) = %.2fx verify %.3f s (goal <= 2); --quantile %.2fx, --heatmap %.2fx the summary (goal <= 1.3); peak RSS %d KiB\n",
 			f, ev, sc, ev / sc / 1e6, sc / vc, vc, qc / sc, hc / sc, sr }'
 	echo "$sr" >"$1.rss"
+	threads "$1"
+}
+
+# threads FILE: the summary's wall time read and correlated in one thread
+# against a reader thread beside the correlation (--threads 2), alternated;
+# the least of three each (goal: >= 1.6x faster on 2 cores).
+threads() {
+	local i w one="" two=""
+	for i in 1 2 3; do
+		read -r _ w _ <<<"$(measure "$B/st-analyze" --threads 1 "$1")"
+		one=$(awk -v a="$w" -v b="${one:-1e9}" 'BEGIN { print a < b ? a : b }')
+		read -r _ w _ <<<"$(measure "$B/st-analyze" --threads 2 "$1")"
+		two=$(awk -v a="$w" -v b="${two:-1e9}" 'BEGIN { print a < b ? a : b }')
+	done
+	awk -v f="$(basename "$1")" -v one="$one" -v two="$two" 'BEGIN {
+		printf "%-22s one file on two CPUs: %.3f s wall with --threads 1, %.3f s with 2: %.2fx (goal >= 1.6)\n",
+			f, one, two, one / two }' 
 }
 
 if [ $# -gt 0 ]; then
