@@ -12,6 +12,23 @@ rec_require_bpf() {
 	fi
 }
 
+# bt_stop PID: end a bpftrace started in the background, which prints its
+# maps on SIGINT. A background job of a non-interactive shell starts with
+# SIGINT ignored, and bpftrace installs its handler only once its probes are
+# attached (after its "Attaching" line): a SIGINT before that is lost, and
+# the tracer runs for good (seen in a clean-clone run after drop_caches).
+# So SIGINT again until it exits, for up to 20 s; then SIGKILL, and fail.
+bt_stop() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		kill -INT "$1" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -0 "$1" 2>/dev/null && { kill -KILL "$1"; wait "$1"; return 1; }
+	wait "$1"
+	return 0
+}
+
 # rec_wait_line PID LOG PATTERN: until LOG has a line matching PATTERN
 # (a tracer's "attached" line); fails when PID exits first, or after 30 s.
 rec_wait_line() {

@@ -30,8 +30,7 @@ bpftrace_start() {
 	rec_wait_line "$BT_PID" "$1" "^Attach"
 }
 bpftrace_stop() {
-	kill -INT "$BT_PID"
-	wait "$BT_PID"
+	bt_stop "$BT_PID"
 }
 
 bpftrace_start "$T/bt" "tracepoint:ext4:ext4_da_write_begin /args->dev == $DEVT/ { @begin = count(); }

@@ -21,8 +21,12 @@ NAME=$(basename "$L")
 MAJ=$((0x$(stat -L -c %t "$L"))) MIN=$((0x$(stat -L -c %T "$L")))
 DEVT=$(( (MAJ << 20) | MIN ))
 
+# WARM: a sector past fio's 100M, read until bpftrace shows both probes attached
+WARM=256000
 cat >"$T/d2c.bt" <<BT
-tracepoint:block:block_rq_issue /args->dev == $DEVT/ { @start[args->sector] = nsecs; }
+tracepoint:block:block_rq_issue /args->dev == $DEVT && args->sector == $WARM/ { printf("issue seen\n"); }
+tracepoint:block:block_rq_complete /args->dev == $DEVT && args->sector == $WARM/ { printf("complete seen\n"); }
+tracepoint:block:block_rq_issue /args->dev == $DEVT && args->sector != $WARM/ { @start[args->sector] = nsecs; }
 tracepoint:block:block_rq_complete /args->dev == $DEVT && @start[args->sector]/ {
 	@d2c = hist((nsecs - @start[args->sector]) / 1000);
 	@n = count();
@@ -33,17 +37,22 @@ BT
 : >"$T/bt.out"
 bpftrace "$T/d2c.bt" >"$T/bt.out" 2>"$T/bt.err" &
 BT_PID=$!
-at_exit "kill -INT $BT_PID"
-rec_wait_line "$BT_PID" "$T/bt.out" "Attaching" ||
-	{ fail reports_hist_bpftrace "bpftrace did not start: $(cat "$T/bt.err")"; exit 1; }
+at_exit "kill -KILL $BT_PID"
+for ((i = 0; i < 150; i++)); do
+	grep -q "issue seen" "$T/bt.out" && grep -q "complete seen" "$T/bt.out" && break
+	kill -0 "$BT_PID" 2>/dev/null || break
+	dd if="$L" of=/dev/null bs=512 skip=$WARM count=1 iflag=direct 2>/dev/null
+	sleep 0.2
+done
+grep -q "complete seen" "$T/bt.out" ||
+	{ fail reports_hist_bpftrace "bpftrace did not attach: $(cat "$T/bt.err")"; exit 1; }
 rec_start "$T/r.sttrace" "$T/rec.log" -e block -d "$L" ||
 	{ fail reports_hist_record "st-record did not start"; exit 1; }
 fio --name=hist --filename="$L" --direct=1 --ioengine=psync --rw=randread --bs=4k \
 	--number_ios=4000 --size=100M --randrepeat=1 --norandommap --output="$T/fio.out" ||
 	fail reports_hist_fio "fio failed"
 rec_stop || fail reports_hist_record "st-record failed: $(tail -1 "$T/rec.log")"
-kill -INT "$BT_PID"
-wait "$BT_PID"
+bt_stop "$BT_PID" || fail reports_hist_bpftrace "bpftrace did not end on SIGINT"
 
 # bpftrace: "[0]", "[1]", "[2, 4)", "[1K, 2K)": the bucket's low end (K = 1024), then the count
 awk '/^@d2c:/ { on = 1; next } /^$/ { on = 0 } on && /^\[/ {
