@@ -345,7 +345,8 @@ static int fifo_grow(struct reorder *ro, size_t need)
 	size_t cap = ro->fifo_cap ? ro->fifo_cap : 65536;
 	uint8_t *p;
 
-	while (cap < 2 * (used + need))
+	/* doubled until half as large again as what it holds: a third or more free after */
+	while (cap < (used + need) * 3 / 2)
 		cap *= 2;
 	if (!(p = malloc(cap)))
 		return -1;
