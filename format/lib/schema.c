@@ -94,6 +94,27 @@ ST_FIELD_TABLE(uring);
 #define ST_REC struct st_ev_task
 ST_FIELD_TABLE(task);
 #undef ST_REC
+#define ST_REC struct st_ev_sched_switch
+ST_FIELD_TABLE(sched_switch);
+#undef ST_REC
+#define ST_REC struct st_ev_sched_wakeup
+ST_FIELD_TABLE(sched_wakeup);
+#undef ST_REC
+#define ST_REC struct st_ev_lock_contention
+ST_FIELD_TABLE(lock_contention);
+#undef ST_REC
+#define ST_REC struct st_ev_dirty_pause
+ST_FIELD_TABLE(dirty_pause);
+#undef ST_REC
+#define ST_REC struct st_ev_reclaim
+ST_FIELD_TABLE(reclaim);
+#undef ST_REC
+#define ST_REC struct st_ev_page_cache
+ST_FIELD_TABLE(page_cache);
+#undef ST_REC
+#define ST_REC struct st_ev_block_bio_held
+ST_FIELD_TABLE(block_bio_held);
+#undef ST_REC
 
 _Static_assert(sizeof(struct st_event_header) == 24, "event header is 24 bytes");
 

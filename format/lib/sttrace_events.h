@@ -234,6 +234,68 @@ struct st_event_header {
 	A(char,  comm, ST_COMM_LEN, ST_FT_STR, "command name after the event")
 
 /*
+ * The causes of an I/O's time (format 1.5, the `why` events): recorded only
+ * where they touch a traced I/O, so st-analyze can split an I/O's interval
+ * into waiting for a CPU, a lock, the dirty-page throttle, reclaim (spec
+ * section 11.2). A thread st-record follows is one inside a traced data
+ * syscall, or one that serves a traced device (completed one of its requests
+ * from a kernel thread).
+ */
+
+/* A context switch where either thread is one st-record follows. */
+#define st_fields_sched_switch(F, A)						\
+	F(__u32, prev_tid,   ST_FT_UINT, "thread switched out (the record's tid)")	\
+	F(__u32, next_tid,   ST_FT_UINT, "thread switched in")			\
+	F(__u32, prev_state, ST_FT_HEX,  "prev's state: 0 still runnable (preempted), else blocked (TASK_* bits)") \
+	F(__u32, next_pid,   ST_FT_UINT, "next's thread group id")		\
+	A(char,  prev_comm, ST_COMM_LEN, ST_FT_STR, "prev's command name")	\
+	A(char,  next_comm, ST_COMM_LEN, ST_FT_STR, "next's command name")
+
+/* A followed thread made runnable: it waits on a run queue from now until switched in. */
+#define st_fields_sched_wakeup(F, A)						\
+	F(__u32, woken_tid,  ST_FT_UINT, "thread woken")				\
+	F(__u32, target_cpu, ST_FT_UINT, "CPU whose run queue it joins")
+
+/*
+ * A followed thread waiting for a kernel lock (lock:contention_begin) and
+ * done waiting (lock:contention_end); the same `lock` pairs them on a thread.
+ */
+#define st_fields_lock_contention(F, A)					\
+	F(__u64, lock,  ST_FT_HEX, "lock address")				\
+	F(__u32, flags, ST_FT_HEX, "begin: LCB_F_* (1 spin, 2 read, 4 write, 8 rt, 16 percpu, 32 mutex); end: 0") \
+	F(__s32, ret,   ST_FT_INT, "end: 0 acquired, -errno gave up; begin: 0")
+
+/* A followed thread paused by dirty-page throttling (writeback:balance_dirty_pages). */
+#define st_fields_dirty_pause(F, A)						\
+	F(__u64, pause_ns, ST_FT_NS,   "time it is put to sleep for from ts, 0: not paused") \
+	F(__u64, dirty,    ST_FT_UINT, "dirty pages of the limit's domain (global or the cgroup's)") \
+	F(__u64, limit,    ST_FT_UINT, "the domain's dirty limit in pages")
+
+/*
+ * Direct or memory-cgroup reclaim by a followed thread
+ * (vmscan:mm_vmscan_direct_reclaim_begin/end, mm_vmscan_memcg_reclaim_begin/end).
+ */
+#define st_fields_reclaim(F, A)							\
+	F(__u64, value, ST_FT_UINT, "begin: order of the allocation; end: pages reclaimed")
+
+/* A followed thread added a folio to a file's page cache (filemap:mm_filemap_add_to_page_cache). */
+#define st_fields_page_cache(F, A)						\
+	F(__u64, ino,      ST_FT_UINT, "inode number of the file")		\
+	F(__u64, index,    ST_FT_UINT, "index of the folio's first page in the file") \
+	F(__u32, dev,      ST_FT_DEV,  "device of the file's file system (kernel dev_t)") \
+	F(__u32, nr_pages, ST_FT_UINT, "pages in the folio")
+
+/*
+ * The cgroup a held-back bio (ST_F_HELD) is charged to, recorded right after
+ * its block_bio_queue, with its time: whose limit held it.
+ */
+#define st_fields_block_bio_held(F, A)						\
+	F(__u64, bio,   ST_FT_HEX,  "struct bio address (its block_bio_queue has the same ts)") \
+	F(__u64, blkcg, ST_FT_UINT, "id of the cgroup it is charged to in the hierarchy of its I/O controller (v1 blkio or v2): that directory's inode number, 0 unknown") \
+	F(__u32, dev,   ST_FT_DEV,  "device (kernel dev_t)")			\
+	F(__u32, pad,   ST_FT_UINT, "zero")
+
+/*
  * Every event type: E(id, name, payload). The name is the kernel tracepoint's;
  * ids are stable forever (spec/sttrace-format.md). New types take new ids.
  */
@@ -298,7 +360,18 @@ struct st_event_header {
 	E(81, io_uring_complete,     uring)					\
 	E(96, sched_process_fork,    task)					\
 	E(97, sched_process_exec,    task)					\
-	E(98, sched_process_exit,    task)
+	E(98, sched_process_exit,    task)					\
+	E(99, sched_switch,          sched_switch)				\
+	E(100, sched_wakeup,         sched_wakeup)				\
+	E(101, contention_begin,     lock_contention)				\
+	E(102, contention_end,       lock_contention)				\
+	E(103, balance_dirty_pages,  dirty_pause)				\
+	E(104, mm_vmscan_direct_reclaim_begin, reclaim)			\
+	E(105, mm_vmscan_direct_reclaim_end,   reclaim)			\
+	E(106, mm_vmscan_memcg_reclaim_begin,  reclaim)			\
+	E(107, mm_vmscan_memcg_reclaim_end,    reclaim)			\
+	E(108, mm_filemap_add_to_page_cache,   page_cache)			\
+	E(109, block_bio_held,       block_bio_held)
 
 /*
  * Ids from here up are tracepoints named at record time (`st-record -e
@@ -335,5 +408,12 @@ ST_DECLARE_PAYLOAD(sys_exit_openat)
 ST_DECLARE_PAYLOAD(fs_io)
 ST_DECLARE_PAYLOAD(uring)
 ST_DECLARE_PAYLOAD(task)
+ST_DECLARE_PAYLOAD(sched_switch)
+ST_DECLARE_PAYLOAD(sched_wakeup)
+ST_DECLARE_PAYLOAD(lock_contention)
+ST_DECLARE_PAYLOAD(dirty_pause)
+ST_DECLARE_PAYLOAD(reclaim)
+ST_DECLARE_PAYLOAD(page_cache)
+ST_DECLARE_PAYLOAD(block_bio_held)
 
 #endif /* STTRACE_EVENTS_H */
