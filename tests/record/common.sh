@@ -220,3 +220,54 @@ rec_run_gated() {
 	wait "$pid"
 	rec_stop
 }
+
+# rec_throttle_cgroup VAR DEVNO IOPS: a new cgroup whose reads of the device
+# DEVNO (MAJ:MIN) are limited to IOPS, removed at exit, path in $VAR: v1 blkio
+# (blkio.throttle.read_iops_device) where it is mounted, else v2 io.max.
+# Returns 2 when neither controller is there, 1 when the group cannot be made.
+rec_throttle_cgroup() {
+	local _v1 _v2 _cg
+	_v1=$(findmnt -n -t cgroup -o TARGET,OPTIONS | awk '$2 ~ /(^|,)blkio(,|$)/ { print $1; exit }')
+	if [ -n "$_v1" ]; then
+		_cg=$_v1/sttrace-throttle.$$
+		mkdir "$_cg" || return 1
+		at_exit "rmdir '$_cg'"
+		echo "$2 $3" >"$_cg/blkio.throttle.read_iops_device" || return 1
+	else
+		_v2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+		[ -n "$_v2" ] && grep -qw io "$_v2/cgroup.controllers" 2>/dev/null || return 2
+		grep -qw io "$_v2/cgroup.subtree_control" ||
+			{ echo +io >"$_v2/cgroup.subtree_control" || return 2; }
+		_cg=$_v2/sttrace-throttle.$$
+		mkdir "$_cg" || return 1
+		at_exit "rmdir '$_cg'"
+		echo "$2 riops=$3" >"$_cg/io.max" || return 1
+	fi
+	printf -v "$1" '%s' "$_cg"
+}
+
+# rec_dirty_bytes BYTES: vm.dirty_bytes set to BYTES until exit. The old
+# setting comes back as it was given: dirty_bytes when it was not 0, else
+# dirty_ratio (the kernel refuses 0 for dirty_bytes; each one written sets
+# the other to 0).
+rec_dirty_bytes() {
+	local old_bytes old_ratio
+	old_bytes=$(cat /proc/sys/vm/dirty_bytes)
+	old_ratio=$(cat /proc/sys/vm/dirty_ratio)
+	if [ "$old_bytes" != 0 ]; then
+		REC_DIRTY_RESTORE="echo $old_bytes >/proc/sys/vm/dirty_bytes"
+	else
+		REC_DIRTY_RESTORE="echo $old_ratio >/proc/sys/vm/dirty_ratio"
+	fi
+	at_exit "$REC_DIRTY_RESTORE"
+	echo "$1" >/proc/sys/vm/dirty_bytes
+}
+
+# rec_group_ios CSV GROUP: the I/Os st-analyze counts for GROUP (a cgroup by
+# its path under the v2 mount, a file, ...) in the CSV of `st-analyze --by
+# KEY --csv`: its total stage's ios.
+rec_group_ios() {
+	awk -F, -v g="$2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$(col["group"]) == g && $(col["stage"]) == "total" { n += $(col["ios"]) }
+		END { print n + 0 }' "$1"
+}

@@ -63,9 +63,7 @@ rec_stop
 # reads per group label, from the summary's CSV
 st-analyze --by cgroup --csv --dev "$DISK" "$T/cg.sttrace" >"$T/by.csv" 2>"$T/by.err"
 reads_of() {
-	awk -F, -v g="$1" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$(col["group"]) == g && $(col["stage"]) == "total" { n += $(col["ios"]) }
-		END { print n + 0 }' "$T/by.csv"
+	rec_group_ios "$T/by.csv" "$1"
 }
 A=/${CGA#"$V2"/}
 B=/${CGB#"$V2"/}

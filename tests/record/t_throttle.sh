@@ -27,30 +27,7 @@ DEV=$(rec_devno "$L")
 DISK=$(basename "$L")
 READS=500
 
-# throttle_cgroup VAR: a cgroup whose reads of $L are limited to 250 IOPS,
-# removed at exit, path in $VAR; v1 blkio where it is mounted, else v2 io.
-throttle_cgroup() {
-	local _v1 _v2 _cg
-	_v1=$(findmnt -n -t cgroup -o TARGET,OPTIONS | awk '$2 ~ /(^|,)blkio(,|$)/ { print $1; exit }')
-	if [ -n "$_v1" ]; then
-		_cg=$_v1/sttrace-throttle.$$
-		mkdir "$_cg" || return 1
-		at_exit "rmdir '$_cg'"
-		echo "$DEV 250" >"$_cg/blkio.throttle.read_iops_device" || return 1
-	else
-		_v2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
-		[ -n "$_v2" ] && grep -qw io "$_v2/cgroup.controllers" 2>/dev/null || return 2
-		grep -qw io "$_v2/cgroup.subtree_control" ||
-			{ echo +io >"$_v2/cgroup.subtree_control" || return 2; }
-		_cg=$_v2/sttrace-throttle.$$
-		mkdir "$_cg" || return 1
-		at_exit "rmdir '$_cg'"
-		echo "$DEV riops=250" >"$_cg/io.max" || return 1
-	fi
-	printf -v "$1" '%s' "$_cg"
-}
-
-throttle_cgroup CG
+rec_throttle_cgroup CG "$DEV" 250
 case $? in
 0) ;;
 2) skip record_throttle "no cgroup v1 blkio and no cgroup v2 io controller"; exit 0 ;;
