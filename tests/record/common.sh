@@ -66,7 +66,13 @@ rec_stop() {
 rec_rows() {
 	local file=$1 type=$2
 	shift 2
-	st-format cat --csv -t "$type" "$file" | awk -F, -v cols="$*" '
+	st-format cat --csv -t "$type" "$file" | rec_csv_columns "$@"
+}
+
+# rec_csv_columns COLUMN...: the named columns of a CSV on stdin (its first
+# line names them), space separated, one row a line.
+rec_csv_columns() {
+	awk -F, -v cols="$*" '
 		NR == 1 { n = split(cols, c, " "); for (i = 1; i <= NF; i++) idx[$i] = i; next }
 		{ s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? " " : "") $(idx[c[j]]); print s }'
 }

@@ -119,6 +119,31 @@ at_least() {
 	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a >= b) }'
 }
 
+# io_rows NAME OP FILE COLUMN...: the named columns of every OP I/O of FILE
+# (its path) in st-analyze's per-I/O list of $T/NAME.sttrace, one I/O a line.
+io_rows() {
+	local name=$1 op=$2 file=$3
+	shift 3
+	st-analyze --csv --quantile 0.0001 --top 10000000 "$T/$name.sttrace" 2>/dev/null |
+		rec_csv_columns op file "$@" |
+		awk -v op="$op" -v file="$file" '$1 == op && $2 == file { $1 = $2 = ""; sub(/^  /, ""); print }'
+}
+
+# tail_mean FILE: of the lines "total a b ...", those at or above the p99 of
+# total (nearest rank): their count, then the mean of a + b + ...
+tail_mean() {
+	sort -g "$1" | awk '{ line[NR] = $0 } END {
+		r = int(NR * 0.99); if (r < NR * 0.99) r++; if (r < 1) r = 1
+		for (i = r; i <= NR; i++) { split(line[i], f, " "); for (j = 2; j in f; j++) sum += f[j] }
+		n = NR - r + 1; printf "%d %.1f\n", n, NR ? sum / n : 0 }'
+}
+
+# p99 FILE COLUMN: the nearest-rank p99 of a column of FILE
+p99() {
+	awk -v c="$2" '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END {
+		r = int(NR * 0.99); if (r < NR * 0.99) r++; print NR ? v[r] : "none" }'
+}
+
 # in_cgroup CGROUP CMD...: CMD run from a shell that joined CGROUP first.
 # shellcheck disable=SC2016
 IN_CGROUP='echo $$ >"$1/cgroup.procs" && shift && exec "$@"'
@@ -145,6 +170,22 @@ if at_least "$hog_p99" "$(awk -v c="$ctl_p99" 'BEGIN { print c * 3 }')"; then
 else
 	fail why.hog.workload "fio clat p99 with two busy loops $hog_p99 us, alone $ctl_p99 us (want >= 3x)"
 fi
+io_rows hog read "$RAW" total_us runq_us svc_runq_us >"$T/hog.rows"
+read -r n_tail cpu_wait < <(tail_mean "$T/hog.rows")
+extra=$(awk -v h="$hog_p99" -v c="$ctl_p99" 'BEGIN { print h - c }')
+if at_least "$cpu_wait" "$(awk -v e="$extra" 'BEGIN { print e * 0.8 }')"; then
+	pass why.hog.runq
+else
+	fail why.hog.runq "the $n_tail reads at or above the p99 waited $cpu_wait us for a CPU (runq + svc_runq) on average, want >= 80 % of fio's extra p99 $extra us"
+fi
+io_rows hog_ctl read "$RAW" total_us runq_us >"$T/hog_ctl.rows"
+ctl_runq=$(p99 "$T/hog_ctl.rows" 2)
+ctl_total=$(p99 "$T/hog_ctl.rows" 1)
+if [ "$ctl_runq" != none ] && at_least "$(awk -v t="$ctl_total" 'BEGIN { print t * 0.1 }')" "$ctl_runq"; then
+	pass why.hog.control
+else
+	fail why.hog.control "alone, runq p99 $ctl_runq us against total p99 $ctl_total us (want <= 10 %)"
+fi
 
 # -- throttle --------------------------------------------------------------
 rec_throttle_cgroup CG "$(rec_devno "$RAW")" 250
@@ -161,6 +202,20 @@ case $? in
 	else
 		fail why.throttle.workload "fio clat p99 throttled $thr_p99 us (want >= 20 ms), unthrottled $ctl_p99 us (want < 5 ms)"
 	fi
+	io_rows thr read "$RAW" total_us throttle_us >"$T/thr.rows"
+	read -r n_tail held < <(tail_mean "$T/thr.rows")
+	extra=$(awk -v h="$thr_p99" -v c="$ctl_p99" 'BEGIN { print h - c }')
+	if at_least "$held" "$(awk -v e="$extra" 'BEGIN { print e * 0.9 }')"; then
+		pass why.throttle.held
+	else
+		fail why.throttle.held "the $n_tail reads at or above the p99 were held $held us on average, want >= 90 % of fio's extra p99 $extra us"
+	fi
+	st-analyze --why "$T/thr.sttrace" >"$T/thr.why" 2>&1
+	if grep -q "${CG##*/}" "$T/thr.why"; then
+		pass why.throttle.cgroup
+	else
+		fail why.throttle.cgroup "--why does not name ${CG##*/}: $(head -c 600 "$T/thr.why")"
+	fi
 	;;
 2) skip why.throttle "no cgroup v1 blkio and no cgroup v2 io controller" ;;
 *) fail why.throttle.workload "cannot make a cgroup with a read IOPS limit on $RAW" ;;
@@ -176,7 +231,8 @@ rm -f "$FS/dirty.dat"
 sync
 rec_dirty_bytes $((4 << 20))
 trace_start writeback/balance_dirty_pages
-record dirty "${BUFFERED_WRITE[@]}" --name=dirty --output="$T/dirty.json"
+record dirty "${BUFFERED_WRITE[@]}" --name=dirty --output="$T/dirty.json" \
+	--write_lat_log="$T/dirty" --log_avg_msec=0
 trace_stop "$T/dirty.trace" || fail why.dirty.workload "tracefs buffer overran"
 eval "$REC_DIRTY_RESTORE"
 rm -f "$FS/dirty.dat"
@@ -191,6 +247,17 @@ if [ "$dirty_pauses" -gt 0 ] && [ "$ctl_pauses" = 0 ] &&
 else
 	fail why.dirty.workload "$dirty_pauses pauses with dirty_bytes 4 MB ($ctl_pauses by default), fio clat p99 $dirty_p99 us ($ctl_p99 us)"
 fi
+# the writes' time above the control's p99: fio's, from its log of each
+# write's clat (ns); ours, the dirty pauses of the writes above it
+fio_above=$(awk -F, -v c="$ctl_p99" '$2 / 1000 > c { t += $2 / 1000 - c } END { printf "%.1f", t }' \
+	"$T/dirty_clat.1.log")
+io_rows dirty write "$FS/dirty.dat" total_us dirty_us >"$T/dirty.rows"
+dirty_above=$(awk -v c="$ctl_p99" '$1 > c { t += $2 } END { printf "%.1f", t }' "$T/dirty.rows")
+if awk -v d="$dirty_above" -v f="$fio_above" 'BEGIN { exit !(f > 0 && d >= f * 0.8) }'; then
+	pass why.dirty.pauses
+else
+	fail why.dirty.pauses "dirty $dirty_above us in the writes above the control's p99 $ctl_p99 us, fio's time above it $fio_above us (want >= 80 %)"
+fi
 
 # -- lock contention -------------------------------------------------------
 SHARED_WRITE=(fio --directory="$FS" --filename=lock.dat --rw=randwrite --bs=4k --ioengine=psync
@@ -202,13 +269,23 @@ trace_stop "$T/lock_ctl.trace" || fail why.lock.workload "tracefs buffer overran
 trace_start "${LOCK_EVENTS[@]}"
 record lock "${SHARED_WRITE[@]}" --name=lock --name=lock2 --output="$T/lock.json"
 trace_stop "$T/lock.trace" || fail why.lock.workload "tracefs buffer overran"
-rm -f "$FS/lock.dat"
 lock_writes=$(calls_with "$T/lock.trace" pwrite64 contention_begin)
 ctl_writes=$(calls_with "$T/lock_ctl.trace" pwrite64 contention_begin)
 if [ "$lock_writes" -gt 0 ] && [ $((ctl_writes * 10)) -le "$lock_writes" ]; then
 	pass why.lock.workload
 else
 	fail why.lock.workload "$lock_writes writes of two jobs waited for a lock, $ctl_writes of one job"
+fi
+# locked NAME: how many writes of lock.dat show lock time
+locked() {
+	io_rows "$1" write "$FS/lock.dat" lock_us | awk '$1 > 0 { n++ } END { print n + 0 }'
+}
+ours=$(locked lock)
+ours_ctl=$(locked lock_ctl)
+if [ "$ours" -gt 0 ] && [ "$ours" -ge $((lock_writes * 9 / 10)) ] && [ "$ours_ctl" -le "$ctl_writes" ]; then
+	pass why.lock.contended
+else
+	fail why.lock.contended "$ours writes with lock time ($lock_writes with contention_begin inside), $ours_ctl in the control ($ctl_writes)"
 fi
 
 # -- reclaim ---------------------------------------------------------------
@@ -239,7 +316,6 @@ case $? in
 	record reclaim sh -c "$IN_CGROUP" sh "$MEMCG" "${BUFFERED_READ[@]}" --name=reclaim \
 		--output="$T/reclaim.json"
 	trace_stop "$T/reclaim.trace" || fail why.reclaim.workload "tracefs buffer overran"
-	rm -f "$FS/reclaim.dat"
 	reclaim_reads=$(calls_with "$T/reclaim.trace" pread64 mm_vmscan_memcg_reclaim_begin)
 	ctl_reads=$(($(calls_with "$T/reclaim_ctl.trace" pread64 mm_vmscan_memcg_reclaim_begin) +
 		$(calls_with "$T/reclaim_ctl.trace" pread64 mm_vmscan_direct_reclaim_begin)))
@@ -247,6 +323,17 @@ case $? in
 		pass why.reclaim.workload
 	else
 		fail why.reclaim.workload "$reclaim_reads reads reclaimed in a 16 MB memory cgroup, $ctl_reads without one"
+	fi
+	# reclaimed NAME: how many reads of reclaim.dat show reclaim time
+	reclaimed() {
+		io_rows "$1" read "$FS/reclaim.dat" reclaim_us | awk '$1 > 0 { n++ } END { print n + 0 }'
+	}
+	ours=$(reclaimed reclaim)
+	ours_ctl=$(reclaimed reclaim_ctl)
+	if [ "$ours" -gt 0 ] && [ "$ours" = "$reclaim_reads" ] && [ "$ours_ctl" = 0 ]; then
+		pass why.reclaim.inside
+	else
+		fail why.reclaim.inside "$ours reads with reclaim time ($reclaim_reads with memcg reclaim inside), $ours_ctl in the control"
 	fi
 	;;
 2) skip why.reclaim "no cgroup v1 memory hierarchy" ;;
@@ -267,7 +354,6 @@ record cache_cold "${RANDOM_READ[@]}" --name=cache_cold --number_ios=2048 --outp
 warm_before=$(resident "$FS/cache.dat")
 record cache_warm "${RANDOM_READ[@]}" --name=cache_warm --output="$T/cache_warm.json"
 warm_after=$(resident "$FS/cache.dat")
-rm -f "$FS/cache.dat"
 cold_reads=$(fio_num cache_cold .jobs[0].read.total_ios)
 warm_reads=$(fio_num cache_warm .jobs[0].read.total_ios)
 if [ "$cold_before" = 0 ] && [ "$cold_reads" = 2048 ] && [ "$warm_before" = 2048 ] &&
@@ -275,6 +361,17 @@ if [ "$cold_before" = 0 ] && [ "$cold_reads" = 2048 ] && [ "$warm_before" = 2048
 	pass why.cache.workload
 else
 	fail why.cache.workload "resident pages $cold_before, then $warm_before after $cold_reads cold reads, $warm_after after $warm_reads warm reads (want 0, 2048 after 2048, 8192 after 8192)"
+fi
+# classes NAME: "HITS MISSES" of the reads of cache.dat
+classes() {
+	io_rows "$1" read "$FS/cache.dat" cache | awk '{ n[$1]++ } END { print n["hit"] + 0, n["miss"] + 0 }'
+}
+want_cold="$((cold_reads - warm_before)) $warm_before"
+want_warm="$warm_before $((warm_after - warm_before))"
+if [ "$(classes cache_cold)" = "$want_cold" ] && [ "$(classes cache_warm)" = "$want_warm" ]; then
+	pass why.cache.counts
+else
+	fail why.cache.counts "hits and misses cold $(classes cache_cold) (fincore: $want_cold), warm $(classes cache_warm) (fincore: $want_warm)"
 fi
 
 # -- cgroups ---------------------------------------------------------------
