@@ -16,9 +16,11 @@
  * activity. A thread is followed
  *   - while it is inside a traced data syscall (its entry recorded, its exit
  *     not yet): the I/O's own thread;
- *   - from the moment it completes a selected request as a kernel thread: the
- *     loop device's worker, a kworker, an irq thread, whose run queue waits
- *     delay the device's completions (it stays followed).
+ *   - from the moment it serves one as a kernel thread (it stays followed):
+ *     one that completes a selected request (an irq thread, ksoftirqd, a
+ *     driver's worker), or one a thread inside a traced call wakes (the
+ *     loop device's worker, woken to do the I/O it queued; a flusher).
+ *     Their run queue waits delay the device's completions.
  */
 
 const volatile bool follow_threads;	/* a `why` event is selected: keep `followed` */
@@ -96,6 +98,14 @@ static __always_inline bool current_followed(void)
 	return is_followed((__u32)bpf_get_current_pid_tgid());
 }
 
+static __always_inline bool current_in_call(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u8 *f = bpf_map_lookup_elem(&followed, &tid);
+
+	return f && (*f & ST_FOLLOW_IN_CALL);
+}
+
 #define TASK_RUNNING	0x0000
 
 /* Every switch runs this: two lookups decide, the rest only for followed threads. */
@@ -121,14 +131,21 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	return 0;
 }
 
-/* The header is the waker's (the current thread); the record names the woken one. */
+/*
+ * The header is the waker's (the current thread); the record names the
+ * woken one. A kernel thread woken from inside a traced call serves it from
+ * then on: a second lookup, for kernel threads only.
+ */
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup, struct task_struct *p)
 {
 	struct st_ev_sched_wakeup *e;
 
-	if (!is_followed(p->pid))
-		return 0;
+	if (!is_followed(p->pid)) {
+		if (!follow_threads || !p->pid || !(p->flags & PF_KTHREAD) || !current_in_call())
+			return 0;
+		follow_set(p->pid, ST_FOLLOW_SERVICE);
+	}
 	e = RESERVE(sched_wakeup, sched_wakeup);
 	if (!e)
 		return 0;
