@@ -124,7 +124,7 @@ static void put_row(const struct an_why_group *g, FILE *out, int csv, const char
 		csv_field(out, name);
 		fprintf(out, ",%.3f,%.2f\n", an_us(ns), share(ns, g->total_ns));
 	} else {
-		fprintf(out, "  %-10s %-32s %7.1f%% %12.1f\n", kind, name, share(ns, g->total_ns),
+		fprintf(out, "  %-15s %-32s %7.1f%% %12.1f\n", kind, name, share(ns, g->total_ns),
 			an_us(g->ios ? ns / g->ios : 0));
 	}
 }
@@ -137,7 +137,7 @@ static void print_group(struct an_why_group *g, enum an_stage stage, FILE *out, 
 	if (!csv) {
 		fprintf(out, "\n%s: %" PRIu64 " I/Os at or above %.1f us of %s, %.1f us in all\n",
 			g->label, g->ios, an_us(g->threshold), an_stage_name(stage), an_us(g->total_ns));
-		fprintf(out, "  %-10s %-32s %8s %12s\n", "kind", "name", "share", "avg_us");
+		fprintf(out, "  %-15s %-32s %8s %12s\n", "kind", "name", "share", "avg_us");
 	}
 	for (unsigned k = AN_ST_RUNQ; k <= AN_ST_OTHER; k++)
 		put_row(g, out, csv, "cause", an_stage_name(k), g->stage_ns[k]);
