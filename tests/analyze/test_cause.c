@@ -12,6 +12,7 @@
 #include "analyze/lib/correlate.h"
 #include "tests/check.h"
 #include "tests/analyze/collect.h"
+#include "tests/analyze/events.h"
 
 #define APP	42	/* the thread doing the I/O */
 #define WORKER	7	/* the thread serving the device (a loop worker) */
@@ -19,24 +20,20 @@
 #define THROTL	55	/* blk-throttle's dispatch worker */
 #define DEV	(7u << 20)
 
+/* A correlator that splits I/Os into causes, its output cleared. */
 static struct an_corr *start(void)
 {
 	struct an_corr *c = NULL;
 
 	nout = 0;
-	memset(out, 0, sizeof(out));
-	if (an_corr_new(&c, 0, collect, NULL) || an_corr_enable_causes(c))
-		return NULL;
-	return c;
+	return an_corr_new(&c, 0, collect, NULL) || an_corr_enable_causes(c) ? NULL : c;
 }
 
-static void head(struct st_event_header *h, uint16_t type, uint16_t size, uint64_t ts, uint32_t tid)
+/* The record's header (events.h) as thread tid's. */
+static void head_of(struct st_event_header *h, uint16_t type, uint16_t size, uint64_t ts, uint32_t tid)
 {
-	h->type = type;
-	h->size = size;
-	h->ts = ts;
-	h->pid = tid;
-	h->tid = tid;
+	head(h, type, size, ts);
+	h->pid = h->tid = tid;
 }
 
 static void sys(struct an_corr *c, uint16_t type, uint64_t ts, int64_t ret)
@@ -45,10 +42,10 @@ static void sys(struct an_corr *c, uint16_t type, uint64_t ts, int64_t ret)
 	struct st_ev_sys_exit x = { .p = { .ret = ret } };
 
 	if ((type - ST_EV_sys_enter_read) % 2 == 0) {
-		head(&e.h, type, sizeof(e), ts, APP);
+		head_of(&e.h, type, sizeof(e), ts, APP);
 		an_corr_event(c, &e.h);
 	} else {
-		head(&x.h, type, sizeof(x), ts, APP);
+		head_of(&x.h, type, sizeof(x), ts, APP);
 		an_corr_event(c, &x.h);
 	}
 }
@@ -62,7 +59,7 @@ static void sw(struct an_corr *c, uint64_t ts, uint32_t prev, uint32_t state, ui
 
 	strncpy(e.p.prev_comm, prev_comm, sizeof(e.p.prev_comm) - 1);
 	strncpy(e.p.next_comm, next_comm, sizeof(e.p.next_comm) - 1);
-	head(&e.h, ST_EV_sched_switch, sizeof(e), ts, prev);
+	head_of(&e.h, ST_EV_sched_switch, sizeof(e), ts, prev);
 	an_corr_event(c, &e.h);
 }
 
@@ -70,7 +67,7 @@ static void wake(struct an_corr *c, uint64_t ts, uint32_t waker, uint32_t woken)
 {
 	struct st_ev_sched_wakeup e = { .p = { .woken_tid = woken } };
 
-	head(&e.h, ST_EV_sched_wakeup, sizeof(e), ts, waker);
+	head_of(&e.h, ST_EV_sched_wakeup, sizeof(e), ts, waker);
 	an_corr_event(c, &e.h);
 }
 
@@ -78,7 +75,7 @@ static void lock(struct an_corr *c, uint16_t type, uint64_t ts, uint64_t addr, u
 {
 	struct st_ev_lock_contention e = { .p = { .lock = addr, .flags = flags } };
 
-	head(&e.h, type, sizeof(e), ts, APP);
+	head_of(&e.h, type, sizeof(e), ts, APP);
 	an_corr_event(c, &e.h);
 }
 
@@ -86,7 +83,7 @@ static void reclaim(struct an_corr *c, uint16_t type, uint64_t ts)
 {
 	struct st_ev_reclaim e = { .p = { .value = 0 } };
 
-	head(&e.h, type, sizeof(e), ts, APP);
+	head_of(&e.h, type, sizeof(e), ts, APP);
 	an_corr_event(c, &e.h);
 }
 
@@ -94,7 +91,7 @@ static void dirty(struct an_corr *c, uint64_t ts, uint64_t pause)
 {
 	struct st_ev_dirty_pause e = { .p = { .pause_ns = pause } };
 
-	head(&e.h, ST_EV_balance_dirty_pages, sizeof(e), ts, APP);
+	head_of(&e.h, ST_EV_balance_dirty_pages, sizeof(e), ts, APP);
 	an_corr_event(c, &e.h);
 }
 
@@ -102,7 +99,7 @@ static void page_added(struct an_corr *c, uint64_t ts)
 {
 	struct st_ev_page_cache e = { .p = { .ino = 5, .dev = 8 << 20, .nr_pages = 4 } };
 
-	head(&e.h, ST_EV_mm_filemap_add_to_page_cache, sizeof(e), ts, APP);
+	head_of(&e.h, ST_EV_mm_filemap_add_to_page_cache, sizeof(e), ts, APP);
 	an_corr_event(c, &e.h);
 }
 
@@ -110,7 +107,7 @@ static void dio_begin(struct an_corr *c, uint64_t ts)
 {
 	struct st_ev_fs_io e = { .p = { .ino = 12, .pos = 8192, .count = 4096, .dev = 8 << 20 } };
 
-	head(&e.h, ST_EV_iomap_dio_rw_begin, sizeof(e), ts, APP);
+	head_of(&e.h, ST_EV_iomap_dio_rw_begin, sizeof(e), ts, APP);
 	an_corr_event(c, &e.h);
 }
 
@@ -119,7 +116,7 @@ static void bio_queue(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t bio
 	struct st_ev_block_bio e = { .p = { .bio = bio, .sector = 16, .dev = DEV, .nr_sector = 8,
 					    .opf = opf } };
 
-	head(&e.h, ST_EV_block_bio_queue, sizeof(e), ts, tid);
+	head_of(&e.h, ST_EV_block_bio_queue, sizeof(e), ts, tid);
 	an_corr_event(c, &e.h);
 }
 
@@ -127,7 +124,7 @@ static void held(struct an_corr *c, uint64_t ts, uint64_t bio, uint64_t blkcg)
 {
 	struct st_ev_block_bio_held e = { .p = { .bio = bio, .blkcg = blkcg, .dev = DEV } };
 
-	head(&e.h, ST_EV_block_bio_held, sizeof(e), ts, THROTL);
+	head_of(&e.h, ST_EV_block_bio_held, sizeof(e), ts, THROTL);
 	an_corr_event(c, &e.h);
 }
 
@@ -138,11 +135,11 @@ static void request(struct an_corr *c, uint64_t issue, uint64_t done, uint32_t t
 	struct st_ev_block_rq_issue e = { .p = { .rq = rq, .dev = DEV, .opf = ST_OP_READ,
 						 .nr_sector = 8, .nr_bios = 1, .bios = { bio } } };
 
-	head(&e.h, ST_EV_block_rq_insert, sizeof(struct st_ev_block_rq), issue - 50, tid);
+	head_of(&e.h, ST_EV_block_rq_insert, sizeof(struct st_ev_block_rq), issue - 50, tid);
 	an_corr_event(c, &e.h);
-	head(&e.h, ST_EV_block_rq_issue, sizeof(e), issue, tid);
+	head_of(&e.h, ST_EV_block_rq_issue, sizeof(e), issue, tid);
 	an_corr_event(c, &e.h);
-	head(&e.h, ST_EV_block_rq_complete, sizeof(struct st_ev_block_rq_complete), done, tid);
+	head_of(&e.h, ST_EV_block_rq_complete, sizeof(struct st_ev_block_rq_complete), done, tid);
 	an_corr_event(c, &e.h);
 }
 
