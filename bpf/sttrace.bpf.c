@@ -537,6 +537,10 @@ int flush_stage(void *ctx)
 #define RESERVE(payload, name) \
 	((struct st_ev_##payload *)reserve(sizeof(struct st_ev_##payload), ST_EV_##name))
 
+/* ---- the causes of an I/O's time --------------------------------------- */
+
+#include "why.bpf.h"
+
 /* ---- block layer ------------------------------------------------------ */
 
 #define REQ_BIT(name) (1u << bpf_core_enum_value(enum req_flag_bits, name))
@@ -585,16 +589,19 @@ static __always_inline __u32 rq_disk(const struct request *rq)
  * remapped to whole-disk sectors before block_bio_queue fires, so disk and
  * sector agree, and they agree with the request events.
  */
-static __always_inline int emit_bio(const struct bio *bio, __u16 type, __s32 error, __u32 flags)
+/* The record's time, 0 when none was recorded. */
+static __always_inline __u64 emit_bio(const struct bio *bio, __u16 type, __s32 error, __u32 flags)
 {
 	struct st_ev_block_bio *e;
 	__u32 disk = bio_disk(bio);
+	__u64 ts;
 
 	if (!disk_passes(disk) || !bio_selected(bio))
 		return 0;
 	e = reserve(sizeof(*e), type);
 	if (!e)
 		return 0;
+	ts = e->h.ts;
 	e->p.bio = (__u64)bio;
 	e->p.sector = bio->bi_iter.bi_sector;
 	e->p.dev = disk;
@@ -602,14 +609,15 @@ static __always_inline int emit_bio(const struct bio *bio, __u16 type, __s32 err
 	e->p.opf = normalize_opf(bio->bi_opf) | flags;
 	e->p.error = error;
 	submit(e, sizeof(*e));
-	return 0;
+	return ts;
 }
 
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(block_bio_queue, struct bio *bio)
 {
 	bool dispatching = throttle_dispatching(bio->bi_bdev->bd_disk->queue);
-	__u64 blkcg;
+	__u64 blkcg, ts;
+	bool held;
 
 	if (task_filter_on()) {
 		/*
@@ -628,25 +636,32 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 		mark_bio(bio);
 		return 0;
 	}
-	return emit_bio(bio, ST_EV_block_bio_queue, 0, bio_held_back(bio, dispatching) ? ST_F_HELD : 0);
+	held = bio_held_back(bio, dispatching);
+	ts = emit_bio(bio, ST_EV_block_bio_queue, 0, held ? ST_F_HELD : 0);
+	if (ts && held)
+		emit_bio_held(bio, bio_disk(bio), ts);
+	return 0;
 }
 
 SEC("tp_btf/block_bio_backmerge")
 int BPF_PROG(block_bio_backmerge, struct bio *bio)
 {
-	return emit_bio(bio, ST_EV_block_bio_backmerge, 0, 0);
+	emit_bio(bio, ST_EV_block_bio_backmerge, 0, 0);
+	return 0;
 }
 
 SEC("tp_btf/block_bio_frontmerge")
 int BPF_PROG(block_bio_frontmerge, struct bio *bio)
 {
-	return emit_bio(bio, ST_EV_block_bio_frontmerge, 0, 0);
+	emit_bio(bio, ST_EV_block_bio_frontmerge, 0, 0);
+	return 0;
 }
 
 SEC("tp_btf/block_getrq")
 int BPF_PROG(block_getrq, struct bio *bio)
 {
-	return emit_bio(bio, ST_EV_block_getrq, 0, 0);
+	emit_bio(bio, ST_EV_block_getrq, 0, 0);
+	return 0;
 }
 
 SEC("tp_btf/block_bio_complete")
@@ -869,8 +884,10 @@ int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned
 {
 	__u32 disk = rq_disk(rq);
 
-	if (rq_complete_selected(rq, disk))
+	if (rq_complete_selected(rq, disk)) {
 		emit_complete(rq, disk, error, nr_bytes);
+		follow_service();
+	}
 	unmark_completed(rq, nr_bytes);
 	return 0;
 }
@@ -908,6 +925,7 @@ int BPF_PROG(block_rq_complete_compact, struct request *rq, blk_status_t error, 
 			emit_complete(rq, disk, error, nr_bytes);
 		else
 			emit_complete_compact(rq, disk, error, nr_bytes);
+		follow_service();
 	}
 	unmark_completed(rq, nr_bytes);
 	return 0;
@@ -1103,6 +1121,13 @@ static __always_inline bool is_fsync_call(__u16 type)
 	return type == ST_EV_sys_enter_fsync || type == ST_EV_sys_enter_fdatasync;
 }
 
+/* A call with an exit probe, whose thread the `why` probes follow until it returns (not close, dup2, dup3). */
+static __always_inline bool is_data_call(__u16 type)
+{
+	return type != ST_EV_sys_enter_close && type != ST_EV_sys_enter_dup2 &&
+	       type != ST_EV_sys_enter_dup3;
+}
+
 /* A traced thread returns from fsync/fdatasync: one fsync fewer open on its device. */
 static __always_inline void fsync_closes(void)
 {
@@ -1154,6 +1179,8 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 		if (is_fsync_call(type))
 			fsync_opens((unsigned int)ctx->args[0]);
 	}
+	if (is_data_call(type))
+		follow_call_enter();
 	e = reserve(sizeof(*e), type);
 	if (!e)
 		return 0;
@@ -1177,6 +1204,7 @@ static __always_inline int emit_sys_exit(const struct trace_event_raw_sys_exit *
 		return 0;
 	if (task_filter_on() && is_fsync_call(type - 1))
 		fsync_closes();
+	follow_call_exit();
 	e = reserve(sizeof(*e), type);
 	if (!e)
 		return 0;
@@ -1251,6 +1279,7 @@ int sys_enter_io_uring_enter(struct trace_event_raw_sys_enter *ctx)
 
 	if (!task_passes())
 		return 0;
+	follow_call_enter();
 	e = RESERVE(sys_enter_io_uring_enter, sys_enter_io_uring_enter);
 	if (!e)
 		return 0;

@@ -19,7 +19,8 @@ const struct rec_event rec_events[REC_NEVENTS] = {
 static const struct { const char *prefix, *category; } categories[] = {
 	{ "block_", "block" }, { "sys_", "syscalls" }, { "iomap_", "iomap" },
 	{ "ext4_", "ext4" }, { "xfs_", "xfs" }, { "io_uring_", "io_uring" },
-	{ "sched_", "sched" },
+	{ "sched_", "sched" }, { "contention_", "lock" }, { "balance_dirty_pages", "writeback" },
+	{ "mm_vmscan_", "vmscan" }, { "mm_filemap_", "filemap" },
 };
 
 bool rec_has_prefix(const char *s, const char *prefix)
@@ -35,17 +36,24 @@ static const char *event_name(uint16_t type)
 	return NULL;
 }
 
-/* Events recorded at a tracepoint of another name (block_rq_inode has no program of its own). */
+/*
+ * Events recorded at a tracepoint of another name (block_rq_inode and
+ * block_bio_held have no program of their own).
+ */
 static const char *tracepoint_name(const char *name)
 {
 	if (!strcmp(name, "block_rq_issue_stamped") || !strcmp(name, "block_rq_inode"))
 		return "block_rq_issue";
+	if (!strcmp(name, "block_bio_held"))
+		return "block_bio_queue";
 	return !strcmp(name, "block_rq_complete_compact") ? "block_rq_complete" : name;
 }
 
 const char *rec_event_program(uint16_t type)
 {
-	return type == ST_EV_block_rq_inode ? "block_rq_issue_stamped" : event_name(type);
+	if (type == ST_EV_block_rq_inode)
+		return "block_rq_issue_stamped";
+	return type == ST_EV_block_bio_held ? "block_bio_queue" : event_name(type);
 }
 
 const char *rec_event_tracepoint(uint16_t type, char *buf, size_t cap)

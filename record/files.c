@@ -112,6 +112,7 @@ int rec_open_writer(struct recorder *r, int argc, char **argv)
 	rec_meta_static(r->w, argc, argv, &r->opts);
 	rec_meta_devices(r->w);
 	rec_meta_procs(r->w);
+	rec_meta_blkcgs(r->w);
 	if (r->filters.pid)
 		rec_meta_open_files(r->w, r->filters.pid);
 	rec_meta_paths(r->w, r->opts.files, r->opts.nfiles);
@@ -223,6 +224,7 @@ void rec_rotate(struct recorder *r, uint64_t now)
 	char old_path[sizeof(r->path)];
 
 	rec_meta_cgroups(r->tracker, old);
+	rec_meta_blkcgs(old);
 	if (st_writer_flush(old)) {
 		rec_stop_for_write_error(r);
 		return;

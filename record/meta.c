@@ -409,26 +409,25 @@ void rec_meta_note_record(struct rec_meta_tracker *t, const struct st_event_head
 }
 
 /*
- * cgroup.ID = path of each noted group under the cgroup2 mount at dir
- * (path relative to it: "/" the root). A group's id is its directory's
- * inode number; depth bounds the walk.
+ * Each cgroup directory under the mount open as dir, depth levels deep at
+ * most: fn(dir fd, its inode number, path relative to the mount with "" the
+ * root, ctx).
  */
-static void name_cgroups(const struct rec_meta_tracker *t, struct st_writer *w, int dir,
-			 char *path, size_t len, size_t cap, int depth)
+typedef void (*cgroup_fn)(int dir, uint64_t ino, const char *path, void *ctx);
+
+static void walk_cgroups(int dir, char *path, size_t len, size_t cap, int depth, cgroup_fn fn,
+			 void *ctx)
 {
 	DIR *d = fdopendir(dir);
 	struct dirent *de;
 	struct stat st;
-	char key[40];
 
 	if (!d) {
 		close(dir);
 		return;
 	}
-	if (!fstat(dirfd(d), &st) && st.st_ino && t->cgroups[cgroup_slot(t, st.st_ino)] == st.st_ino) {
-		snprintf(key, sizeof(key), "cgroup.%llu", (unsigned long long)st.st_ino);
-		st_writer_set_meta(w, key, len ? path : "/");
-	}
+	if (!fstat(dirfd(d), &st) && st.st_ino)
+		fn(dirfd(d), st.st_ino, path, ctx);
 	while (depth > 0 && (de = readdir(d))) {
 		size_t n = strlen(de->d_name);
 		int sub;
@@ -440,25 +439,209 @@ static void name_cgroups(const struct rec_meta_tracker *t, struct st_writer *w, 
 			continue;
 		path[len] = '/';
 		memcpy(path + len + 1, de->d_name, n + 1);
-		name_cgroups(t, w, sub, path, len + 1 + n, cap, depth - 1);
+		walk_cgroups(sub, path, len + 1 + n, cap, depth - 1, fn, ctx);
 		path[len] = 0;
 	}
 	closedir(d);
 }
 
-void rec_meta_cgroups(const struct rec_meta_tracker *t, struct st_writer *w)
+#define CGROUP_DEPTH 32	/* levels of a hierarchy walked */
+
+/* The mount of the hierarchy of type `type` ("cgroup2", or "cgroup" with mount option `option`), opened. */
+static int open_cgroup_mount(const char *type, const char *option)
 {
-	FILE *mounts;
+	FILE *mounts = setmntent("/proc/self/mounts", "re");
 	struct mntent *m;
-	char path[PATH_MAX] = "";
 	int dir = -1;
 
-	if (!t->ncgroups || !(mounts = setmntent("/proc/self/mounts", "re")))
-		return;
-	while (dir < 0 && (m = getmntent(mounts)))
-		if (!strcmp(m->mnt_type, "cgroup2"))
+	while (mounts && dir < 0 && (m = getmntent(mounts)))
+		if (!strcmp(m->mnt_type, type) && (!option || hasmntopt(m, option)))
 			dir = open(m->mnt_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	endmntent(mounts);
-	if (dir >= 0)
-		name_cgroups(t, w, dir, path, 0, sizeof(path), 32);
+	if (mounts)
+		endmntent(mounts);
+	return dir;
+}
+
+struct named_cgroups {
+	const struct rec_meta_tracker *t;
+	struct st_writer *w;
+};
+
+/* cgroup.ID = path of a noted group (a group's id is its directory's inode number). */
+static void name_cgroup(int dir, uint64_t ino, const char *path, void *ctx)
+{
+	struct named_cgroups *n = ctx;
+	char key[40];
+
+	(void)dir;
+	if (n->t->cgroups[cgroup_slot(n->t, ino)] != ino)
+		return;
+	snprintf(key, sizeof(key), "cgroup.%llu", (unsigned long long)ino);
+	st_writer_set_meta(n->w, key, path[0] ? path : "/");
+}
+
+void rec_meta_cgroups(const struct rec_meta_tracker *t, struct st_writer *w)
+{
+	struct named_cgroups n = { t, w };
+	char path[PATH_MAX] = "";
+	int dir;
+
+	if (!t->ncgroups || (dir = open_cgroup_mount("cgroup2", NULL)) < 0)
+		return;
+	walk_cgroups(dir, path, 0, sizeof(path), CGROUP_DEPTH, name_cgroup, &n);
+}
+
+/* ---- cgroups with an I/O limit ------------------------------------------ */
+
+#define LIMIT_LEN	1024	/* bytes of a blkcg.<id>.limit value */
+#define LIMIT_DEVS	16	/* devices of one group's limits kept */
+
+/* Appends to a value of LIMIT_LEN bytes, cut where it is full. */
+static void limit_append(char *value, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void limit_append(char *value, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*len >= LIMIT_LEN - 1)
+		return;
+	va_start(ap, fmt);
+	*len += (size_t)vsnprintf(value + *len, LIMIT_LEN - *len, fmt, ap);
+	va_end(ap);
+	if (*len > LIMIT_LEN - 1)
+		*len = LIMIT_LEN - 1;
+}
+
+static const char *const limit_items[] = { "rbps", "wbps", "riops", "wiops" };	/* io.max's order */
+
+/* One device's limits; 0 = none (v1 and v2 refuse a limit of 0). */
+struct dev_limits {
+	unsigned maj, min;
+	unsigned long long value[4];	/* limit_items */
+};
+
+static struct dev_limits *limits_of(struct dev_limits *devs, size_t *n, unsigned maj, unsigned min)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (devs[i].maj == maj && devs[i].min == min)
+			return &devs[i];
+	if (*n == LIMIT_DEVS)
+		return NULL;
+	memset(&devs[*n], 0, sizeof(devs[*n]));
+	devs[*n].maj = maj;
+	devs[*n].min = min;
+	return &devs[(*n)++];
+}
+
+static FILE *open_at(int dir, const char *name)
+{
+	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
+/* A v1 blkio group's limits: its throttle files' "MAJ:MIN VALUE" lines. */
+static void v1_limits(int dir, struct dev_limits *devs, size_t *n)
+{
+	static const char *const files[] = {
+		"blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device",
+		"blkio.throttle.read_iops_device", "blkio.throttle.write_iops_device",
+	};
+	unsigned long long value;
+	struct dev_limits *l;
+	unsigned maj, min;
+	char line[128];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		FILE *f = open_at(dir, files[i]);
+
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "%u:%u %llu", &maj, &min, &value) == 3 && value &&
+			    (l = limits_of(devs, n, maj, min)))
+				l->value[i] = value;
+		if (f)
+			fclose(f);
+	}
+}
+
+/* A v2 group's limits: io.max's "MAJ:MIN rbps=max wbps=max riops=250 wiops=max" lines. */
+static void v2_limits(int dir, struct dev_limits *devs, size_t *n)
+{
+	FILE *f = open_at(dir, "io.max");
+	unsigned long long value;
+	unsigned maj, min;
+	char line[256], name[8];
+	int used;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		struct dev_limits *l;
+		char *save = NULL;
+
+		if (sscanf(line, "%u:%u%n", &maj, &min, &used) != 2 || !(l = limits_of(devs, n, maj, min)))
+			continue;
+		for (char *item = strtok_r(line + used, " \n", &save); item;
+		     item = strtok_r(NULL, " \n", &save))
+			for (size_t i = 0; i < 4; i++)
+				if (sscanf(item, "%7[a-z]=%llu", name, &value) == 2 &&
+				    !strcmp(name, limit_items[i]))
+					l->value[i] = value;
+	}
+	if (f)
+		fclose(f);
+}
+
+struct limited_cgroups {
+	struct st_writer *w;
+	bool v1;
+};
+
+/*
+ * blkcg.ID = the group's path ("blkio:/x" in v1's blkio hierarchy, "/x" in
+ * v2's), blkcg.ID.limit = its limits, "7:0 riops=250 wbps=1048576" by
+ * device, devices separated by "; ". Groups without a limit are left out.
+ */
+static void name_limited_cgroup(int dir, uint64_t ino, const char *path, void *ctx)
+{
+	struct limited_cgroups *lc = ctx;
+	struct dev_limits devs[LIMIT_DEVS];
+	char key[64], value[LIMIT_LEN];
+	size_t n = 0, len = 0;
+
+	if (lc->v1)
+		v1_limits(dir, devs, &n);
+	else
+		v2_limits(dir, devs, &n);
+	value[0] = 0;
+	for (size_t d = 0; d < n; d++) {
+		/* v2 keeps a device's line once all its items are back to "max": no limit */
+		if (!(devs[d].value[0] | devs[d].value[1] | devs[d].value[2] | devs[d].value[3]))
+			continue;
+		limit_append(value, &len, "%s%u:%u", len ? "; " : "", devs[d].maj, devs[d].min);
+		for (size_t i = 0; i < 4; i++)
+			if (devs[d].value[i])
+				limit_append(value, &len, " %s=%llu", limit_items[i], devs[d].value[i]);
+	}
+	if (!len)
+		return;
+	snprintf(key, sizeof(key), "blkcg.%llu.limit", (unsigned long long)ino);
+	st_writer_set_meta(lc->w, key, value);
+	snprintf(key, sizeof(key), "blkcg.%llu", (unsigned long long)ino);
+	meta_setf(lc->w, key, "%s%s", lc->v1 ? "blkio:" : "", path[0] ? path : "/");
+}
+
+void rec_meta_blkcgs(struct st_writer *w)
+{
+	struct limited_cgroups lc = { w, true };
+	char path[PATH_MAX] = "";
+	int dir;
+
+	if ((dir = open_cgroup_mount("cgroup", "blkio")) >= 0)
+		walk_cgroups(dir, path, 0, sizeof(path), CGROUP_DEPTH, name_limited_cgroup, &lc);
+	lc.v1 = false;
+	if ((dir = open_cgroup_mount("cgroup2", NULL)) >= 0)
+		walk_cgroups(dir, path, 0, sizeof(path), CGROUP_DEPTH, name_limited_cgroup, &lc);
 }

@@ -25,7 +25,7 @@ $(B)/vmlinux.h:
 	elif [ -r bpf/vmlinux/$(BPF_ARCH)/vmlinux.h ]; then cp bpf/vmlinux/$(BPF_ARCH)/vmlinux.h $@; \
 	else echo "no kernel BTF ($(VMLINUX_BTF)) and no bpf/vmlinux/$(BPF_ARCH)/vmlinux.h" >&2; exit 1; fi
 
-$(B)/bpf/sttrace.bpf.o: bpf/sttrace.bpf.c bpf/generic.bpf.h format/lib/sttrace_events.h bpf/sttrace_bpf.h $(B)/vmlinux.h
+$(B)/bpf/sttrace.bpf.o: bpf/sttrace.bpf.c bpf/generic.bpf.h bpf/why.bpf.h format/lib/sttrace_events.h bpf/sttrace_bpf.h $(B)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 		-I$(B) -Ibpf -Iformat/lib -c $< -o $@

@@ -78,9 +78,19 @@ static bool in_block_preset(const char *name)
 	return false;
 }
 
-static bool in_preset(const char *preset, const char *name)
+/* The `why` preset: what an I/O waited for besides the device (bpf/why.bpf.h). */
+static bool is_why_event(uint16_t type)
+{
+	return (type >= ST_EV_sched_switch && type <= ST_EV_mm_filemap_add_to_page_cache) ||
+	       type == ST_EV_block_bio_held;
+}
+
+static bool in_preset(const char *preset, uint16_t type, const char *name)
 {
 	bool sys = rec_has_prefix(name, "sys_");
+
+	if (is_why_event(type))
+		return !strcmp(preset, "why") || !strcmp(preset, "all");
 
 	if (!strcmp(preset, "block-all"))
 		return rec_has_prefix(name, "block_") && strcmp(name, "block_rq_issue_stamped") &&
@@ -105,7 +115,7 @@ static bool is_preset(const char *s)
 {
 	return !strcmp(s, "block") || !strcmp(s, "block-queue") || !strcmp(s, "block-all") ||
 	       !strcmp(s, "dio") || !strcmp(s, "fsync") || !strcmp(s, "uring") ||
-	       !strcmp(s, "all");
+	       !strcmp(s, "why") || !strcmp(s, "all");
 }
 
 static int select_one(const char *item, struct rec_selection *sel, char *err, size_t cap)
@@ -114,7 +124,7 @@ static int select_one(const char *item, struct rec_selection *sel, char *err, si
 
 	if (is_preset(item)) {
 		for (size_t i = 0; i < REC_NEVENTS; i++)
-			if (in_preset(item, rec_events[i].name))
+			if (in_preset(item, rec_events[i].type, rec_events[i].name))
 				sel->on[rec_events[i].type] = true;
 		return 0;
 	}
@@ -161,6 +171,9 @@ int rec_events_select(const char *spec, struct rec_selection *sel, char *err, si
 	/* block_rq_inode comes from an issue probe: it brings one */
 	else if (sel->on[ST_EV_block_rq_inode])
 		sel->on[ST_EV_block_rq_issue_stamped] = true;
+	/* block_bio_held follows a queue record: it brings the queue probe */
+	if (sel->on[ST_EV_block_bio_held])
+		sel->on[ST_EV_block_bio_queue] = true;
 	/* Process events give pid -> command names and drive -p's child tracking. */
 	for (size_t i = 0; i < REC_NEVENTS; i++)
 		if (rec_has_prefix(rec_events[i].name, "sched_process_"))
@@ -631,6 +644,10 @@ int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, cons
 		return env_error(err, cap, "cannot open the BPF object: %s", strerror(errno));
 	set_rodata(p->skel, f, ringbuf_size);
 	p->skel->rodata->record_rq_inode = sel->on[ST_EV_block_rq_inode];
+	p->skel->rodata->record_bio_held = sel->on[ST_EV_block_bio_held];
+	for (size_t i = 0; i < REC_NEVENTS; i++)
+		if (sel->on[rec_events[i].type] && is_why_event(rec_events[i].type))
+			p->skel->rodata->follow_threads = true;
 	if (bpf_map__set_max_entries(p->skel->maps.events, (uint32_t)ringbuf_size) ||
 	    bpf_map__set_max_entries(p->skel->maps.stage_ages, (uint32_t)p->ncpus) ||
 	    select_programs(p->skel, sel))

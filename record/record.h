@@ -317,6 +317,11 @@ void rec_meta_tracker_free(struct rec_meta_tracker *t);
 void rec_meta_note_record(struct rec_meta_tracker *t, const struct st_event_header *h);
 void rec_meta_note_cgroup(struct rec_meta_tracker *t, uint64_t id);
 void rec_meta_cgroups(const struct rec_meta_tracker *t, struct st_writer *w);
+/*
+ * blkcg.* for every cgroup with an I/O limit (v1 blkio throttle files, v2
+ * io.max) under the mounts now: the ids block_bio_held names.
+ */
+void rec_meta_blkcgs(struct st_writer *w);
 
 /*
  * Flight recorder (flight.c). In ring mode the writer's sink is a rec_flight_ring:

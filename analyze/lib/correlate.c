@@ -3,6 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analyze/lib/cause.h"
 #include "analyze/lib/correlate.h"
 #include "analyze/lib/idmap.h"
 #include "analyze/lib/names.h"
@@ -73,6 +74,8 @@ struct an_corr {
 	an_emit_fn emit;
 	void *ctx;
 	const struct an_names *names;	/* fd -> file as each I/O begins; NULL: none */
+	struct an_causes *cause;		/* each I/O's causes; NULL: a recording without the why events */
+	uint32_t cur_tid;		/* thread of the event being taken */
 	int failed;
 	int sweeping;		/* 1 while sweep() expires stale entries */
 	struct an_corr_stats st;
@@ -114,10 +117,16 @@ void an_corr_set_names(struct an_corr *c, const struct an_names *names)
 	c->names = names;
 }
 
+int an_corr_enable_causes(struct an_corr *c)
+{
+	return c->cause ? 0 : an_cause_new(&c->cause);
+}
+
 void an_corr_free(struct an_corr *c)
 {
 	if (!c)
 		return;
+	an_cause_free(c->cause);
 	an_pool_free(&c->ios);
 	an_pool_free(&c->bios);
 	an_pool_free(&c->rqs);
@@ -145,7 +154,7 @@ const struct an_corr_stats *an_corr_stats(struct an_corr *c)
 
 int an_corr_failed(const struct an_corr *c)
 {
-	return c->failed;
+	return c->failed || (c->cause && an_cause_failed(c->cause));
 }
 
 static void put_map(struct an_corr *c, struct an_idmap *m, uint64_t key, uint32_t val)
@@ -301,6 +310,8 @@ static void io_finish(struct an_corr *c, uint32_t i)
 		c->st.stale += c->sweeping;
 	}
 	c->st.ios++;
+	if (c->cause)
+		an_cause_finish(c->cause, io);
 	io->flags &= (uint16_t)~AN_IO_LIVE;
 	c->st.open_ios--;
 	c->emit(c->ctx, io);
@@ -827,6 +838,7 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 
 	if (completed_at) {
 		set_max(&io->ts[AN_TS_COMPLETE], completed_at);
+		io->svc_tid = c->cur_tid;
 		/* fsync's parts: its device flushes, and the data it wrote back */
 		if (flush) {
 			set_min(&io->ts[AN_TS_FLUSH_BEGIN], queue_ts);
@@ -1286,6 +1298,7 @@ static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int
 		if (completed_at) {
 			rq_stamp_io(c, r, i, completed_at);
 			set_max(&io->ts[AN_TS_COMPLETE], completed_at);
+			io->svc_tid = c->cur_tid;
 		} else {
 			io->flags |= AN_IO_INCOMPLETE;
 		}
@@ -1350,6 +1363,36 @@ static void rq_complete(struct an_corr *c, const struct st_ev_block_rq_complete 
 	rq_release(c, r, e->h.ts, e->p.error);
 }
 
+/* ---- causes ------------------------------------------------------------ */
+
+/* The I/O of thread tid's open data syscall, NULL if none. */
+static struct an_io *sys_io(struct an_corr *c, uint32_t tid)
+{
+	uint32_t i = an_idmap_get(&c->sys_by_tid, tid);
+
+	return i == AN_NONE ? NULL : IO(c, i);
+}
+
+static void cause_event(struct an_corr *c, const struct st_event_header *h)
+{
+	uint32_t tid = h->tid;
+
+	if (!c->cause)
+		return;
+	if (h->type == ST_EV_sched_switch)
+		tid = ((const struct st_ev_sched_switch *)h)->p.next_tid;
+	an_cause_event(c->cause, h, sys_io(c, tid));
+}
+
+/* The cgroup whose limit held a bio back (recorded right after its block_bio_queue). */
+static void bio_held(struct an_corr *c, const struct st_ev_block_bio_held *e)
+{
+	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio), i;
+
+	if (b != AN_NONE && (i = io_of_bio(c, b)) != AN_NONE)
+		IO(c, i)->blkcg = e->p.blkcg;
+}
+
 /* ---- stale entries and the end ----------------------------------------- */
 
 static void sweep(struct an_corr *c, uint64_t older_than, int all)
@@ -1391,6 +1434,7 @@ void an_corr_finish(struct an_corr *c)
 void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 {
 	c->st.events++;
+	c->cur_tid = h->tid;
 	if (h->ts < c->last_ts) {
 		c->st.out_of_order++;
 	} else {
@@ -1465,6 +1509,21 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 	case ST_EV_sys_enter_io_getevents:
 	case ST_EV_sys_exit_io_getevents:
 		getevents_event(c, h);
+		break;
+	case ST_EV_sched_switch:
+	case ST_EV_sched_wakeup:
+	case ST_EV_contention_begin:
+	case ST_EV_contention_end:
+	case ST_EV_balance_dirty_pages:
+	case ST_EV_mm_vmscan_direct_reclaim_begin:
+	case ST_EV_mm_vmscan_direct_reclaim_end:
+	case ST_EV_mm_vmscan_memcg_reclaim_begin:
+	case ST_EV_mm_vmscan_memcg_reclaim_end:
+	case ST_EV_mm_filemap_add_to_page_cache:
+		cause_event(c, h);
+		break;
+	case ST_EV_block_bio_held:
+		bio_held(c, (const struct st_ev_block_bio_held *)h);
 		break;
 	default:
 		if (h->type >= ST_EV_sys_enter_read && h->type <= ST_EV_sys_exit_sync_file_range) {

@@ -59,6 +59,12 @@ int an_corr_new(struct an_corr **c, uint64_t stale_ns, an_emit_fn emit, void *ct
  * Without them an_io.file stays 0.
  */
 void an_corr_set_names(struct an_corr *c, const struct an_names *names);
+/*
+ * Split each I/O into its causes (analyze/lib/cause.h) from the why events
+ * of a recording that has them: an I/O emitted after this carries AN_IO_WHY.
+ * 0, or -1 when out of memory.
+ */
+int an_corr_enable_causes(struct an_corr *c);
 /* One event, built-in layout, header->size already checked by the caller. */
 void an_corr_event(struct an_corr *c, const struct st_event_header *ev);
 /* End of input: everything still open is emitted as incomplete. */
@@ -124,11 +130,47 @@ static inline void an_io_stage_ends(const struct an_io *io, enum an_stage s, enu
 	}
 }
 
+/*
+ * The causes of io's total (AN_IO_WHY): ns[AN_ST_RUNQ + k] = cause k, and
+ * ns[AN_ST_OTHER] the rest of the total when it is defined. Returns their
+ * bits, 0 without AN_IO_WHY.
+ */
+static inline unsigned an_io_causes(const struct an_io *io, uint64_t ns[AN_ST_COUNT])
+{
+	enum an_ts from, to;
+	uint64_t sum = 0, total;
+	unsigned k;
+
+	if (!(io->flags & AN_IO_WHY))
+		return 0;
+	for (k = 0; k < AN_CAUSE_COUNT; k++) {
+		ns[AN_ST_RUNQ + k] = io->cause_ns[k];
+		sum += io->cause_ns[k];
+	}
+	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
+	if (!an_io_span(io, from, to, &total))
+		return ((1u << AN_CAUSE_COUNT) - 1) << AN_ST_RUNQ;
+	/* an_cause_finish() keeps the causes within the total */
+	ns[AN_ST_OTHER] = total > sum ? total - sum : 0;
+	return ((1u << (AN_CAUSE_COUNT + 1)) - 1) << AN_ST_RUNQ;
+}
+
+_Static_assert(AN_ST_OTHER == AN_ST_RUNQ + AN_CAUSE_COUNT, "a stage per cause, then other");
+_Static_assert(AN_ST_COUNT <= 32, "stages are bits of an unsigned");
+
 /* Latency of stage s for io in *ns: 1 when defined, 0 when a stage end is missing. */
 static inline int an_io_stage(const struct an_io *io, enum an_stage s, uint64_t *ns)
 {
 	enum an_ts from, to;
 
+	if (s >= AN_ST_RUNQ && s <= AN_ST_OTHER) {
+		uint64_t all[AN_ST_COUNT];
+
+		if (!(an_io_causes(io, all) & 1u << s))
+			return 0;
+		*ns = all[s];
+		return 1;
+	}
 	if (s == AN_ST_Q2Q) {
 		*ns = io->q2q;
 		return io->q2q != UINT64_MAX;
@@ -177,6 +219,8 @@ static inline unsigned an_io_stages(const struct an_io *io, uint64_t ns[AN_ST_CO
 		ns[AN_ST_SPAN0 + io->span - 1] = io->span_ns;
 		defined |= 1u << (AN_ST_SPAN0 + io->span - 1);
 	}
+	if (io->flags & AN_IO_WHY)
+		defined |= an_io_causes(io, ns);
 	return defined;
 }
 

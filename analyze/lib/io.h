@@ -45,9 +45,20 @@ enum an_ts {
 enum an_stage {
 	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_SYS2Q, AN_ST_Q2G, AN_ST_G2I, AN_ST_I2D,
 	AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_WB, AN_ST_JNL, AN_ST_FLUSH, AN_ST_REAP, AN_ST_Q2Q,
+	/* causes of the total (analyze/lib/cause.h), in enum an_cause order, then the rest */
+	AN_ST_RUNQ, AN_ST_SVC_RUNQ, AN_ST_LOCK, AN_ST_THROTTLE, AN_ST_DIRTY, AN_ST_RECLAIM,
+	AN_ST_OTHER,
 	AN_ST_SPAN0,
 	AN_ST_COUNT = AN_ST_SPAN0 + AN_MAX_SPANS
 };
+
+/* What took an I/O's time (analyze/lib/cause.h); the stages AN_ST_RUNQ.. in this order. */
+enum an_cause { AN_CAUSE_RUNQ, AN_CAUSE_SVC_RUNQ, AN_CAUSE_LOCK, AN_CAUSE_THROTTLE, AN_CAUSE_DIRTY,
+		AN_CAUSE_RECLAIM, AN_CAUSE_COUNT };
+
+/* A read's page cache (analyze/lib/cause.h); UNKNOWN: a recording without the why events. */
+enum an_cache { AN_CACHE_UNKNOWN, AN_CACHE_NONE, AN_CACHE_HIT, AN_CACHE_MISS, AN_CACHE_DIRECT,
+		AN_CACHE_COUNT };
 
 /* AN_OP_SPAN: a span record (a START..END pair of --span), not an I/O. */
 enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, AN_OP_OTHER,
@@ -67,6 +78,8 @@ enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, A
 #define AN_IO_REAP_WAIT		(1u << 9)	/* internal: CQE posted, its reap not seen yet */
 #define AN_IO_FSYNC_OPEN	(1u << 10)	/* internal: an fsync counted open on its fs device */
 #define AN_IO_AIO		(1u << 11)	/* a libaio iocb: from its iomap_dio_rw_begin in io_submit */
+#define AN_IO_WHY		(1u << 12)	/* its causes are known: cause_ns, cache (a recording with
+						   the why events, analyze/lib/cause.h) */
 
 struct an_io {
 	uint64_t ts[AN_TS_COUNT];
@@ -100,6 +113,13 @@ struct an_io {
 	uint16_t recording;	/* index of its recording in the run (set by the run, not here) */
 	uint16_t flags;		/* AN_IO_* */
 	uint8_t op;		/* enum an_op */
+	/* Causes (AN_IO_WHY only, analyze/lib/cause.h): */
+	uint8_t cache;		/* enum an_cache */
+	uint8_t lock_flags;	/* LCB_F_* of its longest lock wait */
+	uint32_t svc_tid;	/* the thread that completed its last request or bio */
+	uint64_t cause_ns[AN_CAUSE_COUNT];
+	uint64_t blkcg;		/* the cgroup its held-back bio was charged to, 0 none */
+	char runq_culprit[16];	/* the task that held the CPU longest while it waited for one */
 };
 
 #endif /* AN_IO_H */

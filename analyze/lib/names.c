@@ -15,6 +15,8 @@
 #define K_OPEN	(5ull << 56)	/* tid -> path an openat entry passed (files before 1.3), not yet used */
 #define K_PATH	(6ull << 56)	/* a path's hash -> the path (an opened file without an inode) */
 #define K_CGROUP (7ull << 56)	/* cgroup v2 id -> its path (kernfs ids stay far below 2^56) */
+#define K_BLKCG	(8ull << 56)	/* I/O controller cgroup id -> its path */
+#define K_BLKCG_LIMIT (9ull << 56)	/* I/O controller cgroup id -> its limits */
 #define KEY_BITS ((1ull << 56) - 1)
 
 /* A value of `bound`: the trace closed the fd (or opened something it cannot name). */
@@ -146,10 +148,11 @@ static uint64_t fd_key(uint64_t pid, uint64_t fd)
 	return pid << 24 | (fd & 0xffffff);
 }
 
-/* One metadata key: pid.P, fd.P.F, inode.MAJ:MIN.INO, dev.MAJ:MIN, cgroup.ID. */
+/* One metadata key: pid.P, fd.P.F, inode.MAJ:MIN.INO, dev.MAJ:MIN, cgroup.ID, blkcg.ID[.limit]. */
 static int load_key(struct an_names *n, const char *key, const char *val)
 {
 	unsigned a, b;
+	int end = 0;
 	uint64_t x, y;
 	const char *p;
 
@@ -164,6 +167,9 @@ static int load_key(struct an_names *n, const char *key, const char *val)
 		k = inode_key(mkdev(a, b), y);
 	else if (!strncmp(key, "cgroup.", 7) && sscanf(key + 7, "%" SCNu64, &x) == 1)
 		k = K_CGROUP | (x & KEY_BITS);
+	else if (!strncmp(key, "blkcg.", 6) && sscanf(key + 6, "%" SCNu64 "%n", &x, &end) == 1 &&
+		 (!key[6 + end] || !strcmp(key + 6 + end, ".limit")))
+		k = (key[6 + end] ? K_BLKCG_LIMIT : K_BLKCG) | (x & KEY_BITS);
 	else if (sscanf(key, "dev.%u:%u", &a, &b) == 2 && (p = strstr(val, "name="))) {
 		k = K_DEV | mkdev(a, b);
 		val = p + 5;
@@ -315,6 +321,23 @@ const char *an_names_cgroup(const struct an_names *n, uint64_t id, char *buf, si
 	if (!id)
 		return "-";
 	snprintf(buf, cap, "%" PRIu64, id);
+	return buf;
+}
+
+const char *an_names_blkcg(const struct an_names *n, uint64_t id, char *buf, size_t cap)
+{
+	const char *path = get_name(n, K_BLKCG | (id & KEY_BITS));
+	const char *limit = get_name(n, K_BLKCG_LIMIT | (id & KEY_BITS));
+	char num[24];
+
+	if (!path) {
+		snprintf(num, sizeof(num), "%" PRIu64, id);
+		path = num;
+	}
+	if (limit)
+		snprintf(buf, cap, "%s (%s)", path, limit);
+	else
+		snprintf(buf, cap, "%s", path);
 	return buf;
 }
 

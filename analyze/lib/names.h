@@ -2,7 +2,7 @@
 /*
  * names.h - what the numbers in events stand for: command names of pids,
  * paths of fds, inodes and cgroups, names of devices. Learned from each file's
- * metadata (pid.*, fd.*, inode.*, dev.*, cgroup.* keys) and from the events that carry
+ * metadata (pid.*, fd.*, inode.*, dev.*, cgroup.*, blkcg.* keys) and from the events that carry
  * them (sched_process_exec/fork, openat, close).
  *
  * An fd names a file from one open to the next open or close of its number:
@@ -46,6 +46,12 @@ uint32_t an_names_fd_file(const struct an_names *n, uint32_t pid, int64_t fd);
 const char *an_names_comm(const struct an_names *n, uint32_t pid);
 /* Path of a cgroup v2 id ("/system.slice"), else the id in decimal; "-" for 0 (unknown). */
 const char *an_names_cgroup(const struct an_names *n, uint64_t id, char *buf, size_t cap);
+/*
+ * The cgroup a held-back bio was charged to (block_bio_held's blkcg), in buf:
+ * its path (metadata blkcg.ID) and its limits (blkcg.ID.limit) in brackets,
+ * else the id in decimal.
+ */
+const char *an_names_blkcg(const struct an_names *n, uint64_t id, char *buf, size_t cap);
 /* Device name ("loop0") or "major:minor"; "-" for 0. */
 const char *an_names_dev(const struct an_names *n, uint32_t dev, char *buf, size_t cap);
 /* Path of the file an I/O touched (its inode's, else io->file's), else "ino MAJ:MIN/INO" / "fd PID/FD" / "-". */

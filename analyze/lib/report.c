@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/lib/cause.h"
 #include "analyze/lib/report.h"
 #include "analyze/lib/span.h"
 #include "common/csv.h"
@@ -12,7 +13,8 @@ double an_us(uint64_t ns)
 	return (double)ns / 1000.0;
 }
 
-static const char *const by_names[] = { "devop", "op", "dev", "comm", "pid", "file", "host", "cgroup" };
+static const char *const by_names[] = { "devop", "op", "dev", "comm", "pid", "file", "host", "cgroup",
+					"cache" };
 
 const char *an_by_name(enum an_by by)
 {
@@ -72,6 +74,7 @@ uint64_t an_group_key(enum an_by by, const struct an_names *names, const char *h
 	case AN_BY_PID:   k = io->pid; break;
 	case AN_BY_COMM:  k = an_label_hash(an_names_comm(names, io->pid)); break;
 	case AN_BY_HOST:  k = an_label_hash(host); break;
+	case AN_BY_CACHE: k = io->cache; break;
 	case AN_BY_CGROUP: {
 		/* by the path: merged recordings of several hosts share labels, not ids */
 		char tmp[24];
@@ -117,6 +120,9 @@ void an_group_label(enum an_by by, const struct an_names *names, const char *hos
 		break;
 	case AN_BY_CGROUP:
 		snprintf(buf, cap, "%s", an_names_cgroup(names, io->cgroup, tmp, sizeof(tmp)));
+		break;
+	case AN_BY_CACHE:
+		snprintf(buf, cap, "%s", an_cache_name(io->cache));
 		break;
 	default:
 		snprintf(buf, cap, "%s", an_names_file(names, io, tmp, sizeof(tmp)));
@@ -298,6 +304,8 @@ static void print_stage_row(struct an_qest *e, FILE *out, int csv)
 static void print_group(struct an_group *g, FILE *out, int csv, double secs)
 {
 	double iops = secs > 0 ? g->count / secs : 0, mbs = secs > 0 ? g->bytes / secs / 1e6 : 0;
+	/* the causes' names are longer; a group without them keeps its columns */
+	int w = g->st[AN_ST_OTHER].n || g->st[AN_ST_RUNQ].n ? 8 : 6;
 	int k;
 
 	if (!csv) {
@@ -309,7 +317,7 @@ static void print_group(struct an_group *g, FILE *out, int csv, double secs)
 		if (g->unjoined)
 			fprintf(out, "  %" PRIu64 " without their block I/O joined (block stages missing; "
 				"fsync: no device flush joined)\n", g->unjoined);
-		fprintf(out, "  %-6s %8s %9s %9s %9s %9s %9s %9s %9s %9s  (us)\n", "stage", "n",
+		fprintf(out, "  %-*s %8s %9s %9s %9s %9s %9s %9s %9s %9s  (us)\n", w, "stage", "n",
 			"min", "avg", "p50", "p90", "p99", "p99.9", "p99.95", "max");
 	}
 	for (k = 0; k < AN_ST_COUNT; k++) {
@@ -320,7 +328,7 @@ static void print_group(struct an_group *g, FILE *out, int csv, double secs)
 			fprintf(out, ",%" PRIu64 ",%.3f,%.4f,%" PRIu64 ",%" PRIu64 ",%s", g->count, iops,
 				mbs, g->incomplete, g->errors, an_stage_name(k));
 		} else
-			fprintf(out, "  %-6s", an_stage_name(k));
+			fprintf(out, "  %-*s", w, an_stage_name(k));
 		print_stage_row(&g->st[k], out, csv);
 	}
 	if (csv && !g->count) {
@@ -425,21 +433,40 @@ static const enum an_stage breakdown[] = {
 };
 #define NBREAK (sizeof(breakdown) / sizeof(breakdown[0]))
 
-/* The stages of the list: the breakdown, and the span the list ranks by, if it is one. */
-static unsigned top_stages(const struct an_top *t, enum an_stage stages[NBREAK + 1])
+#define NCAUSE (AN_ST_OTHER - AN_ST_RUNQ + 1)
+
+/* Whether an I/O of the list has its causes: then they are columns, and its cache. */
+static int top_has_causes(const struct an_top *t)
 {
-	memcpy(stages, breakdown, sizeof(breakdown));
-	stages[NBREAK] = t->stage;
-	return t->stage >= AN_ST_SPAN0 ? NBREAK + 1 : NBREAK;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->heap[i].flags & AN_IO_WHY)
+			return 1;
+	return 0;
 }
 
-static void print_top_row(const struct an_top *t, const struct an_io *io, size_t rank,
+/*
+ * The stages of the list: the breakdown, the causes when why, and the span
+ * the list ranks by, if it is one.
+ */
+static unsigned top_stages(const struct an_top *t, int why, enum an_stage stages[NBREAK + NCAUSE + 1])
+{
+	unsigned n = NBREAK;
+
+	memcpy(stages, breakdown, sizeof(breakdown));
+	for (unsigned k = 0; why && k < NCAUSE; k++)
+		stages[n++] = (enum an_stage)(AN_ST_RUNQ + k);
+	if (t->stage >= AN_ST_SPAN0)
+		stages[n++] = t->stage;
+	return n;
+}
+
+static void print_top_row(const struct an_top *t, int why, const struct an_io *io, size_t rank,
 			  const struct an_origin *origin, int show_host, FILE *out, int csv,
 			  uint64_t t0)
 {
 	const struct an_names *names = origin->names;
-	enum an_stage stages[NBREAK + 1];
-	unsigned i, n = top_stages(t, stages);
+	enum an_stage stages[NBREAK + NCAUSE + 1];
+	unsigned i, n = top_stages(t, why, stages);
 	char dev[32], file[128];
 	uint64_t ns;
 
@@ -450,6 +477,8 @@ static void print_top_row(const struct an_top *t, const struct an_io *io, size_t
 		else
 			fprintf(out, csv ? "," : " %9s", "-");
 	}
+	if (why)
+		fprintf(out, csv ? ",%s" : " %-6s", an_cache_name(io->cache));
 	if (csv) {
 		fprintf(out, ",%s,", an_op_name(io->op));
 		csv_field(out, an_names_dev(names, io->dev, dev, sizeof(dev)));
@@ -475,19 +504,23 @@ static void print_top_row(const struct an_top *t, const struct an_io *io, size_t
 void an_top_print(struct an_top *t, const struct an_origin *origins, int show_host, FILE *out,
 		  int csv, uint64_t t0)
 {
-	enum an_stage stages[NBREAK + 1];
-	size_t i, n = top_stages(t, stages);
+	enum an_stage stages[NBREAK + NCAUSE + 1];
+	int why = top_has_causes(t);
+	size_t i, n = top_stages(t, why, stages);
 
 	qsort_r(t->heap, t->n, sizeof(*t->heap), cmp_slowest, &t->stage);
 	if (csv) {
 		fprintf(out, "rank,start_s");
 		for (i = 0; i < n; i++)
 			fprintf(out, ",%s_us", an_stage_name(stages[i]));
-		fprintf(out, ",op,dev,sector,bytes,pid,tid,comm,file,merged,split,requeues,host\n");
+		fprintf(out, "%s,op,dev,sector,bytes,pid,tid,comm,file,merged,split,requeues,host\n",
+			why ? ",cache" : "");
 	} else {
 		fprintf(out, "%4s %10s", "#", "start_s");
 		for (i = 0; i < n; i++)
 			fprintf(out, " %9s", an_stage_name(stages[i]));
+		if (why)
+			fprintf(out, " %-6s", "cache");
 		fprintf(out, " %-6s %-8s %12s %8s %7s %7s %-15s ", "op", "dev", "sector", "bytes",
 			"pid", "tid", "comm");
 		if (show_host)
@@ -495,7 +528,7 @@ void an_top_print(struct an_top *t, const struct an_origin *origins, int show_ho
 		fprintf(out, "file\n");
 	}
 	for (i = 0; i < t->n; i++)
-		print_top_row(t, &t->heap[i], i + 1, &origins[t->heap[i].recording], show_host, out,
+		print_top_row(t, why, &t->heap[i], i + 1, &origins[t->heap[i].recording], show_host, out,
 			      csv, t0);
 }
 

@@ -14,8 +14,9 @@
 #include "analyze/lib/names.h"
 #include "analyze/lib/sketch.h"
 
+/* AN_BY_CACHE: a read's page cache (an_io.cache: hit, miss, direct; none for other ops). */
 enum an_by { AN_BY_DEVOP, AN_BY_OP, AN_BY_DEV, AN_BY_COMM, AN_BY_PID, AN_BY_FILE, AN_BY_HOST,
-	     AN_BY_CGROUP };
+	     AN_BY_CGROUP, AN_BY_CACHE };
 
 /* What the I/Os of one recording are printed with; io->recording indexes an array of these. */
 struct an_origin {

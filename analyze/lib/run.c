@@ -480,6 +480,14 @@ static int take_in_turn(struct an_recording *x, struct an_corr *c)
 	return ret;
 }
 
+int an_run_has_causes(const struct an_recording *x)
+{
+	for (uint16_t id = ST_EV_sched_switch; id <= ST_EV_block_bio_held; id++)
+		if (an_input_type_events(x->in, id))
+			return 1;
+	return 0;
+}
+
 /* One recording's pass into its own consumers. */
 static void pass_recording(struct an_recording *x)
 {
@@ -499,6 +507,11 @@ static void pass_recording(struct an_recording *x)
 		return;
 	}
 	an_corr_set_names(c, x->names);
+	if (an_run_has_causes(x) && an_corr_enable_causes(c)) {
+		snprintf(x->err, sizeof(x->err), "out of memory");
+		an_corr_free(c);
+		return;
+	}
 	if (an_input_start(x->in, own_clock(x, from), own_clock(x, to), x->err, sizeof(x->err))) {
 		an_corr_free(c);
 		return;

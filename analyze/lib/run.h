@@ -131,6 +131,11 @@ int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap);
  */
 int an_run_quantile(struct an_run *r, double q, size_t exact_limit, size_t top,
 		    size_t one_pass_max, char *err, size_t cap);
+/*
+ * 1 when the recording has the why events (format 1.5, analyze/lib/cause.h):
+ * its I/Os carry their causes (AN_IO_WHY).
+ */
+int an_run_has_causes(const struct an_recording *x);
 /* Most I/Os the files can yield: each begins with an event an_corr_begins_io() names. */
 uint64_t an_run_io_bound(const struct an_run *r);
 /*

@@ -78,7 +78,7 @@ int an_span_by_name(const char *name)
 
 static const char *const stage_names[AN_ST_SPAN0] = {
 	"total", "sys2fs", "fs", "fs2q", "sys2q", "Q2G", "G2I", "I2D", "D2C", "Q2C", "C2ret", "wb", "jnl",
-	"flush", "reap", "Q2Q",
+	"flush", "reap", "Q2Q", "runq", "svc_runq", "lock", "throttle", "dirty", "reclaim", "other",
 };
 
 const char *an_stage_name(enum an_stage s)

@@ -37,6 +37,7 @@ struct an_opts {
 	const char *html;	/* --html FILE */
 	int follow;		/* --follow: read the recording while it is written */
 	const char *metrics;	/* --metrics ADDR:PORT, NULL none */
+	int why;		/* --why: the causes of the slowest I/Os' time */
 };
 
 /* getopt_long value of --threshold, an option of diff only. */

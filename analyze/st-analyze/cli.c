@@ -20,6 +20,7 @@ enum {
 	OPT_SAVE_SUMMARY,
 	OPT_SPAN, OPT_CONFIG, OPT_HEATMAP_ROWS,
 	OPT_SIZES, OPT_SEEK, OPT_HIST, OPT_DEPTH, OPT_TOP_BY, OPT_HTML, OPT_FOLLOW, OPT_METRICS,
+	OPT_WHY,
 };
 
 static const struct option long_opts[] = {
@@ -52,6 +53,7 @@ static const struct option long_opts[] = {
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "why", no_argument, NULL, OPT_WHY },
 	{ "threshold", required_argument, NULL, AN_OPT_THRESHOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -108,8 +110,8 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 			o->by = (enum an_by)an_by_by_name(arg);
 			return 0;
 		}
-		return usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file, host, cgroup",
-				   arg);
+		return usage_error(prog, "--by %s: not one of devop, op, dev, comm, pid, file, host, cgroup, "
+				   "cache", arg);
 	case OPT_INTERVAL:
 		if (st_parse_duration(arg, &o->interval) || !o->interval)
 			return usage_error(prog, "--interval %s: not a positive duration", arg);
@@ -195,6 +197,9 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		return 0;
 	case OPT_METRICS:
 		o->metrics = arg;
+		return 0;
+	case OPT_WHY:
+		o->why = 1;
 		return 0;
 	case AN_OPT_THRESHOLD:
 		if (parse_number(arg, 0, 1e6, &v))

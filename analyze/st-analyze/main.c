@@ -14,6 +14,7 @@
 #include "analyze/st-analyze/analyze.h"
 #include "analyze/lib/run.h"
 #include "analyze/lib/summary.h"
+#include "analyze/lib/why.h"
 #include "common/input.h"
 #include "common/usage.h"
 
@@ -40,12 +41,19 @@ static const char usage_text[] =
 "                     ext4_da_write_begin). Reported as stage NAME of group\n"
 "                     'span' everywhere; unpaired starts/ends are counted.\n"
 "                     Up to 8, NAME up to 15 letters, digits, _\n"
+"  --why              per --by group, for the I/Os at or above its --quantile\n"
+"                     (default 99) of --stage: the share of their time by cause\n"
+"                     and by stage, the tasks that held the CPU while they\n"
+"                     waited for one, the lock kinds, the throttling cgroups\n"
+"                     and their limits (a recording with st-record's why events)\n"
 "  --top N            at most N I/Os in the --quantile list, N groups in --top-by\n"
 "                     (default 20)\n"
 "  --by KEY           group the summary by devop (default), op, dev, comm, pid, file,\n"
 "                     host (host.name; the file name when two files of one host\n"
 "                     overlap in time), cgroup (v2 path of the task that made\n"
-"                     the call; - for I/O no call began, or a file before 1.4)\n"
+"                     the call; - for I/O no call began, or a file before 1.4),\n"
+"                     cache (reads: hit, miss, direct; none for other ops; a\n"
+"                     recording with the why events)\n"
 "  --interval T       time series per T: IOPS, MB/s, p50/p99 of --stage, device\n"
 "                     queue depth, read %, merged %; bios, merged, read and\n"
 "                     write merged bios\n"
@@ -160,6 +168,17 @@ static const char usage_text[] =
 "          reap: clat <= total + reap <= lat (+ fio's time in user space\n"
 "          between its completion stamp and its next io_uring_enter)\n"
 "  Q2Q     time since the previous bio queued on the same device\n"
+"Causes of total (a recording with st-record's why events; analyze/README.md,\n"
+"Causes); each counted once, never more than total in all:\n"
+"  runq     its thread runnable, not running: woken or preempted -> on a CPU\n"
+"           (sched_wakeup, sched_switch), while inside its syscall\n"
+"  svc_runq the thread that completed its request (loop worker, kworker)\n"
+"           waiting for a CPU between the request's issue and completion\n"
+"  lock     contention_begin -> contention_end (less runq inside)\n"
+"  throttle fs begin (else syscall entry) -> its bio queued by blk-throttle\n"
+"  dirty    balance_dirty_pages' pause (less runq inside)\n"
+"  reclaim  direct or memory-cgroup reclaim begin -> end (less runq inside)\n"
+"  other    the rest of total, which no cause explains\n"
 "\n"
 "A syscall seen from entry to exit is complete; bios of it that did not join\n"
 "are counted (\"without their block I/O joined\") and become an I/O of their own.\n"
@@ -236,6 +255,52 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 	return ret;
 }
 
+/* 1 when a recording of r has the why events; else 0 after a one-line error naming what needs them. */
+static int has_causes(const struct an_run *r, const char *what)
+{
+	for (unsigned a = 0; a < r->nrecs; a++)
+		if (an_run_has_causes(&r->recs[a]))
+			return 1;
+	fprintf(stderr, "%s: %s: no why events in the input (record them with st-record -e why)\n",
+		PROG, what);
+	return 0;
+}
+
+/* --why: a pass for each group's quantile of --stage, one for the causes of the I/Os above it. */
+static int report_why(struct an_run *r, const struct an_opts *o, FILE *info)
+{
+	double q = o->quantile > 0 ? o->quantile : 99;
+	struct an_why w;
+	int ret;
+
+	if (!has_causes(r, "--why"))
+		return 2;
+	an_stats_init(&r->stats, o->by, o->exact_limit, NULL);
+	ret = an_pass(r, AN_WANT_STATS, PROG);
+	if (ret) {
+		an_stats_free(&r->stats);
+		return ret;
+	}
+	if (an_why_init(&w, &r->stats, o->stage, q / 100, r->origins)) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		ret = 2;
+	}
+	if (!ret) {
+		r->emit = an_why_add;
+		r->emit_ctx = &w;
+		ret = an_pass(r, AN_WANT_EMIT, PROG);
+	}
+	if (!ret) {
+		an_run_print_header(r, info);
+		fprintf(info, "why: per %s group, the I/Os at or above its p%g of %s; share of their "
+			"total time\n", an_by_name(o->by), q, an_stage_name(o->stage));
+		an_why_print(&w, stdout, o->csv);
+	}
+	an_why_free(&w);
+	an_stats_free(&r->stats);
+	return ret;
+}
+
 /* --sizes, --seek, --hist, --depth and --top-by, in that order, after the pass. */
 static void print_dists(struct an_run *r, const struct an_opts *o, FILE *info)
 {
@@ -264,8 +329,12 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 	char err[512];
 	int ret;
 
+	if (o->by == AN_BY_CACHE && !has_causes(r, "--by cache"))
+		return 2;
 	if (o->html)
 		return an_html_report(r, o, info);
+	if (o->why)
+		return report_why(r, o, info);
 	if (o->quantile > 0)
 		return report_quantile(r, o, info);
 	if ((!o->interval && !o->heatmap && !reports) || o->gnuplot_dir || o->save_summary ||
@@ -371,6 +440,11 @@ int main(int argc, char **argv)
 	if (o.quantile > 0 && !o.html && (o.dist || o.top_by >= 0))
 		return usage_error(PROG, "%s", "--quantile lists I/Os: --sizes, --seek, --hist, --depth "
 				      "and --top-by are reports of their own");
+	if (o.why && (o.html || o.gnuplot_dir || o.save_summary || o.dist || o.top_by >= 0 ||
+		      o.interval || o.heatmap || o.follow))
+		return usage_error(PROG, "%s", "--why is a report of its own: not with --html, --gnuplot, "
+				      "--save-summary, --interval, --heatmap, --follow, --sizes, --seek, "
+				      "--hist, --depth or --top-by");
 	if (o.metrics && !o.follow)
 		return usage_error(PROG, "%s", "--metrics serves what --follow reads: add --follow");
 	if (o.follow && argc - optind != 1)

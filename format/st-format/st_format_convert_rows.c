@@ -32,7 +32,8 @@ _Static_assert(sizeof(ts_names) / sizeof(ts_names[0]) == AN_TS_COUNT,
 	       "a column name for every stage timestamp of correlate.h");
 
 /* convert has no --span: the built-in stages only. */
-#define N_COLUMNS	(N_IO_COLUMNS + AN_TS_COUNT + AN_ST_SPAN0)
+/* the stages before the causes: this correlator does not split I/Os into causes */
+#define N_COLUMNS	(N_IO_COLUMNS + AN_TS_COUNT + AN_ST_RUNQ)
 
 /* One cell of a row: a number, a string, or nothing (JSON null, an empty CSV cell). */
 struct cell {
@@ -52,7 +53,7 @@ struct rows {
 	int json;
 	struct sf_json_writer w;
 	const char *columns[N_COLUMNS];
-	char stage_columns[AN_ST_SPAN0][32];	/* "Q2C_ns", ... */
+	char stage_columns[AN_ST_RUNQ][32];	/* "Q2C_ns", ... */
 };
 
 /* AN_IO_* flags a user filters on, as words joined by '|'. */
@@ -116,7 +117,7 @@ static void io_row(struct sf_convert *cv, const struct an_io *io, struct row *ro
 	*c++ = u64_cell(io->requeues);
 	for (unsigned t = 0; t < AN_TS_COUNT; t++)
 		*c++ = io->ts[t] ? u64_cell(io->ts[t]) : (struct cell){ CELL_NONE };
-	for (unsigned s = 0; s < AN_ST_SPAN0; s++)
+	for (unsigned s = 0; s < AN_ST_RUNQ; s++)
 		*c++ = defined & 1u << s ? u64_cell(ns[s]) : (struct cell){ CELL_NONE };
 }
 
@@ -187,7 +188,7 @@ static int rows_begin(struct sf_convert *cv, int json)
 		*col++ = io_names[k];
 	for (unsigned t = 0; t < AN_TS_COUNT; t++)
 		*col++ = ts_names[t];
-	for (unsigned s = 0; s < AN_ST_SPAN0; s++) {
+	for (unsigned s = 0; s < AN_ST_RUNQ; s++) {
 		snprintf(rows->stage_columns[s], sizeof(rows->stage_columns[s]), "%s_ns",
 			 an_stage_name(s));
 		*col++ = rows->stage_columns[s];

@@ -12,7 +12,7 @@
 
 #define SPEC "spec/sttrace-format.md"
 
-static const char *const presets[] = { "block", "block-all", "dio", "fsync", "uring" };
+static const char *const presets[] = { "block", "block-all", "dio", "fsync", "uring", "why" };
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
 
 /* Whether the spec's event table has the row "| id | `name` |". */
@@ -67,8 +67,9 @@ static int test_every_event_has_its_pieces(void)
 			       rec_event_program(t->id));
 		bad |= expectf(rec_event_tracepoint(t->id, tp, sizeof(tp)) != NULL, __func__,
 			       "%s: no tracepoint category for its prefix in record/probes.c", t->name);
-		bad |= expectf(in > 0, __func__, "%s: in no preset (%s %s %s %s %s) of record/probes.c",
-			       t->name, presets[0], presets[1], presets[2], presets[3], presets[4]);
+		bad |= expectf(in > 0, __func__, "%s: in no preset (%s %s %s %s %s %s) of record/probes.c",
+			       t->name, presets[0], presets[1], presets[2], presets[3], presets[4],
+			       presets[5]);
 		bad |= expectf(spec_has_row(spec, t), __func__, "%s: no row for id %u in " SPEC
 			       " (make spec-table)", t->name, t->id);
 	}

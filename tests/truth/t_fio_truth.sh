@@ -24,26 +24,33 @@
 # from syscall entry to exit, inside fio's own clock reads around the call,
 # so ours <= fio for each I/O and each percentile, up to the reports'
 # quantization: fio reports a histogram bucket (64 per power of two, <= 1.6%),
-# ours is exact (nearest rank). Below, fio's time outside the syscall: clock
-# reads and syscall entry/exit, 2-5 us at p50 in most runs, but up to 7.8 us
-# (39 % of fio's p50 of 19.8 us, pvsync2) with a full `make check` beside it
-# on the shared 2-CPU machine, plus in the tail the thread preempted between
-# its clock read and the call, measured up to 20 % of fio's p99 under load
-# (t_fio.sh: 7.5 % unloaded). The bound that finds mis-joined events and a
-# sample biased to slow I/Os (issue 9 began with an fsync p50 3x fio's) is
-# the upper one; the lower ones leave room for the load:
-#   p50: fio * 0.75 - 5 us      <=  sttrace  <=  fio * 1.02 + 5 us
-#   p99: fio p90 * 0.5 - 5 us   <=  sttrace  <=  fio * 1.02 + 5 us
-# (p99 lower: in the merged make check, beside other engineers' builds, fio's
-# buffered-write p99 was 41 us and ours 23 us, its fsync p99 on XFS 342 us
-# and ours 247 us: preemption between fio's clock reads and the syscall
-# lands in fio's tail, never in ours. For calls of a few us the few fio
-# preempted may make its whole p99 (a clean-clone CI run: ext4 buffered
-# writes, fio p99 23.4 us, ours 6.4 us, fio p50 4.4 us), so the lower bound
-# is taken from fio's p90, which the few do not reach; the upper bound is
-# the one that catches a biased sample)
-# (+5 us above: the few us of each side's clock read and syscall entry/exit
-# that either may count.)
+# ours is exact (nearest rank). That upper bound finds mis-joined events and a
+# sample biased to slow I/Os (issue 9 began with an fsync p50 3x fio's):
+#   p50, p99:  sttrace  <=  fio * 1.02 + 5 us
+# (+5 us: the few us of each side's clock read and syscall entry/exit that
+# either may count.) Below, fio's clat of an I/O is ours plus fio's time in
+# user space around the call (its clock reads, its bookkeeping, and its
+# thread preempted or its vCPU stolen in between), which is no more than U,
+# the time its thread spent in user space from the previous recorded call's
+# exit to this entry plus from this exit to its next recorded call's entry,
+# read per I/O from the trace's raw sys_enter/sys_exit events. That time
+# depends on the load: 2-5 us at p50 unloaded, 7.8 us with a full `make
+# check` beside fio, and in a clean-clone CI run of psync-fsync (two fio
+# jobs on the two CPUs) on XFS fio's read p50 was 75.3 us against ours 50.9:
+# no fixed fraction of fio's figure bounds it on every machine (0.75 failed
+# there). So the p50's lower bound allows fio a quarter of its figure or U's
+# median, whichever is more:
+#   p50:  fio * 0.98 - max(fio * 0.25, U p50) - 5 us  <=  sttrace
+# (the bound that holds whatever the load, ours p55 + U p95 >= fio p50 by
+# P(X + Y > a + b) <= P(X > a) + P(Y > b), is looser still: U counts fio's
+# bookkeeping between its calls too.) In the tail, fio preempted between its clock read and
+# the call lands in fio's p99, never in ours (the merged make check beside
+# other engineers' builds: fio's buffered-write p99 41 us, ours 23 us; for
+# calls of a few us the few fio preempted may make its whole p99: a
+# clean-clone CI run had ext4 buffered writes at fio p99 23.4 us, ours
+# 6.4 us, fio p50 4.4 us), so the tail's lower bound is taken from fio's
+# p90, which the few do not reach:
+#   p99:  fio p90 * 0.5 - 5 us  <=  sttrace
 # Async engines (io_uring, libaio): fio (run with --lat_percentiles=1) stamps
 # an I/O as it prepares it (start), when the submitting call has returned
 # (issue) and once it has reaped it (completion): slat = start..issue,
@@ -124,6 +131,26 @@ user_gap() {
 	pct "$T/gaps" "$2" | awk '{ print ($1 == "none" || $1 < 5) ? 5 : $1 }'
 }
 
+# user_time FILE Q: Q-th percentile in us of U per data call (pread64, pwrite64,
+# preadv2, pwritev2, fsync, fdatasync) of the workload's threads: the user
+# space time from the thread's previous recorded call's exit to its entry,
+# plus from its exit to the next recorded call's entry (a side with no call
+# counts 0).
+user_time() {
+	local t calls="pread64 pwrite64 preadv2 pwritev2 fsync fdatasync" types=
+	for t in $calls; do types+="sys_enter_$t,sys_exit_$t,"; done
+	st-format cat --csv -t "${types%,}" "$1" |
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		{ print $(col["tid"]), $(col["ts"]), $(col["type"]) }' | sort -n -k1,1 -k2,2 |
+		awk '$1 != tid { if (open) print before / 1000; tid = $1; out = ""; open = 0 }
+		$3 ~ /^sys_enter_/ { gap = out == "" ? 0 : $2 - out
+			if (open) print (before + gap) / 1000
+			before = gap; open = 1; next }
+		{ out = $2 }
+		END { if (open) print before / 1000 }' >"$T/user_time"
+	pct "$T/user_time" "$2"
+}
+
 # run_case FS NAME KIND FIO_ARGS...: KIND sync, uring or libaio (the bounds above).
 run_case() {
 	local fs=$1 name=$2 kind=$3 dir=$T/$1 tag="truth.$1.$2" n
@@ -163,7 +190,7 @@ run_case() {
 		"$T/$name.byfile" | head -1)
 	if [ "$incomplete" = 0 ]; then pass "$tag.incomplete"; else
 		fail "$tag.incomplete" "${incomplete:-?} incomplete I/Os; recorder: $(tail -1 "$T/$name.rec"); analyzer: $(sed -n 2p "$T/$name.sum")"; fi
-	local op fio_op count fio_count p50 p99 f50 f90 f99 low clat
+	local op fio_op count fio_count p50 p99 f50 f90 f99 low clat u50=
 	for op in read write fsync; do
 		# fio's sync section counts its fsync/fdatasync calls in lat_ns.N (total_ios
 		# stays 0 for fdatasync)
@@ -184,12 +211,15 @@ run_case() {
 		printf '| %s %s | %s | %s | %s / %s | %s / %s |\n' "$fs" "$name" "$op" \
 			"$fio_count vs $count" "$f50" "$f99" "$p50" "$p99" >>"$SUMMARY"
 		if [ "$kind" = sync ]; then
-			between "$p50" "$f50" 0.75 5 && between "$p99" "$f99" 0 5 &&
+			[ -n "$u50" ] || u50=$(user_time "$T/$name.sttrace" 50)
+			between "$p50" "$f50" 0 5 && between "$p99" "$f99" 0 5 &&
+				awk -v o="$p50" -v u="$u50" -v f="$f50" 'BEGIN {
+					exit !(o >= f * 0.98 - (u > f * 0.25 ? u : f * 0.25) - 5) }' &&
 				between "$p99" "$f90" 0.5 5 inf
 		else
 			between "$p50" "$f50" 0 1 && between "$p99" "$f99" 0 1
 		fi && pass "$tag.$op.latency" ||
-			fail "$tag.$op.latency" "p50 $p50 us vs fio $f50 us, p99 $p99 us vs fio $f99 us ($kind)"
+			fail "$tag.$op.latency" "p50 $p50 us vs fio $f50 us, p99 $p99 us vs fio $f99 us ($kind${u50:+; U p50 $u50 us})"
 		[ "$kind" = sync ] && continue
 		awk -v op=$op '$1 == op && $3 != "" { print $2 + $3 }' "$T/$name.ios" >"$T/$name.$op.reaped"
 		p50=$(pct "$T/$name.$op.reaped" 50)

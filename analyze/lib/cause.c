@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/lib/cause.h"
+#include "analyze/lib/correlate.h"
+#include "analyze/lib/idmap.h"
+#include "analyze/lib/pool.h"
+
+/* Runq waits kept per thread for svc_runq: enough for the requests a worker completes meanwhile. */
+#define RUNQ_RING 32
+
+/* Threads kept: past this many the table starts again, bounded by the threads of the moment. */
+#define THREADS_MAX 65536
+
+struct thr {
+	uint32_t link;		/* pool free list */
+	uint32_t ring_next;	/* next slot of ring */
+	uint64_t runnable_since;	/* woken or preempted at, 0: running or blocked */
+	char preempted_by[ST_COMM_LEN];	/* the task that took its CPU, "" when it was woken */
+	/* The I/O the maxima are of (its start), so a new call starts them again. */
+	uint64_t io_start, runq_max, lock_max;
+	/* The outermost lock or reclaim window open, win_start 0 none. */
+	uint64_t win_start, win_lock, win_io_start;
+	uint64_t win_runq;	/* its I/O's runq when it opened */
+	uint32_t win_depth;	/* reclaims nested in it */
+	uint8_t win_cause;	/* AN_CAUSE_LOCK or AN_CAUSE_RECLAIM */
+	uint8_t win_flags;	/* the lock's LCB_F_* */
+	uint64_t dirty_from, dirty_to;	/* its last dirty-page pause */
+	uint64_t ring[RUNQ_RING][2];	/* its last runq waits, [from, to) */
+};
+
+struct an_causes {
+	struct an_pool thrs;
+	struct an_idmap by_tid;
+	int failed;
+};
+
+#define THR(cz, i) AN_POOL_AT(&(cz)->thrs, struct thr, i)
+
+int an_cause_new(struct an_causes **czp)
+{
+	struct an_causes *cz = calloc(1, sizeof(*cz));
+
+	if (!cz)
+		return -1;
+	an_pool_init(&cz->thrs, sizeof(struct thr));
+	if (an_idmap_init(&cz->by_tid, 256)) {
+		free(cz);
+		return -1;
+	}
+	*czp = cz;
+	return 0;
+}
+
+void an_cause_free(struct an_causes *cz)
+{
+	if (!cz)
+		return;
+	an_pool_free(&cz->thrs);
+	an_idmap_free(&cz->by_tid);
+	free(cz);
+}
+
+int an_cause_failed(const struct an_causes *cz)
+{
+	return cz->failed;
+}
+
+/* Thread tid's state, NULL when it has none. */
+static struct thr *thr_find(struct an_causes *cz, uint32_t tid)
+{
+	uint32_t i = an_idmap_get(&cz->by_tid, tid);
+
+	return i == AN_NONE ? NULL : THR(cz, i);
+}
+
+/* Thread tid's state, made when missing; NULL when out of memory. */
+static struct thr *thr_get(struct an_causes *cz, uint32_t tid)
+{
+	uint32_t i = an_idmap_get(&cz->by_tid, tid);
+
+	if (i != AN_NONE)
+		return THR(cz, i);
+	if (!tid)
+		return NULL;
+	if (cz->by_tid.count >= THREADS_MAX) {
+		an_idmap_clear(&cz->by_tid);
+		an_pool_free(&cz->thrs);
+		an_pool_init(&cz->thrs, sizeof(struct thr));
+	}
+	i = an_pool_get(&cz->thrs);
+	if (i == AN_NONE || an_idmap_put(&cz->by_tid, tid, i)) {
+		cz->failed = 1;
+		return NULL;
+	}
+	memset(THR(cz, i), 0, sizeof(struct thr));
+	return THR(cz, i);
+}
+
+/* The thread's maxima are io's: a new I/O starts them again. */
+static void thr_io(struct thr *t, const struct an_io *io)
+{
+	if (t->io_start != io->start) {
+		t->io_start = io->start;
+		t->runq_max = 0;
+		t->lock_max = 0;
+	}
+}
+
+static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
+{
+	uint64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/* Thread t waited on a run queue over [from, to); io: the I/O of its syscall, NULL none. */
+static void runq_wait(struct thr *t, uint64_t from, uint64_t to, const char *culprit, struct an_io *io)
+{
+	uint64_t ns, in_dirty;
+
+	t->ring[t->ring_next][0] = from;
+	t->ring[t->ring_next][1] = to;
+	t->ring_next = (t->ring_next + 1) % RUNQ_RING;
+	if (!io)
+		return;
+	ns = overlap(from, to, io->ts[AN_TS_SYS_ENTER], to);
+	if (!ns)
+		return;
+	io->cause_ns[AN_CAUSE_RUNQ] += ns;
+	thr_io(t, io);
+	if (ns > t->runq_max) {
+		t->runq_max = ns;
+		memcpy(io->runq_culprit, culprit, ST_COMM_LEN);
+		io->runq_culprit[ST_COMM_LEN - 1] = 0;
+	}
+	/* a wait inside its dirty-page pause is runq, not dirty */
+	if (t->dirty_from >= io->ts[AN_TS_SYS_ENTER]) {
+		in_dirty = overlap(from, to, t->dirty_from, t->dirty_to);
+		io->cause_ns[AN_CAUSE_DIRTY] -= in_dirty < io->cause_ns[AN_CAUSE_DIRTY] ?
+						in_dirty : io->cause_ns[AN_CAUSE_DIRTY];
+	}
+}
+
+static void on_wakeup(struct an_causes *cz, const struct st_ev_sched_wakeup *e)
+{
+	struct thr *t = thr_get(cz, e->p.woken_tid);
+
+	if (t && !t->runnable_since) {
+		t->runnable_since = e->h.ts;
+		t->preempted_by[0] = 0;
+	}
+}
+
+static void on_switch(struct an_causes *cz, const struct st_ev_sched_switch *e, struct an_io *next_io)
+{
+	struct thr *t;
+
+	if (e->p.prev_state == 0) {
+		t = thr_get(cz, e->p.prev_tid);
+		if (t) {
+			t->runnable_since = e->h.ts;
+			memcpy(t->preempted_by, e->p.next_comm, ST_COMM_LEN);
+		}
+	} else if ((t = thr_find(cz, e->p.prev_tid))) {
+		t->runnable_since = 0;
+	}
+	t = thr_find(cz, e->p.next_tid);
+	if (!t || !t->runnable_since)
+		return;
+	if (e->h.ts > t->runnable_since)
+		runq_wait(t, t->runnable_since, e->h.ts,
+			  t->preempted_by[0] ? t->preempted_by : e->p.prev_comm, next_io);
+	t->runnable_since = 0;
+}
+
+/* Inside the thread's last dirty-page pause. */
+static int in_dirty_pause(const struct thr *t, uint64_t ts)
+{
+	return ts >= t->dirty_from && ts < t->dirty_to;
+}
+
+static void window_open(struct thr *t, uint64_t ts, uint8_t cause, uint64_t lock, uint8_t flags,
+			const struct an_io *io)
+{
+	t->win_start = ts;
+	t->win_cause = cause;
+	t->win_lock = lock;
+	t->win_flags = flags;
+	t->win_depth = 1;
+	t->win_io_start = io->start;
+	t->win_runq = io->cause_ns[AN_CAUSE_RUNQ];
+}
+
+/* The outermost window ends at ts: its time inside io, less the runq waits in it. */
+static void window_close(struct thr *t, uint64_t ts, struct an_io *io)
+{
+	uint64_t from = t->win_start, ns, runq;
+
+	t->win_start = 0;
+	if (!io)
+		return;
+	if (from < io->ts[AN_TS_SYS_ENTER])
+		from = io->ts[AN_TS_SYS_ENTER];
+	/* opened before this call: every runq wait of the call so far was inside it */
+	runq = io->cause_ns[AN_CAUSE_RUNQ] - (t->win_io_start == io->start ? t->win_runq : 0);
+	ns = ts > from ? ts - from : 0;
+	ns = ns > runq ? ns - runq : 0;
+	io->cause_ns[t->win_cause] += ns;
+	thr_io(t, io);
+	if (t->win_cause == AN_CAUSE_LOCK && ns > t->lock_max) {
+		t->lock_max = ns;
+		io->lock_flags = t->win_flags;
+	}
+}
+
+static void on_lock(struct an_causes *cz, const struct st_ev_lock_contention *e, struct an_io *io)
+{
+	struct thr *t;
+
+	if (e->h.type == ST_EV_contention_end) {
+		t = thr_find(cz, e->h.tid);
+		if (t && t->win_start && t->win_cause == AN_CAUSE_LOCK && t->win_lock == e->p.lock)
+			window_close(t, e->h.ts, io);
+		return;
+	}
+	if (!io || !(t = thr_get(cz, e->h.tid)))
+		return;
+	if (t->win_start) {
+		/* the same lock begun again: a mutex that spun, now sleeping on it */
+		if (t->win_cause == AN_CAUSE_LOCK && t->win_lock == e->p.lock)
+			t->win_flags = (uint8_t)e->p.flags;
+		return;
+	}
+	if (!in_dirty_pause(t, e->h.ts))
+		window_open(t, e->h.ts, AN_CAUSE_LOCK, e->p.lock, (uint8_t)e->p.flags, io);
+}
+
+static void on_reclaim(struct an_causes *cz, const struct st_event_header *h, struct an_io *io)
+{
+	int begin = h->type == ST_EV_mm_vmscan_direct_reclaim_begin ||
+		    h->type == ST_EV_mm_vmscan_memcg_reclaim_begin;
+	struct thr *t;
+
+	if (!begin) {
+		t = thr_find(cz, h->tid);
+		if (t && t->win_start && t->win_cause == AN_CAUSE_RECLAIM && !--t->win_depth)
+			window_close(t, h->ts, io);
+		return;
+	}
+	if (!io || !(t = thr_get(cz, h->tid)))
+		return;
+	if (t->win_start)
+		t->win_depth += t->win_cause == AN_CAUSE_RECLAIM;
+	else if (!in_dirty_pause(t, h->ts))
+		window_open(t, h->ts, AN_CAUSE_RECLAIM, 0, 0, io);
+}
+
+static void on_dirty(struct an_causes *cz, const struct st_ev_dirty_pause *e, struct an_io *io)
+{
+	struct thr *t;
+
+	if (!io || !e->p.pause_ns || !(t = thr_get(cz, e->h.tid)))
+		return;
+	if (t->win_start || in_dirty_pause(t, e->h.ts))
+		return;
+	t->dirty_from = e->h.ts;
+	t->dirty_to = e->h.ts + e->p.pause_ns;
+	io->cause_ns[AN_CAUSE_DIRTY] += e->p.pause_ns;
+}
+
+static void on_page_cache(const struct st_ev_page_cache *e, struct an_io *io)
+{
+	if (io && io->op == AN_OP_READ && (!io->ino || io->ino == e->p.ino))
+		io->cache = AN_CACHE_MISS;
+}
+
+void an_cause_event(struct an_causes *cz, const struct st_event_header *h, struct an_io *io)
+{
+	switch (h->type) {
+	case ST_EV_sched_switch:
+		on_switch(cz, (const struct st_ev_sched_switch *)h, io);
+		break;
+	case ST_EV_sched_wakeup:
+		on_wakeup(cz, (const struct st_ev_sched_wakeup *)h);
+		break;
+	case ST_EV_contention_begin:
+	case ST_EV_contention_end:
+		on_lock(cz, (const struct st_ev_lock_contention *)h, io);
+		break;
+	case ST_EV_balance_dirty_pages:
+		on_dirty(cz, (const struct st_ev_dirty_pause *)h, io);
+		break;
+	case ST_EV_mm_filemap_add_to_page_cache:
+		on_page_cache((const struct st_ev_page_cache *)h, io);
+		break;
+	default:
+		on_reclaim(cz, h, io);
+		break;
+	}
+}
+
+/* The runq waits of the thread that completed io's requests, inside [issue, complete]. */
+static uint64_t svc_runq(struct an_causes *cz, const struct an_io *io)
+{
+	uint64_t from = io->ts[AN_TS_ISSUE] ? io->ts[AN_TS_ISSUE] : io->ts[AN_TS_QUEUE];
+	uint64_t to = io->ts[AN_TS_COMPLETE], ns = 0;
+	const struct thr *t;
+
+	if (!io->svc_tid || io->svc_tid == io->tid || !from || to <= from ||
+	    !(t = thr_find(cz, io->svc_tid)))
+		return 0;
+	for (unsigned k = 0; k < RUNQ_RING; k++)
+		ns += overlap(t->ring[k][0], t->ring[k][1], from, to);
+	return ns;
+}
+
+static uint8_t cache_of(const struct an_io *io)
+{
+	if (io->op != AN_OP_READ || !(io->flags & (AN_IO_SYSCALL | AN_IO_URING | AN_IO_AIO)))
+		return AN_CACHE_NONE;
+	if (io->ts[AN_TS_FS_BEGIN])
+		return AN_CACHE_DIRECT;
+	return io->cache == AN_CACHE_MISS || io->nbios ? AN_CACHE_MISS : AN_CACHE_HIT;
+}
+
+void an_cause_finish(struct an_causes *cz, struct an_io *io)
+{
+	uint64_t total, left, throttle = 0;
+	enum an_ts from, to;
+	struct thr *t;
+
+	if ((io->flags & AN_IO_SYSCALL) && (t = thr_find(cz, io->tid))) {
+		/* the call returned: a window still open lost its end */
+		t->win_start = 0;
+		if (io->ts[AN_TS_SYS_EXIT] && t->dirty_to > io->ts[AN_TS_SYS_EXIT] &&
+		    t->dirty_from >= io->ts[AN_TS_SYS_ENTER]) {
+			uint64_t past = t->dirty_to - io->ts[AN_TS_SYS_EXIT];
+
+			io->cause_ns[AN_CAUSE_DIRTY] -= past < io->cause_ns[AN_CAUSE_DIRTY] ?
+							past : io->cause_ns[AN_CAUSE_DIRTY];
+		}
+	}
+	io->cause_ns[AN_CAUSE_SVC_RUNQ] = svc_runq(cz, io);
+	if (io->ts[AN_TS_HELD_QUEUE]) {
+		uint64_t sub = io->ts[AN_TS_FS_BEGIN] ? io->ts[AN_TS_FS_BEGIN] : io->ts[AN_TS_SYS_ENTER];
+
+		if (sub && io->ts[AN_TS_HELD_QUEUE] > sub)
+			throttle = io->ts[AN_TS_HELD_QUEUE] - sub;
+	}
+	io->cause_ns[AN_CAUSE_THROTTLE] = throttle;
+	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
+	if (an_io_span(io, from, to, &total)) {
+		/* within the total, throttle last: it takes what the measured causes left */
+		static const uint8_t order[AN_CAUSE_COUNT] = {
+			AN_CAUSE_RUNQ, AN_CAUSE_SVC_RUNQ, AN_CAUSE_LOCK, AN_CAUSE_DIRTY,
+			AN_CAUSE_RECLAIM, AN_CAUSE_THROTTLE,
+		};
+
+		left = total;
+		for (unsigned k = 0; k < AN_CAUSE_COUNT; k++) {
+			uint64_t *ns = &io->cause_ns[order[k]];
+
+			if (*ns > left)
+				*ns = left;
+			left -= *ns;
+		}
+	}
+	io->cache = cache_of(io);
+	io->flags |= AN_IO_WHY;
+}
+
+static const char *const cache_names[AN_CACHE_COUNT] = { "-", "none", "hit", "miss", "direct" };
+
+const char *an_cache_name(enum an_cache c)
+{
+	return c < AN_CACHE_COUNT ? cache_names[c] : "-";
+}
+
+const char *an_lock_kind(uint32_t flags)
+{
+	if (flags & AN_LCB_MUTEX)
+		return flags & AN_LCB_SPIN ? "mutex-spin" : "mutex";
+	if (flags & AN_LCB_RT)
+		return "rtmutex";
+	if (flags & AN_LCB_PERCPU)
+		return flags & AN_LCB_WRITE ? "percpu-rwsem-write" : "percpu-rwsem-read";
+	if (flags & AN_LCB_SPIN)
+		return flags & AN_LCB_WRITE ? "rwlock-write" : flags & AN_LCB_READ ? "rwlock-read" :
+		       "spinlock";
+	if (flags & AN_LCB_WRITE)
+		return "rwsem-write";
+	if (flags & AN_LCB_READ)
+		return "rwsem-read";
+	return "lock";
+}

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The causes of an I/O's time (analyze/lib/cause.h) from hand-built event
+ * sequences fed to the correlator: each scenario states what the kernel
+ * would record, and the expected causes are worked out by hand from its
+ * timestamps in the comment above it.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "analyze/lib/cause.h"
+#include "analyze/lib/correlate.h"
+#include "tests/check.h"
+#include "tests/analyze/collect.h"
+#include "tests/analyze/events.h"
+
+#define APP	42	/* the thread doing the I/O */
+#define WORKER	7	/* the thread serving the device (a loop worker) */
+#define HOG	99	/* a busy loop */
+#define THROTL	55	/* blk-throttle's dispatch worker */
+#define DEV	(7u << 20)
+
+/* A correlator that splits I/Os into causes, its output cleared. */
+static struct an_corr *start(void)
+{
+	struct an_corr *c = NULL;
+
+	nout = 0;
+	return an_corr_new(&c, 0, collect, NULL) || an_corr_enable_causes(c) ? NULL : c;
+}
+
+/* The record's header (events.h) as thread tid's. */
+static void head_of(struct st_event_header *h, uint16_t type, uint16_t size, uint64_t ts, uint32_t tid)
+{
+	head(h, type, size, ts);
+	h->pid = h->tid = tid;
+}
+
+static void sys(struct an_corr *c, uint16_t type, uint64_t ts, int64_t ret)
+{
+	struct st_ev_sys_enter e = { .p = { .fd = 3, .count = 4096, .offset = 8192 } };
+	struct st_ev_sys_exit x = { .p = { .ret = ret } };
+
+	if ((type - ST_EV_sys_enter_read) % 2 == 0) {
+		head_of(&e.h, type, sizeof(e), ts, APP);
+		an_corr_event(c, &e.h);
+	} else {
+		head_of(&x.h, type, sizeof(x), ts, APP);
+		an_corr_event(c, &x.h);
+	}
+}
+
+/* prev_state 0: prev was preempted (still runnable); else it blocked. */
+static void sw(struct an_corr *c, uint64_t ts, uint32_t prev, uint32_t state, uint32_t next,
+	       const char *prev_comm, const char *next_comm)
+{
+	struct st_ev_sched_switch e = { .p = { .prev_tid = prev, .next_tid = next,
+					       .prev_state = state, .next_pid = next } };
+
+	strncpy(e.p.prev_comm, prev_comm, sizeof(e.p.prev_comm) - 1);
+	strncpy(e.p.next_comm, next_comm, sizeof(e.p.next_comm) - 1);
+	head_of(&e.h, ST_EV_sched_switch, sizeof(e), ts, prev);
+	an_corr_event(c, &e.h);
+}
+
+static void wake(struct an_corr *c, uint64_t ts, uint32_t waker, uint32_t woken)
+{
+	struct st_ev_sched_wakeup e = { .p = { .woken_tid = woken } };
+
+	head_of(&e.h, ST_EV_sched_wakeup, sizeof(e), ts, waker);
+	an_corr_event(c, &e.h);
+}
+
+static void lock(struct an_corr *c, uint16_t type, uint64_t ts, uint64_t addr, uint32_t flags)
+{
+	struct st_ev_lock_contention e = { .p = { .lock = addr, .flags = flags } };
+
+	head_of(&e.h, type, sizeof(e), ts, APP);
+	an_corr_event(c, &e.h);
+}
+
+static void reclaim(struct an_corr *c, uint16_t type, uint64_t ts)
+{
+	struct st_ev_reclaim e = { .p = { .value = 0 } };
+
+	head_of(&e.h, type, sizeof(e), ts, APP);
+	an_corr_event(c, &e.h);
+}
+
+static void dirty(struct an_corr *c, uint64_t ts, uint64_t pause)
+{
+	struct st_ev_dirty_pause e = { .p = { .pause_ns = pause } };
+
+	head_of(&e.h, ST_EV_balance_dirty_pages, sizeof(e), ts, APP);
+	an_corr_event(c, &e.h);
+}
+
+static void page_added(struct an_corr *c, uint64_t ts)
+{
+	struct st_ev_page_cache e = { .p = { .ino = 5, .dev = 8 << 20, .nr_pages = 4 } };
+
+	head_of(&e.h, ST_EV_mm_filemap_add_to_page_cache, sizeof(e), ts, APP);
+	an_corr_event(c, &e.h);
+}
+
+static void dio_begin(struct an_corr *c, uint64_t ts)
+{
+	struct st_ev_fs_io e = { .p = { .ino = 12, .pos = 8192, .count = 4096, .dev = 8 << 20 } };
+
+	head_of(&e.h, ST_EV_iomap_dio_rw_begin, sizeof(e), ts, APP);
+	an_corr_event(c, &e.h);
+}
+
+static void bio_queue(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t bio, uint32_t opf)
+{
+	struct st_ev_block_bio e = { .p = { .bio = bio, .sector = 16, .dev = DEV, .nr_sector = 8,
+					    .opf = opf } };
+
+	head_of(&e.h, ST_EV_block_bio_queue, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+}
+
+static void held(struct an_corr *c, uint64_t ts, uint64_t bio, uint64_t blkcg)
+{
+	struct st_ev_block_bio_held e = { .p = { .bio = bio, .blkcg = blkcg, .dev = DEV } };
+
+	head_of(&e.h, ST_EV_block_bio_held, sizeof(e), ts, THROTL);
+	an_corr_event(c, &e.h);
+}
+
+/* Request rq with one bio: inserted, issued and completed by tid. */
+static void request(struct an_corr *c, uint64_t issue, uint64_t done, uint32_t tid, uint64_t rq,
+		    uint64_t bio)
+{
+	struct st_ev_block_rq_issue e = { .p = { .rq = rq, .dev = DEV, .opf = ST_OP_READ,
+						 .nr_sector = 8, .nr_bios = 1, .bios = { bio } } };
+
+	head_of(&e.h, ST_EV_block_rq_insert, sizeof(struct st_ev_block_rq), issue - 50, tid);
+	an_corr_event(c, &e.h);
+	head_of(&e.h, ST_EV_block_rq_issue, sizeof(e), issue, tid);
+	an_corr_event(c, &e.h);
+	head_of(&e.h, ST_EV_block_rq_complete, sizeof(struct st_ev_block_rq_complete), done, tid);
+	an_corr_event(c, &e.h);
+}
+
+/* Stage s of I/O k, or UINT64_MAX when undefined. */
+static uint64_t stage(int k, enum an_stage s)
+{
+	uint64_t ns;
+
+	return an_io_stage(&out[k], s, &ns) ? ns : UINT64_MAX;
+}
+
+/*
+ * Every I/O: the causes and `other` add up to its total exactly, so they
+ * never sum to more than it.
+ */
+static void check_sums(const char *name)
+{
+	char n[96];
+
+	for (int k = 0; k < nout && k < MAX_OUT; k++) {
+		uint64_t sum = stage(k, AN_ST_OTHER);
+
+		for (unsigned s = AN_ST_RUNQ; s < AN_ST_OTHER; s++)
+			sum += stage(k, (enum an_stage)s);
+		snprintf(n, sizeof(n), "cause.%s.sum.%d", name, k);
+		check((out[k].flags & AN_IO_WHY) && sum == stage(k, AN_ST_TOTAL), n,
+		      "causes + other %" PRIu64 ", total %" PRIu64, sum, stage(k, AN_ST_TOTAL));
+	}
+}
+
+static void expect(const char *name, int k, uint64_t runq, uint64_t svc, uint64_t lck, uint64_t thr,
+		   uint64_t drt, uint64_t rcl, uint64_t other)
+{
+	char n[96];
+
+	snprintf(n, sizeof(n), "cause.%s", name);
+	check(k < nout && stage(k, AN_ST_RUNQ) == runq && stage(k, AN_ST_SVC_RUNQ) == svc &&
+	      stage(k, AN_ST_LOCK) == lck && stage(k, AN_ST_THROTTLE) == thr &&
+	      stage(k, AN_ST_DIRTY) == drt && stage(k, AN_ST_RECLAIM) == rcl &&
+	      stage(k, AN_ST_OTHER) == other, n,
+	      "runq %" PRIu64 " svc_runq %" PRIu64 " lock %" PRIu64 " throttle %" PRIu64
+	      " dirty %" PRIu64 " reclaim %" PRIu64 " other %" PRIu64 " (%d I/Os)",
+	      stage(k, AN_ST_RUNQ), stage(k, AN_ST_SVC_RUNQ), stage(k, AN_ST_LOCK),
+	      stage(k, AN_ST_THROTTLE), stage(k, AN_ST_DIRTY), stage(k, AN_ST_RECLAIM),
+	      stage(k, AN_ST_OTHER), nout);
+}
+
+/*
+ * pread 10000..16000, preempted by the hog at 12000, back on a CPU at
+ * 15000: runq 3000 (the hog held the CPU), other 6000 - 3000 = 3000.
+ */
+static void test_preempted(void)
+{
+	struct an_corr *c = start();
+
+	sys(c, ST_EV_sys_enter_pread64, 10000, 0);
+	sw(c, 12000, APP, 0, HOG, "fio", "hog");
+	sw(c, 15000, HOG, 0, APP, "hog", "fio");
+	sys(c, ST_EV_sys_exit_pread64, 16000, 4096);
+	expect("preempted", 0, 3000, 0, 0, 0, 0, 0, 3000);
+	check(nout == 1 && !strcmp(out[0].runq_culprit, "hog"), "cause.preempted.culprit", "'%s'",
+	      out[0].runq_culprit);
+	check_sums("preempted");
+	an_corr_free(c);
+}
+
+/*
+ * pread 10000..15000 blocks at 10500 (state 2), is woken by the worker at
+ * 14000 and switched in at 14700, after the worker: runq 700, culprit the
+ * worker (prev of its switch-in), other 5000 - 700 = 4300.
+ */
+static void test_woken(void)
+{
+	struct an_corr *c = start();
+
+	sys(c, ST_EV_sys_enter_pread64, 10000, 0);
+	sw(c, 10500, APP, 2, 0, "fio", "swapper/0");
+	wake(c, 14000, WORKER, APP);
+	sw(c, 14700, WORKER, 2, APP, "kworker/u4:1", "fio");
+	sys(c, ST_EV_sys_exit_pread64, 15000, 4096);
+	expect("woken", 0, 700, 0, 0, 0, 0, 0, 4300);
+	check(nout == 1 && !strcmp(out[0].runq_culprit, "kworker/u4:1"), "cause.woken.culprit",
+	      "'%s'", out[0].runq_culprit);
+	check_sums("woken");
+	an_corr_free(c);
+}
+
+/*
+ * pwrite 10000..16000 waits for a mutex 11000..15000 and is preempted
+ * inside that wait 12000..12500: runq 500, lock 4000 - 500 = 3500, other
+ * 6000 - 4000 = 2000; its kind mutex.
+ */
+static void test_lock_with_runq(void)
+{
+	struct an_corr *c = start();
+
+	sys(c, ST_EV_sys_enter_pwrite64, 10000, 0);
+	lock(c, ST_EV_contention_begin, 11000, 0xa0, AN_LCB_MUTEX);
+	sw(c, 12000, APP, 0, HOG, "fio", "hog");
+	sw(c, 12500, HOG, 0, APP, "hog", "fio");
+	lock(c, ST_EV_contention_end, 15000, 0xa0, 0);
+	sys(c, ST_EV_sys_exit_pwrite64, 16000, 4096);
+	expect("lock_runq", 0, 500, 0, 3500, 0, 0, 0, 2000);
+	check(nout == 1 && !strcmp(an_lock_kind(out[0].lock_flags), "mutex"), "cause.lock_runq.kind",
+	      "%s", an_lock_kind(out[0].lock_flags));
+	check_sums("lock_runq");
+	an_corr_free(c);
+}
+
+/*
+ * Nested windows, the outermost counts. pwrite 10000..15000: reclaim
+ * 11000..14000 with a spinlock wait 11500..12000 inside it: reclaim 3000,
+ * lock 0, other 2000. pwrite 20000..24000: a mutex that spins from 21000,
+ * begun again at 21200 to sleep, acquired at 23000: one wait, lock 2000,
+ * kind mutex (the way it waited last), other 2000.
+ */
+static void test_nested(void)
+{
+	struct an_corr *c = start();
+
+	sys(c, ST_EV_sys_enter_pwrite64, 10000, 0);
+	reclaim(c, ST_EV_mm_vmscan_direct_reclaim_begin, 11000);
+	lock(c, ST_EV_contention_begin, 11500, 0xb0, AN_LCB_SPIN);
+	lock(c, ST_EV_contention_end, 12000, 0xb0, 0);
+	reclaim(c, ST_EV_mm_vmscan_direct_reclaim_end, 14000);
+	sys(c, ST_EV_sys_exit_pwrite64, 15000, 4096);
+	sys(c, ST_EV_sys_enter_pwrite64, 20000, 0);
+	lock(c, ST_EV_contention_begin, 21000, 0xa0, AN_LCB_MUTEX | AN_LCB_SPIN);
+	lock(c, ST_EV_contention_begin, 21200, 0xa0, AN_LCB_MUTEX);
+	lock(c, ST_EV_contention_end, 23000, 0xa0, 0);
+	sys(c, ST_EV_sys_exit_pwrite64, 24000, 4096);
+	expect("nested.reclaim", 0, 0, 0, 0, 0, 0, 3000, 2000);
+	expect("nested.mutex", 1, 0, 0, 2000, 0, 0, 0, 2000);
+	check(nout == 2 && !strcmp(an_lock_kind(out[1].lock_flags), "mutex"), "cause.nested.kind",
+	      "%s", an_lock_kind(out[1].lock_flags));
+	check_sums("nested");
+	an_corr_free(c);
+}
+
+/*
+ * Clipped at the I/O's edges. write 10000..15000 paused for 5000 from
+ * 12000 (to 17000, past its exit): dirty 15000 - 12000 = 3000, other 2000.
+ * write 20000..23000: woken at 18000 (before the call: its switch-in was
+ * lost), switched in at 21000: runq from the entry, 1000; a dirty pause
+ * 21500..26500 cut at the exit: 1500; other 500.
+ */
+static void test_clipped(void)
+{
+	struct an_corr *c = start();
+
+	sys(c, ST_EV_sys_enter_write, 10000, 0);
+	dirty(c, 12000, 5000);
+	sys(c, ST_EV_sys_exit_write, 15000, 4096);
+	wake(c, 18000, WORKER, APP);
+	sys(c, ST_EV_sys_enter_write, 20000, 0);
+	sw(c, 21000, HOG, 0, APP, "hog", "fio");
+	dirty(c, 21500, 5000);
+	sys(c, ST_EV_sys_exit_write, 23000, 4096);
+	expect("clipped.dirty", 0, 0, 0, 0, 0, 3000, 0, 2000);
+	expect("clipped.runq", 1, 1000, 0, 0, 0, 1500, 0, 500);
+	check_sums("clipped");
+	an_corr_free(c);
+}
+
+/*
+ * A direct pread 10000..14500; its request, issued at 10400, completed by
+ * the worker at 14000. The worker waited for a CPU 9000..9500 (before the
+ * issue: not counted), 10200..10600 (200 of it after the issue) and
+ * 11000..12500 (1500): svc_runq 1700. The reader, woken at 14000, runs at
+ * 14300: runq 300. other 4500 - 2000 = 2500.
+ */
+static void test_service_thread(void)
+{
+	struct an_corr *c = start();
+
+	wake(c, 9000, HOG, WORKER);
+	sw(c, 9500, HOG, 0, WORKER, "hog", "kworker");
+	sw(c, 9600, WORKER, 1, HOG, "kworker", "hog");
+	sys(c, ST_EV_sys_enter_pread64, 10000, 0);
+	dio_begin(c, 10100);
+	bio_queue(c, 10200, APP, 0xb1, ST_OP_READ);
+	wake(c, 10200, APP, WORKER);
+	sw(c, 10300, APP, 2, HOG, "fio", "hog");
+	sw(c, 10600, HOG, 0, WORKER, "hog", "kworker");
+	sw(c, 10700, WORKER, 1, HOG, "kworker", "hog");
+	wake(c, 11000, HOG, WORKER);
+	sw(c, 12500, HOG, 0, WORKER, "hog", "kworker");
+	request(c, 10400, 14000, WORKER, 0x100, 0xb1);
+	wake(c, 14000, WORKER, APP);
+	sw(c, 14300, WORKER, 1, APP, "kworker", "fio");
+	sys(c, ST_EV_sys_exit_pread64, 14500, 4096);
+	expect("svc_runq", 0, 300, 1700, 0, 0, 0, 0, 2500);
+	check(nout == 1 && out[0].cache == AN_CACHE_DIRECT, "cause.cache_direct", "%s",
+	      an_cache_name(out[0].cache));
+	check_sums("svc_runq");
+	an_corr_free(c);
+}
+
+/*
+ * A direct pread 1000..2100 with its bio (the thread uses the device), then
+ * one 10000..30500 whose bio blk-throttle held back: its worker queued it at
+ * 30000 (cgroup 1234): throttle 30000 - 10100 (the fs begin) = 19900. The
+ * reader was preempted 10150..10900, inside that window: runq 750, and
+ * throttle takes what is left of the total, 20500 - 750 = 19750; other 0.
+ */
+static void test_held(void)
+{
+	struct an_corr *c = start();
+
+	sys(c, ST_EV_sys_enter_pread64, 1000, 0);
+	dio_begin(c, 1100);
+	bio_queue(c, 1200, APP, 0xb0, ST_OP_READ);
+	request(c, 1400, 2000, WORKER, 0x100, 0xb0);
+	sys(c, ST_EV_sys_exit_pread64, 2100, 4096);
+	sys(c, ST_EV_sys_enter_pread64, 10000, 0);
+	dio_begin(c, 10100);
+	sw(c, 10150, APP, 0, HOG, "fio", "hog");
+	sw(c, 10900, HOG, 0, APP, "hog", "fio");
+	bio_queue(c, 30000, THROTL, 0xb1, ST_OP_READ | ST_F_HELD);
+	held(c, 30000, 0xb1, 1234);
+	request(c, 30100, 30400, WORKER, 0x100, 0xb1);
+	sys(c, ST_EV_sys_exit_pread64, 30500, 4096);
+	expect("held", 1, 750, 0, 0, 19750, 0, 0, 0);
+	check(nout == 2 && out[1].blkcg == 1234, "cause.held.cgroup", "blkcg %" PRIu64, out[1].blkcg);
+	check_sums("held");
+	an_corr_free(c);
+}
+
+/*
+ * Buffered reads: one that added pages to the page cache (miss), one that
+ * queued a bio and no page-cache event (miss), one with neither (hit); a
+ * write (none).
+ */
+static void test_cache(void)
+{
+	struct an_corr *c = start();
+
+	sys(c, ST_EV_sys_enter_read, 10000, 0);
+	page_added(c, 10500);
+	sys(c, ST_EV_sys_exit_read, 12000, 4096);
+	sys(c, ST_EV_sys_enter_read, 13000, 0);
+	bio_queue(c, 13100, APP, 0xc1, ST_OP_READ);
+	request(c, 13200, 13800, WORKER, 0x200, 0xc1);
+	sys(c, ST_EV_sys_exit_read, 14000, 4096);
+	sys(c, ST_EV_sys_enter_read, 15000, 0);
+	sys(c, ST_EV_sys_exit_read, 15500, 4096);
+	sys(c, ST_EV_sys_enter_write, 16000, 0);
+	sys(c, ST_EV_sys_exit_write, 16500, 4096);
+	check(nout == 4 && out[0].cache == AN_CACHE_MISS && out[1].cache == AN_CACHE_MISS &&
+	      out[2].cache == AN_CACHE_HIT && out[3].cache == AN_CACHE_NONE, "cause.cache",
+	      "%d I/Os: %s %s %s %s", nout, an_cache_name(out[0].cache), an_cache_name(out[1].cache),
+	      an_cache_name(out[2].cache), an_cache_name(out[3].cache));
+	check_sums("cache");
+	an_corr_free(c);
+}
+
+/*
+ * A dirty pause 10500..15500 of a write 10000..13000 in which the thread
+ * was woken early (11000) and waited for a CPU until 12000: runq 1000;
+ * dirty the pause within the call less that wait, 2500 - 1000 = 1500;
+ * other 500.
+ */
+static void test_dirty_runq(void)
+{
+	struct an_corr *c = start();
+
+	sys(c, ST_EV_sys_enter_write, 10000, 0);
+	dirty(c, 10500, 5000);
+	wake(c, 11000, HOG, APP);
+	sw(c, 12000, HOG, 0, APP, "hog", "fio");
+	sys(c, ST_EV_sys_exit_write, 13000, 4096);
+	expect("dirty_runq", 0, 1000, 0, 0, 0, 1500, 0, 500);
+	check_sums("dirty_runq");
+	an_corr_free(c);
+}
+
+/* Without an_corr_enable_causes (a recording without the why events): no cause stages. */
+static void test_off(void)
+{
+	struct an_corr *c = NULL;
+
+	nout = 0;
+	an_corr_new(&c, 0, collect, NULL);
+	sys(c, ST_EV_sys_enter_pread64, 10000, 0);
+	sw(c, 12000, APP, 0, HOG, "fio", "hog");
+	sw(c, 15000, HOG, 0, APP, "hog", "fio");
+	sys(c, ST_EV_sys_exit_pread64, 16000, 4096);
+	check(nout == 1 && !(out[0].flags & AN_IO_WHY) && stage(0, AN_ST_RUNQ) == UINT64_MAX &&
+	      stage(0, AN_ST_OTHER) == UINT64_MAX && stage(0, AN_ST_TOTAL) == 6000, "cause.off",
+	      "flags %#x runq %" PRIu64, out[0].flags, stage(0, AN_ST_RUNQ));
+	an_corr_free(c);
+}
+
+int main(void)
+{
+	test_preempted();
+	test_woken();
+	test_lock_with_runq();
+	test_nested();
+	test_clipped();
+	test_service_thread();
+	test_held();
+	test_cache();
+	test_dirty_runq();
+	test_off();
+	return check_failures != 0;
+}

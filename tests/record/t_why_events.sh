@@ -1,0 +1,285 @@
+#!/usr/bin/env bash
+# The `why` events (issue 24), each on a workload that causes it, counted
+# against bpftrace counting the same tracepoint for the same threads inside
+# the same syscalls (its own map of who is inside one), and against what
+# the kernel and the files say:
+# - why_sched: 3000 direct 4k reads by dd of a loop device beside two busy
+#   loops. dd's switch-outs recorded (inside its reads: it is followed only
+#   there) equal bpftrace's count (+-1 % + 2) and are at most its context
+#   switches (/usr/bin/time -v: voluntary + involuntary), its blocked ones
+#   at most its voluntary switches.
+# - why_service: the loop device's workers (the kworkers /proc names after
+#   its workqueue) have sched records: dd's reads woke them.
+# - why_untraced: the busy loops, not traced, appear only in switches whose
+#   other thread is followed (dd, a thread that completed a request, a loop
+#   worker), and are never woken in a record.
+# - why_lock: two fio jobs writing one file buffered: contention_begin
+#   records of fio's threads equal bpftrace's count, and there are some.
+# - why_dirty: vm.dirty_bytes = 4 MiB, 64 MiB of buffered writes to ext4:
+#   balance_dirty_pages records and those with a pause equal bpftrace's.
+# - why_cache: a cold buffered read of a 16 MiB file: the pages its
+#   page-cache adds name equal the file's 4096 pages, and bpftrace's count.
+# - why_reclaim: the same read of a 96 MiB file in a memory cgroup (v1)
+#   limited to 32 MiB: memcg reclaim begins recorded equal bpftrace's,
+#   and there are some; every begin has its end.
+# - why_held: 100 direct reads in a blkio cgroup (v1) limited to 50 read
+#   IOPS: a block_bio_held after each held block_bio_queue, with its ts,
+#   blkcg = the cgroup directory's inode number, and metadata naming the
+#   cgroup and its limit.
+# sysctls, cgroups, the mount and the loop device are restored or removed
+# at exit, also on failure.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/common.sh"
+rec_require_bpf why
+rec_require_fio why
+command -v bpftrace >/dev/null || { skip why "bpftrace not installed"; exit 0; }
+
+st_tmpdir T
+st_loopdev L 512
+DEV=$(rec_devno "$L")
+# workloads under names of their own: other tests may run dd or fio meanwhile
+cp "$(command -v dd)" "$T/why_dd"
+cp "$(command -v fio)" "$T/why_fio"
+DD=$T/why_dd
+
+CALLS="read write pread64 pwrite64 readv writev preadv pwritev preadv2 pwritev2 fsync fdatasync
+	sync_file_range io_submit io_getevents io_uring_enter"
+# bt_script COMM: bpftrace's program counting, for the threads of COMM while
+# inside one of the data calls st-record follows them in, each tracepoint of
+# a why event
+bt_script() {
+	local enter="" exit="" c
+	for c in $CALLS; do
+		enter+="${enter:+, }tracepoint:syscalls:sys_enter_$c"
+		exit+="${exit:+, }tracepoint:syscalls:sys_exit_$c"
+	done
+	cat <<BT
+$enter /comm == "$1"/ { @in[tid] = 1; }
+$exit /comm == "$1"/ { delete(@in[tid]); }
+tracepoint:sched:sched_switch /@in[args->prev_pid]/ { @switch_out = count(); }
+tracepoint:lock:contention_begin /@in[tid]/ { @lock = count(); }
+tracepoint:writeback:balance_dirty_pages /@in[tid]/ { @dirty = count(); if (args->pause > 0) { @paused = count(); } }
+tracepoint:filemap:mm_filemap_add_to_page_cache /@in[tid]/ { @adds = count(); }
+tracepoint:vmscan:mm_vmscan_memcg_reclaim_begin /@in[tid]/ { @memcg = count(); }
+END { clear(@in); }
+BT
+}
+
+# bt_count NAME: bpftrace's count @NAME (0 when it never counted)
+bt_count() {
+	awk -v m="@$1:" '$1 == m { print $2; found = 1 } END { if (!found) print 0 }' "$T/bt.out"
+}
+
+# near A B: A within 1 % + 2 of B
+near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b / 100 + 2) }'; }
+
+# record NAME COMM ARGS...: st-record -e all -- ARGS, run by bpftrace (-c: its
+# probes are attached before and it ends with the command), counting for COMM
+record() {
+	local name=$1 comm=$2
+	shift 2
+	printf '%q ' st-record -o "$T/$name.sttrace" -e all -- "$@" >"$T/$name.sh"
+	echo ">'$T/$name.log' 2>&1" >>"$T/$name.sh"
+	bt_script "$comm" >"$T/$name.bt"
+	bpftrace -c "/bin/sh $T/$name.sh" "$T/$name.bt" >"$T/bt.out" 2>"$T/bt.err" ||
+		{ fail "$name" "bpftrace failed: $(tail -1 "$T/bt.err")"; return 1; }
+	grep -q "^st-record: wrote" "$T/$name.log" ||
+		{ fail "$name" "st-record failed: $(tail -1 "$T/$name.log")"; return 1; }
+	[ "$(rec_lost "$T/$name.sttrace")" = 0 ] || { fail "$name" "events lost"; return 1; }
+}
+
+# ---- scheduling: dd's direct reads beside two busy loops ----------------
+BUSY=()
+for i in 1 2; do
+	sh -c 'while :; do :; done' &
+	BUSY+=($!)
+	at_exit "kill -KILL ${BUSY[-1]}"
+done
+# the loop device's workers meanwhile: kworkers /proc names after their last
+# work's workqueue ("kworker/u8:1-loop0"), sampled (others' loops share them)
+LOOPN=$(basename "$L")
+while :; do
+	grep -lE "^kworker.*[-+]$LOOPN\$" /proc/[0-9]*/task/[0-9]*/comm 2>/dev/null | awk -F/ '{ print $5 }'
+	sleep 0.02
+done >"$T/workers.all" &
+SAMPLER=$!
+at_exit "kill $SAMPLER"
+if record why_sched why_dd /usr/bin/time -v -o "$T/time.txt" \
+	"$DD" if="$L" of=/dev/null bs=4k count=3000 iflag=direct; then
+	kill "$SAMPLER"
+	F=$T/why_sched.sttrace
+	rec_rows "$F" sched_switch prev_tid next_tid prev_state prev_comm >"$T/switches"
+	awk '$4 == "why_dd" { print $1 }' "$T/switches" | sort -u >"$T/dd.tids"
+	# dd's switch-outs inside its calls (it also switches to followed threads between them)
+	st-format cat "$F" | awk -v calls="$(echo $CALLS | tr ' ' '|')" 'FNR == NR { dd["tid=" $1] = 1; next }
+		$2 ~ "^sys_enter_(" calls ")$" && ($5 in dd) { in_call[$5] = 1 }
+		$2 ~ "^sys_exit_(" calls ")$" && ($5 in dd) { in_call[$5] = 0 }
+		$2 == "sched_switch" && ($5 in dd) && in_call[$5] { n++; if ($8 != "prev_state=0x0") b++ }
+		END { print n + 0, b + 0 }' "$T/dd.tids" - >"$T/in_calls"
+	read -r out blocked <"$T/in_calls"
+	vol=$(awk -F': ' '/Voluntary context switches/ { print $2 }' "$T/time.txt")
+	invol=$(awk -F': ' '/Involuntary context switches/ { print $2 }' "$T/time.txt")
+	bt=$(bt_count switch_out)
+	if [ "$out" -gt 0 ] && near "$out" "$bt" && [ "$out" -le $((vol + invol)) ] && [ "$blocked" -le "$vol" ]; then
+		pass why_sched
+	else
+		fail why_sched "dd's switch-outs recorded $out (blocked $blocked), bpftrace $bt, dd's context switches $vol voluntary + $invol involuntary"
+	fi
+
+	# the loop device's workers: kworkers whose last work was its (/proc names them
+	# "kworker/u4:1-loop0"), with sched records; and the threads that completed its requests
+	sort -u "$T/workers.all" >"$T/workers"
+	{ rec_rows "$F" block_rq_complete_compact tid dev; rec_rows "$F" block_rq_complete tid dev; } |
+		awk -v d="$DEV" '$2 == d { print $1 }' | sort -u >"$T/svc.tids"
+	seen=$(awk 'FNR == NR { w[$1] = 1; next } ($1 in w) || ($2 in w) { s[$1 in w ? $1 : $2] = 1 }
+		END { print length(s) }' "$T/workers" "$T/switches")
+	if [ -s "$T/workers" ] && [ "$seen" -gt 0 ]; then
+		pass why_service
+	else
+		fail why_service "$(wc -l <"$T/workers") kworkers of $LOOPN ($(tr '\n' ' ' <"$T/workers")), $seen with sched records"
+	fi
+
+	# the busy loops: only beside dd or a kernel thread (PF_KTHREAD in /proc/TID/stat)
+	busy_tids=$(printf '%s\n' "${BUSY[@]}")
+	awk -v busy="$busy_tids" 'BEGIN { n = split(busy, b, "\n"); for (i = 1; i <= n; i++) bz[b[i]] = 1 }
+		$1 in bz { print $2 } $2 in bz { print $1 }' "$T/switches" | sort | uniq -c >"$T/beside"
+	named=0 stray=""
+	while read -r n tid; do
+		named=$((named + n))
+		grep -qx "$tid" "$T/dd.tids" && continue
+		flags=$(awk '{ sub(/^.*\) /, ""); print $7 }' "/proc/$tid/stat" 2>/dev/null)
+		[ -n "$flags" ] && [ $((flags & 0x200000)) != 0 ] && continue
+		stray+=" $tid($(cat "/proc/$tid/comm" 2>/dev/null || echo gone)) x$n"
+	done <"$T/beside"
+	woken=$(rec_rows "$F" sched_wakeup woken_tid | grep -cxF -f <(echo "$busy_tids"))
+	if [ -z "$stray" ] && [ "$woken" = 0 ]; then
+		pass why_untraced
+	else
+		fail why_untraced "busy loops in $named switches, beside threads neither dd nor kernel threads:${stray:- none}; woken in $woken records"
+	fi
+fi
+for pid in "${BUSY[@]}"; do kill -KILL "$pid"; wait "$pid" 2>/dev/null; done
+
+# ---- a file system on the loop device ------------------------------------
+mkfs.ext4 -q -F "$L" || { fail why "mkfs.ext4 $L failed"; exit 1; }
+mkdir "$T/mnt"
+mount "$L" "$T/mnt" || { fail why "cannot mount $L"; exit 1; }
+at_exit "umount '$T/mnt'"
+
+# ---- lock contention: two fio jobs writing one file -----------------------
+if record why_lock why_fio "$T/why_fio" --name=lock --filename="$T/mnt/shared" --rw=write --bs=4k \
+	--size=32M --numjobs=2 --ioengine=psync --output=/dev/null; then
+	n=$(rec_count "$T/why_lock.sttrace" contention_begin)
+	bt=$(bt_count lock)
+	if [ "$n" -gt 0 ] && near "$n" "$bt"; then
+		pass why_lock
+	else
+		fail why_lock "contention_begin recorded $n, bpftrace $bt"
+	fi
+fi
+
+# ---- dirty throttling -------------------------------------------------------
+OLD_RATIO=$(cat /proc/sys/vm/dirty_ratio) OLD_BYTES=$(cat /proc/sys/vm/dirty_bytes)
+# the kernel refuses 0 for dirty_bytes: the old setting back is the one that was not 0
+if [ "$OLD_BYTES" != 0 ]; then
+	at_exit "echo $OLD_BYTES >/proc/sys/vm/dirty_bytes"
+else
+	at_exit "echo $OLD_RATIO >/proc/sys/vm/dirty_ratio"
+fi
+echo 4194304 >/proc/sys/vm/dirty_bytes
+if record why_dirty why_dd "$DD" if=/dev/zero of="$T/mnt/dirty" bs=1M count=64; then
+	rec_rows "$T/why_dirty.sttrace" balance_dirty_pages pause_ns >"$T/pauses"
+	n=$(wc -l <"$T/pauses")
+	paused=$(awk '$1 > 0 { n++ } END { print n + 0 }' "$T/pauses")
+	bt=$(bt_count dirty) bt_paused=$(bt_count paused)
+	if [ "$n" = 0 ] && [ "$bt" = 0 ]; then
+		# the sysctl is global: another test may have set it back meanwhile
+		skip why_dirty "the kernel paused no write (vm.dirty_bytes now $(cat /proc/sys/vm/dirty_bytes))"
+	elif [ "$paused" -gt 0 ] && near "$n" "$bt" && near "$paused" "$bt_paused"; then
+		pass why_dirty
+	else
+		fail why_dirty "balance_dirty_pages recorded $n ($paused paused), bpftrace $bt ($bt_paused)"
+	fi
+fi
+if [ "$OLD_BYTES" != 0 ]; then
+	echo "$OLD_BYTES" >/proc/sys/vm/dirty_bytes
+else
+	echo "$OLD_RATIO" >/proc/sys/vm/dirty_ratio
+fi
+
+# cold FILE MB: a file of MB MiB written, on the disk, and out of the page cache
+cold() {
+	"$DD" if=/dev/zero of="$1" bs=1M count="$2" status=none && sync "$1" &&
+		"$DD" if="$1" iflag=nocache count=0 status=none
+}
+
+# ---- page-cache adds of a cold buffered read --------------------------------
+if cold "$T/mnt/cold" 16 && [ "$(fincore -n -o PAGES "$T/mnt/cold" | tr -d ' ')" = 0 ] &&
+	record why_cache why_dd "$DD" if="$T/mnt/cold" of=/dev/null bs=1M; then
+	ino=$(stat -c %i "$T/mnt/cold")
+	pages=$(rec_rows "$T/why_cache.sttrace" mm_filemap_add_to_page_cache ino nr_pages |
+		awk -v i="$ino" '$1 == i { s += $2 } END { print s + 0 }')
+	n=$(rec_count "$T/why_cache.sttrace" mm_filemap_add_to_page_cache)
+	want=$(($(stat -c %s "$T/mnt/cold") / $(getconf PAGESIZE)))
+	bt=$(bt_count adds)
+	if [ "$pages" = "$want" ] && near "$n" "$bt"; then
+		pass why_cache
+	else
+		fail why_cache "page-cache adds of the file: $pages pages (the file has $want), $n records, bpftrace $bt"
+	fi
+else
+	fail why_cache "cannot make a cold 16 MiB file"
+fi
+
+# ---- memory cgroup reclaim ------------------------------------------------
+MEMCG=/sys/fs/cgroup/memory
+if [ -w "$MEMCG/cgroup.procs" ]; then
+	CG=$MEMCG/sttrace-why.$$
+	mkdir "$CG" && at_exit "rmdir '$CG'"
+	echo $((32 << 20)) >"$CG/memory.limit_in_bytes"
+	# shellcheck disable=SC2016
+	if cold "$T/mnt/big" 96 && record why_reclaim why_dd sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' \
+		sh "$CG" "$DD" if="$T/mnt/big" of=/dev/null bs=1M; then
+		begins=$(rec_count "$T/why_reclaim.sttrace" mm_vmscan_memcg_reclaim_begin)
+		ends=$(rec_count "$T/why_reclaim.sttrace" mm_vmscan_memcg_reclaim_end)
+		bt=$(bt_count memcg)
+		if [ "$begins" -gt 0 ] && [ "$ends" = "$begins" ] && near "$begins" "$bt"; then
+			pass why_reclaim
+		else
+			fail why_reclaim "memcg reclaim recorded $begins begins, $ends ends; bpftrace $bt begins"
+		fi
+	fi
+else
+	skip why_reclaim "no cgroup v1 memory hierarchy at $MEMCG"
+fi
+
+# ---- a bio the blkio throttle held -----------------------------------------
+umount "$T/mnt"
+BLKIO=$(findmnt -n -t cgroup -o TARGET,OPTIONS | awk '$2 ~ /(^|,)blkio(,|$)/ { print $1; exit }')
+if [ -n "$BLKIO" ]; then
+	CG=$BLKIO/sttrace-why.$$
+	mkdir "$CG" && at_exit "rmdir '$CG'"
+	echo "$DEV 50" >"$CG/blkio.throttle.read_iops_device"
+	# shellcheck disable=SC2016
+	if record why_held why_dd sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' \
+		sh "$CG" "$DD" if="$L" of=/dev/null bs=4k count=100 iflag=direct; then
+		F=$T/why_held.sttrace
+		ino=$(stat -c %i "$CG")
+		# ST_F_HELD is 1 << 16 (format/lib/sttrace_events.h)
+		rec_rows "$F" block_bio_queue ts bio opf | awk "$AWK_HEX"' int(hex($3) / 65536) % 2 { print $1, $2 }' |
+			sort >"$T/held.queue"
+		rec_rows "$F" block_bio_held ts bio blkcg dev | sort >"$T/held"
+		bad=$(awk -v i="$ino" -v d="$DEV" '$3 != i || $4 != d' "$T/held" | wc -l)
+		st-format info "$F" >"$T/held.info"
+		if [ -s "$T/held" ] && [ "$(cut -d' ' -f1,2 "$T/held")" = "$(cat "$T/held.queue")" ] &&
+			[ "$bad" = 0 ] && grep -qxF "  blkcg.$ino = blkio:/sttrace-why.$$" "$T/held.info" &&
+			grep -qxF "  blkcg.$ino.limit = $DEV riops=50" "$T/held.info"; then
+			pass why_held
+		else
+			fail why_held "$(wc -l <"$T/held") held records for $(wc -l <"$T/held.queue") held queue records, $bad not of cgroup $ino on $DEV; metadata: $(grep blkcg "$T/held.info" | tr '\n' ' ')"
+		fi
+	fi
+else
+	skip why_held "no cgroup v1 blkio hierarchy"
+fi
+exit "${ST_FAILED:-0}"
