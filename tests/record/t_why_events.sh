@@ -179,14 +179,7 @@ if record why_lock why_fio "$T/why_fio" --name=lock --filename="$T/mnt/shared" -
 fi
 
 # ---- dirty throttling -------------------------------------------------------
-OLD_RATIO=$(cat /proc/sys/vm/dirty_ratio) OLD_BYTES=$(cat /proc/sys/vm/dirty_bytes)
-# the kernel refuses 0 for dirty_bytes: the old setting back is the one that was not 0
-if [ "$OLD_BYTES" != 0 ]; then
-	at_exit "echo $OLD_BYTES >/proc/sys/vm/dirty_bytes"
-else
-	at_exit "echo $OLD_RATIO >/proc/sys/vm/dirty_ratio"
-fi
-echo 4194304 >/proc/sys/vm/dirty_bytes
+rec_dirty_bytes 4194304
 if record why_dirty why_dd "$DD" if=/dev/zero of="$T/mnt/dirty" bs=1M count=64; then
 	rec_rows "$T/why_dirty.sttrace" balance_dirty_pages pause_ns >"$T/pauses"
 	n=$(wc -l <"$T/pauses")
@@ -201,11 +194,7 @@ if record why_dirty why_dd "$DD" if=/dev/zero of="$T/mnt/dirty" bs=1M count=64; 
 		fail why_dirty "balance_dirty_pages recorded $n ($paused paused), bpftrace $bt ($bt_paused)"
 	fi
 fi
-if [ "$OLD_BYTES" != 0 ]; then
-	echo "$OLD_BYTES" >/proc/sys/vm/dirty_bytes
-else
-	echo "$OLD_RATIO" >/proc/sys/vm/dirty_ratio
-fi
+eval "$REC_DIRTY_RESTORE"
 
 # cold FILE MB: a file of MB MiB written, on the disk, and out of the page cache
 cold() {
