@@ -57,9 +57,10 @@
 #   - why.dirty.pauses: over the writes slower than the control's p99, the
 #     sum of dirty_us >= 80 % of the time fio's own per-write clat log
 #     (--write_lat_log) shows above that p99. (Measured 64-69 %: dirty is
-#     [balance_dirty_pages, + its pause]; the pause is in whole ms of
-#     jiffies (16 ms for writes of 24-27 ms), and the thread sleeps past it
-#     until it runs again, which stays in other, 26 % of the slow writes.)
+#     [balance_dirty_pages, + its pause], and the thread sleeps past its
+#     pause: the slowest writes, 24-27 ms, show 16 ms dirty and 26 % other;
+#     tracefs, from the tracepoint to fio's switch back in (sched_switch),
+#     315 ms for 180 ms of pauses over 44 of them.)
 #   - why.lock.contended: writes with lock_us > 0 >= 90 % of those tracefs
 #     saw contention_begin inside, and in the control no more than tracefs.
 #   - why.reclaim.inside: the reads with reclaim_us > 0 are as many as
