@@ -54,7 +54,8 @@
 #     total against D2C 56-62 %: svc_runq misses that worker so far.)
 #   - why.throttle.held: the throttled reads at or above the p99 were held
 #     (throttle_us), on average, >= 90 % of fio's extra clat p99;
-#     why.throttle.cgroup: `--why` names the cgroup.
+#     why.throttle.cgroup: `--why` names the cgroup and the limit the
+#     reads hit (riops=250 on the device).
 #   - why.dirty.pauses: over the writes slower than the control's p99, the
 #     sum of dirty_us >= 80 % of the time fio's own per-write clat log
 #     (--write_lat_log) shows above that p99. (Measured 64-80 %: dirty is
@@ -253,10 +254,10 @@ case $? in
 	fi
 	tail_covers why.throttle.held thr "$thr_p99" "$ctl_p99" 0.9 throttle_us
 	st-analyze --why "$T/thr.sttrace" >"$T/thr.why" 2>&1
-	if grep -q "${CG##*/}" "$T/thr.why"; then
+	if grep -q "^ *throttle_cgroup .*/${CG##*/} ($(rec_devno "$RAW") riops=250)" "$T/thr.why"; then
 		pass why.throttle.cgroup
 	else
-		fail why.throttle.cgroup "--why does not name ${CG##*/}: $(head -c 600 "$T/thr.why")"
+		fail why.throttle.cgroup "--why does not name ${CG##*/} and its limit: $(grep -m3 throttle_cgroup "$T/thr.why")"
 	fi
 	;;
 2) skip why.throttle "no cgroup v1 blkio and no cgroup v2 io controller" ;;
