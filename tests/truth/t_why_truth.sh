@@ -46,7 +46,9 @@
 # device's or the workload file's I/Os of st-analyze's per-I/O list:
 #   - why.hog.runq: the reads at or above the p99 of total waited for a CPU
 #     (runq_us + svc_runq_us), on average, >= 80 % of fio's extra clat p99
-#     (hog's less the control's); why.hog.control: alone, the p99 of
+#     (hog's less the control's); why.hog.culprit: `--why` names the busy
+#     loops (why_hog) among the tasks that held the CPU meanwhile;
+#     why.hog.control: alone, the p99 of
 #     runq_us <= 10 % of the p99 of total. (On the shared machine, load
 #     6-9, the control's runq p99 was 469-1,205 us of a 1.9-2.3 ms total:
 #     the load is real runq, outside sttrace. The slow reads' D2C, the loop
@@ -201,7 +203,8 @@ p99() {
 		r = int(NR * 0.99); if (r < NR * 0.99) r++; print NR ? v[r] : "none" }'
 }
 
-# in_cgroup CGROUP CMD...: CMD run from a shell that joined CGROUP first.
+# IN_CGROUP: sh -c "$IN_CGROUP" sh CGROUP CMD... runs CMD from a shell that
+# joined CGROUP first.
 # shellcheck disable=SC2016
 IN_CGROUP='echo $$ >"$1/cgroup.procs" && shift && exec "$@"'
 
@@ -212,9 +215,12 @@ W99='.jobs[0].write.clat_ns.percentile["99.000000"] / 1000'
 DIRECT=(fio --filename="$RAW" --rw=randread --bs=4k --direct=1 --ioengine=psync --size=32M
 	--output-format=json)
 record hog_ctl "${DIRECT[@]}" --name=hog_ctl --runtime=2 --time_based --output="$T/hog_ctl.json"
+# the busy loops, a script whose name is their command name, known in --why
+printf '#!/bin/sh\nwhile :; do :; done\n' >"$T/why_hog"
+chmod +x "$T/why_hog"
 HOGS=()
 for _ in 1 2; do
-	(while :; do :; done) &
+	"$T/why_hog" &
 	HOGS+=($!)
 	at_exit "kill $!"
 done
@@ -228,6 +234,12 @@ else
 	fail why.hog.workload "fio clat p99 with two busy loops $hog_p99 us, alone $ctl_p99 us (want >= 3x)"
 fi
 tail_covers why.hog.runq hog "$hog_p99" "$ctl_p99" 0.8 runq_us svc_runq_us
+st-analyze --why --dev "$DISK" "$T/hog.sttrace" >"$T/hog.why" 2>&1
+if grep -q '^ *runq_task  *why_hog ' "$T/hog.why"; then
+	pass why.hog.culprit
+else
+	fail why.hog.culprit "--why does not name why_hog among the tasks that held the CPU: $(grep runq_task "$T/hog.why" | tr -s ' ' | tr '\n' '|')"
+fi
 io_rows hog_ctl read "$RAW" total_us runq_us >"$T/hog_ctl.rows"
 ctl_runq=$(p99 "$T/hog_ctl.rows" 2)
 ctl_total=$(p99 "$T/hog_ctl.rows" 1)
