@@ -78,6 +78,9 @@
 #     with fincore's counts as the truth, 2,046 hits and 6,146 misses for
 #     fincore's 2,048 and 6,144: fincore read before the run, and pages
 #     dropped in between come back as misses; hence tracefs.)
+#   - why.cache.direct: the hog control's O_DIRECT reads of the device are
+#     all `direct`. (Measured: all `miss`: a block device's direct I/O
+#     does not go through iomap, whose iomap_dio_rw_begin marks `direct`.)
 #   - why.cgroups.by_cgroup: `st-analyze --by cgroup` counts each group's
 #     reads as its fio did.
 # Every cgroup, loop device, mount, file, sysctl and the tracefs instance is
@@ -247,6 +250,15 @@ if [ "$ctl_runq" != none ] && at_least "$(awk -v t="$ctl_total" 'BEGIN { print t
 	pass why.hog.control
 else
 	fail why.hog.control "alone, runq p99 $ctl_runq us against total p99 $ctl_total us (want <= 10 %)"
+fi
+
+# fio opened the device O_DIRECT (--direct=1): every read is direct
+io_rows hog_ctl read "$RAW" cache | sort | uniq -c >"$T/hog_ctl.cache"
+if [ "$(awk '{ n++ } END { print n + 0 }' "$T/hog_ctl.cache")" = 1 ] &&
+	[ "$(awk '{ print $2 }' "$T/hog_ctl.cache")" = direct ]; then
+	pass why.cache.direct
+else
+	fail why.cache.direct "the control's O_DIRECT reads of $RAW by cache class: $(tr -s ' ' <"$T/hog_ctl.cache" | tr '\n' ',')"
 fi
 
 # -- throttle --------------------------------------------------------------
