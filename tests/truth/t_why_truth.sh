@@ -53,7 +53,9 @@
 #     6-9, the control's runq p99 was 469-1,205 us of a 1.9-2.3 ms total:
 #     the load is real runq, outside sttrace. The slow reads' D2C, the loop
 #     worker waiting for a CPU as well, got svc_runq 0.9-2.3 % of their
-#     total against D2C 56-62 %: svc_runq misses that worker so far.)
+#     total against D2C 56-62 %: svc_runq misses that worker so far, and
+#     once, load 7.4, runq + svc_runq of the slow reads averaged 2,211 us
+#     against 80 % of fio's extra p99 of 3,619 us.)
 #   - why.throttle.held: the throttled reads at or above the p99 were held
 #     (throttle_us), on average, >= 90 % of fio's extra clat p99;
 #     why.throttle.cgroup: `--why` names the cgroup and the limit the
