@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "analyze/lib/cause.h"
-#include "analyze/lib/correlate.h"
 #include "analyze/lib/idmap.h"
 #include "analyze/lib/pool.h"
 
@@ -325,10 +324,9 @@ static uint8_t cache_of(const struct an_io *io)
 	return io->cache == AN_CACHE_MISS || io->nbios ? AN_CACHE_MISS : AN_CACHE_HIT;
 }
 
-void an_cause_finish(struct an_causes *cz, struct an_io *io)
+void an_cause_finish(struct an_causes *cz, struct an_io *io, int has_total, uint64_t total)
 {
-	uint64_t total, left, throttle = 0;
-	enum an_ts from, to;
+	uint64_t left, throttle = 0;
 	struct thr *t;
 
 	if ((io->flags & AN_IO_SYSCALL) && (t = thr_find(cz, io->tid))) {
@@ -350,8 +348,7 @@ void an_cause_finish(struct an_causes *cz, struct an_io *io)
 			throttle = io->ts[AN_TS_HELD_QUEUE] - sub;
 	}
 	io->cause_ns[AN_CAUSE_THROTTLE] = throttle;
-	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
-	if (an_io_span(io, from, to, &total)) {
+	if (has_total) {
 		/* within the total, throttle last: it takes what the measured causes left */
 		static const uint8_t order[AN_CAUSE_COUNT] = {
 			AN_CAUSE_RUNQ, AN_CAUSE_SVC_RUNQ, AN_CAUSE_LOCK, AN_CAUSE_DIRTY,

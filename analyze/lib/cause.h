@@ -71,8 +71,11 @@ int an_cause_failed(const struct an_causes *cz);
  * thread for the others), NULL if none.
  */
 void an_cause_event(struct an_causes *cz, const struct st_event_header *h, struct an_io *io);
-/* Before io is emitted: svc_runq, throttle, the bound on the sum, cache; sets AN_IO_WHY. */
-void an_cause_finish(struct an_causes *cz, struct an_io *io);
+/*
+ * Before io is emitted: svc_runq, throttle, the bound on the sum (its total,
+ * when has_total), cache; sets AN_IO_WHY.
+ */
+void an_cause_finish(struct an_causes *cz, struct an_io *io, int has_total, uint64_t total);
 
 /* "-" (unknown), "none", "hit", "miss", "direct". */
 const char *an_cache_name(enum an_cache c);
