@@ -433,6 +433,82 @@ static void test_off(void)
 	an_corr_free(c);
 }
 
+/* I/Os the random sequence emitted, and those whose causes broke the bound. */
+static uint64_t random_ios, random_bad;
+
+static void check_bound(void *ctx, const struct an_io *io)
+{
+	uint64_t ns[AN_ST_COUNT], sum = 0;
+	unsigned defined = an_io_stages(io, ns);
+
+	(void)ctx;
+	random_ios++;
+	if (!(io->flags & AN_IO_WHY)) {
+		random_bad++;
+		return;
+	}
+	if (!(defined & 1u << AN_ST_TOTAL))
+		return;
+	for (unsigned s = AN_ST_RUNQ; s <= AN_ST_OTHER; s++)
+		sum += ns[s];
+	random_bad += sum != ns[AN_ST_TOTAL];
+}
+
+/*
+ * 200000 events of the why types with random fields (lost ends, unpaired
+ * locks, huge pauses, unknown threads) among the syscalls of four threads:
+ * every I/O still has causes and other adding up to its total exactly (the
+ * ASan build checks the memory).
+ */
+static void test_random(void)
+{
+	static const uint16_t types[] = {
+		ST_EV_sched_switch, ST_EV_sched_wakeup, ST_EV_contention_begin, ST_EV_contention_end,
+		ST_EV_balance_dirty_pages, ST_EV_mm_vmscan_direct_reclaim_begin,
+		ST_EV_mm_vmscan_direct_reclaim_end, ST_EV_mm_vmscan_memcg_reclaim_begin,
+		ST_EV_mm_vmscan_memcg_reclaim_end, ST_EV_mm_filemap_add_to_page_cache,
+	};
+	struct an_corr *c = NULL;
+	uint64_t x = 88172645463325252ull, ts = 1000;
+	union {
+		struct st_event_header h;
+		struct st_ev_sched_switch sw;
+		struct st_ev_sys_enter in;
+		struct st_ev_sys_exit ex;
+		unsigned char raw[256];
+	} e;
+
+	an_corr_new(&c, 0, check_bound, NULL);
+	an_corr_enable_causes(c);
+	for (int k = 0; k < 200000; k++) {
+		uint32_t tid = 1 + (uint32_t)(x % 4), r;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		r = (uint32_t)(x >> 32);
+		ts += r % 1000;
+		memset(&e, 0, sizeof(e));
+		for (unsigned b = 0; b < sizeof(e.raw); b++)
+			e.raw[b] = (unsigned char)(x >> (b % 8 * 8)) ^ (unsigned char)b;
+		if (r % 5 == 0) {
+			/* a pread's entry or exit */
+			head_of(&e.h, r & 64 ? ST_EV_sys_enter_pread64 : ST_EV_sys_exit_pread64,
+				sizeof(e.in), ts, tid);
+		} else {
+			head_of(&e.h, types[r % (sizeof(types) / sizeof(types[0]))], sizeof(e.raw), ts, tid);
+			if (e.h.type == ST_EV_sched_switch) {
+				e.sw.p.prev_tid = tid;
+				e.sw.p.next_tid = 1 + r % 5;
+				e.sw.p.prev_state = r & 128 ? 0 : 1;
+			}
+		}
+		an_corr_event(c, &e.h);
+	}
+	an_corr_finish(c);
+	check(random_ios > 1000 && !random_bad, "cause.random_bound",
+	      "%" PRIu64 " of %" PRIu64 " I/Os without causes or off their total", random_bad, random_ios);
+	an_corr_free(c);
+}
+
 int main(void)
 {
 	test_preempted();
@@ -445,5 +521,6 @@ int main(void)
 	test_cache();
 	test_dirty_runq();
 	test_off();
+	test_random();
 	return check_failures != 0;
 }
