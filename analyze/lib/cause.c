@@ -3,12 +3,20 @@
 #include <string.h>
 
 #include "analyze/lib/cause.h"
-#include "analyze/lib/correlate.h"
 #include "analyze/lib/idmap.h"
 #include "analyze/lib/pool.h"
 
 /* Runq waits kept per thread for svc_runq: enough for the requests a worker completes meanwhile. */
 #define RUNQ_RING 32
+
+/* Threads of a service chain followed back from the completion (svc_runq). */
+#define SVC_CHAIN 4
+
+/* One runq wait: [from, to), and the thread that woke it (0: it was preempted). */
+struct wait {
+	uint64_t from, to;
+	uint32_t waker;
+};
 
 /* Threads kept: past this many the table starts again, bounded by the threads of the moment. */
 #define THREADS_MAX 65536
@@ -17,6 +25,7 @@ struct thr {
 	uint32_t link;		/* pool free list */
 	uint32_t ring_next;	/* next slot of ring */
 	uint64_t runnable_since;	/* woken or preempted at, 0: running or blocked */
+	uint32_t waker;		/* the thread that woke it then, 0 preempted */
 	char preempted_by[ST_COMM_LEN];	/* the task that took its CPU, "" when it was woken */
 	/* The I/O the maxima are of (its start), so a new call starts them again. */
 	uint64_t io_start, runq_max, lock_max;
@@ -27,7 +36,7 @@ struct thr {
 	uint8_t win_cause;	/* AN_CAUSE_LOCK or AN_CAUSE_RECLAIM */
 	uint8_t win_flags;	/* the lock's LCB_F_* */
 	uint64_t dirty_from, dirty_to;	/* its last dirty-page pause */
-	uint64_t ring[RUNQ_RING][2];	/* its last runq waits, [from, to) */
+	struct wait ring[RUNQ_RING];	/* its last runq waits */
 };
 
 struct an_causes {
@@ -120,8 +129,7 @@ static void runq_wait(struct thr *t, uint64_t from, uint64_t to, const char *cul
 {
 	uint64_t ns, in_dirty;
 
-	t->ring[t->ring_next][0] = from;
-	t->ring[t->ring_next][1] = to;
+	t->ring[t->ring_next] = (struct wait){ from, to, t->waker };
 	t->ring_next = (t->ring_next + 1) % RUNQ_RING;
 	if (!io)
 		return;
@@ -149,6 +157,7 @@ static void on_wakeup(struct an_causes *cz, const struct st_ev_sched_wakeup *e)
 
 	if (t && !t->runnable_since) {
 		t->runnable_since = e->h.ts;
+		t->waker = e->h.tid;
 		t->preempted_by[0] = 0;
 	}
 }
@@ -161,6 +170,7 @@ static void on_switch(struct an_causes *cz, const struct st_ev_sched_switch *e, 
 		t = thr_get(cz, e->p.prev_tid);
 		if (t) {
 			t->runnable_since = e->h.ts;
+			t->waker = 0;
 			memcpy(t->preempted_by, e->p.next_comm, ST_COMM_LEN);
 		}
 	} else if ((t = thr_find(cz, e->p.prev_tid))) {
@@ -301,19 +311,41 @@ void an_cause_event(struct an_causes *cz, const struct st_event_header *h, struc
 	}
 }
 
-/* The runq waits of the thread that completed io's requests, inside [issue, complete]. */
+/*
+ * The runq waits inside io's [issue, complete] of the threads that served
+ * it: the one its completion ran in (ksoftirqd, a loop worker, a kworker),
+ * and, back from it, the thread that woke it inside that window for the
+ * part before (the loop worker that did the I/O and woke ksoftirqd), up to
+ * SVC_CHAIN threads, never io's own. At most the window.
+ */
 static uint64_t svc_runq(struct an_causes *cz, const struct an_io *io)
 {
 	uint64_t from = io->ts[AN_TS_ISSUE] ? io->ts[AN_TS_ISSUE] : io->ts[AN_TS_QUEUE];
-	uint64_t to = io->ts[AN_TS_COMPLETE], ns = 0;
-	const struct thr *t;
+	uint64_t end = io->ts[AN_TS_COMPLETE], to = end, ns = 0;
+	uint32_t tid = io->svc_tid;
 
-	if (!io->svc_tid || io->svc_tid == io->tid || !from || to <= from ||
-	    !(t = thr_find(cz, io->svc_tid)))
+	if (!from || end <= from)
 		return 0;
-	for (unsigned k = 0; k < RUNQ_RING; k++)
-		ns += overlap(t->ring[k][0], t->ring[k][1], from, to);
-	return ns;
+	for (unsigned depth = 0; depth < SVC_CHAIN && tid && tid != io->tid; depth++) {
+		const struct thr *t = thr_find(cz, tid);
+		const struct wait *last = NULL;
+
+		if (!t)
+			break;
+		for (unsigned k = 0; k < RUNQ_RING; k++) {
+			const struct wait *w = &t->ring[k];
+
+			ns += overlap(w->from, w->to, from, to);
+			if (w->to <= to && w->to > from && (!last || w->to > last->to))
+				last = w;
+		}
+		/* the wait before it served: woken inside the window, its waker served before it */
+		if (!last || !last->waker || last->from <= from)
+			break;
+		to = last->from;
+		tid = last->waker;
+	}
+	return ns < end - from ? ns : end - from;
 }
 
 static uint8_t cache_of(const struct an_io *io)
@@ -322,13 +354,15 @@ static uint8_t cache_of(const struct an_io *io)
 		return AN_CACHE_NONE;
 	if (io->ts[AN_TS_FS_BEGIN])
 		return AN_CACHE_DIRECT;
-	return io->cache == AN_CACHE_MISS || io->nbios ? AN_CACHE_MISS : AN_CACHE_HIT;
+	if (io->cache == AN_CACHE_MISS)
+		return AN_CACHE_MISS;
+	/* bios that filled no page of the cache: O_DIRECT without iomap (a block device) */
+	return io->nbios ? AN_CACHE_DIRECT : AN_CACHE_HIT;
 }
 
-void an_cause_finish(struct an_causes *cz, struct an_io *io)
+void an_cause_finish(struct an_causes *cz, struct an_io *io, int has_total, uint64_t total)
 {
-	uint64_t total, left, throttle = 0;
-	enum an_ts from, to;
+	uint64_t left, throttle = 0;
 	struct thr *t;
 
 	if ((io->flags & AN_IO_SYSCALL) && (t = thr_find(cz, io->tid))) {
@@ -350,8 +384,7 @@ void an_cause_finish(struct an_causes *cz, struct an_io *io)
 			throttle = io->ts[AN_TS_HELD_QUEUE] - sub;
 	}
 	io->cause_ns[AN_CAUSE_THROTTLE] = throttle;
-	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
-	if (an_io_span(io, from, to, &total)) {
+	if (has_total) {
 		/* within the total, throttle last: it takes what the measured causes left */
 		static const uint8_t order[AN_CAUSE_COUNT] = {
 			AN_CAUSE_RUNQ, AN_CAUSE_SVC_RUNQ, AN_CAUSE_LOCK, AN_CAUSE_DIRTY,

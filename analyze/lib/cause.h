@@ -17,8 +17,10 @@
  *             preempted (sched_switch with prev_state 0) -> switched in.
  *             Only while the thread is inside the I/O's syscall.
  *   svc_runq  the runq waits, overlapping the I/O's [issue, complete], of
- *             the thread that completed its request (loop worker, kworker),
- *             when that is not the I/O's own thread.
+ *             the threads that served it: the one its completion ran in
+ *             (ksoftirqd, a loop worker, a kworker) and, back from it, the
+ *             thread that woke that one inside the window (the loop worker
+ *             that did the I/O), never the I/O's own; at most the window.
  *   lock      contention_begin -> contention_end on the same lock.
  *   throttle  a bio blk-throttle held back: submission (fs begin, else
  *             syscall entry) -> the held bio's queueing by the throttle's
@@ -34,9 +36,10 @@
  * left; the rest of the total is `other` (an_io_causes()), never spread over
  * the causes.
  *
- * Per read, not a time, an_io.cache: direct (iomap_dio_rw_begin), miss (its
- * thread added pages to the page cache during the call, or the call queued
- * bios), hit (neither); other ops: none.
+ * Per read, not a time, an_io.cache: direct (iomap_dio_rw_begin, or bios
+ * that filled no page of the cache: O_DIRECT on a block device), miss (its
+ * thread added pages to the page cache during the call), hit (neither);
+ * other ops: none.
  *
  * Per event, no allocation past the pools' growth: threads live in a pool
  * indexed by tid.
@@ -71,8 +74,11 @@ int an_cause_failed(const struct an_causes *cz);
  * thread for the others), NULL if none.
  */
 void an_cause_event(struct an_causes *cz, const struct st_event_header *h, struct an_io *io);
-/* Before io is emitted: svc_runq, throttle, the bound on the sum, cache; sets AN_IO_WHY. */
-void an_cause_finish(struct an_causes *cz, struct an_io *io);
+/*
+ * Before io is emitted: svc_runq, throttle, the bound on the sum (its total,
+ * when has_total), cache; sets AN_IO_WHY.
+ */
+void an_cause_finish(struct an_causes *cz, struct an_io *io, int has_total, uint64_t total);
 
 /* "-" (unknown), "none", "hit", "miss", "direct". */
 const char *an_cache_name(enum an_cache c);

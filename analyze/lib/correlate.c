@@ -310,8 +310,12 @@ static void io_finish(struct an_corr *c, uint32_t i)
 		c->st.stale += c->sweeping;
 	}
 	c->st.ios++;
-	if (c->cause)
-		an_cause_finish(c->cause, io);
+	if (c->cause) {
+		uint64_t total = 0;
+		int has_total = an_io_stage(io, AN_ST_TOTAL, &total);
+
+		an_cause_finish(c->cause, io, has_total, total);
+	}
 	io->flags &= (uint16_t)~AN_IO_LIVE;
 	c->st.open_ios--;
 	c->emit(c->ctx, io);

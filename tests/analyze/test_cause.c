@@ -18,6 +18,7 @@
 #define WORKER	7	/* the thread serving the device (a loop worker) */
 #define HOG	99	/* a busy loop */
 #define THROTL	55	/* blk-throttle's dispatch worker */
+#define SOFTIRQ	14	/* ksoftirqd, where completions run under load */
 #define DEV	(7u << 20)
 
 /* A correlator that splits I/Os into causes, its output cleared. */
@@ -128,18 +129,25 @@ static void held(struct an_corr *c, uint64_t ts, uint64_t bio, uint64_t blkcg)
 	an_corr_event(c, &e.h);
 }
 
-/* Request rq with one bio: inserted, issued and completed by tid. */
-static void request(struct an_corr *c, uint64_t issue, uint64_t done, uint32_t tid, uint64_t rq,
-		    uint64_t bio)
+/* Request rq with its one bio inserted 50 ns before its issue at ts, by the reader. */
+static void issue(struct an_corr *c, uint64_t ts, uint64_t rq, uint64_t bio)
 {
 	struct st_ev_block_rq_issue e = { .p = { .rq = rq, .dev = DEV, .opf = ST_OP_READ,
 						 .nr_sector = 8, .nr_bios = 1, .bios = { bio } } };
 
-	head_of(&e.h, ST_EV_block_rq_insert, sizeof(struct st_ev_block_rq), issue - 50, tid);
+	head_of(&e.h, ST_EV_block_rq_insert, sizeof(struct st_ev_block_rq), ts - 50, APP);
 	an_corr_event(c, &e.h);
-	head_of(&e.h, ST_EV_block_rq_issue, sizeof(e), issue, tid);
+	head_of(&e.h, ST_EV_block_rq_issue, sizeof(e), ts, APP);
 	an_corr_event(c, &e.h);
-	head_of(&e.h, ST_EV_block_rq_complete, sizeof(struct st_ev_block_rq_complete), done, tid);
+}
+
+/* Request rq completed at ts in thread tid. */
+static void complete(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t rq)
+{
+	struct st_ev_block_rq_complete e = { .p = { .rq = rq, .dev = DEV, .opf = ST_OP_READ,
+						    .nr_sector = 8 } };
+
+	head_of(&e.h, ST_EV_block_rq_complete, sizeof(e), ts, tid);
 	an_corr_event(c, &e.h);
 }
 
@@ -305,11 +313,13 @@ static void test_clipped(void)
 }
 
 /*
- * A direct pread 10000..14500; its request, issued at 10400, completed by
- * the worker at 14000. The worker waited for a CPU 9000..9500 (before the
- * issue: not counted), 10200..10600 (200 of it after the issue) and
- * 11000..12500 (1500): svc_runq 1700. The reader, woken at 14000, runs at
- * 14300: runq 300. other 4500 - 2000 = 2500.
+ * A direct pread 10000..14200; its request issued at 10400. The reader wakes
+ * the loop worker at 10450, which waits for a CPU until 12500 (its earlier
+ * wait 9000..9500 is before the issue), does the I/O and wakes ksoftirqd at
+ * 13000, which waits until 13600 and completes the request at 13700:
+ * svc_runq 2050 + 600 = 2650, the chain followed back from the completion.
+ * The reader, woken at 13700, runs at 14000: runq 300. other 4200 - 2950 =
+ * 1250.
  */
 static void test_service_thread(void)
 {
@@ -321,17 +331,19 @@ static void test_service_thread(void)
 	sys(c, ST_EV_sys_enter_pread64, 10000, 0);
 	dio_begin(c, 10100);
 	bio_queue(c, 10200, APP, 0xb1, ST_OP_READ);
-	wake(c, 10200, APP, WORKER);
-	sw(c, 10300, APP, 2, HOG, "fio", "hog");
-	sw(c, 10600, HOG, 0, WORKER, "hog", "kworker");
-	sw(c, 10700, WORKER, 1, HOG, "kworker", "hog");
-	wake(c, 11000, HOG, WORKER);
+	issue(c, 10400, 0x100, 0xb1);
+	wake(c, 10450, APP, WORKER);
+	sw(c, 10500, APP, 2, HOG, "fio", "hog");
 	sw(c, 12500, HOG, 0, WORKER, "hog", "kworker");
-	request(c, 10400, 14000, WORKER, 0x100, 0xb1);
-	wake(c, 14000, WORKER, APP);
-	sw(c, 14300, WORKER, 1, APP, "kworker", "fio");
-	sys(c, ST_EV_sys_exit_pread64, 14500, 4096);
-	expect("svc_runq", 0, 300, 1700, 0, 0, 0, 0, 2500);
+	wake(c, 13000, WORKER, SOFTIRQ);
+	sw(c, 13100, WORKER, 1, HOG, "kworker", "hog");
+	sw(c, 13600, HOG, 0, SOFTIRQ, "hog", "ksoftirqd/0");
+	complete(c, 13700, SOFTIRQ, 0x100);
+	wake(c, 13700, SOFTIRQ, APP);
+	sw(c, 13800, SOFTIRQ, 1, HOG, "ksoftirqd/0", "hog");
+	sw(c, 14000, HOG, 0, APP, "hog", "fio");
+	sys(c, ST_EV_sys_exit_pread64, 14200, 4096);
+	expect("svc_runq", 0, 300, 2650, 0, 0, 0, 0, 1250);
 	check(nout == 1 && out[0].cache == AN_CACHE_DIRECT, "cause.cache_direct", "%s",
 	      an_cache_name(out[0].cache));
 	check_sums("svc_runq");
@@ -352,7 +364,8 @@ static void test_held(void)
 	sys(c, ST_EV_sys_enter_pread64, 1000, 0);
 	dio_begin(c, 1100);
 	bio_queue(c, 1200, APP, 0xb0, ST_OP_READ);
-	request(c, 1400, 2000, WORKER, 0x100, 0xb0);
+	issue(c, 1400, 0x100, 0xb0);
+	complete(c, 2000, WORKER, 0x100);
 	sys(c, ST_EV_sys_exit_pread64, 2100, 4096);
 	sys(c, ST_EV_sys_enter_pread64, 10000, 0);
 	dio_begin(c, 10100);
@@ -360,7 +373,8 @@ static void test_held(void)
 	sw(c, 10900, HOG, 0, APP, "hog", "fio");
 	bio_queue(c, 30000, THROTL, 0xb1, ST_OP_READ | ST_F_HELD);
 	held(c, 30000, 0xb1, 1234);
-	request(c, 30100, 30400, WORKER, 0x100, 0xb1);
+	issue(c, 30100, 0x100, 0xb1);
+	complete(c, 30400, WORKER, 0x100);
 	sys(c, ST_EV_sys_exit_pread64, 30500, 4096);
 	expect("held", 1, 750, 0, 0, 19750, 0, 0, 0);
 	check(nout == 2 && out[1].blkcg == 1234, "cause.held.cgroup", "blkcg %" PRIu64, out[1].blkcg);
@@ -369,9 +383,9 @@ static void test_held(void)
 }
 
 /*
- * Buffered reads: one that added pages to the page cache (miss), one that
- * queued a bio and no page-cache event (miss), one with neither (hit); a
- * write (none).
+ * Reads without iomap: one that added pages to the page cache (miss), one
+ * whose bio filled no page of it (direct: O_DIRECT on a block device), one
+ * with neither (hit); a write (none).
  */
 static void test_cache(void)
 {
@@ -382,13 +396,14 @@ static void test_cache(void)
 	sys(c, ST_EV_sys_exit_read, 12000, 4096);
 	sys(c, ST_EV_sys_enter_read, 13000, 0);
 	bio_queue(c, 13100, APP, 0xc1, ST_OP_READ);
-	request(c, 13200, 13800, WORKER, 0x200, 0xc1);
+	issue(c, 13200, 0x200, 0xc1);
+	complete(c, 13800, WORKER, 0x200);
 	sys(c, ST_EV_sys_exit_read, 14000, 4096);
 	sys(c, ST_EV_sys_enter_read, 15000, 0);
 	sys(c, ST_EV_sys_exit_read, 15500, 4096);
 	sys(c, ST_EV_sys_enter_write, 16000, 0);
 	sys(c, ST_EV_sys_exit_write, 16500, 4096);
-	check(nout == 4 && out[0].cache == AN_CACHE_MISS && out[1].cache == AN_CACHE_MISS &&
+	check(nout == 4 && out[0].cache == AN_CACHE_MISS && out[1].cache == AN_CACHE_DIRECT &&
 	      out[2].cache == AN_CACHE_HIT && out[3].cache == AN_CACHE_NONE, "cause.cache",
 	      "%d I/Os: %s %s %s %s", nout, an_cache_name(out[0].cache), an_cache_name(out[1].cache),
 	      an_cache_name(out[2].cache), an_cache_name(out[3].cache));
@@ -433,6 +448,82 @@ static void test_off(void)
 	an_corr_free(c);
 }
 
+/* I/Os the random sequence emitted, and those whose causes broke the bound. */
+static uint64_t random_ios, random_bad;
+
+static void check_bound(void *ctx, const struct an_io *io)
+{
+	uint64_t ns[AN_ST_COUNT], sum = 0;
+	unsigned defined = an_io_stages(io, ns);
+
+	(void)ctx;
+	random_ios++;
+	if (!(io->flags & AN_IO_WHY)) {
+		random_bad++;
+		return;
+	}
+	if (!(defined & 1u << AN_ST_TOTAL))
+		return;
+	for (unsigned s = AN_ST_RUNQ; s <= AN_ST_OTHER; s++)
+		sum += ns[s];
+	random_bad += sum != ns[AN_ST_TOTAL];
+}
+
+/*
+ * 200000 events of the why types with random fields (lost ends, unpaired
+ * locks, huge pauses, unknown threads) among the syscalls of four threads:
+ * every I/O still has causes and other adding up to its total exactly (the
+ * ASan build checks the memory).
+ */
+static void test_random(void)
+{
+	static const uint16_t types[] = {
+		ST_EV_sched_switch, ST_EV_sched_wakeup, ST_EV_contention_begin, ST_EV_contention_end,
+		ST_EV_balance_dirty_pages, ST_EV_mm_vmscan_direct_reclaim_begin,
+		ST_EV_mm_vmscan_direct_reclaim_end, ST_EV_mm_vmscan_memcg_reclaim_begin,
+		ST_EV_mm_vmscan_memcg_reclaim_end, ST_EV_mm_filemap_add_to_page_cache,
+	};
+	struct an_corr *c = NULL;
+	uint64_t x = 88172645463325252ull, ts = 1000;
+	union {
+		struct st_event_header h;
+		struct st_ev_sched_switch sw;
+		struct st_ev_sys_enter in;
+		struct st_ev_sys_exit ex;
+		unsigned char raw[256];
+	} e;
+
+	an_corr_new(&c, 0, check_bound, NULL);
+	an_corr_enable_causes(c);
+	for (int k = 0; k < 200000; k++) {
+		uint32_t tid = 1 + (uint32_t)(x % 4), r;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		r = (uint32_t)(x >> 32);
+		ts += r % 1000;
+		memset(&e, 0, sizeof(e));
+		for (unsigned b = 0; b < sizeof(e.raw); b++)
+			e.raw[b] = (unsigned char)(x >> (b % 8 * 8)) ^ (unsigned char)b;
+		if (r % 5 == 0) {
+			/* a pread's entry or exit */
+			head_of(&e.h, r & 64 ? ST_EV_sys_enter_pread64 : ST_EV_sys_exit_pread64,
+				sizeof(e.in), ts, tid);
+		} else {
+			head_of(&e.h, types[r % (sizeof(types) / sizeof(types[0]))], sizeof(e.raw), ts, tid);
+			if (e.h.type == ST_EV_sched_switch) {
+				e.sw.p.prev_tid = tid;
+				e.sw.p.next_tid = 1 + r % 5;
+				e.sw.p.prev_state = r & 128 ? 0 : 1;
+			}
+		}
+		an_corr_event(c, &e.h);
+	}
+	an_corr_finish(c);
+	check(random_ios > 1000 && !random_bad, "cause.random_bound",
+	      "%" PRIu64 " of %" PRIu64 " I/Os without causes or off their total", random_bad, random_ios);
+	an_corr_free(c);
+}
+
 int main(void)
 {
 	test_preempted();
@@ -445,5 +536,6 @@ int main(void)
 	test_cache();
 	test_dirty_runq();
 	test_off();
+	test_random();
 	return check_failures != 0;
 }
