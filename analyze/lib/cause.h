@@ -25,16 +25,18 @@
  *   throttle  a bio blk-throttle held back: submission (fs begin, else
  *             syscall entry) -> the held bio's queueing by the throttle's
  *             worker; its cgroup from block_bio_held.
- *   dirty     balance_dirty_pages: [ts, ts + pause].
+ *   dirty     balance_dirty_pages: from ts until the thread is woken (its
+ *             timer fires on a tick after ts + pause; a signal cuts it short).
  *   reclaim   direct or memory-cgroup reclaim begin -> end.
  *
  * Time is counted once. A lock, dirty or reclaim window is the outermost
  * one open on the thread (windows inside it count as it), less the runq
  * waits inside it, which are runq. Every cause lies within the interval and
- * the causes never sum to more than it: throttle, measured from two stage
- * times rather than from events of its own, takes at most what the others
- * left; the rest of the total is `other` (an_io_causes()), never spread over
- * the causes.
+ * the causes never sum to more than it: the thread's own waits first, then
+ * throttle (measured from two stage times rather than events of its own),
+ * then svc_runq (other threads' waits while it slept) take at most what the
+ * others left; the rest of the total is `other` (an_io_causes()), never
+ * spread over the causes.
  *
  * Per read, not a time, an_io.cache: direct (iomap_dio_rw_begin, or bios
  * that filled no page of the cache: O_DIRECT on a block device), miss (its

@@ -177,7 +177,7 @@ static const char usage_text[] =
 "           worker, kworker) waiting for a CPU between issue and completion\n"
 "  lock     contention_begin -> contention_end (less runq inside)\n"
 "  throttle fs begin (else syscall entry) -> its bio queued by blk-throttle\n"
-"  dirty    balance_dirty_pages' pause (less runq inside)\n"
+"  dirty    balance_dirty_pages' pause until woken (less runq inside)\n"
 "  reclaim  direct or memory-cgroup reclaim begin -> end (less runq inside)\n"
 "  other    the rest of total, which no cause explains\n"
 "\n"

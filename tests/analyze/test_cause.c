@@ -412,10 +412,38 @@ static void test_cache(void)
 }
 
 /*
- * A dirty pause 10500..15500 of a write 10000..13000 in which the thread
- * was woken early (11000) and waited for a CPU until 12000: runq 1000;
- * dirty the pause within the call less that wait, 2500 - 1000 = 1500;
- * other 500.
+ * A direct pread 10000..10400 whose thread reclaimed memory 10030..10330
+ * (running, not waiting) while the worker it woke at 10015 for the request
+ * issued at 10020 waited for a CPU until 10330 (svc_runq 10020..10330 =
+ * 310), the request completed at 10390. The thread's own wait comes first:
+ * reclaim 300; svc_runq takes what is left, 100; other 0.
+ */
+static void test_own_first(void)
+{
+	struct an_corr *c = start();
+
+	sys(c, ST_EV_sys_enter_pread64, 10000, 0);
+	dio_begin(c, 10005);
+	bio_queue(c, 10010, APP, 0xd1, ST_OP_READ);
+	wake(c, 10015, APP, WORKER);
+	issue(c, 10020, 0x300, 0xd1);
+	reclaim(c, ST_EV_mm_vmscan_direct_reclaim_begin, 10030);
+	reclaim(c, ST_EV_mm_vmscan_direct_reclaim_end, 10330);
+	sw(c, 10330, APP, 2, WORKER, "fio", "kworker");
+	complete(c, 10390, WORKER, 0x300);
+	sys(c, ST_EV_sys_exit_pread64, 10400, 4096);
+	expect("own_first", 0, 0, 100, 0, 0, 0, 300, 0);
+	check_sums("own_first");
+	an_corr_free(c);
+}
+
+/*
+ * A dirty pause of 5000 from 10500 in a write 10000..13000, cut short: the
+ * thread was woken at 11000 (a signal) and waited for a CPU until 12000:
+ * dirty 10500..11000 = 500, runq 1000, other 3000 - 1500 = 1500. Then a
+ * pause of 1000 from 20500 in a write 20000..22500 whose timer fired on a
+ * later tick, 22000 (the pause lasts until the wakeup: 1500), the thread
+ * running at 22200: runq 200, other 2500 - 1700 = 800.
  */
 static void test_dirty_runq(void)
 {
@@ -426,7 +454,14 @@ static void test_dirty_runq(void)
 	wake(c, 11000, HOG, APP);
 	sw(c, 12000, HOG, 0, APP, "hog", "fio");
 	sys(c, ST_EV_sys_exit_write, 13000, 4096);
-	expect("dirty_runq", 0, 1000, 0, 0, 0, 1500, 0, 500);
+	sys(c, ST_EV_sys_enter_write, 20000, 0);
+	dirty(c, 20500, 1000);
+	sw(c, 20600, APP, 2, HOG, "fio", "hog");
+	wake(c, 22000, HOG, APP);
+	sw(c, 22200, HOG, 0, APP, "hog", "fio");
+	sys(c, ST_EV_sys_exit_write, 22500, 4096);
+	expect("dirty_runq.early", 0, 1000, 0, 0, 0, 500, 0, 1500);
+	expect("dirty_runq.tick", 1, 200, 0, 0, 0, 1500, 0, 800);
 	check_sums("dirty_runq");
 	an_corr_free(c);
 }
@@ -535,6 +570,7 @@ int main(void)
 	test_held();
 	test_cache();
 	test_dirty_runq();
+	test_own_first();
 	test_off();
 	test_random();
 	return check_failures != 0;
