@@ -1121,11 +1121,29 @@ static __always_inline bool is_fsync_call(__u16 type)
 	return type == ST_EV_sys_enter_fsync || type == ST_EV_sys_enter_fdatasync;
 }
 
-/* A call with an exit probe, whose thread the `why` probes follow until it returns (not close, dup2, dup3). */
-static __always_inline bool is_data_call(__u16 type)
+#define S_IFBLK	0060000
+
+/*
+ * A call whose thread the `why` probes follow until it returns: one with an
+ * exit probe (not close, dup2, dup3), and with -d one on a file of the
+ * device's file systems or the device itself (an aio context names no
+ * file: followed), so the threads of other disks' I/O cost one run each.
+ */
+static __always_inline bool is_followed_call(__u16 type, unsigned int fd)
 {
-	return type != ST_EV_sys_enter_close && type != ST_EV_sys_enter_dup2 &&
-	       type != ST_EV_sys_enter_dup3;
+	struct file *file;
+	struct inode *inode;
+
+	if (type == ST_EV_sys_enter_close || type == ST_EV_sys_enter_dup2 ||
+	    type == ST_EV_sys_enter_dup3)
+		return false;
+	if (!filter_ndevs || type == ST_EV_sys_enter_io_submit || type == ST_EV_sys_enter_io_getevents)
+		return true;
+	file = task_fd_file(fd);
+	inode = file ? file->f_inode : NULL;
+	if (!inode)
+		return false;
+	return fs_dev_passes((inode->i_mode & S_IFMT) == S_IFBLK ? inode->i_rdev : inode->i_sb->s_dev);
 }
 
 /* A traced thread returns from fsync/fdatasync: one fsync fewer open on its device. */
@@ -1179,7 +1197,7 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 		if (is_fsync_call(type))
 			fsync_opens((unsigned int)ctx->args[0]);
 	}
-	if (is_data_call(type))
+	if (follow_threads && is_followed_call(type, (unsigned int)ctx->args[0]))
 		follow_call_enter();
 	e = reserve(sizeof(*e), type);
 	if (!e)
