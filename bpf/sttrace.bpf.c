@@ -211,6 +211,7 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
 #define S_IFMT	00170000
 #define S_IFREG	0100000
+#define S_IFBLK	0060000
 
 /* The regular file an inode is, as a key; false for anything else (a block device, a directory). */
 static __always_inline bool inode_file(const struct inode *inode, struct st_file_key *k)
@@ -587,9 +588,9 @@ static __always_inline __u32 rq_disk(const struct request *rq)
 /*
  * Bio events. The device is the bio's disk (not the partition): bios are
  * remapped to whole-disk sectors before block_bio_queue fires, so disk and
- * sector agree, and they agree with the request events.
+ * sector agree, and they agree with the request events. Returns the
+ * record's time, 0 when none was recorded.
  */
-/* The record's time, 0 when none was recorded. */
 static __always_inline __u64 emit_bio(const struct bio *bio, __u16 type, __s32 error, __u32 flags)
 {
 	struct st_ev_block_bio *e;
@@ -1120,8 +1121,6 @@ static __always_inline bool is_fsync_call(__u16 type)
 {
 	return type == ST_EV_sys_enter_fsync || type == ST_EV_sys_enter_fdatasync;
 }
-
-#define S_IFBLK	0060000
 
 /*
  * A call whose thread the `why` probes follow until it returns: one with an
