@@ -211,6 +211,7 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
 #define S_IFMT	00170000
 #define S_IFREG	0100000
+#define S_IFBLK	0060000
 
 /* The regular file an inode is, as a key; false for anything else (a block device, a directory). */
 static __always_inline bool inode_file(const struct inode *inode, struct st_file_key *k)
@@ -587,9 +588,9 @@ static __always_inline __u32 rq_disk(const struct request *rq)
 /*
  * Bio events. The device is the bio's disk (not the partition): bios are
  * remapped to whole-disk sectors before block_bio_queue fires, so disk and
- * sector agree, and they agree with the request events.
+ * sector agree, and they agree with the request events. Returns the
+ * record's time, 0 when none was recorded.
  */
-/* The record's time, 0 when none was recorded. */
 static __always_inline __u64 emit_bio(const struct bio *bio, __u16 type, __s32 error, __u32 flags)
 {
 	struct st_ev_block_bio *e;
@@ -1121,11 +1122,27 @@ static __always_inline bool is_fsync_call(__u16 type)
 	return type == ST_EV_sys_enter_fsync || type == ST_EV_sys_enter_fdatasync;
 }
 
-/* A call with an exit probe, whose thread the `why` probes follow until it returns (not close, dup2, dup3). */
-static __always_inline bool is_data_call(__u16 type)
+/*
+ * A call whose thread the `why` probes follow until it returns: one with an
+ * exit probe (not close, dup2, dup3), and with -d one on a file of the
+ * device's file systems or the device itself (an aio context names no
+ * file: followed), so the threads of other disks' I/O cost one run each.
+ */
+static __always_inline bool is_followed_call(__u16 type, unsigned int fd)
 {
-	return type != ST_EV_sys_enter_close && type != ST_EV_sys_enter_dup2 &&
-	       type != ST_EV_sys_enter_dup3;
+	struct file *file;
+	struct inode *inode;
+
+	if (type == ST_EV_sys_enter_close || type == ST_EV_sys_enter_dup2 ||
+	    type == ST_EV_sys_enter_dup3)
+		return false;
+	if (!filter_ndevs || type == ST_EV_sys_enter_io_submit || type == ST_EV_sys_enter_io_getevents)
+		return true;
+	file = task_fd_file(fd);
+	inode = file ? file->f_inode : NULL;
+	if (!inode)
+		return false;
+	return fs_dev_passes((inode->i_mode & S_IFMT) == S_IFBLK ? inode->i_rdev : inode->i_sb->s_dev);
 }
 
 /* A traced thread returns from fsync/fdatasync: one fsync fewer open on its device. */
@@ -1179,7 +1196,7 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 		if (is_fsync_call(type))
 			fsync_opens((unsigned int)ctx->args[0]);
 	}
-	if (is_data_call(type))
+	if (follow_threads && is_followed_call(type, (unsigned int)ctx->args[0]))
 		follow_call_enter();
 	e = reserve(sizeof(*e), type);
 	if (!e)

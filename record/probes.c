@@ -171,8 +171,12 @@ int rec_events_select(const char *spec, struct rec_selection *sel, char *err, si
 	/* block_rq_inode comes from an issue probe: it brings one */
 	else if (sel->on[ST_EV_block_rq_inode])
 		sel->on[ST_EV_block_rq_issue_stamped] = true;
-	/* block_bio_held follows a queue record: it brings the queue probe */
-	if (sel->on[ST_EV_block_bio_held])
+	/*
+	 * block_bio_held follows a queue record: named, it brings the queue
+	 * probe; in a preset it waits for one that has it (a task filter,
+	 * block-queue), sparing `all` a probe run per bio (scripts/bench/RESULTS.md)
+	 */
+	if (sel->required[ST_EV_block_bio_held])
 		sel->on[ST_EV_block_bio_queue] = true;
 	/* Process events give pid -> command names and drive -p's child tracking. */
 	for (size_t i = 0; i < REC_NEVENTS; i++)

@@ -238,8 +238,8 @@ struct st_event_header {
  * where they touch a traced I/O, so st-analyze can split an I/O's interval
  * into waiting for a CPU, a lock, the dirty-page throttle, reclaim (spec
  * section 11.2). A thread st-record follows is one inside a traced data
- * syscall, or one that serves a traced device (completed one of its requests
- * from a kernel thread).
+ * syscall, or a kernel thread that serves one (completed one of its
+ * requests, or was woken from inside the call).
  */
 
 /* A context switch where either thread is one st-record follows. */

@@ -29,10 +29,17 @@
 # tracepoints per I/O through the generic probe of tracepoints named at
 # record time.
 #
+# Then the `why` events' cost (issue 24): CPU per I/O of `-e all` against
+# `all-no-why` (block,dio,fsync,uring: all before them), fio psync and io_uring
+# QD32, each with and without a busy neighbour process (a shell loop: its
+# context switches run the sched_switch probe, which must drop them cheaply).
+#
 # Usage: scripts/bench/overhead.sh     (as root, after `make`)
+#   BENCH_SECTIONS="ratio cost why"  the tables to make (default all three)
 #   BENCH_CONFIGS="none block ..."  configurations    BENCH_CYCLES=10  on/off cycles each
 #   BENCH_PHASE=2  seconds per window                 BENCH_OUT_DIR=/var/tmp  recordings
 #   BENCH_COST_CONFIGS="bare block ..."  BENCH_COST_SECONDS=5  the CPU cost table
+#   BENCH_WHY_ROUNDS=3  alternations of all-no-why and all per why line
 #   (a real disk: the write latency column is that device's)
 set -u
 cd "$(dirname "$0")/../.."
@@ -57,6 +64,7 @@ cleanup() {
 	# fio forks its job: TERM makes the parent stop it, KILL would leave it running
 	[ -n "$FIO" ] && kill -TERM "$FIO" 2>/dev/null && wait "$FIO" 2>/dev/null
 	[ -n "${STATS:-}" ] && kill "$STATS" 2>/dev/null
+	[ -n "${NEIGHBOUR:-}" ] && kill -KILL "$NEIGHBOUR" 2>/dev/null
 	[ -n "${ZRAM_ID:-}" ] && echo "$ZRAM_ID" >/sys/class/zram-control/hot_remove
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
 	rm -rf "$WORK" "$IMG"
@@ -72,9 +80,10 @@ now_ms() { date +%s%3N; }
 # fio_job SECONDS: the benchmark job's command line, in FIO_JOB (an array,
 # not a function: a function in the background is a subshell, and signals
 # for fio would reach that subshell instead)
+# (FIO_ENGINE, FIO_QD: io_uring 32 unless set)
 fio_job() {
-	FIO_JOB=(fio --name=bench --filename="$BENCH_DEV" --direct=1 --ioengine=io_uring --iodepth=32
-		--rw=randread --bs=4k --time_based --runtime="$1" --randrepeat=0)
+	FIO_JOB=(fio --name=bench --filename="$BENCH_DEV" --direct=1 --ioengine="${FIO_ENGINE:-io_uring}"
+		--iodepth="${FIO_QD:-32}" --rw=randread --bs=4k --time_based --runtime="$1" --randrepeat=0)
 }
 
 # wait_for FILE PATTERN: until the tracer says it is attached (or 60 s)
@@ -121,6 +130,7 @@ start_tracer() {
 	*)
 		local preset=${config%%-qd*} qd=4
 		[[ $config == *-qd* ]] && qd=${config##*-qd}
+		[ "$preset" = all-no-why ] && preset=block,dio,fsync,uring	# all without the why events
 		"$BUILD/st-record" -o "$WORK/r.sttrace" -e "$preset" -d "$BENCH_DEV" --qd "$qd" 2>"$WORK/log" &
 		TRACER=$!
 		wait_for "$WORK/log" "recording .* probes" || die "st-record did not start: $(cat "$WORK/log")"
@@ -199,50 +209,55 @@ summary_sum() {
 		END { print s + 0 }' "$WORK/summaries"
 }
 
-CONFIGS=(${BENCH_CONFIGS:-none empty bare block block-queue block-all dio all block-qd1 block-qd32 generic bpftrace})
-declare -A BUDGET=([block]=0.95 [dio]=0.90 [all]=0.90)
-echo "overhead.sh: fio randread 4k io_uring QD32 direct on $LOOP (1 GiB in /dev/shm); per configuration" \
-	"$CYCLES cycles of ${PHASE} s with / ${PHASE} s without the tracer in one fio run; recordings in $OUT_DIR;" \
-	"$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo
-printf '%-11s %7s %13s %9s %9s %6s %8s %10s %14s %s\n' config ratio "p25..p75" "IOPS off" events/s lost bytes/ev "CPU s/Mev" "write ms avg/max" budget
-for config in "${CONFIGS[@]}"; do
-	measure "$config"
-	window_ratios >"$WORK/ratios"
-	[ -s "$WORK/ratios" ] || die "$config: no complete window in fio's IOPS log"
-	ratio=$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.5)
-	base=$(cut -d' ' -f3 "$WORK/ratios" | quantile 0.5)
-	eps="-" lost="-" bpe="-" cpu="-" wlat="-"
-	if [ -s "$WORK/summaries" ]; then
-		events=$(summary_sum '^events,$')
-		secs=$(summary_sum '^s,$')	# the first "N s," is the duration
-		lost=$(summary_sum '^lost,$')
-		eps=$(awk -v e="$events" -v s="$secs" 'BEGIN { printf "%.0fk", s ? e / s / 1000 : 0 }')
-		cpu=$(awk -v c="$(summary_sum '^CPU,?$' 2)" -v e="$events" 'BEGIN { printf "%.3f", e ? c / e * 1e6 : 0 }')
-	fi
-	if grep -q "bytes/event" "$WORK/summaries"; then	# bare-ring writes no file
-		bpe=$(awk -v b="$(summary_sum '^bytes/event,$')" -v n="$(wc -l <"$WORK/summaries")" \
-			'BEGIN { printf "%.1f", b / n }')
-		wlat=$(sed -n 's/.*(avg \([0-9.]*\) ms, max \([0-9.]*\) ms).*/\1 \2/p' "$WORK/summaries" |
-			awk '{ a += $1; if ($2 > m) m = $2 } END { printf "%.1f/%.0f", NR ? a / NR : 0, m }')
-	fi
-	p25=$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.25)
-	p75=$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.75)
-	spread=$(awk -v a="$p25" -v b="$p75" 'BEGIN { printf "%.3f..%.3f", a, b }')
-	[ "$config" = none ] && NOISE=$(awk -v a="$p25" -v b="$p75" 'BEGIN { printf "%.3f", b - a }')
-	verdict=""
-	if [ -n "${BUDGET[$config]:-}" ]; then
-		verdict=$(awk -v lo="$p25" -v hi="$p75" -v b="${BUDGET[$config]}" -v l="$lost" -v n="${NOISE:-}" -v max=0.05 '
-			BEGIN { v = ">= " b ", lost 0: "
-				if (l != 0) print v "MISSED (lost)"
-				else if (n != "" && n > max) print v "inconclusive (A/A p25..p75 spans " n ")"
-				else if (lo >= b) print v "met"
-				else if (hi < b) print v "MISSED"
-				else print v "inconclusive (p25..p75 straddles it)" }')
-	fi
-	printf '%-11s %7.3f %13s %9s %9s %6s %8s %10s %14s %s\n' "$config" "$ratio" "$spread" "$base" "$eps" \
-		"$lost" "$bpe" "$cpu" "$wlat" "$verdict"
-done
+SECTIONS=" ${BENCH_SECTIONS:-ratio cost why} "
+section() { [[ $SECTIONS == *" $1 "* ]]; }
+
+if section ratio; then
+	CONFIGS=(${BENCH_CONFIGS:-none empty bare block block-queue block-all dio all block-qd1 block-qd32 generic bpftrace})
+	declare -A BUDGET=([block]=0.95 [dio]=0.90 [all]=0.90)
+	echo "overhead.sh: fio randread 4k io_uring QD32 direct on $LOOP (1 GiB in /dev/shm); per configuration" \
+		"$CYCLES cycles of ${PHASE} s with / ${PHASE} s without the tracer in one fio run; recordings in $OUT_DIR;" \
+		"$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo
+	printf '%-11s %7s %13s %9s %9s %6s %8s %10s %14s %s\n' config ratio "p25..p75" "IOPS off" events/s lost bytes/ev "CPU s/Mev" "write ms avg/max" budget
+	for config in "${CONFIGS[@]}"; do
+		measure "$config"
+		window_ratios >"$WORK/ratios"
+		[ -s "$WORK/ratios" ] || die "$config: no complete window in fio's IOPS log"
+		ratio=$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.5)
+		base=$(cut -d' ' -f3 "$WORK/ratios" | quantile 0.5)
+		eps="-" lost="-" bpe="-" cpu="-" wlat="-"
+		if [ -s "$WORK/summaries" ]; then
+			events=$(summary_sum '^events,$')
+			secs=$(summary_sum '^s,$')	# the first "N s," is the duration
+			lost=$(summary_sum '^lost,$')
+			eps=$(awk -v e="$events" -v s="$secs" 'BEGIN { printf "%.0fk", s ? e / s / 1000 : 0 }')
+			cpu=$(awk -v c="$(summary_sum '^CPU,?$' 2)" -v e="$events" 'BEGIN { printf "%.3f", e ? c / e * 1e6 : 0 }')
+		fi
+		if grep -q "bytes/event" "$WORK/summaries"; then	# bare-ring writes no file
+			bpe=$(awk -v b="$(summary_sum '^bytes/event,$')" -v n="$(wc -l <"$WORK/summaries")" \
+				'BEGIN { printf "%.1f", b / n }')
+			wlat=$(sed -n 's/.*(avg \([0-9.]*\) ms, max \([0-9.]*\) ms).*/\1 \2/p' "$WORK/summaries" |
+				awk '{ a += $1; if ($2 > m) m = $2 } END { printf "%.1f/%.0f", NR ? a / NR : 0, m }')
+		fi
+		p25=$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.25)
+		p75=$(cut -d' ' -f1 "$WORK/ratios" | quantile 0.75)
+		spread=$(awk -v a="$p25" -v b="$p75" 'BEGIN { printf "%.3f..%.3f", a, b }')
+		[ "$config" = none ] && NOISE=$(awk -v a="$p25" -v b="$p75" 'BEGIN { printf "%.3f", b - a }')
+		verdict=""
+		if [ -n "${BUDGET[$config]:-}" ]; then
+			verdict=$(awk -v lo="$p25" -v hi="$p75" -v b="${BUDGET[$config]}" -v l="$lost" -v n="${NOISE:-}" -v max=0.05 '
+				BEGIN { v = ">= " b ", lost 0: "
+					if (l != 0) print v "MISSED (lost)"
+					else if (n != "" && n > max) print v "inconclusive (A/A p25..p75 spans " n ")"
+					else if (lo >= b) print v "met"
+					else if (hi < b) print v "MISSED"
+					else print v "inconclusive (p25..p75 straddles it)" }')
+		fi
+		printf '%-11s %7.3f %13s %9s %9s %6s %8s %10s %14s %s\n' "$config" "$ratio" "$spread" "$base" "$eps" \
+			"$lost" "$bpe" "$cpu" "$wlat" "$verdict"
+	done
+fi
 
 # ---- CPU cost per I/O, independent of the host's drifting IOPS ----------
 # One fio run of COST_SECONDS per tracer and target (the loop device with
@@ -289,9 +304,10 @@ cost() {
 		read -r runs ns <"$WORK/runs"
 	fi
 	awk -v t="$3" -v c="$config" -v i="$ios" -v r="$runs" -v n="$ns" -v cpu="$cpu" \
-		-v o="$(($(other_requests "$target") - before))" 'BEGIN {
-		printf "%-14s %-11s %8d %8d %9.2f %9.0f %9.0f %9.0f\n", t, c, i, o, r / i, n / i,
-			cpu / i, n / i + cpu / i }'
+		-v o="$(($(other_requests "$target") - before))" -v lines="$WORK/cost_lines" 'BEGIN {
+		line = sprintf("%-14s %-11s %8d %8d %9.2f %9.0f %9.0f %9.0f", t, c, i, o, r / i, n / i,
+			cpu / i, n / i + cpu / i)
+		print line; print line >>lines }'
 	BENCH_DEV=$LOOP
 }
 
@@ -301,28 +317,78 @@ COST_CONFIGS=(${BENCH_COST_CONFIGS:-empty bare block block-queue block-all dio a
 STATS=$!
 for ((i = 0; i < 100; i++)); do grep -qs . "$WORK/stats" && break; sleep 0.05; done
 grep -qx on "$WORK/stats" || die "BPF statistics: $(cat "$WORK/stats")"
-ZRAM_ID=$(cat /sys/class/zram-control/hot_add 2>/dev/null) && echo 1G >"/sys/block/zram$ZRAM_ID/disksize" ||
-	ZRAM_ID=""
-echo
-echo "CPU cost per I/O: fio randread 4k io_uring QD32 direct, ${COST_SECONDS} s per line, BPF statistics on;" \
-	"load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-14s %-11s %8s %8s %9s %9s %9s %9s\n' target config "fio I/Os" "other req" "runs/IO" \
-	"BPF ns/IO" "rec ns/IO" "CPU ns/IO"
-for target in loop loop-deadline zram; do
-	case $target in
-	loop) dev=$LOOP; echo none >"/sys/block/${LOOP##*/}/queue/scheduler" ;;
-	loop-deadline) dev=$LOOP; echo mq-deadline >"/sys/block/${LOOP##*/}/queue/scheduler" ;;
-	zram) [ -n "$ZRAM_ID" ] || { echo "zram: no zram device could be added"; continue; }
-		dev=/dev/zram$ZRAM_ID ;;
-	esac
-	for config in "${COST_CONFIGS[@]}"; do cost "$dev" "$config" "$target"; done
-done
-echo none >"/sys/block/${LOOP##*/}/queue/scheduler"
-echo "(runs/IO, BPF ns/IO: the tracer's probe runs and run time per fio I/O; rec ns/IO: its own CPU"
-echo " time per fio I/O while fio ran; CPU ns/IO: both; other req: requests of other disks meanwhile,"
-echo " whose probe runs count too)"
-echo
-echo "(ratio: IOPS with the tracer / without, median over the on-windows, each against the off-windows"
-echo " around it, and the 25th..75th percentile of those ratios; IOPS off: median of the off-window means;"
-echo " events/s, lost, bytes/event, CPU s per million events and write latency from st-record's summaries,"
-echo " summed or averaged over the on-windows; CPU counts from attach to exit, not the BPF load)"
+if section cost; then
+	ZRAM_ID=$(cat /sys/class/zram-control/hot_add 2>/dev/null) && echo 1G >"/sys/block/zram$ZRAM_ID/disksize" ||
+		ZRAM_ID=""
+	echo
+	echo "CPU cost per I/O: fio randread 4k io_uring QD32 direct, ${COST_SECONDS} s per line, BPF statistics on;" \
+		"load $(cut -d' ' -f1-3 /proc/loadavg)"
+	printf '%-14s %-11s %8s %8s %9s %9s %9s %9s\n' target config "fio I/Os" "other req" "runs/IO" \
+		"BPF ns/IO" "rec ns/IO" "CPU ns/IO"
+	for target in loop loop-deadline zram; do
+		case $target in
+		loop) dev=$LOOP; echo none >"/sys/block/${LOOP##*/}/queue/scheduler" ;;
+		loop-deadline) dev=$LOOP; echo mq-deadline >"/sys/block/${LOOP##*/}/queue/scheduler" ;;
+		zram) [ -n "$ZRAM_ID" ] || { echo "zram: no zram device could be added"; continue; }
+			dev=/dev/zram$ZRAM_ID ;;
+		esac
+		for config in "${COST_CONFIGS[@]}"; do cost "$dev" "$config" "$target"; done
+	done
+	echo none >"/sys/block/${LOOP##*/}/queue/scheduler"
+	echo "(runs/IO, BPF ns/IO: the tracer's probe runs and run time per fio I/O; rec ns/IO: its own CPU"
+	echo " time per fio I/O while fio ran; CPU ns/IO: both; other req: requests of other disks meanwhile,"
+	echo " whose probe runs count too)"
+	echo
+fi
+
+# ---- the why events' cost (issue 24) -------------------------------------
+# CPU per I/O (BPF and recorder, as above) of all against all-no-why, in
+# turn BENCH_WHY_ROUNDS times, each fio job with and without a busy
+# neighbour; the ratio of the medians. Budget: at most 1.3.
+NEIGHBOUR=""
+neighbour_start() {
+	sh -c 'while :; do :; done' &
+	NEIGHBOUR=$!
+}
+neighbour_stop() {
+	kill -KILL "$NEIGHBOUR"
+	wait "$NEIGHBOUR" 2>/dev/null
+	NEIGHBOUR=""
+}
+if section why; then
+	echo
+	echo "The why events: CPU per I/O of all against all-no-why, fio randread 4k direct on the loop device," \
+		"${COST_SECONDS} s per line, BPF statistics on; load $(cut -d' ' -f1-3 /proc/loadavg)"
+	printf '%-14s %-11s %8s %8s %9s %9s %9s %9s\n' fio config "fio I/Os" "other req" "runs/IO" \
+		"BPF ns/IO" "rec ns/IO" "CPU ns/IO"
+	echo none >"/sys/block/${LOOP##*/}/queue/scheduler"
+	: >"$WORK/why_ratios"
+	for job in psync:1 io_uring:32; do
+		FIO_ENGINE=${job%%:*} FIO_QD=${job##*:}
+		for neighbour in "" busy; do
+			label=$FIO_ENGINE${neighbour:++busy}
+			[ -n "$neighbour" ] && neighbour_start
+			: >"$WORK/cost_lines"
+			for ((r = 0; r < ${BENCH_WHY_ROUNDS:-3}; r++)); do
+				cost "$LOOP" all-no-why "$label"
+				cost "$LOOP" all "$label"
+			done
+			[ -n "$neighbour" ] && neighbour_stop
+			for config in all-no-why all; do
+				awk -v c="$config" '$2 == c { print $8 }' "$WORK/cost_lines" | quantile 0.5
+			done | paste -sd' ' | awk -v l="$label" '{ printf "%s %.0f %.0f %.2f\n", l, $1, $2, $2 / $1 }' \
+				>>"$WORK/why_ratios"
+		done
+	done
+	unset FIO_ENGINE FIO_QD
+	echo
+	echo "median CPU ns/IO: all-no-why, all, all / all-no-why (budget <= 1.3)"
+	awk '{ printf "  %-16s %6d %6d %5.2f %s\n", $1, $2, $3, $4, $4 <= 1.3 ? "met" : "MISSED" }' "$WORK/why_ratios"
+fi
+
+if section ratio; then
+	echo "(ratio: IOPS with the tracer / without, median over the on-windows, each against the off-windows"
+	echo " around it, and the 25th..75th percentile of those ratios; IOPS off: median of the off-window means;"
+	echo " events/s, lost, bytes/event, CPU s per million events and write latency from st-record's summaries,"
+	echo " summed or averaged over the on-windows; CPU counts from attach to exit, not the BPF load)"
+fi

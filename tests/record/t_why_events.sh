@@ -19,6 +19,9 @@
 #   balance_dirty_pages records and those with a pause equal bpftrace's.
 # - why_cache: a cold buffered read of a 16 MiB file: the pages its
 #   page-cache adds name equal the file's 4096 pages, and bpftrace's count.
+# - why_device: with -d, two cold buffered reads at once, one of a file on
+#   the device, one on another: the first's 4096 pages are added in the
+#   records, none of the other device's.
 # - why_reclaim: the same read of a 96 MiB file in a memory cgroup (v1)
 #   limited to 32 MiB: memcg reclaim begins recorded equal bpftrace's,
 #   and there are some; every begin has its end.
@@ -218,6 +221,30 @@ if cold "$T/mnt/cold" 16 && [ "$(fincore -n -o PAGES "$T/mnt/cold" | tr -d ' ')"
 	fi
 else
 	fail why_cache "cannot make a cold 16 MiB file"
+fi
+
+# ---- -d: only the threads of the device's I/O are followed ------------------
+# two cold buffered reads at once, of a file on $L and of one on a second
+# loop device, recorded with -d $L: the first file's adds are all there, the
+# other device's none (its reader is in a traced call, but not on $L)
+st_loopdev L2 64
+mkfs.ext4 -q -F "$L2" && mkdir "$T/mnt2" && mount "$L2" "$T/mnt2" || { fail why_device "cannot mount $L2"; exit 1; }
+at_exit "umount '$T/mnt2'"
+if cold "$T/mnt/cold" 16 && cold "$T/mnt2/other" 16 &&
+	st-record -o "$T/why_device.sttrace" -e all -d "$L" -- sh -c '"$1" if="$2" of=/dev/null bs=1M &
+		"$1" if="$3" of=/dev/null bs=1M; wait' sh "$DD" "$T/mnt/cold" "$T/mnt2/other" >"$T/why_device.log" 2>&1; then
+	rec_rows "$T/why_device.sttrace" mm_filemap_add_to_page_cache dev ino nr_pages >"$T/adds"
+	ino=$(stat -c %i "$T/mnt/cold")
+	pages=$(awk -v d="$(rec_devno "$L")" -v i="$ino" '$1 == d && $2 == i { s += $3 } END { print s + 0 }' "$T/adds")
+	other=$(awk -v d="$(rec_devno "$L2")" '$1 == d { s += $3 } END { print s + 0 }' "$T/adds")
+	want=$(($(stat -c %s "$T/mnt/cold") / $(getconf PAGESIZE)))
+	if [ "$pages" = "$want" ] && [ "$other" = 0 ]; then
+		pass why_device
+	else
+		fail why_device "page-cache adds: $pages pages of the file on $L (it has $want), $other of $L2's (want 0)"
+	fi
+else
+	fail why_device "st-record or the files failed: $(tail -1 "$T/why_device.log")"
 fi
 
 # ---- memory cgroup reclaim ------------------------------------------------
