@@ -44,7 +44,7 @@ __u64 page_cache_issues;		/* step 7: issues block_rq_inode would follow */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20);
+	__uint(max_entries, 4 << 20);		/* st-record's default (record/options.c) */
 } events SEC(".maps");
 
 struct stage {
