@@ -65,7 +65,7 @@ static const char usage_text[] =
 "  -d, --device DEV         only this disk (/dev/sdb, sdb, 8:16; a partition\n"
 "                           selects its disk)\n"
 "      --qd N               output writes in flight (1-256, default 4)\n"
-"      --ringbuf-size SIZE  kernel ring buffer (default 16M, at least 16K; rounded up\n"
+"      --ringbuf-size SIZE  kernel ring buffer (default 4M, at least 16K; rounded up\n"
 "                           to a power of 2)\n"
 "  -z, --zstd-level N       compression level (-7..19, default 1: the recorder\n"
 "                           competes with the workload for CPU)\n"
@@ -454,7 +454,15 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->qd = 4;
-	o->ringbuf_size = 16u << 20;
+	/*
+	 * 4 MiB, not 16: the probes write each batch into the ring's next
+	 * bytes, which in a ring larger than the cache have left it since the
+	 * ring last went round. `block`'s probe runs took 354 ns each with
+	 * 16 MiB, 193 with 4 MiB and 186 with 1 MiB (scripts/bench/bpf_steps.sh,
+	 * record/README.md); a quarter of 4 MiB, the wakeup threshold, still
+	 * holds 15-20 ms of records at the rates overhead.sh drives.
+	 */
+	o->ringbuf_size = 4u << 20;
 	o->zstd_level = 1;
 	o->chunk_size = 1u << 20;
 	o->flush_ns = 250000000ull;

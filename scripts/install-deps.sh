@@ -2,7 +2,7 @@
 # Installs the Debian packages sttrace needs to build, test and benchmark.
 # Does nothing when they are all present; needs root otherwise.
 set -eu
-PKGS="make gcc pkg-config libelf-dev zlib1g-dev libzstd-dev libxxhash-dev
+PKGS="make gcc pkg-config libelf-dev zlib1g-dev libzstd-dev libxxhash-dev liblz4-dev
 libjson-c-dev liburing-dev libbpf-dev clang llvm bpftool gnuplot-nox fio zstd
 e2fsprogs xfsprogs util-linux bsdutils blktrace bpftrace jq mandoc groff-base libssl-dev python3
 chromium libmicrohttpd-dev prometheus curl"

@@ -8,64 +8,10 @@
  * `bare-ring --empty` loads the programs that do nothing instead (the floor
  * of a probe run at st-record's two `block` tracepoints).
  */
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include <signal.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
+#include "bench_loader.h"
 #include "bare_ring.skel.h"
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static int count_record(void *ctx, void *data, size_t size)
-{
-	(void)data;
-	(void)size;
-	++*(unsigned long long *)ctx;
-	return 0;
-}
-
-/* Runs and run time of every program of the object, summed. */
-static void program_runs(struct bpf_object *obj, unsigned long long *runs, unsigned long long *ns)
-{
-	struct bpf_program *prog;
-
-	*runs = *ns = 0;
-	bpf_object__for_each_program(prog, obj) {
-		struct bpf_prog_info info = { 0 };
-		__u32 len = sizeof(info);
-
-		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len)) {
-			*runs += info.run_cnt;
-			*ns += info.run_time_ns;
-		}
-	}
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static double cpu_seconds(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-}
 
 /* --empty: the programs named empty_* and no others; otherwise the others. */
 static void choose_programs(struct bpf_object *obj, bool empty)
@@ -78,12 +24,8 @@ static void choose_programs(struct bpf_object *obj, bool empty)
 
 int main(int argc, char **argv)
 {
-	const struct timespec period = { .tv_nsec = 50 * 1000 * 1000 };
-	struct sigaction sa = { .sa_handler = on_signal };
-	unsigned long long events = 0, runs, run_ns;
 	struct bare_ring_bpf *skel;
-	struct ring_buffer *rb;
-	double start, cpu_start;
+	int err;
 
 	bool help = argc == 2 && !strcmp(argv[1], "--help");
 	bool empty = argc == 2 && !strcmp(argv[1], "--empty");
@@ -96,8 +38,6 @@ int main(int argc, char **argv)
 			"nothing at block_rq_issue and block_rq_complete)\n", argv[0]);
 		return help ? 0 : 2;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	skel = bare_ring_bpf__open();
 	if (skel)
 		choose_programs(skel->obj, empty);
@@ -106,25 +46,8 @@ int main(int argc, char **argv)
 		bare_ring_bpf__destroy(skel);
 		return 1;
 	}
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.records), count_record, &events, NULL);
-	if (!rb) {
-		fprintf(stderr, "bare-ring: cannot map the ring buffer\n");
-		bare_ring_bpf__destroy(skel);
-		return 1;
-	}
-	fprintf(stderr, "bare-ring: attached\n");
-	start = now();
-	cpu_start = cpu_seconds();
-	while (!stop) {
-		nanosleep(&period, NULL);
-		ring_buffer__consume(rb);
-	}
-	ring_buffer__consume(rb);
-	program_runs(skel->obj, &runs, &run_ns);
-	fprintf(stderr, "bare-ring: %llu events, %llu lost, %.1f s, %.2f s CPU, %llu probe runs, "
-		"%llu ns of probe run time\n", events, (unsigned long long)skel->bss->dropped,
-		now() - start, cpu_seconds() - cpu_start, runs, run_ns);
-	ring_buffer__free(rb);
+	err = bench_drain("bare-ring", skel->obj, bpf_map__fd(skel->maps.records),
+			  (const unsigned long long *)&skel->bss->dropped);
 	bare_ring_bpf__destroy(skel);
-	return 0;
+	return err;
 }
