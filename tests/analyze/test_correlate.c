@@ -540,6 +540,51 @@ static void test_held_back(void)
 	an_corr_free(c);
 }
 
+/* thread tid enters pread64 of a raw block device at offset */
+static void pread_at(struct an_corr *c, uint64_t ts, uint32_t tid, int64_t offset)
+{
+	struct st_ev_sys_enter e = { .p = { .fd = 3, .count = 4096, .offset = offset } };
+
+	head(&e.h, ST_EV_sys_enter_pread64, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+}
+
+/*
+ * Reads of a raw block device whose requests another thread dispatched:
+ * thread 21's call ran the queue and issued thread 20's request too (its
+ * bio at sector 16, thread 20's offset 8192), and kblockd (tid 99, in no
+ * call) issued thread 22's (sector 48, offset 24576). Each bio joins the
+ * call at its offset: three reads with their own sector, none without
+ * block stages, no I/O of the block layer alone.
+ */
+static void test_raw_device_dispatched(void)
+{
+	struct an_corr *c = start(0);
+
+	pread_at(c, 1000, 20, 8192);
+	pread_at(c, 1010, 21, 16384);
+	bio(c, ST_EV_block_bio_queue, 1100, 21, 0xa, 32, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1110, 21, 0x100, ST_OP_READ, 1, 0xa, 0);
+	bio(c, ST_EV_block_bio_queue, 1120, 21, 0xb, 16, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1130, 21, 0x101, ST_OP_READ, 1, 0xb, 0);
+	pread_at(c, 2000, 22, 24576);
+	bio(c, ST_EV_block_bio_queue, 2100, 99, 0xc, 48, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 2110, 99, 0x102, ST_OP_READ, 1, 0xc, 0);
+	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 1600, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
+	sys(c, ST_EV_sys_exit_pread64, 1700, 21, 4096);
+	sys(c, ST_EV_sys_exit_pread64, 1800, 20, 4096);
+	rq(c, ST_EV_block_rq_complete, 2500, 0, 0x102, ST_OP_READ, 1, 0xc, 0);
+	sys(c, ST_EV_sys_exit_pread64, 2600, 22, 4096);
+	an_corr_finish(c);
+	check(nout == 3 && out[0].tid == 21 && out[0].sector == 32 && out[0].nbios == 1 &&
+	      out[1].tid == 20 && out[1].sector == 16 && stage(1, AN_ST_D2C) == 470 &&
+	      out[2].tid == 22 && out[2].sector == 48 && stage(2, AN_ST_D2C) == 390,
+	      "correlate.raw_device_dispatched", "%d I/Os: tid %u sector %" PRIu64 ", tid %u sector %" PRIu64,
+	      nout, out[0].tid, out[0].sector, nout > 1 ? out[1].tid : 0, nout > 1 ? out[1].sector : 0);
+	an_corr_free(c);
+}
+
 /*
  * An fsync that waits for jbd2's journal commit: the bios jbd2 queues on
  * the file system's device while the fsync is open, and completes before
@@ -1033,6 +1078,7 @@ int main(void)
 	test_fsync_unjoined();
 	test_fsync_journal();
 	test_held_back();
+	test_raw_device_dispatched();
 	test_fsync_flush_sequence();
 	test_fsync_flush_only();
 	test_fua_write();
