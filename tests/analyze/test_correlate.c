@@ -555,7 +555,9 @@ static void pread_at(struct an_corr *c, uint64_t ts, uint32_t tid, int64_t offse
  * bio at sector 16, thread 20's offset 8192), and kblockd (tid 99, in no
  * call) issued thread 22's (sector 48, offset 24576). Each bio joins the
  * call at its offset: three reads with their own sector, none without
- * block stages, no I/O of the block layer alone.
+ * block stages, no I/O of the block layer alone. Then threads 23 and 24
+ * read the same offset at once (two jobs of one seed), each issuing its
+ * own request: each keeps its own.
  */
 static void test_raw_device_dispatched(void)
 {
@@ -576,8 +578,21 @@ static void test_raw_device_dispatched(void)
 	sys(c, ST_EV_sys_exit_pread64, 1800, 20, 4096);
 	rq(c, ST_EV_block_rq_complete, 2500, 0, 0x102, ST_OP_READ, 1, 0xc, 0);
 	sys(c, ST_EV_sys_exit_pread64, 2600, 22, 4096);
+	pread_at(c, 3000, 23, 40960);
+	pread_at(c, 3010, 24, 40960);
+	bio(c, ST_EV_block_bio_queue, 3100, 23, 0xd, 80, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 3110, 23, 0x103, ST_OP_READ, 1, 0xd, 0);
+	bio(c, ST_EV_block_bio_queue, 3120, 24, 0xe, 80, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 3130, 24, 0x104, ST_OP_READ, 1, 0xe, 0);
+	rq(c, ST_EV_block_rq_complete, 3500, 0, 0x103, ST_OP_READ, 1, 0xd, 0);
+	rq(c, ST_EV_block_rq_complete, 3600, 0, 0x104, ST_OP_READ, 1, 0xe, 0);
+	sys(c, ST_EV_sys_exit_pread64, 3700, 23, 4096);
+	sys(c, ST_EV_sys_exit_pread64, 3800, 24, 4096);
 	an_corr_finish(c);
-	check(nout == 3 && out[0].tid == 21 && out[0].sector == 32 && out[0].nbios == 1 &&
+	check(nout == 5 && out[3].tid == 23 && out[3].nbios == 1 && stage(3, AN_ST_D2C) == 390 &&
+	      out[4].tid == 24 && out[4].nbios == 1 && stage(4, AN_ST_D2C) == 470,
+	      "correlate.raw_device_same_offset", "%d I/Os", nout);
+	check(nout >= 3 && out[0].tid == 21 && out[0].sector == 32 && out[0].nbios == 1 &&
 	      out[1].tid == 20 && out[1].sector == 16 && stage(1, AN_ST_D2C) == 470 &&
 	      out[2].tid == 22 && out[2].sector == 48 && stage(2, AN_ST_D2C) == 390,
 	      "correlate.raw_device_dispatched", "%d I/Os: tid %u sector %" PRIu64 ", tid %u sector %" PRIu64,
