@@ -51,40 +51,40 @@
 #     why.hog.control: alone, the p99 of
 #     runq_us <= 10 % of the p99 of total. (On the shared machine, load
 #     6-9, the control's runq p99 was 469-1,205 us of a 1.9-2.3 ms total:
-#     the load is real runq, outside sttrace. The slow reads' D2C, the loop
-#     worker waiting for a CPU as well, got svc_runq 0.9-2.3 % of their
-#     total against D2C 56-62 %: svc_runq misses that worker so far, and
-#     once, load 7.4, runq + svc_runq of the slow reads averaged 2,211 us
-#     against 80 % of fio's extra p99 of 3,619 us.)
+#     the load is real runq, outside sttrace. Before svc_runq followed the
+#     loop worker and the ksoftirqd it wakes, the slow reads' D2C, 56-62 %
+#     of their total, got svc_runq 0.9-2.3 %; on the merged feature, idle
+#     machine, runq 52.8 % + svc_runq 45.5 % of the p99 reads' time.)
 #   - why.throttle.held: the throttled reads at or above the p99 were held
 #     (throttle_us), on average, >= 90 % of fio's extra clat p99;
 #     why.throttle.cgroup: `--why` names the cgroup and the limit the
 #     reads hit (riops=250 on the device).
 #   - why.dirty.pauses: over the writes slower than the control's p99, the
 #     sum of dirty_us >= 80 % of the time fio's own per-write clat log
-#     (--write_lat_log) shows above that p99. (Measured 64-80 %: dirty is
-#     [balance_dirty_pages, + its pause], and the thread sleeps past its
-#     pause: the slowest writes, 24-27 ms, show 16 ms dirty and 26 % other;
-#     tracefs, from the tracepoint to fio's switch back in (sched_switch),
-#     315 ms for 180 ms of pauses over 44 of them.)
+#     (--write_lat_log) shows above that p99. (While dirty was
+#     [balance_dirty_pages, + its pause], 64-80 %: the thread sleeps past
+#     its pause, tracefs showing 315 ms from the tracepoint to fio's switch
+#     back in for 180 ms of pauses over 44 of them; dirty now lasts until
+#     the thread is woken.)
 #   - why.lock.contended: writes with lock_us > 0 >= 90 % of those tracefs
 #     saw contention_begin inside, and in the control no more than tracefs.
 #   - why.reclaim.inside: the reads with reclaim_us > 0 are as many as
 #     tracefs's reads with memcg reclaim inside, none in the control.
-#     (Measured 481 of 482 in two runs of three: one read of 372 us whose
-#     runq 128 + svc_runq 244 us filled its total, and the bound on the
-#     causes' sum left reclaim 0: svc_runq, another thread's wait,
-#     overlaps fio's own.)
+#     (Once 481 of 482: a read of 372 us whose runq 128 + svc_runq 244 us
+#     filled its total left reclaim 0; svc_runq, other threads' waits, now
+#     takes only what the thread's own causes leave.)
 #   - why.cache.counts: each run's misses are the pages of the file its
 #     reads added (one each: no readahead), its hits the other reads. (Once,
 #     with fincore's counts as the truth, 2,046 hits and 6,146 misses for
 #     fincore's 2,048 and 6,144: fincore read before the run, and pages
 #     dropped in between come back as misses; hence tracefs.)
 #   - why.cache.direct: the hog control's O_DIRECT reads of the device are
-#     all `direct`. (Measured: all `miss`: a block device's direct I/O
-#     does not go through iomap, whose iomap_dio_rw_begin marks `direct`.)
+#     all `direct` (a block device's direct I/O has no iomap_dio_rw_begin:
+#     bios of its own and no page put in the cache say it).
 #   - why.cgroups.by_cgroup: `st-analyze --by cgroup` counts each group's
-#     reads as its fio did.
+#     reads as its fio did. (Three CI rehearsals lost 1-4 reads: a request
+#     dispatched by kblockd or by the other job's call; a raw device's bio
+#     now joins the call at its offset.)
 # Every cgroup, loop device, mount, file, sysctl and the tracefs instance is
 # restored or removed at exit, also on failure.
 . "$(dirname "$0")/../lib.sh"
