@@ -35,11 +35,13 @@
 #     (measured in 500 of 32,770) and in none of the control's.
 #   - cache: 2,048 buffered 4k random reads of a 32 MB file with its page
 #     cache dropped (fio's fadvise RANDOM: no readahead), then all 8,192
-#     blocks of it: fincore's resident pages go 0, 2,048, 8,192, and the
-#     pages of the file fio's threads add (filemap:mm_filemap_add_to_page_cache)
-#     are those fincore sees come (a test that drops the page cache
-#     meanwhile, as t_fio_truth does, breaks that: the workload check says
-#     so; beside other engineers' tests 8,155 pages were left of 8,192).
+#     blocks of it: fincore's resident pages go 0, 2,048, 8,192, each page
+#     that comes added by one of fio's reads (filemap:mm_filemap_add_to_page_cache
+#     at most once per read: no readahead). Reclaim may take a few pages
+#     meanwhile (a CI machine kept 8,083 of 8,192; beside other engineers'
+#     tests 8,155): the workload check allows 5 % of the file gone, which
+#     leaves the warm run mostly hits; a test that drops the page cache
+#     meanwhile takes all of it, and the workload check says so.
 #   - cgroups: two fio jobs of direct 4k reads (300 and 500) at once, each
 #     from a cgroup v2 group of its own.
 # Checks of sttrace against that truth, the bounds of issue 24, on the
@@ -419,12 +421,15 @@ cold_reads=$(fio_num cache_cold .jobs[0].read.total_ios)
 warm_reads=$(fio_num cache_warm .jobs[0].read.total_ios)
 cold_added=$(added cache_cold)
 warm_added=$(added cache_warm)
-if [ "$cold_before" = 0 ] && [ "$cold_reads" = 2048 ] && [ "$warm_before" = 2048 ] &&
-	[ "$warm_reads" = 8192 ] && [ "$warm_after" = 8192 ] &&
-	[ "$cold_added" = "$warm_before" ] && [ "$warm_added" = $((warm_after - warm_before)) ]; then
+# pages reclaim took from the file during the two runs (added, then gone)
+evicted=$((cold_added + warm_added - warm_after))
+if [ "$cold_before" = 0 ] && [ "$cold_reads" = 2048 ] && [ "$warm_reads" = 8192 ] &&
+	[ "$cold_added" -le "$cold_reads" ] && [ "$warm_added" -le "$warm_reads" ] &&
+	[ "$warm_before" -le "$cold_added" ] && [ $((warm_after - warm_before)) -le "$warm_added" ] &&
+	[ "$evicted" -ge 0 ] && [ $((evicted * 20)) -le 8192 ] && [ $(((2048 - warm_before) * 20)) -le 2048 ]; then
 	pass why.cache.workload
 else
-	fail why.cache.workload "resident pages $cold_before, then $warm_before after $cold_reads cold reads ($cold_added added), $warm_after after $warm_reads warm reads ($warm_added added) (want 0, 2048 after 2048, 8192 after 8192, each page added by a read)"
+	fail why.cache.workload "resident pages $cold_before, then $warm_before after $cold_reads cold reads ($cold_added added), $warm_after after $warm_reads warm reads ($warm_added added), $evicted reclaimed (want 0, about 2048 after 2048, about 8192 after 8192, each page added by a read, at most 5 % reclaimed)"
 fi
 # classes NAME: "HITS MISSES" of the reads of cache.dat
 classes() {
