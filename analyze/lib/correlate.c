@@ -241,12 +241,6 @@ static uint32_t io_new(struct an_corr *c, const struct st_event_header *h, uint1
 	return i;
 }
 
-static void del_if(struct an_idmap *m, uint64_t key, uint32_t idx)
-{
-	if (an_idmap_get(m, key) == idx)
-		an_idmap_del(m, key);
-}
-
 /*
  * Per thread, the I/Os the application can take and has not taken yet, newest
  * first (linked through reap_next): io_uring requests whose CQE is posted,
@@ -294,13 +288,13 @@ static void io_finish(struct an_corr *c, uint32_t i)
 	struct an_io *io = IO(c, i);
 
 	if (io->flags & AN_IO_SYSCALL) {
-		del_if(&c->sys_by_tid, io->tid, i);
+		an_idmap_del_if(&c->sys_by_tid, io->tid, i);
 		if (io->offset >= 0)
-			del_if(&c->sys_by_sector, (uint64_t)io->offset / 512, i);
+			an_idmap_del_if(&c->sys_by_sector, (uint64_t)io->offset / 512, i);
 	}
 	if (io->flags & AN_IO_URING) {
-		del_if(&c->uring_by_tid, io->tid, i);
-		del_if(&c->uring_by_req, io->uring_req, i);
+		an_idmap_del_if(&c->uring_by_tid, io->tid, i);
+		an_idmap_del_if(&c->uring_by_req, io->uring_req, i);
 	}
 	if (io->flags & AN_IO_REAP_WAIT)
 		reap_unlink(c, i);
@@ -841,7 +835,7 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 	uint32_t dev = be->dev;
 	int flush = bio_is_flush(be);
 
-	del_if(&c->bio_map, be->bio, b);
+	an_idmap_del_if(&c->bio_map, be->bio, b);
 	be->io = AN_NONE;
 	an_pool_put(&c->bios, b);
 	if (i == AN_NONE)
@@ -1308,7 +1302,7 @@ static void rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t comp
 
 static void rq_free(struct an_corr *c, uint32_t r)
 {
-	del_if(&c->rq_map, RQ(c, r)->rq, r);
+	an_idmap_del_if(&c->rq_map, RQ(c, r)->rq, r);
 	RQ(c, r)->rq = 0;
 	an_pool_put(&c->rqs, r);
 }

@@ -205,8 +205,12 @@ static inline unsigned an_io_stages(const struct an_io *io, uint64_t ns[AN_ST_CO
 		a = io->ts[from];
 		b = io->ts[to];
 		ns[s] = b - a;
-		/* an_io_span(): both ends seen and in order (then b is not 0 either). */
-		defined |= (unsigned)(a && b >= a) << s;
+		/*
+		 * an_io_span(): both ends seen and in order (then b is not 0
+		 * either). a - 1 < b says it in one compare: a = 0 wraps to the
+		 * largest value, which no b is below.
+		 */
+		defined |= (unsigned)(a - 1 < b) << s;
 	}
 	/* reap's start depends on the I/O (an_io_stage_ends) */
 	an_io_stage_ends(io, AN_ST_REAP, &from, &to);

@@ -35,8 +35,12 @@ void an_idmap_free(struct an_idmap *m)
 	m->vals = NULL;
 }
 
-/* Cold: kept out of an_idmap_put(), whose fast path then saves no registers. */
-static __attribute__((cold)) int grow(struct an_idmap *m)
+/*
+ * The table doubled, then key put: cold and not inlined, so that
+ * an_idmap_put()'s fast path saves no registers (inlined, even in a cold
+ * section, grow's loop made every put push five).
+ */
+static __attribute__((cold, noinline)) int put_growing(struct an_idmap *m, uint64_t key, uint32_t val)
 {
 	struct an_idmap old = *m;
 	size_t i;
@@ -49,7 +53,7 @@ static __attribute__((cold)) int grow(struct an_idmap *m)
 		if (old.keys[i])
 			an_idmap_put(m, old.keys[i], old.vals[i]);
 	an_idmap_free(&old);
-	return 0;
+	return an_idmap_put(m, key, val);
 }
 
 int an_idmap_put(struct an_idmap *m, uint64_t key, uint32_t val)
@@ -57,8 +61,8 @@ int an_idmap_put(struct an_idmap *m, uint64_t key, uint32_t val)
 	size_t i;
 
 	/* Keep the load factor under 1/2 so probe sequences stay short. */
-	if ((m->count + 1) * 2 > m->mask + 1 && grow(m))
-		return -1;
+	if ((m->count + 1) * 2 > m->mask + 1)
+		return put_growing(m, key, val);
 	i = an_idmap_slot(m, key);
 	while (m->keys[i] && m->keys[i] != key)
 		i = (i + 1) & m->mask;
@@ -69,17 +73,12 @@ int an_idmap_put(struct an_idmap *m, uint64_t key, uint32_t val)
 	return 0;
 }
 
-void an_idmap_del(struct an_idmap *m, uint64_t key)
+/* Empty slot i, which holds a key. */
+static void remove_at(struct an_idmap *m, size_t i)
 {
-	size_t i = an_idmap_slot(m, key), j, home;
+	size_t j = i, home;
 
-	while (m->keys[i] != key) {
-		if (!m->keys[i])
-			return;
-		i = (i + 1) & m->mask;
-	}
 	/* Backward shift: move later members of the probe run into the hole. */
-	j = i;
 	for (;;) {
 		j = (j + 1) & m->mask;
 		if (!m->keys[j])
@@ -94,6 +93,32 @@ void an_idmap_del(struct an_idmap *m, uint64_t key)
 	}
 	m->keys[i] = 0;
 	m->count--;
+}
+
+/* The slot holding key, or the empty slot ending its probe run. */
+static size_t slot_of(const struct an_idmap *m, uint64_t key)
+{
+	size_t i = an_idmap_slot(m, key);
+
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & m->mask;
+	return i;
+}
+
+void an_idmap_del(struct an_idmap *m, uint64_t key)
+{
+	size_t i = slot_of(m, key);
+
+	if (m->keys[i])
+		remove_at(m, i);
+}
+
+void an_idmap_del_if(struct an_idmap *m, uint64_t key, uint32_t val)
+{
+	size_t i = slot_of(m, key);
+
+	if (m->keys[i] && m->vals[i] == val)
+		remove_at(m, i);
 }
 
 void an_idmap_clear(struct an_idmap *m)

@@ -47,6 +47,8 @@ static inline uint32_t an_idmap_get(const struct an_idmap *m, uint64_t key)
 int an_idmap_put(struct an_idmap *m, uint64_t key, uint32_t val);
 /* Remove key if present. */
 void an_idmap_del(struct an_idmap *m, uint64_t key);
+/* Remove key if it maps to val: an_idmap_get() == val then an_idmap_del() in one probe. */
+void an_idmap_del_if(struct an_idmap *m, uint64_t key, uint32_t val);
 /* Remove every key, keeping the table's size. */
 void an_idmap_clear(struct an_idmap *m);
 

@@ -138,7 +138,7 @@ static int add_sample(struct an_qest *e, uint64_t v)
 	return 0;
 }
 
-/* Exact mode (an_qest_add() handles sketch mode inline). */
+/* Exact mode, the array full (an_qest_add() handles the rest inline). */
 int an_qest_add_slow(struct an_qest *e, uint64_t v)
 {
 	e->n++;

@@ -69,19 +69,26 @@ struct an_qest {
 
 void an_qest_init(struct an_qest *e, size_t exact_limit);
 void an_qest_free(struct an_qest *e);
+/* What an_qest_add() leaves out of line: the array growing, or full (into the sketch). */
 int an_qest_add_slow(struct an_qest *e, uint64_t v);
 /* Add a sample; 0 or -1 (out of memory). Inline: a few per I/O and stage. */
 static inline int an_qest_add(struct an_qest *e, uint64_t v)
 {
-	if (!e->sk.counts)
+	if (e->sk.counts) {
+		/* an_sketch_add() with the bits every an_qest uses, a constant. */
+		e->sk.counts[an_sketch_index(AN_SKETCH_BITS, v)]++;
+		e->sk.n++;
+	} else if (e->nsamples < e->cap) {
+		/* exact mode with room (cap <= limit): the first `limit` samples of each */
+		e->samples[e->nsamples++] = v;
+		e->sorted = 0;
+	} else {
 		return an_qest_add_slow(e, v);
+	}
 	e->n++;
 	e->sum += v;
 	e->min = v < e->min ? v : e->min;
 	e->max = v > e->max ? v : e->max;
-	/* an_sketch_add() with the bits every an_qest uses, a constant. */
-	e->sk.counts[an_sketch_index(AN_SKETCH_BITS, v)]++;
-	e->sk.n++;
 	return 0;
 }
 int an_qest_merge(struct an_qest *dst, struct an_qest *src);

@@ -21,6 +21,10 @@
 #   - two recordings analyzed together (one thread each) against the same two
 #     analyzed one after the other: wall-clock throughput ratio (goal >= 1.7
 #     on 2 cores), runs alternated so both see the same load
+# With BENCH_CALLGRIND=1, each real recording of at most 3 M events is also
+# counted in instructions (valgrind --tool=callgrind), which the load of a
+# shared machine does not move: the summary against verify, and the reader
+# thread's share, which bounds the wall-time gain of --threads 2.
 # Traces are kept in $BENCH_DIR (default /tmp/sttrace-bench) for re-runs.
 #
 # usage: scripts/bench/analyze.sh [EVENTS] [FILE.sttrace...]
@@ -80,6 +84,29 @@ real() {
 			f, ev, sc, ev / sc / 1e6, sc / vc, vc, qc / sc, hc / sc, sr }'
 	echo "$sr" >"$1.rss"
 	threads "$1"
+	[ "${BENCH_CALLGRIND:-0}" = 1 ] && [ "$(events_of "$1")" -le 3000000 ] && counted "$1"
+	return 0
+}
+
+# instructions OUT CMD...: the instructions CMD runs (callgrind, profile in OUT).
+instructions() {
+	local out=$1
+	shift
+	valgrind --tool=callgrind --callgrind-out-file="$out" "$@" 2>&1 >/dev/null |
+		awk '/ I +refs:/ { gsub(",", "", $NF); print $NF }'
+}
+
+# counted FILE: the summary and verify in instructions; the reader thread's
+# share (run.c's read_events and below) bounds what a second CPU can gain.
+counted() {
+	local sum ver reader
+	sum=$(instructions "$DIR/callgrind.out" "$B/st-analyze" "$1")
+	reader=$(callgrind_annotate --inclusive=yes "$DIR/callgrind.out" 2>/dev/null |
+		awk '/run\.c:read_events / { gsub(",", "", $1); print $1; exit }')
+	ver=$(instructions /dev/null "$B/st-format" verify "$1")
+	awk -v f="$(basename "$1")" -v s="$sum" -v v="$ver" -v r="${reader:-0}" 'BEGIN {
+		printf "%-22s callgrind: summary %.1f M instructions = %.2fx verify %.1f M; reader thread %.1f M (%.0f %%): two CPUs at most %.2fx\n",
+			f, s / 1e6, s / v, v / 1e6, r / 1e6, 100 * r / s, r ? s / r : 1 }'
 }
 
 # threads FILE: the summary's wall time read and correlated in one thread

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_idmap.c - the correlator's identity map against a plain array model:
- * random puts, replacements and deletions of keys that share their low bits
- * (as kernel addresses do) and of keys that collide in the table outright,
- * through growth, with every key checked after every step.
+ * random puts, replacements, deletions and conditional deletions (del_if)
+ * of keys that share their low bits (as kernel addresses do) and of keys that
+ * collide in the table outright, through growth, with every key checked after
+ * every step.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -72,9 +73,16 @@ static int random_ops(struct model *md, int steps, const char **why)
 				*why = "put failed";
 				ok = 0;
 			}
-		} else {
+		} else if (next() % 2) {
 			md->val[i] = AN_NONE;
 			an_idmap_del(&m, md->key[i]);
+		} else {
+			/* del_if removes the key only when it maps to the value named */
+			uint32_t v = next() % 2 ? md->val[i] : (uint32_t)(next() % 1000000);
+
+			if (md->val[i] == v)
+				md->val[i] = AN_NONE;
+			an_idmap_del_if(&m, md->key[i], v);
 		}
 		if (ok && !agrees(&m, md)) {
 			*why = "map and model disagree";
