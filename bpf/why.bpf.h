@@ -30,13 +30,55 @@ extern unsigned long CONFIG_HZ __kconfig;
 #define ST_FOLLOW_IN_CALL	1	/* inside a traced data syscall */
 #define ST_FOLLOW_SERVICE	2	/* a kernel thread that completed a selected request */
 
-/* The threads followed: tid -> ST_FOLLOW_* bits, 0 once neither holds. */
+/*
+ * The threads followed: one byte of ST_FOLLOW_* bits per tid, 0 when neither
+ * holds. An array, so every sched_switch's two lookups are inlined loads
+ * (the LRU hash it replaces cost a call and a hash each); a block of
+ * ST_FOLLOWED_TIDS_PER_ENTRY tids an element, as an array keeps each element
+ * 8-byte aligned (a byte an element would take 8 per tid). st-record sizes
+ * it at load to cover /proc/sys/kernel/pid_max (32 KiB for 32768, 4 MiB for
+ * 4194304); a tid past it (pid_max raised during the recording) is never
+ * followed. Entries are never evicted: a task's exit clears its byte
+ * (why_task_exit below), so a reused tid starts unfollowed.
+ */
+struct followed_block {
+	__u8 tid[ST_FOLLOWED_TIDS_PER_ENTRY];
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);	/* st-record: pid_max / ST_FOLLOWED_TIDS_PER_ENTRY, rounded up */
+	__type(key, __u32);
+	__type(value, struct followed_block);
+} followed SEC(".maps");
+
+/*
+ * A followed thread waiting for a CPU: since when (woken, or preempted), and
+ * who woke it (0: preempted). Set by sched_wakeup and a preempting
+ * sched_switch, carried by the thread's switch-in record and cleared there
+ * (format 1.6: no wakeup records); a hash, as only followed threads have one.
+ */
+struct runnable {
+	__u64 since;	/* 0: running or blocked */
+	__u32 waker;	/* woken: the current thread then (0: an interrupt of an idle CPU) */
+	__u32 woken;	/* 1 woken, 0 preempted */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, ST_MAX_FOLLOWED_THREADS);
 	__type(key, __u32);
-	__type(value, __u8);
-} followed SEC(".maps");
+	__type(value, struct runnable);
+} runnable SEC(".maps");
+
+/* Thread tid's byte of `followed`, NULL past the array. */
+static __always_inline __u8 *follow_bits(__u32 tid)
+{
+	__u32 key = tid / ST_FOLLOWED_TIDS_PER_ENTRY;
+	struct followed_block *b = bpf_map_lookup_elem(&followed, &key);
+
+	return b ? &b->tid[tid % ST_FOLLOWED_TIDS_PER_ENTRY] : NULL;
+}
 
 static __always_inline bool is_followed(__u32 tid)
 {
@@ -44,18 +86,16 @@ static __always_inline bool is_followed(__u32 tid)
 
 	if (!tid)	/* a CPU's idle task */
 		return false;
-	f = bpf_map_lookup_elem(&followed, &tid);
+	f = follow_bits(tid);
 	return f && *f;
 }
 
 static __always_inline void follow_set(__u32 tid, __u8 bit)
 {
-	__u8 *f = bpf_map_lookup_elem(&followed, &tid);
+	__u8 *f = follow_bits(tid);
 
 	if (f)
 		*f |= bit;
-	else
-		bpf_map_update_elem(&followed, &tid, &bit, BPF_ANY);
 }
 
 /* The current thread enters a traced data syscall. */
@@ -65,15 +105,14 @@ static __always_inline void follow_call_enter(void)
 		follow_set((__u32)bpf_get_current_pid_tgid(), ST_FOLLOW_IN_CALL);
 }
 
-/* ... and returns from it: the entry stays (LRU) with the bit cleared, no update next time. */
+/* ... and returns from it. */
 static __always_inline void follow_call_exit(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u8 *f;
 
 	if (!follow_threads)
 		return;
-	f = bpf_map_lookup_elem(&followed, &tid);
+	f = follow_bits((__u32)bpf_get_current_pid_tgid());
 	if (f && (*f & ST_FOLLOW_IN_CALL))
 		*f &= ~ST_FOLLOW_IN_CALL;
 }
@@ -100,58 +139,111 @@ static __always_inline bool current_followed(void)
 
 static __always_inline bool current_in_call(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u8 *f = bpf_map_lookup_elem(&followed, &tid);
+	__u8 *f = follow_bits((__u32)bpf_get_current_pid_tgid());
 
 	return f && (*f & ST_FOLLOW_IN_CALL);
 }
 
+/*
+ * Thread tid became runnable at ts: woken by waker, or preempted. A wakeup
+ * of a thread already waiting (woken twice, or preempted before) keeps the
+ * first time, as the wait began then; a preemption always starts one.
+ */
+static __always_inline void runnable_set(__u32 tid, __u64 ts, bool woken, __u32 waker)
+{
+	struct runnable *r = bpf_map_lookup_elem(&runnable, &tid);
+	struct runnable v = { .since = ts, .waker = waker, .woken = woken };
+
+	if (!r)
+		bpf_map_update_elem(&runnable, &tid, &v, BPF_ANY);
+	else if (!r->since || !woken)
+		*r = v;
+}
+
+/* A task ends: its tid, once reused, is a new thread, neither followed nor waiting. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(why_task_exit, struct task_struct *p)
+{
+	__u32 tid = p->pid;
+	__u8 *f = follow_bits(tid);
+
+	if (f)
+		*f = 0;
+	/* also a thread followed once, inside a call it has left */
+	bpf_map_delete_elem(&runnable, &tid);
+	return 0;
+}
+
 #define TASK_RUNNING	0x0000
 
-/* Every switch runs this: two lookups decide, the rest only for followed threads. */
+/*
+ * Every switch runs this: two inlined loads decide, the rest only for
+ * followed threads. Recorded (format 1.6): a followed thread's switch-in,
+ * with the time it became runnable and its waker, and a followed thread's
+ * preemption, which names the task that took its CPU. A followed thread
+ * that blocks is no record (the analyzer needs none: its wait is the
+ * time from its wakeup to its switch-in, both in the switch-in record) but
+ * forgets a wakeup that came while it ran.
+ */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
+	__u32 prev_tid = prev->pid, next_tid = next->pid;
+	bool preempted = preempt || prev_state == TASK_RUNNING;
+	bool prev_followed = is_followed(prev_tid), next_followed = is_followed(next_tid);
 	struct st_ev_sched_switch *e;
+	struct runnable *r;
 
-	if (!is_followed(prev->pid) && !is_followed(next->pid))
+	if (prev_followed && !preempted) {
+		r = bpf_map_lookup_elem(&runnable, &prev_tid);
+		if (r)
+			r->since = 0;
+	}
+	if (!next_followed && !(prev_followed && preempted))
 		return 0;
 	e = RESERVE(sched_switch, sched_switch);
 	if (!e)
 		return 0;
 	/* the tracepoint fires in prev, before the switch: the header is prev's */
-	e->p.prev_tid = prev->pid;
-	e->p.next_tid = next->pid;
-	e->p.prev_state = preempt || prev_state == TASK_RUNNING ? 0 : prev_state;
+	e->p.prev_tid = prev_tid;
+	e->p.next_tid = next_tid;
+	e->p.prev_state = preempted ? 0 : prev_state;
 	e->p.next_pid = next->tgid;
 	bpf_probe_read_kernel(e->p.prev_comm, sizeof(e->p.prev_comm), prev->comm);
 	bpf_probe_read_kernel(e->p.next_comm, sizeof(e->p.next_comm), next->comm);
+	e->p.runnable_since = 0;
+	e->p.waker_tid = 0;
+	e->p.woken = 0;
+	if (next_followed && (r = bpf_map_lookup_elem(&runnable, &next_tid)) && r->since) {
+		e->p.runnable_since = r->since;
+		e->p.waker_tid = r->waker;
+		e->p.woken = r->woken;
+		r->since = 0;
+	}
+	if (prev_followed && preempted)
+		runnable_set(prev_tid, e->h.ts, false, 0);
 	submit(e, sizeof(*e));
 	return 0;
 }
 
 /*
- * The header is the waker's (the current thread); the record names the
- * woken one. A kernel thread woken from inside a traced call serves it from
- * then on: a second lookup, for kernel threads only.
+ * A followed thread woken: when and by whom, kept for its switch-in record
+ * (format 1.6: the wakeup itself is no record). A kernel thread woken from
+ * inside a traced call serves it from then on: a second lookup, for kernel
+ * threads only.
  */
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup, struct task_struct *p)
 {
-	struct st_ev_sched_wakeup *e;
+	__u32 tid = p->pid;
 
-	if (!is_followed(p->pid)) {
-		if (!follow_threads || !p->pid || !(p->flags & PF_KTHREAD) || !current_in_call())
+	if (!is_followed(tid)) {
+		if (!follow_threads || !tid || !(p->flags & PF_KTHREAD) || !current_in_call())
 			return 0;
-		follow_set(p->pid, ST_FOLLOW_SERVICE);
+		follow_set(tid, ST_FOLLOW_SERVICE);
 	}
-	e = RESERVE(sched_wakeup, sched_wakeup);
-	if (!e)
-		return 0;
-	e->p.woken_tid = p->pid;
-	e->p.target_cpu = p->thread_info.cpu;
-	submit(e, sizeof(*e));
+	runnable_set(tid, bpf_ktime_get_ns(), true, (__u32)bpf_get_current_pid_tgid());
 	return 0;
 }
 
