@@ -177,13 +177,27 @@ int BPF_PROG(why_task_exit, struct task_struct *p)
 #define TASK_RUNNING	0x0000
 
 /*
+ * A task's command name into a record: two 8-byte loads from the task (the
+ * verifier lets a program read inside an array member of a BTF pointer's
+ * type), no helper call as bpf_probe_read_kernel costs; both sides 8-byte
+ * aligned (comm in task_struct, and in the record after the 24-byte header
+ * at payload offsets 16 and 32).
+ */
+static __always_inline void copy_comm(char *dst, const struct task_struct *task)
+{
+	const __u64 *src = (const __u64 *)task->comm;
+
+	((__u64 *)dst)[0] = src[0];
+	((__u64 *)dst)[1] = src[1];
+}
+
+/*
  * Every switch runs this: two inlined loads decide, the rest only for
  * followed threads. Recorded (format 1.6): a followed thread's switch-in,
  * with the time it became runnable and its waker, and a followed thread's
  * preemption, which names the task that took its CPU. A followed thread
  * that blocks is no record (the analyzer needs none: its wait is the
- * time from its wakeup to its switch-in, both in the switch-in record) but
- * forgets a wakeup that came while it ran.
+ * time from its wakeup to its switch-in, both in the switch-in record).
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
@@ -195,11 +209,6 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	struct st_ev_sched_switch *e;
 	struct runnable *r;
 
-	if (prev_followed && !preempted) {
-		r = bpf_map_lookup_elem(&runnable, &prev_tid);
-		if (r)
-			r->since = 0;
-	}
 	if (!next_followed && !(prev_followed && preempted))
 		return 0;
 	e = RESERVE(sched_switch, sched_switch);
@@ -210,8 +219,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	e->p.next_tid = next_tid;
 	e->p.prev_state = preempted ? 0 : prev_state;
 	e->p.next_pid = next->tgid;
-	bpf_probe_read_kernel(e->p.prev_comm, sizeof(e->p.prev_comm), prev->comm);
-	bpf_probe_read_kernel(e->p.next_comm, sizeof(e->p.next_comm), next->comm);
+	copy_comm(e->p.prev_comm, prev);
+	copy_comm(e->p.next_comm, next);
 	e->p.runnable_since = 0;
 	e->p.waker_tid = 0;
 	e->p.woken = 0;
@@ -229,9 +238,11 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 
 /*
  * A followed thread woken: when and by whom, kept for its switch-in record
- * (format 1.6: the wakeup itself is no record). A kernel thread woken from
- * inside a traced call serves it from then on: a second lookup, for kernel
- * threads only.
+ * (format 1.6: the wakeup itself is no record). One woken while still on
+ * its CPU (before it got to block) waits for nothing and keeps running:
+ * no wait begins, so a blocking switch-out has nothing to forget. A kernel
+ * thread woken from inside a traced call serves it from then on: a second
+ * lookup, for kernel threads only.
  */
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup, struct task_struct *p)
@@ -243,6 +254,8 @@ int BPF_PROG(sched_wakeup, struct task_struct *p)
 			return 0;
 		follow_set(tid, ST_FOLLOW_SERVICE);
 	}
+	if (p->on_cpu)
+		return 0;
 	runnable_set(tid, bpf_ktime_get_ns(), true, (__u32)bpf_get_current_pid_tgid());
 	return 0;
 }

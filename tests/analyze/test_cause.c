@@ -23,7 +23,7 @@
 
 /* The writer's state of a thread (1.6): runnable since, its waker, woken or preempted. */
 #define TIDS 128
-static struct { uint64_t since; uint32_t waker, woken; } runnable[TIDS];
+static struct { uint64_t since; uint32_t waker, woken, on_cpu; } runnable[TIDS];
 
 /* A correlator that splits I/Os into causes, its output cleared. */
 static struct an_corr *start(void)
@@ -89,8 +89,8 @@ static void sw(struct an_corr *c, uint64_t ts, uint32_t prev, uint32_t state, ui
 					       .prev_state = state, .next_pid = next } };
 
 	if (folded) {
-		if (followed(prev) && state)
-			runnable[prev].since = 0;
+		runnable[prev].on_cpu = 0;
+		runnable[next].on_cpu = 1;
 		if (!followed(next) && !(followed(prev) && !state))
 			return;
 		if (followed(next) && runnable[next].since) {
@@ -113,7 +113,8 @@ static void wake(struct an_corr *c, uint64_t ts, uint32_t waker, uint32_t woken)
 	struct st_ev_sched_wakeup e = { .p = { .woken_tid = woken } };
 
 	if (folded) {
-		runnable_set(woken, ts, 1, waker);
+		if (!runnable[woken].on_cpu)
+			runnable_set(woken, ts, 1, waker);
 		return;
 	}
 	head_of(&e.h, ST_EV_sched_wakeup, sizeof(e), ts, waker);
