@@ -17,8 +17,7 @@
 #define ST_MAX_OPENING_THREADS	4096	/* threads inside openat at once, their paths kept */
 #define ST_MAX_TRACED_BLKCGS	1024	/* cgroups the traced tasks' I/O is charged to (task filter) */
 #define ST_MAX_OPEN_FSYNCS	4096	/* traced threads in fsync/fdatasync at once (task filter) */
-#define ST_MAX_FOLLOWED_THREADS	16384	/* followed threads with a run queue wait kept (bpf/why.bpf.h) */
-#define ST_FOLLOWED_TIDS_PER_ENTRY	64	/* tids per element of the `followed` array (a byte each) */
+#define ST_MAX_FOLLOWED_THREADS	16384	/* threads the `why` probes follow (bpf/why.bpf.h) */
 #define ST_MAX_UNMARK		32	/* bios of a request unmarked at completion */
 #define ST_FLUSH_WAITERS	8	/* requests a device flush serves looked at for a mark */
 #define ST_STAGE_BYTES		4096	/* a CPU's staged records go to the ring buffer past this */

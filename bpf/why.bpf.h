@@ -30,55 +30,13 @@ extern unsigned long CONFIG_HZ __kconfig;
 #define ST_FOLLOW_IN_CALL	1	/* inside a traced data syscall */
 #define ST_FOLLOW_SERVICE	2	/* a kernel thread that completed a selected request */
 
-/*
- * The threads followed: one byte of ST_FOLLOW_* bits per tid, 0 when neither
- * holds. An array, so every sched_switch's two lookups are inlined loads
- * (the LRU hash it replaces cost a call and a hash each); a block of
- * ST_FOLLOWED_TIDS_PER_ENTRY tids an element, as an array keeps each element
- * 8-byte aligned (a byte an element would take 8 per tid). st-record sizes
- * it at load to cover /proc/sys/kernel/pid_max (32 KiB for 32768, 4 MiB for
- * 4194304); a tid past it (pid_max raised during the recording) is never
- * followed. Entries are never evicted: a task's exit clears its byte
- * (why_task_exit below), so a reused tid starts unfollowed.
- */
-struct followed_block {
-	__u8 tid[ST_FOLLOWED_TIDS_PER_ENTRY];
-};
-
+/* The threads followed: tid -> ST_FOLLOW_* bits, 0 once neither holds. */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);	/* st-record: pid_max / ST_FOLLOWED_TIDS_PER_ENTRY, rounded up */
-	__type(key, __u32);
-	__type(value, struct followed_block);
-} followed SEC(".maps");
-
-/*
- * A followed thread waiting for a CPU: since when (woken, or preempted), and
- * who woke it (0: preempted). Set by sched_wakeup and a preempting
- * sched_switch, carried by the thread's switch-in record and cleared there
- * (format 1.6: no wakeup records); a hash, as only followed threads have one.
- */
-struct runnable {
-	__u64 since;	/* 0: running or blocked */
-	__u32 waker;	/* woken: the current thread then (0: an interrupt of an idle CPU) */
-	__u32 woken;	/* 1 woken, 0 preempted */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, ST_MAX_FOLLOWED_THREADS);
 	__type(key, __u32);
-	__type(value, struct runnable);
-} runnable SEC(".maps");
-
-/* Thread tid's byte of `followed`, NULL past the array. */
-static __always_inline __u8 *follow_bits(__u32 tid)
-{
-	__u32 key = tid / ST_FOLLOWED_TIDS_PER_ENTRY;
-	struct followed_block *b = bpf_map_lookup_elem(&followed, &key);
-
-	return b ? &b->tid[tid % ST_FOLLOWED_TIDS_PER_ENTRY] : NULL;
-}
+	__type(value, __u8);
+} followed SEC(".maps");
 
 static __always_inline bool is_followed(__u32 tid)
 {
@@ -86,16 +44,18 @@ static __always_inline bool is_followed(__u32 tid)
 
 	if (!tid)	/* a CPU's idle task */
 		return false;
-	f = follow_bits(tid);
+	f = bpf_map_lookup_elem(&followed, &tid);
 	return f && *f;
 }
 
 static __always_inline void follow_set(__u32 tid, __u8 bit)
 {
-	__u8 *f = follow_bits(tid);
+	__u8 *f = bpf_map_lookup_elem(&followed, &tid);
 
 	if (f)
 		*f |= bit;
+	else
+		bpf_map_update_elem(&followed, &tid, &bit, BPF_ANY);
 }
 
 /* The current thread enters a traced data syscall. */
@@ -105,14 +65,15 @@ static __always_inline void follow_call_enter(void)
 		follow_set((__u32)bpf_get_current_pid_tgid(), ST_FOLLOW_IN_CALL);
 }
 
-/* ... and returns from it. */
+/* ... and returns from it: the entry stays (LRU) with the bit cleared, no update next time. */
 static __always_inline void follow_call_exit(void)
 {
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u8 *f;
 
 	if (!follow_threads)
 		return;
-	f = follow_bits((__u32)bpf_get_current_pid_tgid());
+	f = bpf_map_lookup_elem(&followed, &tid);
 	if (f && (*f & ST_FOLLOW_IN_CALL))
 		*f &= ~ST_FOLLOW_IN_CALL;
 }
@@ -139,124 +100,58 @@ static __always_inline bool current_followed(void)
 
 static __always_inline bool current_in_call(void)
 {
-	__u8 *f = follow_bits((__u32)bpf_get_current_pid_tgid());
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u8 *f = bpf_map_lookup_elem(&followed, &tid);
 
 	return f && (*f & ST_FOLLOW_IN_CALL);
 }
 
-/*
- * Thread tid became runnable at ts: woken by waker, or preempted. A wakeup
- * of a thread already waiting (woken twice, or preempted before) keeps the
- * first time, as the wait began then; a preemption always starts one.
- */
-static __always_inline void runnable_set(__u32 tid, __u64 ts, bool woken, __u32 waker)
-{
-	struct runnable *r = bpf_map_lookup_elem(&runnable, &tid);
-	struct runnable v = { .since = ts, .waker = waker, .woken = woken };
-
-	if (!r)
-		bpf_map_update_elem(&runnable, &tid, &v, BPF_ANY);
-	else if (!r->since || !woken)
-		*r = v;
-}
-
-/* A task ends: its tid, once reused, is a new thread, neither followed nor waiting. */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(why_task_exit, struct task_struct *p)
-{
-	__u32 tid = p->pid;
-	__u8 *f = follow_bits(tid);
-
-	if (f)
-		*f = 0;
-	/* also a thread followed once, inside a call it has left */
-	bpf_map_delete_elem(&runnable, &tid);
-	return 0;
-}
-
 #define TASK_RUNNING	0x0000
 
-/*
- * A task's command name into a record: two 8-byte loads from the task (the
- * verifier lets a program read inside an array member of a BTF pointer's
- * type), no helper call as bpf_probe_read_kernel costs; both sides 8-byte
- * aligned (comm in task_struct, and in the record after the 24-byte header
- * at payload offsets 16 and 32).
- */
-static __always_inline void copy_comm(char *dst, const struct task_struct *task)
-{
-	const __u64 *src = (const __u64 *)task->comm;
-
-	((__u64 *)dst)[0] = src[0];
-	((__u64 *)dst)[1] = src[1];
-}
-
-/*
- * Every switch runs this: two inlined loads decide, the rest only for
- * followed threads. Recorded (format 1.6): a followed thread's switch-in,
- * with the time it became runnable and its waker, and a followed thread's
- * preemption, which names the task that took its CPU. A followed thread
- * that blocks is no record (the analyzer needs none: its wait is the
- * time from its wakeup to its switch-in, both in the switch-in record).
- */
+/* Every switch runs this: two lookups decide, the rest only for followed threads. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u32 prev_tid = prev->pid, next_tid = next->pid;
-	bool preempted = preempt || prev_state == TASK_RUNNING;
-	bool prev_followed = is_followed(prev_tid), next_followed = is_followed(next_tid);
 	struct st_ev_sched_switch *e;
-	struct runnable *r;
 
-	if (!next_followed && !(prev_followed && preempted))
+	if (!is_followed(prev->pid) && !is_followed(next->pid))
 		return 0;
 	e = RESERVE(sched_switch, sched_switch);
 	if (!e)
 		return 0;
 	/* the tracepoint fires in prev, before the switch: the header is prev's */
-	e->p.prev_tid = prev_tid;
-	e->p.next_tid = next_tid;
-	e->p.prev_state = preempted ? 0 : prev_state;
+	e->p.prev_tid = prev->pid;
+	e->p.next_tid = next->pid;
+	e->p.prev_state = preempt || prev_state == TASK_RUNNING ? 0 : prev_state;
 	e->p.next_pid = next->tgid;
-	copy_comm(e->p.prev_comm, prev);
-	copy_comm(e->p.next_comm, next);
-	e->p.runnable_since = 0;
-	e->p.waker_tid = 0;
-	e->p.woken = 0;
-	if (next_followed && (r = bpf_map_lookup_elem(&runnable, &next_tid)) && r->since) {
-		e->p.runnable_since = r->since;
-		e->p.waker_tid = r->waker;
-		e->p.woken = r->woken;
-		r->since = 0;
-	}
-	if (prev_followed && preempted)
-		runnable_set(prev_tid, e->h.ts, false, 0);
+	bpf_probe_read_kernel(e->p.prev_comm, sizeof(e->p.prev_comm), prev->comm);
+	bpf_probe_read_kernel(e->p.next_comm, sizeof(e->p.next_comm), next->comm);
 	submit(e, sizeof(*e));
 	return 0;
 }
 
 /*
- * A followed thread woken: when and by whom, kept for its switch-in record
- * (format 1.6: the wakeup itself is no record). One woken while still on
- * its CPU (before it got to block) waits for nothing and keeps running:
- * no wait begins, so a blocking switch-out has nothing to forget. A kernel
- * thread woken from inside a traced call serves it from then on: a second
- * lookup, for kernel threads only.
+ * The header is the waker's (the current thread); the record names the
+ * woken one. A kernel thread woken from inside a traced call serves it from
+ * then on: a second lookup, for kernel threads only.
  */
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup, struct task_struct *p)
 {
-	__u32 tid = p->pid;
+	struct st_ev_sched_wakeup *e;
 
-	if (!is_followed(tid)) {
-		if (!follow_threads || !tid || !(p->flags & PF_KTHREAD) || !current_in_call())
+	if (!is_followed(p->pid)) {
+		if (!follow_threads || !p->pid || !(p->flags & PF_KTHREAD) || !current_in_call())
 			return 0;
-		follow_set(tid, ST_FOLLOW_SERVICE);
+		follow_set(p->pid, ST_FOLLOW_SERVICE);
 	}
-	if (p->on_cpu)
+	e = RESERVE(sched_wakeup, sched_wakeup);
+	if (!e)
 		return 0;
-	runnable_set(tid, bpf_ktime_get_ns(), true, (__u32)bpf_get_current_pid_tgid());
+	e->p.woken_tid = p->pid;
+	e->p.target_cpu = p->thread_info.cpu;
+	submit(e, sizeof(*e));
 	return 0;
 }
 

@@ -519,8 +519,7 @@ static int select_programs(struct sttrace_bpf *skel, const struct rec_selection 
 
 	bpf_object__for_each_program(prog, skel->obj) {
 		bool on = prog == skel->progs.flush_stage ||
-			  (prog == skel->progs.generic_tracepoint && sel->ntps) ||
-			  (prog == skel->progs.why_task_exit && skel->rodata->follow_threads);
+			  (prog == skel->progs.generic_tracepoint && sel->ntps);
 
 		for (size_t i = 0; i < REC_NEVENTS; i++)
 			if (!strcmp(bpf_program__name(prog), rec_events[i].name))
@@ -529,26 +528,6 @@ static int select_programs(struct sttrace_bpf *skel, const struct rec_selection 
 			return -1;
 	}
 	return 0;
-}
-
-/*
- * The `followed` array of the why probes: a byte per tid up to the kernel's
- * pid_max (bpf/why.bpf.h), in blocks of ST_FOLLOWED_TIDS_PER_ENTRY; one
- * block when no why event is selected. Unreadable: the kernel's largest
- * (PID_MAX_LIMIT, 4 MiB of bytes).
- */
-static uint32_t followed_entries(bool follow)
-{
-	char line[32];
-	unsigned long pid_max = 4u << 20;
-
-	if (!follow)
-		return 1;
-	if (!read_line("/proc/sys/kernel/pid_max", line, sizeof(line)))
-		pid_max = strtoul(line, NULL, 10);
-	if (!pid_max || pid_max > 4u << 20)
-		pid_max = 4u << 20;
-	return (uint32_t)((pid_max + ST_FOLLOWED_TIDS_PER_ENTRY - 1) / ST_FOLLOWED_TIDS_PER_ENTRY);
 }
 
 /* -p: the process and its descendants alive now; later ones are added at fork. */
@@ -675,8 +654,6 @@ int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, cons
 			p->skel->rodata->follow_threads = true;
 	if (bpf_map__set_max_entries(p->skel->maps.events, (uint32_t)ringbuf_size) ||
 	    bpf_map__set_max_entries(p->skel->maps.stage_ages, (uint32_t)p->ncpus) ||
-	    bpf_map__set_max_entries(p->skel->maps.followed,
-				     followed_entries(p->skel->rodata->follow_threads)) ||
 	    select_programs(p->skel, sel))
 		return env_error(err, cap, "cannot configure the BPF object: %s", strerror(errno));
 	ret = sttrace_bpf__load(p->skel);

@@ -197,17 +197,6 @@ static void on_switch(struct an_causes *cz, const struct st_ev_sched_switch *e, 
 	} else if ((t = thr_find(cz, e->p.prev_tid))) {
 		t->runnable_since = 0;
 	}
-	/*
-	 * Format 1.6: the switch-in carries when next became runnable and how,
-	 * in place of its wakeup record (1.5: on_wakeup, or the preempting
-	 * switch-out above, set them; its runnable_since reads 0).
-	 */
-	if (e->p.runnable_since && (t = thr_get(cz, e->p.next_tid))) {
-		t->runnable_since = e->p.runnable_since;
-		t->waker = e->p.woken ? e->p.waker_tid : 0;
-		if (e->p.woken)
-			t->preempted_by[0] = 0;
-	}
 	t = thr_find(cz, e->p.next_tid);
 	if (!t)
 		return;

@@ -3,8 +3,7 @@
  * cause.h - why an I/O took its time: the engine that splits each I/O's
  * interval into causes from the `why` events of format 1.5 (sched_switch,
  * sched_wakeup, contention_begin/end, balance_dirty_pages, direct and memcg
- * reclaim begin/end, mm_filemap_add_to_page_cache, block_bio_held), and of
- * 1.6, whose switch-in records carry the wakeup in place of sched_wakeup.
+ * reclaim begin/end, mm_filemap_add_to_page_cache, block_bio_held).
  *
  * The correlator (correlate.h) owns one engine when its recording has these
  * events (an_corr_enable_causes), hands it each of them with the I/O of the
@@ -14,9 +13,8 @@
  * The causes, in ns, of an I/O's interval (its total: syscall entry -> exit,
  * or the block interval of an I/O without a syscall):
  *
- *   runq      its thread runnable but not running: woken (sched_wakeup, or
- *             1.6: the switch-in's runnable_since) or preempted
- *             (sched_switch with prev_state 0) -> switched in.
+ *   runq      its thread runnable but not running: woken (sched_wakeup) or
+ *             preempted (sched_switch with prev_state 0) -> switched in.
  *             Only while the thread is inside the I/O's syscall.
  *   svc_runq  the runq waits, overlapping the I/O's [issue, complete], of
  *             the threads that served it: the one its completion ran in

@@ -242,26 +242,16 @@ struct st_event_header {
  * requests, or was woken from inside the call).
  */
 
-/*
- * A context switch where a followed thread is switched in, or preempted
- * (format 1.5: also where one blocks). From 1.6 the switch-in carries when
- * next became runnable and who woke it, in place of sched_wakeup records.
- */
+/* A context switch where either thread is one st-record follows. */
 #define st_fields_sched_switch(F, A)						\
 	F(__u32, prev_tid,   ST_FT_UINT, "thread switched out (the record's tid)")	\
 	F(__u32, next_tid,   ST_FT_UINT, "thread switched in")			\
 	F(__u32, prev_state, ST_FT_HEX,  "prev's state: 0 still runnable (preempted), else blocked (TASK_* bits)") \
 	F(__u32, next_pid,   ST_FT_UINT, "next's thread group id")		\
 	A(char,  prev_comm, ST_COMM_LEN, ST_FT_STR, "prev's command name")	\
-	A(char,  next_comm, ST_COMM_LEN, ST_FT_STR, "next's command name")	\
-	F(__u64, runnable_since, ST_FT_UINT, "1.6: when next became runnable (ts clock), 0 not known or 1.5") \
-	F(__u32, waker_tid,  ST_FT_UINT, "1.6: the thread current when next was woken (0: an interrupt of an idle CPU)") \
-	F(__u32, woken,      ST_FT_UINT, "1.6: 1 next was woken by waker_tid, 0 preempted (or runnable_since 0)")
+	A(char,  next_comm, ST_COMM_LEN, ST_FT_STR, "next's command name")
 
-/*
- * A followed thread made runnable: it waits on a run queue from now until
- * switched in. Written by 1.5 writers only (1.6: in the switch-in record).
- */
+/* A followed thread made runnable: it waits on a run queue from now until switched in. */
 #define st_fields_sched_wakeup(F, A)						\
 	F(__u32, woken_tid,  ST_FT_UINT, "thread woken")				\
 	F(__u32, target_cpu, ST_FT_UINT, "CPU whose run queue it joins")

@@ -21,17 +21,12 @@
 #define SOFTIRQ	14	/* ksoftirqd, where completions run under load */
 #define DEV	(7u << 20)
 
-/* The writer's state of a thread (1.6): runnable since, its waker, woken or preempted. */
-#define TIDS 128
-static struct { uint64_t since; uint32_t waker, woken, on_cpu; } runnable[TIDS];
-
 /* A correlator that splits I/Os into causes, its output cleared. */
 static struct an_corr *start(void)
 {
 	struct an_corr *c = NULL;
 
 	nout = 0;
-	memset(runnable, 0, sizeof(runnable));
 	return an_corr_new(&c, 0, collect, NULL) || an_corr_enable_causes(c) ? NULL : c;
 }
 
@@ -56,31 +51,6 @@ static void sys(struct an_corr *c, uint16_t type, uint64_t ts, int64_t ret)
 	}
 }
 
-/*
- * The scheduling records in either shape: format 1.5 (every switch, each
- * wakeup a record), or, when `folded`, as a 1.6 writer (bpf/why.bpf.h)
- * records the same events: the wakeups and preemptions kept per thread and
- * carried by the thread's switch-in, a switch recorded only where next is
- * followed or prev is followed and preempted. The scenarios below run in
- * both shapes with the same expected causes.
- */
-static int folded;
-
-/* Every thread of the scenarios but the busy loop and the idle task is followed. */
-static int followed(uint32_t tid)
-{
-	return tid && tid != HOG;
-}
-
-static void runnable_set(uint32_t tid, uint64_t ts, uint32_t woken, uint32_t waker)
-{
-	if (!runnable[tid].since || !woken) {
-		runnable[tid].since = ts;
-		runnable[tid].waker = waker;
-		runnable[tid].woken = woken;
-	}
-}
-
 /* prev_state 0: prev was preempted (still runnable); else it blocked. */
 static void sw(struct an_corr *c, uint64_t ts, uint32_t prev, uint32_t state, uint32_t next,
 	       const char *prev_comm, const char *next_comm)
@@ -88,20 +58,6 @@ static void sw(struct an_corr *c, uint64_t ts, uint32_t prev, uint32_t state, ui
 	struct st_ev_sched_switch e = { .p = { .prev_tid = prev, .next_tid = next,
 					       .prev_state = state, .next_pid = next } };
 
-	if (folded) {
-		runnable[prev].on_cpu = 0;
-		runnable[next].on_cpu = 1;
-		if (!followed(next) && !(followed(prev) && !state))
-			return;
-		if (followed(next) && runnable[next].since) {
-			e.p.runnable_since = runnable[next].since;
-			e.p.waker_tid = runnable[next].waker;
-			e.p.woken = runnable[next].woken;
-			runnable[next].since = 0;
-		}
-		if (followed(prev) && !state)
-			runnable_set(prev, ts, 0, 0);
-	}
 	strncpy(e.p.prev_comm, prev_comm, sizeof(e.p.prev_comm) - 1);
 	strncpy(e.p.next_comm, next_comm, sizeof(e.p.next_comm) - 1);
 	head_of(&e.h, ST_EV_sched_switch, sizeof(e), ts, prev);
@@ -112,11 +68,6 @@ static void wake(struct an_corr *c, uint64_t ts, uint32_t waker, uint32_t woken)
 {
 	struct st_ev_sched_wakeup e = { .p = { .woken_tid = woken } };
 
-	if (folded) {
-		if (!runnable[woken].on_cpu)
-			runnable_set(woken, ts, 1, waker);
-		return;
-	}
 	head_of(&e.h, ST_EV_sched_wakeup, sizeof(e), ts, waker);
 	an_corr_event(c, &e.h);
 }
@@ -221,7 +172,7 @@ static void check_sums(const char *name)
 
 		for (unsigned s = AN_ST_RUNQ; s < AN_ST_OTHER; s++)
 			sum += stage(k, (enum an_stage)s);
-		snprintf(n, sizeof(n), "cause%s.%s.sum.%d", folded ? ".1.6" : "", name, k);
+		snprintf(n, sizeof(n), "cause.%s.sum.%d", name, k);
 		check((out[k].flags & AN_IO_WHY) && sum == stage(k, AN_ST_TOTAL), n,
 		      "causes + other %" PRIu64 ", total %" PRIu64, sum, stage(k, AN_ST_TOTAL));
 	}
@@ -232,7 +183,7 @@ static void expect(const char *name, int k, uint64_t runq, uint64_t svc, uint64_
 {
 	char n[96];
 
-	snprintf(n, sizeof(n), "cause%s.%s", folded ? ".1.6" : "", name);
+	snprintf(n, sizeof(n), "cause.%s", name);
 	check(k < nout && stage(k, AN_ST_RUNQ) == runq && stage(k, AN_ST_SVC_RUNQ) == svc &&
 	      stage(k, AN_ST_LOCK) == lck && stage(k, AN_ST_THROTTLE) == thr &&
 	      stage(k, AN_ST_DIRTY) == drt && stage(k, AN_ST_RECLAIM) == rcl &&
@@ -610,18 +561,16 @@ static void test_random(void)
 
 int main(void)
 {
-	for (folded = 0; folded < 2; folded++) {
-		test_preempted();
-		test_woken();
-		test_lock_with_runq();
-		test_nested();
-		test_clipped();
-		test_service_thread();
-		test_held();
-		test_cache();
-		test_dirty_runq();
-		test_own_first();
-	}
+	test_preempted();
+	test_woken();
+	test_lock_with_runq();
+	test_nested();
+	test_clipped();
+	test_service_thread();
+	test_held();
+	test_cache();
+	test_dirty_runq();
+	test_own_first();
 	test_off();
 	test_random();
 	return check_failures != 0;

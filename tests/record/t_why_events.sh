@@ -4,19 +4,15 @@
 # the same syscalls (its own map of who is inside one), and against what
 # the kernel and the files say:
 # - why_sched: 3000 direct 4k reads by dd of a loop device beside two busy
-#   loops. Inside its reads (it is followed only there), dd's switch-ins
-#   recorded equal bpftrace's count (+-1 % + 2), its preemptions too, and
-#   its switch-ins that carry a wakeup (format 1.6: the wakeup is no record
-#   of its own) equal bpftrace's wakeups of dd in its reads that it then
-#   waited on (woken while blocked: not running, not already runnable);
-#   the switch-ins are at most its context switches (/usr/bin/time -v:
-#   voluntary + involuntary), the preemptions at most its involuntary ones.
+#   loops. dd's switch-outs recorded (inside its reads: it is followed only
+#   there) equal bpftrace's count (+-1 % + 2) and are at most its context
+#   switches (/usr/bin/time -v: voluntary + involuntary), its blocked ones
+#   at most its voluntary switches.
 # - why_service: the loop device's workers (the kworkers /proc names after
 #   its workqueue) have sched records: dd's reads woke them.
 # - why_untraced: the busy loops, not traced, appear only in switches whose
 #   other thread is followed (dd, a thread that completed a request, a loop
-#   worker), and never switch in with a time they became runnable (no
-#   wakeup or preemption of theirs is kept).
+#   worker), and are never woken in a record.
 # - why_lock: two fio jobs writing one file buffered: contention_begin
 #   records of fio's threads equal bpftrace's count, and there are some.
 # - why_dirty: vm.dirty_bytes = 4 MiB, 64 MiB of buffered writes to ext4:
@@ -62,17 +58,13 @@ bt_script() {
 	done
 	cat <<BT
 $enter /comm == "$1"/ { @in[tid] = 1; }
-$exit /comm == "$1"/ { delete(@in[tid]); delete(@asleep[tid]); }
-tracepoint:sched:sched_switch /@in[args->next_pid]/ { @switch_in = count(); delete(@asleep[args->next_pid]); }
-tracepoint:sched:sched_switch /@in[args->prev_pid]/ {
-	if ((args->prev_state & 0xff) == 0) { @preempted = count(); } else { @asleep[args->prev_pid] = 1; }
-}
-tracepoint:sched:sched_wakeup /@in[args->pid] && @asleep[args->pid]/ { @woken = count(); delete(@asleep[args->pid]); }
+$exit /comm == "$1"/ { delete(@in[tid]); }
+tracepoint:sched:sched_switch /@in[args->prev_pid]/ { @switch_out = count(); }
 tracepoint:lock:contention_begin /@in[tid]/ { @lock = count(); }
 tracepoint:writeback:balance_dirty_pages /@in[tid]/ { @dirty = count(); if (args->pause > 0) { @paused = count(); } }
 tracepoint:filemap:mm_filemap_add_to_page_cache /@in[tid]/ { @adds = count(); }
 tracepoint:vmscan:mm_vmscan_memcg_reclaim_begin /@in[tid]/ { @memcg = count(); }
-END { clear(@in); clear(@asleep); }
+END { clear(@in); }
 BT
 }
 
@@ -119,26 +111,22 @@ if record why_sched why_dd /usr/bin/time -v -o "$T/time.txt" \
 	"$DD" if="$L" of=/dev/null bs=4k count=3000 iflag=direct; then
 	kill "$SAMPLER"
 	F=$T/why_sched.sttrace
-	rec_rows "$F" sched_switch prev_tid next_tid prev_state prev_comm runnable_since woken next_comm \
-		>"$T/switches"
-	awk '$4 == "why_dd" { print $1 } $7 == "why_dd" { print $2 }' "$T/switches" | sort -u >"$T/dd.tids"
-	# inside dd's calls: its switch-ins, those carrying a wakeup, its preemptions
+	rec_rows "$F" sched_switch prev_tid next_tid prev_state prev_comm >"$T/switches"
+	awk '$4 == "why_dd" { print $1 }' "$T/switches" | sort -u >"$T/dd.tids"
+	# dd's switch-outs inside its calls (it also switches to followed threads between them)
 	st-format cat "$F" | awk -v calls="$(echo $CALLS | tr ' ' '|')" 'FNR == NR { dd["tid=" $1] = 1; next }
-		function field(name,   i) { for (i = 6; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2) }
 		$2 ~ "^sys_enter_(" calls ")$" && ($5 in dd) { in_call[$5] = 1 }
 		$2 ~ "^sys_exit_(" calls ")$" && ($5 in dd) { in_call[$5] = 0 }
-		$2 == "sched_switch" && in_call["tid=" field("next_tid")] { n++; w += field("woken") == 1 }
-		$2 == "sched_switch" && ($5 in dd) && in_call[$5] && field("prev_state") == "0x0" { p++ }
-		END { print n + 0, w + 0, p + 0 }' "$T/dd.tids" - >"$T/in_calls"
-	read -r in woken preempted <"$T/in_calls"
+		$2 == "sched_switch" && ($5 in dd) && in_call[$5] { n++; if ($8 != "prev_state=0x0") b++ }
+		END { print n + 0, b + 0 }' "$T/dd.tids" - >"$T/in_calls"
+	read -r out blocked <"$T/in_calls"
 	vol=$(awk -F': ' '/Voluntary context switches/ { print $2 }' "$T/time.txt")
 	invol=$(awk -F': ' '/Involuntary context switches/ { print $2 }' "$T/time.txt")
-	bt_in=$(bt_count switch_in) bt_woken=$(bt_count woken) bt_pre=$(bt_count preempted)
-	if [ "$in" -gt 0 ] && near "$in" "$bt_in" && [ "$woken" -gt 0 ] && near "$woken" "$bt_woken" &&
-		near "$preempted" "$bt_pre" && [ "$in" -le $((vol + invol)) ] && [ "$preempted" -le "$invol" ]; then
+	bt=$(bt_count switch_out)
+	if [ "$out" -gt 0 ] && near "$out" "$bt" && [ "$out" -le $((vol + invol)) ] && [ "$blocked" -le "$vol" ]; then
 		pass why_sched
 	else
-		fail why_sched "dd's switch-ins recorded $in ($woken woken, bpftrace $bt_in, $bt_woken woken), preemptions $preempted (bpftrace $bt_pre); dd's context switches $vol voluntary + $invol involuntary"
+		fail why_sched "dd's switch-outs recorded $out (blocked $blocked), bpftrace $bt, dd's context switches $vol voluntary + $invol involuntary"
 	fi
 
 	# the loop device's workers: kworkers whose last work was its (/proc names them
@@ -166,12 +154,11 @@ if record why_sched why_dd /usr/bin/time -v -o "$T/time.txt" \
 		[ -n "$flags" ] && [ $((flags & 0x200000)) != 0 ] && continue
 		stray+=" $tid($(cat "/proc/$tid/comm" 2>/dev/null || echo gone)) x$n"
 	done <"$T/beside"
-	kept=$(awk -v busy="$busy_tids" 'BEGIN { n = split(busy, b, "\n"); for (i = 1; i <= n; i++) bz[b[i]] = 1 }
-		($2 in bz) && $5 != 0' "$T/switches" | wc -l)
-	if [ -z "$stray" ] && [ "$kept" = 0 ]; then
+	woken=$(rec_rows "$F" sched_wakeup woken_tid | grep -cxF -f <(echo "$busy_tids"))
+	if [ -z "$stray" ] && [ "$woken" = 0 ]; then
 		pass why_untraced
 	else
-		fail why_untraced "busy loops in $named switches, beside threads neither dd nor kernel threads:${stray:- none}; switched in with a runnable time in $kept records"
+		fail why_untraced "busy loops in $named switches, beside threads neither dd nor kernel threads:${stray:- none}; woken in $woken records"
 	fi
 fi
 for pid in "${BUSY[@]}"; do kill -KILL "$pid"; wait "$pid" 2>/dev/null; done
