@@ -32,7 +32,9 @@
 # Then the `why` events' cost (issue 24): CPU per I/O of `-e all` against
 # `all-no-why` (block,dio,fsync,uring: all before them), fio psync and io_uring
 # QD32, each with and without a busy neighbour process (a shell loop: its
-# context switches run the sched_switch probe, which must drop them cheaply).
+# context switches run the sched_switch probe, which must drop them cheaply);
+# the why programs' own runs and run time per I/O in two more columns (they
+# do not count other disks' requests, which the block probes' runs do).
 #
 # Usage: scripts/bench/overhead.sh     (as root, after `make`)
 #   BENCH_SECTIONS="ratio cost why"  the tables to make (default all three)
@@ -40,6 +42,8 @@
 #   BENCH_PHASE=2  seconds per window                 BENCH_OUT_DIR=/var/tmp  recordings
 #   BENCH_COST_CONFIGS="bare block ..."  BENCH_COST_SECONDS=5  the CPU cost table
 #   BENCH_WHY_ROUNDS=3  alternations of all-no-why and all per why line
+#   BENCH_WHY_BASE=DIR  another build (e.g. main's) whose st-record -e all
+#     (config all@base) joins each alternation: before and after side by side
 #   (a real disk: the write latency column is that device's)
 set -u
 cd "$(dirname "$0")/../.."
@@ -128,10 +132,11 @@ start_tracer() {
 		wait_for "$WORK/log" "recording .* probes" || die "st-record did not start: $(cat "$WORK/log")"
 		;;
 	*)
-		local preset=${config%%-qd*} qd=4
+		local preset=${config%%-qd*} qd=4 build=$BUILD
 		[[ $config == *-qd* ]] && qd=${config##*-qd}
+		[[ $preset == *@base ]] && preset=${preset%@base} build=$BENCH_WHY_BASE
 		[ "$preset" = all-no-why ] && preset=block,dio,fsync,uring	# all without the why events
-		"$BUILD/st-record" -o "$WORK/r.sttrace" -e "$preset" -d "$BENCH_DEV" --qd "$qd" 2>"$WORK/log" &
+		"$build/st-record" -o "$WORK/r.sttrace" -e "$preset" -d "$BENCH_DEV" --qd "$qd" 2>"$WORK/log" &
 		TRACER=$!
 		wait_for "$WORK/log" "recording .* probes" || die "st-record did not start: $(cat "$WORK/log")"
 		;;
@@ -146,7 +151,10 @@ stop_tracer() {
 	grep "events," "$WORK/log" | tail -1 >>"$WORK/summaries"
 	# the probes' runs and run time over the recording (with BPF statistics on)
 	[ -f "$WORK/r.sttrace" ] && "$BUILD/st-format" info "$WORK/r.sttrace" |
-		awk '$1 ~ /^probe\./ { split($3, kv, /[=;]/); r += kv[2]; n += kv[4] } END { printf "%.0f %.0f\n", r, n }' >"$WORK/runs"
+		awk '$1 ~ /^probe\./ { split($3, kv, /[=;]/); r += kv[2]; n += kv[4] }
+			$1 ~ /^probe\.(sched_switch|sched_wakeup|why_task_exit|contention_|balance_dirty_pages|mm_vmscan_|mm_filemap_)/ {
+				wr += kv[2]; wn += kv[4] }
+			END { printf "%.0f %.0f %.0f %.0f\n", r, n, wr, wn }' >"$WORK/runs"
 	rm -f "$WORK/r.sttrace"
 }
 
@@ -287,7 +295,7 @@ cpu_ns() {
 
 # cost TARGET CONFIG LABEL: one line of the cost table
 cost() {
-	local target=$1 config=$2 before ios runs ns cpu cpu0
+	local target=$1 config=$2 before ios runs ns cpu cpu0 why_runs=0 why_ns=0
 	BENCH_DEV=$target
 	: >"$WORK/summaries"
 	before=$(other_requests "$target")
@@ -301,12 +309,15 @@ cost() {
 	if [ "$config" = bare ] || [ "$config" = empty ]; then
 		runs=$(summary_sum '^probe$' 1) ns=$(summary_sum '^ns$' 1)
 	else
-		read -r runs ns <"$WORK/runs"
+		read -r runs ns why_runs why_ns <"$WORK/runs"
 	fi
 	awk -v t="$3" -v c="$config" -v i="$ios" -v r="$runs" -v n="$ns" -v cpu="$cpu" \
+		-v wr="$why_runs" -v wn="$why_ns" -v why="${WHY_COLUMNS:-}" \
 		-v o="$(($(other_requests "$target") - before))" -v lines="$WORK/cost_lines" 'BEGIN {
 		line = sprintf("%-14s %-11s %8d %8d %9.2f %9.0f %9.0f %9.0f", t, c, i, o, r / i, n / i,
 			cpu / i, n / i + cpu / i)
+		if (why)
+			line = line sprintf(" %9.2f %9.0f", wr / i, wn / i)
 		print line; print line >>lines }'
 	BENCH_DEV=$LOOP
 }
@@ -355,14 +366,20 @@ neighbour_stop() {
 	wait "$NEIGHBOUR" 2>/dev/null
 	NEIGHBOUR=""
 }
+WHY_CONFIGS=(all-no-why all)
+if [ -n "${BENCH_WHY_BASE:-}" ]; then
+	[ -x "$BENCH_WHY_BASE/st-record" ] || die "BENCH_WHY_BASE: no $BENCH_WHY_BASE/st-record"
+	WHY_CONFIGS+=(all@base)
+fi
 if section why; then
 	echo
 	echo "The why events: CPU per I/O of all against all-no-why, fio randread 4k direct on the loop device," \
 		"${COST_SECONDS} s per line, BPF statistics on; load $(cut -d' ' -f1-3 /proc/loadavg)"
-	printf '%-14s %-11s %8s %8s %9s %9s %9s %9s\n' fio config "fio I/Os" "other req" "runs/IO" \
-		"BPF ns/IO" "rec ns/IO" "CPU ns/IO"
+	printf '%-14s %-11s %8s %8s %9s %9s %9s %9s %9s %9s\n' fio config "fio I/Os" "other req" "runs/IO" \
+		"BPF ns/IO" "rec ns/IO" "CPU ns/IO" "why runs" "why ns"
 	echo none >"/sys/block/${LOOP##*/}/queue/scheduler"
 	: >"$WORK/why_ratios"
+	WHY_COLUMNS=1
 	for job in psync:1 io_uring:32; do
 		FIO_ENGINE=${job%%:*} FIO_QD=${job##*:}
 		for neighbour in "" busy; do
@@ -370,20 +387,23 @@ if section why; then
 			[ -n "$neighbour" ] && neighbour_start
 			: >"$WORK/cost_lines"
 			for ((r = 0; r < ${BENCH_WHY_ROUNDS:-3}; r++)); do
-				cost "$LOOP" all-no-why "$label"
-				cost "$LOOP" all "$label"
+				for config in "${WHY_CONFIGS[@]}"; do
+					cost "$LOOP" "$config" "$label"
+				done
 			done
 			[ -n "$neighbour" ] && neighbour_stop
-			for config in all-no-why all; do
+			for config in "${WHY_CONFIGS[@]}"; do
 				awk -v c="$config" '$2 == c { print $8 }' "$WORK/cost_lines" | quantile 0.5
-			done | paste -sd' ' | awk -v l="$label" '{ printf "%s %.0f %.0f %.2f\n", l, $1, $2, $2 / $1 }' \
-				>>"$WORK/why_ratios"
+			done | paste -sd' ' | awk -v l="$label" '{ printf "%s %.0f %.0f %.2f", l, $1, $2, $2 / $1 }
+				NF > 2 { printf " %.0f %.2f", $3, $3 / $1 } { print "" }' >>"$WORK/why_ratios"
 		done
 	done
-	unset FIO_ENGINE FIO_QD
+	unset FIO_ENGINE FIO_QD WHY_COLUMNS
+	echo "(why runs, why ns: the why programs' runs and run time per fio I/O, every switch of the machine included)"
 	echo
-	echo "median CPU ns/IO: all-no-why, all, all / all-no-why (budget <= 1.3)"
-	awk '{ printf "  %-16s %6d %6d %5.2f %s\n", $1, $2, $3, $4, $4 <= 1.3 ? "met" : "MISSED" }' "$WORK/why_ratios"
+	echo "median CPU ns/IO: all-no-why, all, all / all-no-why (budget <= 1.3)${BENCH_WHY_BASE:+; all@base, all@base / all-no-why}"
+	awk '{ printf "  %-16s %6d %6d %5.2f %-6s", $1, $2, $3, $4, $4 <= 1.3 ? "met" : "MISSED" }
+		NF > 4 { printf " %6d %5.2f %s", $5, $6, $6 <= 1.3 ? "met" : "MISSED" } { print "" }' "$WORK/why_ratios"
 fi
 
 if section ratio; then
