@@ -254,7 +254,7 @@ adapt(struct st_whole *w, const struct adapter *a, const struct st_event_header 
 }
 
 
-/* The built-in type named as stored type t, NULL when this build does not know it. */
+/* The built-in type called name, NULL when this build does not know it. */
 static const struct st_type *builtin_named(const char *name)
 {
 	size_t k, nb;
