@@ -426,9 +426,11 @@ int st_chunk_next(const struct st_chunk_buf *buf, size_t *pos, const struct st_e
  * The events made carry the header (cpu, pid, tid) of the record they come
  * from, and the built-in type ids, which the file's schema may lack.
  *
- * ST_CURSOR_RAW: the records as stored, for programs that copy or check the
- * bytes (st-format cat prints them, verify checks them, slice, anonymize
- * and recompress copy them).
+ * ST_CURSOR_RAW: the records as stored, for programs that print or check
+ * the bytes a file holds (st-format cat; verify, slice and anonymize work on
+ * decoded chunks, st_chunk_decode(), which are the stored records too).
+ * Memory, whole events: a stamped file's 100 ms window of events besides
+ * the chunks, and a table of the requests issued and not yet completed.
  */
 #define ST_CURSOR_RAW	1u
 struct st_cursor;
