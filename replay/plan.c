@@ -415,7 +415,7 @@ int rp_plan_build(struct rp_plan *p, const struct rp_opts *o, char *err, size_t 
 	int ret = -1;
 
 	memset(p, 0, sizeof(*p));
-	if (an_run_open(&run, files, 1, err, cap)) {
+	if (an_run_open(&run, files, 1, NULL, err, cap)) {
 		an_run_close(&run);
 		return -1;
 	}

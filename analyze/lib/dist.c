@@ -527,7 +527,8 @@ void an_dist_print_sizes(const struct an_dist *d, FILE *out, int csv)
 	}
 }
 
-void an_dist_print_hist(const struct an_dist *d, FILE *out, int csv)
+void an_dist_print_hist(const struct an_dist *d, const struct an_span_defs *spans, FILE *out,
+			int csv)
 {
 	if (csv)
 		fprintf(out, "group,stage,from_us,to_us,count,percent\n");
@@ -545,12 +546,13 @@ void an_dist_print_hist(const struct an_dist *d, FILE *out, int csv)
 			for (int k = 0; k <= last; k++) {
 				csv_field(out, gr->label);
 				fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f\n",
-					an_stage_name(d->stage), slot_lo(k), slot_hi(k),
+					an_stage_name(spans, d->stage), slot_lo(k), slot_hi(k),
 					gr->lat.slot[k], 100.0 * gr->lat.slot[k] / gr->lat.n);
 			}
 			continue;
 		}
-		fprintf(out, "\n%s: %s, %" PRIu64 " I/Os\n", gr->label, an_stage_name(d->stage), gr->lat.n);
+		fprintf(out, "\n%s: %s, %" PRIu64 " I/Os\n", gr->label, an_stage_name(spans, d->stage),
+			gr->lat.n);
 		print_log2(out, &gr->lat, "usecs", 1);
 	}
 }

@@ -119,7 +119,8 @@ int an_dist_finish(struct an_dist *d, uint64_t t0, uint64_t t1);
 void an_dist_print_sizes(const struct an_dist *d, FILE *out, int csv);
 void an_dist_print_seeks(const struct an_dist *d, const struct an_origin *origins, FILE *out,
 			 int csv);
-void an_dist_print_hist(const struct an_dist *d, FILE *out, int csv);
+void an_dist_print_hist(const struct an_dist *d, const struct an_span_defs *spans, FILE *out,
+			int csv);
 void an_dist_print_depth(const struct an_dist *d, const struct an_origin *origins, FILE *out,
 			 int csv);
 /* Mean requests in flight of a device over [t0, t1]. */

@@ -1,24 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * input.h - the events of one or more .sttrace files as one time-ordered
- * stream in the built-in record layout.
+ * stream of whole events in the built-in record layout.
  *
- * Each file's schema is resolved once at open: an event type whose stored
- * layout equals the built-in one is passed through untouched (the common
- * case, no copy); one whose layout differs (another recorder version) is
- * copied field by field, by name, into the built-in layout, with fields the
- * file lacks left 0. Types this build does not know are skipped. Several
- * files are merged by timestamp (each file's cursor is already in order).
+ * Reading each file is libsttrace's: its whole-event cursor (st_cursor_open
+ * without ST_CURSOR_RAW) hands out the file's records in the built-in
+ * layout, copied field by field where the file stores another one, and
+ * makes whole what st-record's `block` preset stores compact (a compact
+ * completion, a stamped issue and the stages it stands for). The schema
+ * adaptation lives there too, not here: decoding a record through its
+ * file's schema is reading the format, every program that wants events
+ * wants it, and the `block` records are made whole from the built-in
+ * layout. The correlator sees the same events as from a recording with a
+ * probe for each stage.
  *
- * A block_rq_issue_stamped (st-record's `block` preset) carries the times the
- * kernel stamped on the request and its bios before the issue; it is handed
- * on as the block_bio_queue, block_bio_backmerge and block_getrq events it
- * stands for (those the file does not hold already), dated by those stamps,
- * then as a block_rq_issue, all in time order. A block_rq_complete_compact
- * (the same preset's completion) is handed on as the block_rq_complete it
- * stands for, its position, op and first bio from the request's issue. The
- * correlator sees the same events as from a recording with a probe for each
- * stage.
+ * What stays here is the analysis's: several files merged by timestamp
+ * (each file's cursor is already in order), types this build does not know
+ * skipped unless a consumer asks for them (an_input_pass_type), names
+ * learning each file's metadata, and a live file read as it grows
+ * (an_input_open_live, an_input_refresh over st_reader ST_READ_LIVE).
  */
 #ifndef AN_INPUT_H
 #define AN_INPUT_H
@@ -64,11 +64,10 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 int an_input_next(struct an_input *in, const struct st_event_header **ev, char *err, size_t cap);
 const struct an_input_info *an_input_info(const struct an_input *in);
 /*
- * Events of built-in type id the stream delivers (footer counts, or scan
- * counts): exact for stored types, an upper bound for the stage events that
- * the stamped issues of the `block` preset stand for, but for the bios past
- * ST_RQ_BIOS of a longer chain, counted as one (their number is in each
- * issue only).
+ * Events of built-in type id the stream delivers: the sum of st_whole_events()
+ * over the files (exact for stored types, an upper bound for the stage
+ * events the stamped issues of the `block` preset stand for, but for the
+ * bios past ST_RQ_BIOS of a longer chain, counted as one).
  */
 uint64_t an_input_type_events(const struct an_input *in, uint16_t id);
 /*

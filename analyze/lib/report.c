@@ -301,7 +301,8 @@ static void print_stage_row(struct an_qest *e, FILE *out, int csv)
 		an_qest_is_exact(e) ? "exact" : "sketch");
 }
 
-static void print_group(struct an_group *g, FILE *out, int csv, double secs)
+static void print_group(struct an_group *g, const struct an_span_defs *spans, FILE *out, int csv,
+			double secs)
 {
 	double iops = secs > 0 ? g->count / secs : 0, mbs = secs > 0 ? g->bytes / secs / 1e6 : 0;
 	/* the causes' names are longer; a group without them keeps its columns */
@@ -326,9 +327,9 @@ static void print_group(struct an_group *g, FILE *out, int csv, double secs)
 		if (csv) {
 			csv_field(out, g->label);
 			fprintf(out, ",%" PRIu64 ",%.3f,%.4f,%" PRIu64 ",%" PRIu64 ",%s", g->count, iops,
-				mbs, g->incomplete, g->errors, an_stage_name(k));
+				mbs, g->incomplete, g->errors, an_stage_name(spans, k));
 		} else
-			fprintf(out, "  %-*s", w, an_stage_name(k));
+			fprintf(out, "  %-*s", w, an_stage_name(spans, k));
 		print_stage_row(&g->st[k], out, csv);
 	}
 	if (csv && !g->count) {
@@ -337,7 +338,8 @@ static void print_group(struct an_group *g, FILE *out, int csv, double secs)
 	}
 }
 
-void an_stats_print(struct an_stats *s, FILE *out, int csv, uint64_t duration_ns)
+void an_stats_print(struct an_stats *s, const struct an_span_defs *spans, FILE *out, int csv,
+		    uint64_t duration_ns)
 {
 	double secs = duration_ns / 1e9;
 	uint32_t g;
@@ -346,7 +348,7 @@ void an_stats_print(struct an_stats *s, FILE *out, int csv, uint64_t duration_ns
 		fprintf(out, "group,ios,iops,mb_s,incomplete,errors,stage,n,min_us,avg_us,p50_us,"
 			"p90_us,p99_us,p99_9_us,p99_95_us,max_us,quantiles\n");
 	for (g = 0; g < s->ngroups; g++)
-		print_group(&s->groups[g], out, csv, secs);
+		print_group(&s->groups[g], spans, out, csv, secs);
 }
 
 /* ---- slowest I/Os -------------------------------------------------------- */
@@ -501,8 +503,8 @@ static void print_top_row(const struct an_top *t, int why, const struct an_io *i
 		io->requeues ? " requeued" : "");
 }
 
-void an_top_print(struct an_top *t, const struct an_origin *origins, int show_host, FILE *out,
-		  int csv, uint64_t t0)
+void an_top_print(struct an_top *t, const struct an_span_defs *spans, const struct an_origin *origins,
+		  int show_host, FILE *out, int csv, uint64_t t0)
 {
 	enum an_stage stages[NBREAK + NCAUSE + 1];
 	int why = top_has_causes(t);
@@ -512,13 +514,13 @@ void an_top_print(struct an_top *t, const struct an_origin *origins, int show_ho
 	if (csv) {
 		fprintf(out, "rank,start_s");
 		for (i = 0; i < n; i++)
-			fprintf(out, ",%s_us", an_stage_name(stages[i]));
+			fprintf(out, ",%s_us", an_stage_name(spans, stages[i]));
 		fprintf(out, "%s,op,dev,sector,bytes,pid,tid,comm,file,merged,split,requeues,host\n",
 			why ? ",cache" : "");
 	} else {
 		fprintf(out, "%4s %10s", "#", "start_s");
 		for (i = 0; i < n; i++)
-			fprintf(out, " %9s", an_stage_name(stages[i]));
+			fprintf(out, " %9s", an_stage_name(spans, stages[i]));
 		if (why)
 			fprintf(out, " %-6s", "cache");
 		fprintf(out, " %-6s %-8s %12s %8s %7s %7s %-15s ", "op", "dev", "sector", "bytes",

@@ -14,6 +14,8 @@
 #include "analyze/lib/names.h"
 #include "analyze/lib/sketch.h"
 
+struct an_span_defs;	/* analyze/lib/span.h: stage names of the spans */
+
 /* AN_BY_CACHE: a read's page cache (an_io.cache: hit, miss, direct; none for other ops). */
 enum an_by { AN_BY_DEVOP, AN_BY_OP, AN_BY_DEV, AN_BY_COMM, AN_BY_PID, AN_BY_FILE, AN_BY_HOST,
 	     AN_BY_CGROUP, AN_BY_CACHE };
@@ -66,7 +68,8 @@ void an_stats_sort(struct an_stats *s);
 /* 1 if every quantile of every group came from exact samples. */
 int an_stats_exact(const struct an_stats *s);
 /* Summary table: text (csv = 0) or CSV. duration_ns for rates. */
-void an_stats_print(struct an_stats *s, FILE *out, int csv, uint64_t duration_ns);
+void an_stats_print(struct an_stats *s, const struct an_span_defs *spans, FILE *out, int csv,
+		    uint64_t duration_ns);
 /*
  * dst += src, group by group with the same label (src's samples move to dst
  * unchanged: the same quantiles as if dst had seen src's I/Os). A dst is
@@ -94,8 +97,8 @@ void an_top_merge(struct an_top *dst, const struct an_top *src);
  * Slowest first, each with its full stage breakdown, process, file and (in
  * CSV, and in text when show_host) host, names from origins[io->recording].
  */
-void an_top_print(struct an_top *t, const struct an_origin *origins, int show_host, FILE *out,
-		  int csv, uint64_t t0);
+void an_top_print(struct an_top *t, const struct an_span_defs *spans, const struct an_origin *origins,
+		  int show_host, FILE *out, int csv, uint64_t t0);
 
 /*
  * --quantile in one pass: the `cap` slowest I/Os of a stage, kept while

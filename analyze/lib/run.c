@@ -147,7 +147,7 @@ static int open_recording(struct an_run *r, unsigned rec, const struct file_id *
 			paths[n++] = files[i];
 	ret = an_input_open(&x->in, paths, n, x->names, err, cap);
 	free(paths);
-	return ret ? ret : an_spans_new(&x->spans, x->in, err, cap);
+	return ret ? ret : an_spans_new(&x->spans, &r->spans, x->in, err, cap);
 }
 
 /* Put every recording on one clock and add up what the files hold. */
@@ -183,7 +183,8 @@ static void common_clock(struct an_run *r, const struct file_id *ids, const int 
 	}
 }
 
-int an_run_open(struct an_run *r, char *const *files, int nfiles, char *err, size_t cap)
+int an_run_open(struct an_run *r, char *const *files, int nfiles, const struct an_span_defs *spans,
+		char *err, size_t cap)
 {
 	struct file_id *ids = calloc((size_t)nfiles, sizeof(*ids));
 	int *first = calloc((size_t)nfiles, sizeof(*first));
@@ -191,6 +192,7 @@ int an_run_open(struct an_run *r, char *const *files, int nfiles, char *err, siz
 	unsigned a;
 
 	memset(r, 0, sizeof(*r));
+	r->spans = spans ? *spans : (struct an_span_defs){ 0 };
 	r->filter.pid = -1;
 	if (nfiles > AN_MAX_FILES) {
 		snprintf(err, cap, "%d files: at most %d at once", nfiles, AN_MAX_FILES);

@@ -103,6 +103,7 @@ struct an_run {
 	void *emit_ctx;
 	struct an_corr_stats corr;	/* of the last pass, every recording's added */
 	int quantile_passes;		/* passes the last an_run_quantile() made */
+	struct an_span_defs spans;	/* --span: the run's own copy, which names its span stages */
 };
 
 /*
@@ -113,8 +114,10 @@ struct an_run {
  * shorter one); any other file is a recording of its own. With several recordings, event
  * times are put on one clock, the wall clock (clock.realtime_offset_ns)
  * minus the smallest offset among them; one recording keeps its event clock.
+ * spans: the run's --span definitions, copied (NULL: none).
  */
-int an_run_open(struct an_run *r, char *const *files, int nfiles, char *err, size_t cap);
+int an_run_open(struct an_run *r, char *const *files, int nfiles, const struct an_span_defs *spans,
+		char *err, size_t cap);
 /* --dev NAME: resolved in each recording's metadata; -1 when none knows it. */
 int an_run_set_dev(struct an_run *r, const char *name);
 /*

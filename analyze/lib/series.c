@@ -166,14 +166,15 @@ static double bin_seconds(const struct an_series *s, size_t i)
 	return end > start ? (end - start) / 1e9 : s->step / 1e9;
 }
 
-void an_series_print(struct an_series *s, FILE *out, int csv)
+void an_series_print(struct an_series *s, const struct an_span_defs *spans, FILE *out, int csv)
 {
 	size_t i;
 
 	fprintf(out, csv ? "time_s,ios,iops,mb_s,%s_p50_us,%s_p99_us,depth,read_pct,merged_pct,"
 			   "bios,merged,read_merged,write_merged\n"
 			 : "%10s %8s %10s %9s %10s %10s %7s %6s %7s %8s %8s %11s %12s\n",
-		csv ? an_stage_name(s->stage) : "time_s", csv ? an_stage_name(s->stage) : "ios",
+		csv ? an_stage_name(spans, s->stage) : "time_s",
+		csv ? an_stage_name(spans, s->stage) : "ios",
 		"iops", "MB/s", "p50_us", "p99_us", "depth", "read%", "merged%", "bios", "merged",
 		"read_merged", "write_merged");
 	for (i = 0; i < s->nbins; i++) {

@@ -17,6 +17,8 @@
 #include "analyze/lib/correlate.h"
 #include "analyze/lib/sketch.h"
 
+struct an_span_defs;	/* analyze/lib/span.h: stage names of the spans */
+
 #define AN_SERIES_MAX_BINS 20000
 #define AN_HEAT_LAT 40		/* log2 ns buckets: 1 ns .. 2^40 ns (18 min) */
 #define AN_HEAT_POS 64		/* position buckets, 2^pos_shift sectors each */
@@ -45,7 +47,7 @@ void an_series_free(struct an_series *s);
 void an_series_add(struct an_series *s, const struct an_io *io);
 /* dst += src, both made by an_series_init() with the same arguments; 0 or -1. */
 int an_series_merge(struct an_series *dst, struct an_series *src);
-void an_series_print(struct an_series *s, FILE *out, int csv);
+void an_series_print(struct an_series *s, const struct an_span_defs *spans, FILE *out, int csv);
 /* kind 'l': latency heatmap, 'p': position heatmap. */
 void an_heatmap_print(const struct an_series *s, int kind, FILE *out, int csv);
 /* Middle of interval i in seconds since t0. */

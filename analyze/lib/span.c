@@ -9,20 +9,7 @@
 #include "analyze/lib/pool.h"
 #include "analyze/lib/span.h"
 
-#define EVENT_NAME_MAX	128
-#define KEY_NAME_MAX	64
 #define MAX_ROLES	(2 * AN_MAX_SPANS)
-
-struct span_def {
-	char name[AN_SPAN_NAME_MAX + 1];
-	char start[EVENT_NAME_MAX];
-	char end[EVENT_NAME_MAX + KEY_NAME_MAX];	/* END[:KEY] until an_spans_new() splits it */
-	char key[KEY_NAME_MAX];		/* a field name, or "tid" / "pid" of the header */
-};
-
-/* The spans of this run: configuration, set while the options are parsed. */
-static struct span_def defs[AN_MAX_SPANS];
-static unsigned ndefs;
 
 static int span_error(char *err, size_t cap, const char *spec, const char *why)
 {
@@ -30,10 +17,10 @@ static int span_error(char *err, size_t cap, const char *spec, const char *why)
 	return -1;
 }
 
-int an_span_define(const char *spec, char *err, size_t cap)
+int an_span_define(struct an_span_defs *defs, const char *spec, char *err, size_t cap)
 {
 	const char *eq = strchr(spec, '='), *dots = strstr(spec, "..");
-	struct span_def d = { .key = "tid" };
+	struct an_span_def d = { .key = "tid" };
 	size_t n;
 
 	if (!eq || !dots || dots < eq)
@@ -45,9 +32,9 @@ int an_span_define(const char *spec, char *err, size_t cap)
 		if (!isalnum((unsigned char)spec[i]) && spec[i] != '_')
 			return span_error(err, cap, spec, "NAME may hold letters, digits and _ only");
 	memcpy(d.name, spec, n);
-	if (an_stage_by_name(d.name) >= 0)
+	if (an_stage_by_name(defs, d.name) >= 0)
 		return span_error(err, cap, spec, "NAME is already a stage or span");
-	if (ndefs == AN_MAX_SPANS)
+	if (defs->n == AN_MAX_SPANS)
 		return span_error(err, cap, spec, "more than 8 spans");
 	n = (size_t)(dots - eq - 1);
 	if (!n || n >= sizeof(d.start))
@@ -57,19 +44,19 @@ int an_span_define(const char *spec, char *err, size_t cap)
 	if (!n || n >= sizeof(d.end))
 		return span_error(err, cap, spec, "no END event");
 	memcpy(d.end, dots + 2, n);
-	defs[ndefs++] = d;
+	defs->def[defs->n++] = d;
 	return 0;
 }
 
-const char *an_span_name(unsigned i)
+const char *an_span_name(const struct an_span_defs *defs, unsigned i)
 {
-	return i < ndefs ? defs[i].name : NULL;
+	return defs && i < defs->n ? defs->def[i].name : NULL;
 }
 
-int an_span_by_name(const char *name)
+int an_span_by_name(const struct an_span_defs *defs, const char *name)
 {
-	for (unsigned i = 0; i < ndefs; i++)
-		if (!strcmp(defs[i].name, name))
+	for (unsigned i = 0; defs && i < defs->n; i++)
+		if (!strcmp(defs->def[i].name, name))
 			return (int)i;
 	return -1;
 }
@@ -81,19 +68,19 @@ static const char *const stage_names[AN_ST_SPAN0] = {
 	"flush", "reap", "Q2Q", "runq", "svc_runq", "lock", "throttle", "dirty", "reclaim", "other",
 };
 
-const char *an_stage_name(enum an_stage s)
+const char *an_stage_name(const struct an_span_defs *defs, enum an_stage s)
 {
-	return s < AN_ST_SPAN0 ? stage_names[s] : an_span_name(s - AN_ST_SPAN0);
+	return s < AN_ST_SPAN0 ? stage_names[s] : an_span_name(defs, s - AN_ST_SPAN0);
 }
 
-int an_stage_by_name(const char *name)
+int an_stage_by_name(const struct an_span_defs *defs, const char *name)
 {
 	int s;
 
 	for (s = 0; s < AN_ST_SPAN0; s++)
 		if (!strcasecmp(name, stage_names[s]))
 			return s;
-	s = an_span_by_name(name);
+	s = an_span_by_name(defs, name);
 	return s < 0 ? -1 : AN_ST_SPAN0 + s;
 }
 
@@ -129,6 +116,7 @@ struct span_state {
 };
 
 struct an_spans {
+	struct an_span_defs defs;	/* the run's, each END split from its KEY */
 	struct an_input *in;
 	struct an_idmap by_type;	/* schema type address -> types[] */
 	struct type_roles *types;
@@ -143,7 +131,7 @@ static int header_key(const char *key)
 }
 
 /* END[:KEY]: the whole text when some file has an event of that name, else split at the last ':'. */
-static void split_key(struct span_def *d, struct an_input *in)
+static void split_key(struct an_span_def *d, struct an_input *in)
 {
 	char *colon = strrchr(d->end, ':');
 
@@ -154,7 +142,7 @@ static void split_key(struct span_def *d, struct an_input *in)
 }
 
 /* The key field is in the START and END types (the first file's that has them). */
-static int check_key(struct an_input *in, const struct span_def *d, char *err, size_t cap)
+static int check_key(struct an_input *in, const struct an_span_def *d, char *err, size_t cap)
 {
 	const char *events[2] = { d->start, d->end };
 
@@ -169,15 +157,18 @@ static int check_key(struct an_input *in, const struct span_def *d, char *err, s
 	return 0;
 }
 
-int an_spans_new(struct an_spans **sp, struct an_input *in, char *err, size_t cap)
+int an_spans_new(struct an_spans **sp, const struct an_span_defs *run_defs, struct an_input *in,
+		 char *err, size_t cap)
 {
+	struct an_span_defs defs;
 	struct an_spans *s;
 
 	*sp = NULL;
-	if (!ndefs)
+	if (!run_defs || !run_defs->n)
 		return 0;
-	for (unsigned i = 0; i < ndefs; i++) {
-		struct span_def *d = &defs[i];
+	defs = *run_defs;
+	for (unsigned i = 0; i < defs.n; i++) {
+		struct an_span_def *d = &defs.def[i];
 
 		split_key(d, in);
 		if (!an_input_pass_type(in, d->start) || !an_input_pass_type(in, d->end)) {
@@ -194,8 +185,9 @@ int an_spans_new(struct an_spans **sp, struct an_input *in, char *err, size_t ca
 		snprintf(err, cap, "out of memory");
 		return -1;
 	}
+	s->defs = defs;
 	s->in = in;
-	for (unsigned i = 0; i < ndefs; i++) {
+	for (unsigned i = 0; i < s->defs.n; i++) {
 		an_pool_init(&s->state[i].starts, sizeof(struct open_start));
 		if (an_idmap_init(&s->state[i].open, 64)) {
 			an_spans_free(s);
@@ -209,7 +201,7 @@ int an_spans_new(struct an_spans **sp, struct an_input *in, char *err, size_t ca
 
 void an_spans_reset(struct an_spans *s)
 {
-	for (unsigned i = 0; s && i < ndefs; i++) {
+	for (unsigned i = 0; s && i < s->defs.n; i++) {
 		struct span_state *st = &s->state[i];
 
 		an_idmap_free(&st->open);
@@ -248,9 +240,9 @@ static const struct type_roles *roles_of(struct an_spans *s, const struct st_typ
 	if (tr->dev && tr->dev->type != ST_FT_DEV)
 		tr->dev = NULL;
 	tr->ino = st_field_find(t, "ino");
-	for (unsigned k = 0; k < ndefs; k++)
+	for (unsigned k = 0; k < s->defs.n; k++)
 		for (uint8_t end = 0; end < 2; end++) {
-			const struct span_def *d = &defs[k];
+			const struct an_span_def *d = &s->defs.def[k];
 			const struct st_field *f = header_key(d->key) ? NULL : st_field_find(t, d->key);
 
 			if (!an_event_name_is(t->name, end ? d->end : d->start))
@@ -263,7 +255,8 @@ static const struct type_roles *roles_of(struct an_spans *s, const struct st_typ
 	return tr;
 }
 
-static uint64_t key_of(const struct role *r, const struct span_def *d, const struct st_event_header *ev)
+static uint64_t key_of(const struct role *r, const struct an_span_def *d,
+		       const struct st_event_header *ev)
 {
 	if (!r->key)
 		return strcmp(d->key, "pid") ? ev->tid : ev->pid;
@@ -331,7 +324,7 @@ static void on_start(struct an_spans *s, const struct type_roles *tr, const stru
 		     const struct st_event_header *ev, an_emit_fn emit, void *ctx)
 {
 	struct span_state *st = &s->state[r->span];
-	uint64_t key = key_of(r, &defs[r->span], ev);
+	uint64_t key = key_of(r, &s->defs.def[r->span], ev);
 	int was_open = key == UINT64_MAX ? st->last_open : open_slot(st, key, 0) != NULL;
 	struct open_start *o = open_slot(st, key, 1);
 
@@ -357,7 +350,7 @@ static void on_end(struct an_spans *s, const struct role *r, const struct st_eve
 		   an_emit_fn emit, void *ctx)
 {
 	struct span_state *st = &s->state[r->span];
-	uint64_t key = key_of(r, &defs[r->span], ev);
+	uint64_t key = key_of(r, &s->defs.def[r->span], ev);
 	struct open_start *o = open_slot(st, key, 0);
 
 	if (!o) {
@@ -392,7 +385,7 @@ void an_spans_event(struct an_spans *s, const struct st_event_header *ev, an_emi
 
 void an_spans_finish(struct an_spans *s, an_emit_fn emit, void *ctx)
 {
-	for (unsigned k = 0; s && k < ndefs; k++) {
+	for (unsigned k = 0; s && k < s->defs.n; k++) {
 		struct span_state *st = &s->state[k];
 
 		for (size_t i = 0; i <= st->open.mask; i++)
@@ -412,12 +405,13 @@ void an_spans_finish(struct an_spans *s, an_emit_fn emit, void *ctx)
 
 void an_spans_print(const struct an_spans *s, FILE *out)
 {
-	for (unsigned k = 0; s && k < ndefs; k++) {
+	for (unsigned k = 0; s && k < s->defs.n; k++) {
 		const struct span_state *st = &s->state[k];
+		const struct an_span_def *d = &s->defs.def[k];
 
 		fprintf(out, "span %s = %s .. %s by %s: %" PRIu64 " paired, %" PRIu64
-			" unpaired starts, %" PRIu64 " unpaired ends\n", defs[k].name, defs[k].start,
-			defs[k].end, defs[k].key, st->paired, st->unpaired_starts, st->unpaired_ends);
+			" unpaired starts, %" PRIu64 " unpaired ends\n", d->name, d->start, d->end,
+			d->key, st->paired, st->unpaired_starts, st->unpaired_ends);
 	}
 }
 
@@ -430,7 +424,7 @@ void an_spans_free(struct an_spans *s)
 {
 	if (!s)
 		return;
-	for (unsigned k = 0; k < ndefs; k++) {
+	for (unsigned k = 0; k < s->defs.n; k++) {
 		an_idmap_free(&s->state[k].open);
 		an_pool_free(&s->state[k].starts);
 	}

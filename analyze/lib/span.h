@@ -27,30 +27,50 @@
 #include "analyze/lib/input.h"
 
 #define AN_SPAN_NAME_MAX 15	/* characters of a span name: letters, digits, _ */
+#define AN_SPAN_EVENT_MAX 128	/* bytes of an event name, NUL included */
+#define AN_SPAN_KEY_MAX 64	/* bytes of a KEY, NUL included */
+
+struct an_span_def {
+	char name[AN_SPAN_NAME_MAX + 1];
+	char start[AN_SPAN_EVENT_MAX];
+	char end[AN_SPAN_EVENT_MAX + AN_SPAN_KEY_MAX];	/* END[:KEY] until an_spans_new() splits it */
+	char key[AN_SPAN_KEY_MAX];	/* a field name, or "tid" / "pid" of the header */
+};
 
 /*
- * Define one span from "NAME=START..END[:KEY]". Spans are configuration,
- * defined while the options are parsed, before any pass. 0, or -1 with a
- * one-line message in err.
+ * The spans of a run: configuration, defined while the options are parsed,
+ * before any pass, and handed to the run (an_run_open) and to whatever
+ * names stages. Zeroed: no span.
  */
-int an_span_define(const char *spec, char *err, size_t cap);
-/* Name of span i, NULL past the last. */
-const char *an_span_name(unsigned i);
+struct an_span_defs {
+	struct an_span_def def[AN_MAX_SPANS];
+	unsigned n;
+};
+
+/* Define one span from "NAME=START..END[:KEY]". 0, or -1 with a one-line message in err. */
+int an_span_define(struct an_span_defs *defs, const char *spec, char *err, size_t cap);
+/* Name of span i, NULL past the last. defs may be NULL: no span. */
+const char *an_span_name(const struct an_span_defs *defs, unsigned i);
 /* Index of the span called name, -1 if none. */
-int an_span_by_name(const char *name);
-/* Name of stage s (a built-in stage, then the spans), and its inverse. */
-const char *an_stage_name(enum an_stage s);
-int an_stage_by_name(const char *name);	/* -1 unknown */
+int an_span_by_name(const struct an_span_defs *defs, const char *name);
+/*
+ * Name of stage s (a built-in stage, whose names are static, then the spans
+ * of defs), and its inverse.
+ */
+const char *an_stage_name(const struct an_span_defs *defs, enum an_stage s);
+int an_stage_by_name(const struct an_span_defs *defs, const char *name);	/* -1 unknown */
 
 /* Pairing state of the defined spans over one input. */
 struct an_spans;
 
 /*
- * Check every span's events against the files (both must be in some file's
- * schema, with the KEY field) and have the input pass them through. NULL in
- * *s when no span is defined. 0, or -1 with the message in err.
+ * Check every span of defs against the files (both events must be in some
+ * file's schema, with the KEY field) and have the input pass them through.
+ * The pairing keeps its own copy of defs. NULL in *s when no span is
+ * defined. 0, or -1 with the message in err.
  */
-int an_spans_new(struct an_spans **s, struct an_input *in, char *err, size_t cap);
+int an_spans_new(struct an_spans **s, const struct an_span_defs *defs, struct an_input *in,
+		 char *err, size_t cap);
 /* Forget the open starts and counts: a new pass begins. */
 void an_spans_reset(struct an_spans *s);
 /* One event in time order, ev from an_input_next(); completed spans go to emit. */

@@ -65,7 +65,7 @@ int an_summary_save(struct an_run *r, const char *path, unsigned output_flags, c
 		for (k = 0; k < AN_ST_COUNT && !ret; k++) {
 			if (!gr->st[k].n)
 				continue;
-			fprintf(f, "stage %s ", an_stage_name(k));
+			fprintf(f, "stage %s ", an_stage_name(&r->spans, k));
 			ret = an_qest_save(&gr->st[k], f);
 			fputc('\n', f);
 		}
@@ -246,7 +246,8 @@ static int read_group(struct reader *rd, const char *line, struct an_stats *one)
 }
 
 /* "stage NAME N SUM MIN MAX INDEX:COUNT...": a stage of the group being read. */
-static int read_stage(struct reader *rd, char *line, struct an_stats *one)
+static int read_stage(struct reader *rd, char *line, struct an_stats *one,
+		      const struct an_span_defs *spans)
 {
 	char *name_end = strncmp(line, "stage ", 6) ? NULL : strchr(line + 6, ' ');
 	struct an_qest *e;
@@ -255,7 +256,7 @@ static int read_stage(struct reader *rd, char *line, struct an_stats *one)
 	if (!one->ngroups || !name_end)
 		return bad(rd, "expected a group or stage line");
 	*name_end = 0;
-	k = an_stage_by_name(line + 6);
+	k = an_stage_by_name(spans, line + 6);
 	if (k < 0)
 		return bad(rd, "stage: unknown");
 	e = &one->groups[0].st[k];
@@ -294,7 +295,7 @@ static int read_groups(struct reader *rd, struct an_run *r)
 		if (!strncmp(line, "group ", 6))
 			ret = flush_group(rd, r, &one) || read_group(rd, line, &one) ? -1 : 0;
 		else
-			ret = read_stage(rd, line, &one);
+			ret = read_stage(rd, line, &one, &r->spans);
 	}
 	if (!ret && !line)
 		ret = bad(rd, "cut short: no end line");

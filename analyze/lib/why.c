@@ -132,18 +132,19 @@ static void put_row(const struct an_why_group *g, FILE *out, int csv, const char
 /* Most culprits of a kind the text shows (the CSV has them all). */
 #define TEXT_NAMES 5
 
-static void print_group(struct an_why_group *g, enum an_stage stage, FILE *out, int csv)
+static void print_group(struct an_why_group *g, enum an_stage stage, const struct an_span_defs *spans,
+			FILE *out, int csv)
 {
 	if (!csv) {
 		fprintf(out, "\n%s: %" PRIu64 " I/Os at or above %.1f us of %s, %.1f us in all\n",
-			g->label, g->ios, an_us(g->threshold), an_stage_name(stage), an_us(g->total_ns));
+			g->label, g->ios, an_us(g->threshold), an_stage_name(spans, stage), an_us(g->total_ns));
 		fprintf(out, "  %-15s %-32s %8s %12s\n", "kind", "name", "share", "avg_us");
 	}
 	for (unsigned k = AN_ST_RUNQ; k <= AN_ST_OTHER; k++)
-		put_row(g, out, csv, "cause", an_stage_name(k), g->stage_ns[k]);
+		put_row(g, out, csv, "cause", an_stage_name(NULL, k), g->stage_ns[k]);
 	for (unsigned k = 0; k < AN_ST_RUNQ; k++)
 		if (g->stage_ns[k])
-			put_row(g, out, csv, "stage", an_stage_name(k), g->stage_ns[k]);
+			put_row(g, out, csv, "stage", an_stage_name(NULL, k), g->stage_ns[k]);
 	for (unsigned k = 0; k < AN_WHY_KINDS; k++) {
 		qsort(g->names[k], g->nnames[k], sizeof(g->names[k][0]), cmp_name);
 		for (unsigned i = 0; i < g->nnames[k] && (csv || i < TEXT_NAMES); i++)
@@ -151,10 +152,10 @@ static void print_group(struct an_why_group *g, enum an_stage stage, FILE *out, 
 	}
 }
 
-void an_why_print(struct an_why *w, FILE *out, int csv)
+void an_why_print(struct an_why *w, const struct an_span_defs *spans, FILE *out, int csv)
 {
 	if (csv)
 		fprintf(out, "group,ios,threshold_us,kind,name,us,share_pct\n");
 	for (uint32_t g = 0; g < w->ngroups; g++)
-		print_group(&w->groups[g], w->stage, out, csv);
+		print_group(&w->groups[g], w->stage, spans, out, csv);
 }

@@ -57,6 +57,6 @@ void an_why_free(struct an_why *w);
 /* One I/O (ctx: the an_why): counted when complete and at or above its group's threshold. */
 void an_why_add(void *ctx, const struct an_io *io);
 /* Text (csv 0) or CSV: group,ios,threshold_us,kind,name,us,share_pct. */
-void an_why_print(struct an_why *w, FILE *out, int csv);
+void an_why_print(struct an_why *w, const struct an_span_defs *spans, FILE *out, int csv);
 
 #endif /* AN_WHY_H */

@@ -38,6 +38,7 @@ struct an_opts {
 	int follow;		/* --follow: read the recording while it is written */
 	const char *metrics;	/* --metrics ADDR:PORT, NULL none */
 	int why;		/* --why: the causes of the slowest I/Os' time */
+	struct an_span_defs spans;	/* --span, in the order given */
 };
 
 /* getopt_long value of --threshold, an option of diff only. */

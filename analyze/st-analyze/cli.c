@@ -96,7 +96,7 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 	case OPT_SPAN: {
 		char err[320];
 
-		if (an_span_define(arg, err, sizeof(err)))
+		if (an_span_define(&o->spans, arg, err, sizeof(err)))
 			return usage_error(prog, "%s", err);
 		return 0;
 	}
@@ -286,7 +286,7 @@ void an_opts_init(struct an_opts *o)
 
 int an_opts_resolve(struct an_opts *o, const char *prog)
 {
-	int stage = o->stage_name ? an_stage_by_name(o->stage_name) : AN_ST_TOTAL;
+	int stage = o->stage_name ? an_stage_by_name(&o->spans, o->stage_name) : AN_ST_TOTAL;
 
 	if (stage < 0)
 		return usage_error(prog, "--stage %s: unknown stage or span", o->stage_name);
@@ -303,7 +303,7 @@ int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int n
 {
 	char err[512];
 
-	if (an_run_open(r, files, nfiles, err, sizeof(err))) {
+	if (an_run_open(r, files, nfiles, &o->spans, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		an_run_close(r);
 		return 2;

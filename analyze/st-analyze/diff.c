@@ -103,18 +103,19 @@ static int compare_stage(const char *op, int stage, struct an_qest *b, struct an
 		for (i = 0; i < sizeof(shown_q) / sizeof(shown_q[0]); i++) {
 			csv_field(out, op);
 			fprintf(out, ",%s,%g,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.2f,,,,,\n",
-				an_stage_name(stage), shown_q[i] * 100, b->n, n->n,
+				an_stage_name(&o->spans, stage), shown_q[i] * 100, b->n, n->n,
 				an_us(an_qest_quantile(b, shown_q[i])), an_us(an_qest_quantile(n, shown_q[i])),
 				change_pct(an_qest_quantile(b, shown_q[i]), an_qest_quantile(n, shown_q[i])));
 		}
 		csv_field(out, op);
 		fprintf(out, ",%s,%g,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,%s%s\n",
-			an_stage_name(stage), o->quantile, b->n, n->n, an_us(cb.value),
+			an_stage_name(&o->spans, stage), o->quantile, b->n, n->n, an_us(cb.value),
 			an_us(cn.value), change_pct(cb.value, cn.value), an_us(cb.lo), an_us(cb.hi),
 			an_us(cn.lo), an_us(cn.hi), v, gate ? " (gate)" : "");
 		return gate && regressed;
 	}
-	fprintf(out, "  %-6s n %" PRIu64 " -> %" PRIu64 ":", an_stage_name(stage), b->n, n->n);
+	fprintf(out, "  %-6s n %" PRIu64 " -> %" PRIu64 ":", an_stage_name(&o->spans, stage), b->n,
+		n->n);
 	for (i = 0; i < sizeof(shown_q) / sizeof(shown_q[0]); i++) {
 		uint64_t x = an_qest_quantile(b, shown_q[i]), y = an_qest_quantile(n, shown_q[i]);
 
@@ -165,6 +166,7 @@ static int summary_side(struct side *s, const struct an_opts *o, char *path)
 		return usage_error(PROG, "%s: a summary is compared as saved: no --dev, --pid, "
 				      "--comm, --from or --to", path);
 	memset(&s->run, 0, sizeof(s->run));
+	s->run.spans = o->spans;
 	s->run.stats.exact_limit = o->exact_limit;
 	s->open = 1;
 	if (an_summary_load(&s->run, path, err, sizeof(err))) {
@@ -225,7 +227,7 @@ int an_diff_main(int argc, char **argv)
 		ret = analyze_side(&sides[i], &o, argv[optind + i], info, i ? "new" : "base");
 	if (!ret) {
 		fprintf(info, "gate: %s p%g of every op, regression when it grows by more than %g%% "
-			"and the 95%% confidence intervals do not overlap\n", an_stage_name(o.stage),
+			"and the 95%% confidence intervals do not overlap\n", an_stage_name(&o.spans, o.stage),
 			o.quantile, o.threshold);
 		regressions = compare(&sides[0].run.stats, &sides[1].run.stats, &o, stdout);
 		if (o.gnuplot_dir && (ret = an_plot_diff(&sides[0].run.stats, &sides[1].run.stats, &o, info)))

@@ -393,7 +393,7 @@ static void print_row(FILE *out, const char *window, struct an_group *g, double 
 	}
 	fprintf(out, "  %-14s %9.0f %9.2f", window, per_sec(g->count, secs), per_sec(g->bytes, secs) / 1e6);
 	print_quantiles(out, &g->st[AN_ST_TOTAL]);
-	fprintf(out, "  %-6s", worst != AN_ST_TOTAL ? an_stage_name(worst) : "-");
+	fprintf(out, "  %-6s", worst != AN_ST_TOTAL ? an_stage_name(NULL, worst) : "-");
 	print_quantiles(out, worst != AN_ST_TOTAL ? &g->st[worst] : NULL);
 	fprintf(out, " %7" PRIu64 "\n", g->errors);
 }
@@ -571,7 +571,7 @@ static int start_file(struct follower *f)
 
 	an_spans_finish(f->spans, on_io, f);
 	an_spans_free(f->spans);
-	if (an_spans_new(&f->spans, f->in, err, sizeof(err))) {
+	if (an_spans_new(&f->spans, &f->o->spans, f->in, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", f->prog, err);
 		return 2;
 	}
@@ -692,7 +692,7 @@ int an_follow(const struct an_opts *o, const char *arg, const char *prog, char *
 	*nfiles = 0;
 	f.pattern = strpbrk(arg, "*?[") != NULL;
 	f.tty = isatty(STDOUT_FILENO);
-	if (o->metrics && an_metrics_start(&f.metrics, o->metrics, err, sizeof(err))) {
+	if (o->metrics && an_metrics_start(&f.metrics, o->metrics, &o->spans, err, sizeof(err))) {
 		fprintf(stderr, "%s: --metrics %s\n", prog, err);
 		return 2;
 	}

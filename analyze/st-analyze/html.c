@@ -262,7 +262,7 @@ static void svg_log2(FILE *out, const char *title, const char *unit, const struc
 		svg_bars(out, title, unit, labels, v, n);
 }
 
-static void svg_series(FILE *out, struct an_series *s)
+static void svg_series(FILE *out, struct an_series *s, const struct an_span_defs *spans)
 {
 	size_t n = s->nbins;
 	double *x = calloc(n + 1, sizeof(*x)), *iops = calloc(n + 1, sizeof(*x));
@@ -276,7 +276,7 @@ static void svg_series(FILE *out, struct an_series *s)
 			p99[i] = s->bins[i].lat.counts ? an_us(an_sketch_quantile(&s->bins[i].lat, 0.99)) : 0;
 		}
 		svg_line(out, "I/Os per second", "IOPS", x, iops, (int)n, (s->t1 - s->t0) / 1e9);
-		snprintf(title, sizeof(title), "%s p99 per interval", an_stage_name(s->stage));
+		snprintf(title, sizeof(title), "%s p99 per interval", an_stage_name(spans, s->stage));
 		svg_line(out, title, "us", x, p99, (int)n, (s->t1 - s->t0) / 1e9);
 	}
 	free(x);
@@ -349,15 +349,16 @@ static void put_first_pass(struct page *p, struct an_run *r, const struct an_opt
 	}
 	fputs("<h2 id=\"summary\">Summary</h2>\n", p->out);
 	if ((m = capture(p))) {
-		an_stats_print(&r->stats, m, 1, an_run_duration(r));
+		an_stats_print(&r->stats, &r->spans, m, 1, an_run_duration(r));
 		put_table(p, m, "summary-table", "Stage latencies per group (us)");
 	}
 	fputs("<h2 id=\"plots\">Plots</h2>\n", p->out);
-	svg_series(p->out, &r->series);
+	svg_series(p->out, &r->series, &r->spans);
 	for (uint32_t g = 0; g < r->dist.ngroups && g < HTML_CHARTS; g++) {
 		const struct an_dist_group *gr = &r->dist.groups[g];
 
-		snprintf(title, sizeof(title), "%s: %s latency (log2 us)", gr->label, an_stage_name(o->stage));
+		snprintf(title, sizeof(title), "%s: %s latency (log2 us)", gr->label,
+			 an_stage_name(&r->spans, o->stage));
 		svg_log2(p->out, title, "I/Os", &gr->lat);
 	}
 	fputs("<h2 id=\"sizes\">Sizes</h2>\n", p->out);
@@ -378,7 +379,7 @@ static void put_first_pass(struct page *p, struct an_run *r, const struct an_opt
 	}
 	fputs("<h2 id=\"hist\">Latency histograms</h2>\n", p->out);
 	if ((m = capture(p))) {
-		an_dist_print_hist(&r->dist, m, 1);
+		an_dist_print_hist(&r->dist, &r->spans, m, 1);
 		put_table(p, m, "hist-table", "Log2 histograms (--hist --csv)");
 	}
 	fputs("<h2 id=\"depth\">Queue depth</h2>\n", p->out);
@@ -403,7 +404,7 @@ static int put_top(struct page *p, struct an_run *r, const struct an_opts *o, en
 			 an_by_name(by), an_rank_name(o->top_rank), an_by_name(by), an_rank_name(o->top_rank));
 		snprintf(id, sizeof(id), "top-%s-table", an_by_name(by));
 		if ((m = capture(p))) {
-			an_stats_print(&r->stats, m, 1, an_run_duration(r));
+			an_stats_print(&r->stats, &r->spans, m, 1, an_run_duration(r));
 			put_table(p, m, id, title);
 		}
 	}
@@ -424,11 +425,11 @@ static int put_tail(struct page *p, struct an_run *r, const struct an_opts *o)
 		ret = 2;
 	} else {
 		snprintf(title, sizeof(title), "The %zu slowest I/Os at or above %s p%g = %.3f us "
-			 "(--quantile %g --csv; click a heading to sort)", r->top.n, an_stage_name(o->stage),
+			 "(--quantile %g --csv; click a heading to sort)", r->top.n, an_stage_name(&r->spans, o->stage),
 			 q, an_us(r->top.threshold), q);
 		fputs("<h2 id=\"tail\">Tail</h2>\n", p->out);
 		if ((m = capture(p))) {
-			an_top_print(&r->top, r->origins, r->nrecs > 1, m, 1, r->info.first_ts);
+			an_top_print(&r->top, &r->spans, r->origins, r->nrecs > 1, m, 1, r->info.first_ts);
 			put_table(p, m, "tail-table", title);
 		}
 	}

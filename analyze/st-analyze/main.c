@@ -243,11 +243,12 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 	} else {
 		an_run_print_header(r, info);
 		fprintf(info, "%s p%g: %.3f us (%s over %" PRIu64 " I/Os); %" PRIu64
-			" I/Os at or above it, %zu shown, slowest first\n", an_stage_name(o->stage),
+			" I/Os at or above it, %zu shown, slowest first\n", an_stage_name(&r->spans, o->stage),
 			o->quantile, an_us(r->top.threshold),
 			an_qest_is_exact(&r->stage_samples) ? "exact" : "sketch, <= 0.39% error",
 			r->stage_samples.n, r->top.above, r->top.n);
-		an_top_print(&r->top, r->origins, r->nrecs > 1, stdout, o->csv, r->info.first_ts);
+		an_top_print(&r->top, &r->spans, r->origins, r->nrecs > 1, stdout, o->csv,
+			     r->info.first_ts);
 		for (unsigned a = 0; a < r->nrecs; a++)
 			print_trigger(r, &r->recs[a], info);
 	}
@@ -294,8 +295,8 @@ static int report_why(struct an_run *r, const struct an_opts *o, FILE *info)
 	if (!ret) {
 		an_run_print_header(r, info);
 		fprintf(info, "why: per %s group, the I/Os at or above its p%g of %s; share of their "
-			"total time\n", an_by_name(o->by), q, an_stage_name(o->stage));
-		an_why_print(&w, stdout, o->csv);
+			"total time\n", an_by_name(o->by), q, an_stage_name(&r->spans, o->stage));
+		an_why_print(&w, &r->spans, stdout, o->csv);
 	}
 	an_why_free(&w);
 	an_stats_free(&r->stats);
@@ -310,15 +311,15 @@ static void print_dists(struct an_run *r, const struct an_opts *o, FILE *info)
 	if (o->dist & AN_DIST_SEEK)
 		an_dist_print_seeks(&r->dist, r->origins, stdout, o->csv);
 	if (o->dist & AN_DIST_HIST)
-		an_dist_print_hist(&r->dist, stdout, o->csv);
+		an_dist_print_hist(&r->dist, &r->spans, stdout, o->csv);
 	if (o->dist & AN_DIST_DEPTH)
 		an_dist_print_depth(&r->dist, r->origins, stdout, o->csv);
 	if (o->top_by >= 0) {
 		an_stats_keep_top(&r->stats, o->top_rank, o->stage, o->top);
 		fprintf(info, "\ntop %zu %s by %s%s%s\n", o->top, an_by_name(o->top_by),
 			an_rank_name(o->top_rank), o->top_rank == AN_RANK_TAIL ? ": p99 of " : "",
-			o->top_rank == AN_RANK_TAIL ? an_stage_name(o->stage) : "");
-		an_stats_print(&r->stats, stdout, o->csv, an_run_duration(r));
+			o->top_rank == AN_RANK_TAIL ? an_stage_name(&r->spans, o->stage) : "");
+		an_stats_print(&r->stats, &r->spans, stdout, o->csv, an_run_duration(r));
 	}
 }
 
@@ -371,11 +372,11 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 			an_stats_sort(&r->stats);
 			print_quantile_note(&r->stats, o->exact_limit, info);
 			if (!o->interval && !o->heatmap && !reports)
-				an_stats_print(&r->stats, stdout, o->csv, an_run_duration(r));
+				an_stats_print(&r->stats, &r->spans, stdout, o->csv, an_run_duration(r));
 		}
 		print_dists(r, o, info);
 		if (o->interval && !o->heatmap)
-			an_series_print(&r->series, stdout, o->csv);
+			an_series_print(&r->series, &r->spans, stdout, o->csv);
 		if (o->heatmap)
 			an_heatmap_print(&r->series, o->heatmap, stdout, o->csv);
 		if (o->gnuplot_dir)

@@ -47,6 +47,7 @@ int an_merge_main(int argc, char **argv)
 	if (optind >= argc)
 		return usage_error(PROG, "%s", "no summary file");
 	memset(&r, 0, sizeof(r));
+	r.spans = o.spans;
 	r.stats.exact_limit = o.exact_limit;
 	for (i = optind; i < argc && !ret; i++)
 		if (an_summary_load(&r, argv[i], err, sizeof(err))) {
@@ -68,7 +69,7 @@ int an_merge_main(int argc, char **argv)
 		an_stats_sort(&r.stats);
 		fprintf(info, "quantiles: the summaries' log-linear sketches, merged (relative error "
 			"<= 0.39%%)\n");
-		an_stats_print(&r.stats, stdout, o.csv, an_run_duration(&r));
+		an_stats_print(&r.stats, &r.spans, stdout, o.csv, an_run_duration(&r));
 	}
 	an_stats_free(&r.stats);
 	return ret;

@@ -47,6 +47,7 @@ struct an_metrics {
 	struct health health[AN_METRICS_SERIES];
 	unsigned nhealth;
 	uint64_t bound_ns[AN_METRICS_BUCKETS];
+	const struct an_span_defs *spans;	/* the run's, for the span stages' names */
 };
 
 /* Bucket k's bound: 10^(3 + k/5) ns to three digits, so that its le label is exactly it. */
@@ -244,7 +245,7 @@ static void render(FILE *out, const struct an_metrics *m, int om)
 				fprintf(out, "%s_bucket", hist);
 				put_labels(out, s);
 				fputs(",stage=\"", out);
-				put_label(out, an_stage_name((enum an_stage)k));
+				put_label(out, an_stage_name(m->spans, (enum an_stage)k));
 				if (b < AN_METRICS_BUCKETS)
 					fprintf(out, "\",le=\"%.9g\"} %llu\n", m->bound_ns[b] / 1e9,
 						(unsigned long long)cum);
@@ -254,12 +255,12 @@ static void render(FILE *out, const struct an_metrics *m, int om)
 			fprintf(out, "%s_sum", hist);
 			put_labels(out, s);
 			fputs(",stage=\"", out);
-			put_label(out, an_stage_name((enum an_stage)k));
+			put_label(out, an_stage_name(m->spans, (enum an_stage)k));
 			fprintf(out, "\"} %.9f\n", s->sum_ns[k] / 1e9);
 			fprintf(out, "%s_count", hist);
 			put_labels(out, s);
 			fputs(",stage=\"", out);
-			put_label(out, an_stage_name((enum an_stage)k));
+			put_label(out, an_stage_name(m->spans, (enum an_stage)k));
 			fprintf(out, "\"} %llu\n", (unsigned long long)s->n[k]);
 		}
 	}
@@ -371,7 +372,8 @@ static int listen_on(const char *addr, char *err, size_t cap)
 	return fd;
 }
 
-int an_metrics_start(struct an_metrics **mp, const char *addr, char *err, size_t cap)
+int an_metrics_start(struct an_metrics **mp, const char *addr, const struct an_span_defs *spans,
+		     char *err, size_t cap)
 {
 	struct an_metrics *m = calloc(1, sizeof(*m));
 	int fd;
@@ -383,6 +385,7 @@ int an_metrics_start(struct an_metrics **mp, const char *addr, char *err, size_t
 	}
 	for (unsigned k = 0; k < AN_METRICS_BUCKETS; k++)
 		m->bound_ns[k] = bound_ns(k);
+	m->spans = spans;
 	pthread_mutex_init(&m->lock, NULL);
 	if ((fd = listen_on(addr, err, cap)) < 0) {
 		an_metrics_stop(m);

@@ -23,6 +23,7 @@
 #define AN_METRICS_BUCKETS 36	/* finite bounds: 10^(-6 + k/5) s, k = 0..35 */
 
 struct an_metrics;
+struct an_span_defs;	/* analyze/lib/span.h */
 
 /* The recording's health so far. */
 struct an_health {
@@ -35,7 +36,8 @@ struct an_health {
  * Listen on addr: "PORT" or ":PORT" (loopback), "HOST:PORT", "[V6]:PORT";
  * numeric addresses only. 0, or -1 with "ADDR: why" in err.
  */
-int an_metrics_start(struct an_metrics **m, const char *addr, char *err, size_t cap);
+int an_metrics_start(struct an_metrics **m, const char *addr, const struct an_span_defs *spans,
+		     char *err, size_t cap);
 /* One I/O (complete or incomplete) of device dev (a name) on host. */
 void an_metrics_io(struct an_metrics *m, const char *host, const char *dev, const struct an_io *io);
 void an_metrics_health(struct an_metrics *m, const char *host, const struct an_health *health);

@@ -87,9 +87,9 @@ static int plot_cdf(struct an_run *r, const char *dir)
 
 		an_qest_init(&all, r->stats.exact_limit);
 		if (an_stats_merge_stage(&r->stats, k, &all) == 0 && all.n) {
-			fprintf(dat, "# %s: latency_us fraction\n", an_stage_name(k));
+			fprintf(dat, "# %s: latency_us fraction\n", an_stage_name(&r->spans, k));
 			write_cdf(dat, &all);
-			snprintf(titles[blocks++], sizeof(titles[0]), "%s", an_stage_name(k));
+			snprintf(titles[blocks++], sizeof(titles[0]), "%s", an_stage_name(&r->spans, k));
 		}
 		an_qest_free(&all);
 	}
@@ -113,13 +113,13 @@ static int plot_cdf(struct an_run *r, const char *dir)
 static int plot_series(struct an_run *r, const char *dir)
 {
 	FILE *dat = open_out(dir, "timeseries", "dat"), *gp;
-	const char *st = an_stage_name(r->series.stage);
+	const char *st = an_stage_name(&r->spans, r->series.stage);
 	int ret;
 
 	if (!dat)
 		return 2;
 	fprintf(dat, "# ");
-	an_series_print(&r->series, dat, 0);
+	an_series_print(&r->series, &r->spans, dat, 0);
 	if ((ret = close_out(dat, dir, "timeseries", "dat")))
 		return ret;
 	if (!(gp = open_out(dir, "timeseries", "gp")))
@@ -180,7 +180,8 @@ static int plot_heatmap(struct an_run *r, const char *dir, int kind)
 			"  set ytics ('1 us' log(1e3)/log(2), '10 us' log(1e4)/log(2), '100 us' "
 			"log(1e5)/log(2), '1 ms' log(1e6)/log(2), '10 ms' log(1e7)/log(2), '100 ms' "
 			"log(1e8)/log(2), '1 s' log(1e9)/log(2), '10 s' log(1e10)/log(2))\n"
-			"  set yrange [8:36]\n", an_stage_name(r->series.stage), an_stage_name(r->series.stage));
+			"  set yrange [8:36]\n", an_stage_name(&r->spans, r->series.stage),
+		an_stage_name(&r->spans, r->series.stage));
 	else
 		fprintf(gp, "  set title 'Position heatmap (I/Os per interval and device region)'\n"
 			"  set ylabel 'position on the device (MiB)'\n");
@@ -295,7 +296,7 @@ static void add_title(struct block_titles *t, const char *s)
 
 /* The .gp of a dist plot: one line per data block of its .dat. */
 static int write_dist_gp(const char *dir, const struct dist_plot *p, const struct block_titles *t,
-			 enum an_stage stage)
+			 const char *stage_name)
 {
 	FILE *gp = open_out(dir, p->name, "gp");
 	const char *title = t->buf;
@@ -305,7 +306,7 @@ static int write_dist_gp(const char *dir, const struct dist_plot *p, const struc
 	fprintf(gp, render_head, p->name);
 	fprintf(gp, "  set title '%s%s%s'\n  set xlabel '%s'\n  set ylabel '%s'\n  set grid\n"
 		"  set key outside right noenhanced\n%s  plot ", p->title,
-		p->bit == AN_DIST_HIST ? " of " : "", p->bit == AN_DIST_HIST ? an_stage_name(stage) : "",
+		p->bit == AN_DIST_HIST ? " of " : "", p->bit == AN_DIST_HIST ? stage_name : "",
 		p->xlabel, p->ylabel, p->logx ? "  set logscale x 2\n" : "");
 	for (unsigned i = 0; i < t->n; i++, title += strlen(title) + 1) {
 		fprintf(gp, "%s'%s.dat' index %u using 1:2 with linespoints lw 2 title '", i ? ", " : "",
@@ -379,7 +380,7 @@ static int plot_dist(struct an_run *r, const struct an_opts *o, const char *dir,
 			return 2;
 		write_dist_dat(dat, r, p->bit, &t);
 		if ((ret = close_out(dat, dir, p->name, "dat")) ||
-		    (ret = write_dist_gp(dir, p, &t, o->stage)))
+		    (ret = write_dist_gp(dir, p, &t, an_stage_name(&r->spans, o->stage))))
 			return ret;
 		plots[(*nplots)++] = p->name;
 	}
@@ -430,7 +431,8 @@ static void file_part(const char *label, char *out, size_t cap)
 }
 
 /* diff_cdf_OP: a panel per stage with both traces' CDFs, log x. */
-static int plot_diff_cdf(struct an_group *b, struct an_group *n, const char *dir, const char *name)
+static int plot_diff_cdf(struct an_group *b, struct an_group *n, const struct an_span_defs *spans,
+			 const char *dir, const char *name)
 {
 	FILE *dat = open_out(dir, name, "dat"), *gp;
 	int stages[AN_ST_COUNT], nstages = 0, ret;
@@ -440,9 +442,9 @@ static int plot_diff_cdf(struct an_group *b, struct an_group *n, const char *dir
 	for (int k = 0; k < AN_ST_COUNT; k++) {
 		if (!b->st[k].n || !n->st[k].n)
 			continue;
-		fprintf(dat, "# %s base (%s): latency_us fraction\n", an_stage_name(k), b->label);
+		fprintf(dat, "# %s base (%s): latency_us fraction\n", an_stage_name(spans, k), b->label);
 		write_cdf(dat, &b->st[k]);
-		fprintf(dat, "# %s new (%s): latency_us fraction\n", an_stage_name(k), n->label);
+		fprintf(dat, "# %s new (%s): latency_us fraction\n", an_stage_name(spans, k), n->label);
 		write_cdf(dat, &n->st[k]);
 		stages[nstages++] = k;
 	}
@@ -458,7 +460,7 @@ static int plot_diff_cdf(struct an_group *b, struct an_group *n, const char *dir
 	for (int i = 0; i < nstages; i++)
 		fprintf(gp, "  set title '%s'\n  plot '%s.dat' index %d using 1:2 with lines lw 2 "
 			"title 'base', '' index %d using 1:2 with lines lw 2 dt 2 title 'new'\n",
-			an_stage_name(stages[i]), name, 2 * i, 2 * i + 1);
+			an_stage_name(spans, stages[i]), name, 2 * i, 2 * i + 1);
 	if (!nstages)
 		fprintf(gp, "  plot 0 notitle\n");
 	fprintf(gp, "  unset multiplot\n%s", render_tail);
@@ -484,7 +486,7 @@ static int plot_diff_quantiles(struct an_group *b, struct an_group *n, const str
 		for (unsigned i = 0; i < nq; i++) {
 			struct an_ci cb = an_quantile_ci(&b->st[k], qs[i]), cn = an_quantile_ci(&n->st[k], qs[i]);
 
-			fprintf(dat, "%d %s p%g %.3f %.3f %.3f %.3f %.3f %.3f\n", row++, an_stage_name(k),
+			fprintf(dat, "%d %s p%g %.3f %.3f %.3f %.3f %.3f %.3f\n", row++, an_stage_name(&o->spans, k),
 				qs[i] * 100, an_us(cb.value), an_us(cb.lo), an_us(cb.hi), an_us(cn.value),
 				an_us(cn.lo), an_us(cn.hi));
 		}
@@ -522,7 +524,8 @@ int an_plot_diff(struct an_stats *base, struct an_stats *now, const struct an_op
 		file_part(b->label, part, sizeof(part));
 		for (int kind = 0; kind < 2; kind++) {
 			snprintf(name, sizeof(name), "diff_%s_%s", kind ? "quantiles" : "cdf", part);
-			ret = kind ? plot_diff_quantiles(b, n, o, dir, name) : plot_diff_cdf(b, n, dir, name);
+			ret = kind ? plot_diff_quantiles(b, n, o, dir, name) :
+				   plot_diff_cdf(b, n, &o->spans, dir, name);
 			if (ret)
 				return ret;
 			ret = render(dir, name);

@@ -66,6 +66,9 @@ struct st_cursor {
 	const uint8_t *run, *run_end;
 	const uint32_t *krun, *krun_end;
 	const uint8_t *kbase;
+	/* Whole events (no ST_CURSOR_RAW): whole.c, when the file needs it. */
+	struct st_whole *whole;
+	int whole_on;
 };
 
 static int key_cmp(const void *a, const void *b)
@@ -371,6 +374,8 @@ static void start_run(struct st_cursor *c)
 		retire_top(c);
 }
 
+static inline int stored_next(struct st_cursor *c, const struct st_event_header **ev);
+
 /* The next event by merging the streams, or from a run the fast path starts. */
 static int next_merged(struct st_cursor *c, const struct st_event_header **ev)
 {
@@ -393,14 +398,15 @@ static int next_merged(struct st_cursor *c, const struct st_event_header **ev)
 	if (c->nheap == 1) {
 		/* Not empty: the loop above left the next chunk after the top record. */
 		start_run(c);
-		return st_cursor_next(c, ev);
+		return stored_next(c, ev);
 	}
 	*ev = stream_rec(top);
 	c->advance = 1;
 	return 1;
 }
 
-int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev)
+/* The next stored record in timestamp order. */
+static inline int stored_next(struct st_cursor *c, const struct st_event_header **ev)
 {
 	if (c->run < c->run_end) {
 		const struct st_event_header *e = (const void *)c->run;
@@ -414,6 +420,18 @@ int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev)
 		return 1;
 	}
 	return next_merged(c, ev);
+}
+
+int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev)
+{
+	return stored_next(c, ev);
+}
+
+int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev)
+{
+	if (c->whole_on)
+		return st_whole_next(c->whole, c, ev);
+	return stored_next(c, ev);
 }
 
 static int pending_cmp(const void *a, const void *b, void *r)
@@ -472,7 +490,8 @@ static int take_chunks(struct st_cursor *c)
 	return 0;
 }
 
-int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, struct st_cursor **cp)
+int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, unsigned flags,
+		   struct st_cursor **cp)
 {
 	struct st_cursor *c = calloc(1, sizeof(*c));
 
@@ -482,17 +501,23 @@ int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, struct st_cu
 	c->r = r;
 	c->from = from;
 	c->to = c->until = to;
-	if (take_chunks(c)) {
+	if (take_chunks(c) || (!(flags & ST_CURSOR_RAW) && st_whole_open(r, &c->whole))) {
 		st_cursor_close(c);
 		*cp = NULL;
 		return ST_ENOMEM;
 	}
+	c->whole_on = c->whole && st_whole_busy(c->whole);
 	return 0;
 }
 
 int st_cursor_extend(struct st_cursor *c, uint64_t until)
 {
 	c->until = until < c->to ? until : c->to;
+	if (c->whole) {
+		/* the chunks added may hold the first stamped issues or compact completions */
+		st_whole_refresh(c->whole);
+		c->whole_on = st_whole_busy(c->whole);
+	}
 	return take_chunks(c);
 }
 
@@ -507,5 +532,6 @@ void st_cursor_close(struct st_cursor *c)
 	free(c->pending);
 	free(c->heap);
 	free(c->spare);
+	st_whole_close(c->whole);
 	free(c);
 }

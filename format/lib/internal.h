@@ -158,4 +158,18 @@ int st_type_check(const struct st_type *t, const char **why);
 int st_type_copy(struct st_type *dst, const struct st_type *src);
 void st_type_free(struct st_type *t);
 
+/*
+ * Whole events (whole.c) over a cursor's stored records: st_whole_next()
+ * takes them through st_cursor_stored_next(). st_whole_busy() is 0 when the
+ * file's records are its events as stored (the cursor then skips whole.c);
+ * st_whole_refresh() plans again after a live reader took in more chunks.
+ */
+struct st_whole;
+int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev);
+int st_whole_open(struct st_reader *r, struct st_whole **w);
+int st_whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev);
+int st_whole_busy(const struct st_whole *w);
+void st_whole_refresh(struct st_whole *w);
+void st_whole_close(struct st_whole *w);
+
 #endif /* STTRACE_INTERNAL_H */

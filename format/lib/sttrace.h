@@ -36,7 +36,8 @@
  *   st_reader_info(r)                         sizes, counts, time span, recovery
  *   st_meta_get(r, "kernel.release")          metadata
  *   st_type_by_id(r, id), st_field_find()     schema, generic field access
- *   st_cursor_open(r, from, to, &c)           events in timestamp order
+ *   st_cursor_open(r, from, to, 0, &c)        whole events in timestamp order
+ *   st_cursor_open(r, from, to, ST_CURSOR_RAW, &c)   the stored records instead
  *   while ((ret = st_cursor_next(c, &ev)) > 0) ...
  *   st_chunk_decode(r, i, &buf)               one chunk, for parallel readers
  *
@@ -403,9 +404,38 @@ int st_chunk_next(const struct st_chunk_buf *buf, size_t *pos, const struct st_e
  * time ranges overlap are merged, so records slightly out of order across CPUs
  * and chunks come out sorted. Seeks with the chunk index: chunks wholly before
  * `from` are never decompressed. Memory: the chunks that overlap in time.
+ *
+ * Whole events (flags 0), for programs that read what happened: a record
+ * whose stored type this build knows comes in the built-in layout
+ * (sttrace_events.h; st_builtin_type() describes it), copied field by field,
+ * by name, when the file stores another layout (another recorder version;
+ * fields the file lacks are 0); a type this build does not know comes as
+ * stored (st_type_by_id() describes it), unless its id is one this build
+ * uses for another type (it would read as that type: left out). And two
+ * records of st-record's `block` preset stand for others
+ * (spec/sttrace-format.md, "Whole events"):
+ *   - a block_rq_complete_compact comes as the block_rq_complete it stands
+ *     for, its sector, op and first bio from the request's last issue
+ *     (sector 0 when the file lacks it: issued before the recording);
+ *   - a block_rq_issue_stamped comes as the block_bio_queue, block_getrq and
+ *     block_bio_backmerge / block_bio_frontmerge events its stamps stand for
+ *     (those of types the file holds no record of), each dated by its stamp,
+ *     then as a block_rq_issue; all in time order, which a window of 100 ms
+ *     of event time read ahead keeps. In a file that also holds
+ *     block_rq_issue records the stamped ones are left out.
+ * The events made carry the header (cpu, pid, tid) of the record they come
+ * from, and the built-in type ids, which the file's schema may lack.
+ *
+ * ST_CURSOR_RAW: the records as stored, for programs that print or check
+ * the bytes a file holds (st-format cat; verify, slice and anonymize work on
+ * decoded chunks, st_chunk_decode(), which are the stored records too).
+ * Memory, whole events: a stamped file's 100 ms window of events besides
+ * the chunks, and a table of the requests issued and not yet completed.
  */
+#define ST_CURSOR_RAW	1u
 struct st_cursor;
-int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, struct st_cursor **c);
+int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, unsigned flags,
+		   struct st_cursor **c);
 /*
  * 1 and *ev (valid until the next call) for an event; 0 at the end; <0 for
  * an error. An events chunk that turns out damaged when the cursor decodes
@@ -417,12 +447,22 @@ int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, struct st_cu
 int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev);
 void st_cursor_close(struct st_cursor *c);
 /*
+ * Events of built-in type id a whole-event cursor over r hands out (footer
+ * counts, or scan counts): exact for stored types, an upper bound for the
+ * events the stamped issues stand for (each stored bio queued, and one more
+ * for the rest of a chain longer than ST_RQ_BIOS, whose number is in each
+ * issue only).
+ */
+uint64_t st_whole_events(const struct st_reader *r, uint16_t id);
+/*
  * A live reader (ST_READ_LIVE): take in the chunks st_reader_refresh()
  * added, and hand out events up to `until` only (st_cursor_next() returns 0
  * at the first one after it, for now). Events come in the order a cursor
  * opened on the whole file gives them as long as no chunk added later
  * begins at or before `until`: the caller holds `until` back by the longest
- * a writer keeps a record in an open chunk. 0 or ST_ENOMEM.
+ * a writer keeps a record in an open chunk. Whole events a stamped issue
+ * stands for are handed out once the events read past them cover the read
+ * ahead window, or the file has ended. 0 or ST_ENOMEM.
  */
 int st_cursor_extend(struct st_cursor *c, uint64_t until);
 

@@ -62,7 +62,7 @@ static int walk_cursor(struct st_reader *r, uint64_t *bytes, uint64_t *events)
 {
 	const struct st_event_header *ev;
 	struct st_cursor *c;
-	int rc = st_cursor_open(r, 0, UINT64_MAX, &c);
+	int rc = st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c);
 
 	if (rc)
 		return rc;

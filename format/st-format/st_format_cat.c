@@ -313,7 +313,7 @@ static int print_events(struct cat *cat, uint64_t from, uint64_t to)
 {
 	const struct st_event_header *ev;
 	struct st_cursor *c;
-	int rc = st_cursor_open(cat->r, from, to, &c), incomplete = 0;
+	int rc = st_cursor_open(cat->r, from, to, ST_CURSOR_RAW, &c), incomplete = 0;
 
 	if (rc)
 		return sf_error(cat->path, "%s", st_reader_errmsg(cat->r));

@@ -190,7 +190,7 @@ static int rows_begin(struct sf_convert *cv, int json)
 		*col++ = ts_names[t];
 	for (unsigned s = 0; s < AN_ST_RUNQ; s++) {
 		snprintf(rows->stage_columns[s], sizeof(rows->stage_columns[s]), "%s_ns",
-			 an_stage_name(s));
+			 an_stage_name(NULL, s));
 		*col++ = rows->stage_columns[s];
 	}
 	if (json)

@@ -91,7 +91,7 @@ int main(void)
 	struct an_io io;
 
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
-	if (port < 0 || an_metrics_start(&m, addr, err, sizeof(err))) {
+	if (port < 0 || an_metrics_start(&m, addr, NULL, err, sizeof(err))) {
 		check(0, "metrics.start", "%s", port < 0 ? "no free port" : err);
 		return 1;
 	}

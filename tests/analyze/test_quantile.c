@@ -34,7 +34,7 @@ static int answer(const char *path, enum an_stage stage, double q, size_t exact_
 	int ret;
 
 	memset(a, 0, sizeof(*a));
-	if (an_run_open(&r, files, 1, err, sizeof(err))) {
+	if (an_run_open(&r, files, 1, NULL, err, sizeof(err))) {
 		an_run_close(&r);
 		printf("%s\n", err);
 		return -1;
@@ -45,7 +45,7 @@ static int answer(const char *path, enum an_stage stage, double q, size_t exact_
 	if (!ret && (f = open_memstream(&a->text, &a->len))) {
 		fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %zu %d\n", r.top.threshold,
 			r.stage_samples.n, r.top.above, r.top.n, an_qest_is_exact(&r.stage_samples));
-		an_top_print(&r.top, r.origins, 0, f, 1, 0);
+		an_top_print(&r.top, NULL, r.origins, 0, f, 1, 0);
 		fclose(f);
 	}
 	a->passes = r.quantile_passes;
@@ -87,7 +87,7 @@ static void check_grid(const char *path)
 				char name[96];
 
 				snprintf(name, sizeof(name), "quantile.one_pass_same.p%g.%s.%s", qs[i],
-					 an_stage_name(stages[k]), l ? "exact" : "sketch");
+					 an_stage_name(NULL, stages[k]), l ? "exact" : "sketch");
 				/* Continuous total latencies have no ties: one pass must do. */
 				check(same && (stages[k] != AN_ST_TOTAL || passes == 1), name,
 				      "lists differ (or total took %d passes)", passes);
@@ -100,7 +100,7 @@ static void check_bound(const char *path)
 	struct an_run r;
 	uint64_t bound = 0, ios = 1;
 
-	if (!an_run_open(&r, files, 1, err, sizeof(err))) {
+	if (!an_run_open(&r, files, 1, NULL, err, sizeof(err))) {
 		r.stale_ns = STALE_NS;
 		bound = an_run_io_bound(&r);
 		if (!an_run_pass(&r, 0, err, sizeof(err)))

@@ -64,7 +64,7 @@ static int open_run(struct an_run *r, char **paths, int n, enum an_by by)
 {
 	char err[256];
 
-	if (an_run_open(r, paths, n, err, sizeof(err))) {
+	if (an_run_open(r, paths, n, NULL, err, sizeof(err))) {
 		printf("FAIL: recordings.open: %s\n", err);
 		an_run_close(r);
 		return -1;
@@ -186,12 +186,12 @@ static int doubled(struct an_stats *once, struct an_stats *twice, char *why, siz
 		}
 		for (k = 0; k < AN_ST_COUNT; k++) {
 			if (b->st[k].n != 2 * a->st[k].n) {
-				snprintf(why, cap, "%s %s: n not doubled", a->label, an_stage_name(k));
+				snprintf(why, cap, "%s %s: n not doubled", a->label, an_stage_name(NULL, k));
 				return 0;
 			}
 			for (i = 0; i < sizeof(qs) / sizeof(qs[0]) && a->st[k].n; i++)
 				if (an_qest_quantile(&a->st[k], qs[i]) != an_qest_quantile(&b->st[k], qs[i])) {
-					snprintf(why, cap, "%s %s p%g differs", a->label, an_stage_name(k),
+					snprintf(why, cap, "%s %s p%g differs", a->label, an_stage_name(NULL, k),
 						 qs[i] * 100);
 					return 0;
 				}

@@ -68,6 +68,9 @@ static int write_file(const char *path, const uint64_t (*ev)[4], size_t n)
 }
 
 /* Runs the spans defined so far over the file; their header lines into report. */
+/* The spans the tests define, as st-analyze's options would. */
+static struct an_span_defs defs;
+
 static int run(const char *path, char *report, size_t cap)
 {
 	char *paths[] = { (char *)path }, err[256];
@@ -80,7 +83,7 @@ static int run(const char *path, char *report, size_t cap)
 
 	nout = 0;
 	if (an_names_new(&names) || an_input_open(&in, paths, 1, names, err, sizeof(err)) ||
-	    an_spans_new(&s, in, err, sizeof(err)) || an_input_start(in, 0, UINT64_MAX, err, sizeof(err))) {
+	    an_spans_new(&s, &defs, in, err, sizeof(err)) || an_input_start(in, 0, UINT64_MAX, err, sizeof(err))) {
 		printf("setup: %s\n", err);
 		return -1;
 	}
@@ -128,11 +131,11 @@ int main(void)
 		return 1;
 	}
 	/* by the field k; the END type found without its subsystem */
-	check(!an_span_define("byk=t:begin..end:k", err, sizeof(err)), "span_define", "%s", err);
+	check(!an_span_define(&defs, "byk=t:begin..end:k", err, sizeof(err)), "span_define", "%s", err);
 	/* by thread (the default): each END closes its thread's open START */
-	check(!an_span_define("bytid=t:begin..t:end", err, sizeof(err)), "span_define_tid", "%s", err);
+	check(!an_span_define(&defs, "bytid=t:begin..t:end", err, sizeof(err)), "span_define_tid", "%s", err);
 	/* an event that both ends a span and starts the next: gaps between ENDs of a thread */
-	check(!an_span_define("gap=t:end..t:end", err, sizeof(err)), "span_define_same", "%s", err);
+	check(!an_span_define(&defs, "gap=t:end..t:end", err, sizeof(err)), "span_define_same", "%s", err);
 	ret = run(path, report, sizeof(report));
 	check(!ret, "span_run", "pass failed");
 	check(strstr(report, "span byk = t:begin .. end by k: 3 paired, 2 unpaired starts, 1 unpaired ends\n") != NULL,
@@ -148,9 +151,9 @@ int main(void)
 	   (140 ns), tid 200's at 150 and 200 (50 ns); the last ones stay open */
 	check(strstr(report, "span gap = t:end .. t:end by tid: 2 paired, 2 unpaired starts, 2 unpaired ends\n") != NULL &&
 	      find(3, 50, 0, 140) && find(3, 150, 0, 50), "span_end_starts_next", "%s", report);
-	check(an_span_define("byk=a..b", err, sizeof(err)) && strstr(err, "already"),
+	check(an_span_define(&defs, "byk=a..b", err, sizeof(err)) && strstr(err, "already"),
 	      "span_define_duplicate", "accepted a second span byk");
-	check(an_span_define("x=a", err, sizeof(err)) && strstr(err, "NAME=START..END"),
+	check(an_span_define(&defs, "x=a", err, sizeof(err)) && strstr(err, "NAME=START..END"),
 	      "span_define_malformed", "accepted x=a");
 	unlink(path);
 	return check_failures != 0;

@@ -100,7 +100,7 @@ static int check_future_events(const char *test, struct st_reader *r)
 	if (expectf(t && !st_builtin_type(FUTURE_TYPE) && !strcmp(t->name, "nvme_future_event") &&
 		    t->nfields == 9, test, "future type not in the file's schema"))
 		return 1;
-	if (expectf(!st_cursor_open(r, 0, UINT64_MAX, &c), test, "cursor"))
+	if (expectf(!st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c), test, "cursor"))
 		return 1;
 	while (!bad && st_cursor_next(c, &e) > 0) {
 		if (e->type != FUTURE_TYPE)

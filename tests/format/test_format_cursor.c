@@ -63,7 +63,7 @@ static int check_window(const char *test, struct st_reader *r, const struct writ
 
 	while (i < n && sorted[i].ts < from)
 		i++;
-	if (expectf(!st_cursor_open(r, from, to, &c), test, "cursor"))
+	if (expectf(!st_cursor_open(r, from, to, ST_CURSOR_RAW, &c), test, "cursor"))
 		return 1;
 	while (!bad && (ret = st_cursor_next(c, &e)) > 0) {
 		bad = expectf(i < n && sorted[i].ts <= to && e->ts == sorted[i].ts &&
@@ -206,7 +206,7 @@ static int test_seek_skips_earlier_chunks(void)
 	bad = bad || expectf(victim != NULL, __func__, "no second events chunk");
 	if (!bad) {
 		m.data[victim->offset + victim->stored_size - 3] ^= 0x40;
-		bad = expectf(!st_cursor_open(r, 0, UINT64_MAX, &c), __func__, "cursor");
+		bad = expectf(!st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c), __func__, "cursor");
 	}
 	if (!bad) {
 		while ((ret = st_cursor_next(c, &e)) > 0)
@@ -255,7 +255,7 @@ static int test_damaged_chunk_skipped(void)
 		in_victim[st_field_i64(e, ret_field, 0)] = 1;
 	m.data[victim->offset + victim->stored_size - 3] ^= 0x40;
 	snprintf(where, sizeof(where), "at offset %llu:", (unsigned long long)victim->offset);
-	bad = expectf(!st_cursor_open(r, 0, UINT64_MAX, &c), __func__, "cursor");
+	bad = expectf(!st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c), __func__, "cursor");
 	while (!bad && (ret = st_cursor_next(c, &e)) != 0) {
 		if (ret < 0) {
 			bad = expectf(ret == ST_ECHECKSUM && strstr(st_reader_errmsg(r), where), __func__,
@@ -302,7 +302,8 @@ static int test_independent_cursors(void)
 
 	bad = write_events(__func__, &m, 1024, n, ts_linear, sorted) ||
 	      open_mem(__func__, &r, m.data, m.len, 0) ||
-	      expectf(!st_cursor_open(r, 0, UINT64_MAX, &c1) && !st_cursor_open(r, 0, UINT64_MAX, &c2),
+	      expectf(!st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c1) &&
+		      !st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c2),
 		      __func__, "cursors");
 	while (!bad && st_cursor_next(c1, &a) > 0) {
 		bad = expectf(st_cursor_next(c2, &b) > 0 && a != b && !memcmp(a, b, a->size), __func__,

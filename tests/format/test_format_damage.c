@@ -163,7 +163,7 @@ static void read_everything(const void *data, size_t len)
 	if (!st_reader_open_mem(&r, data, len, 0)) {
 		for (size_t i = 0; i < st_chunk_count(r); i++)
 			st_chunk_decode(r, i, &buf);
-		if (!st_cursor_open(r, 0, UINT64_MAX, &c)) {
+		if (!st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c)) {
 			while (st_cursor_next(c, &e) > 0)
 				;
 			st_cursor_close(c);

@@ -54,7 +54,8 @@ static int64_t *reference(const char *test, const struct mem_sink *m, size_t len
 	struct st_cursor *c;
 
 	*n = 0;
-	if (!seq || open_mem(test, &r, m->data, len, 0) || st_cursor_open(r, 0, UINT64_MAX, &c)) {
+	if (!seq || open_mem(test, &r, m->data, len, 0) ||
+	    st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c)) {
 		st_reader_close(r);
 		free(seq);
 		return NULL;
@@ -123,7 +124,7 @@ static int live_case(const char *test, size_t steps, size_t swap, size_t cut)
 		}
 	}
 	bad = bad || expectf(st_reader_live(r), test, "not live") ||
-	      expectf(!st_cursor_open(r, 0, UINT64_MAX, &c), test, "cursor");
+	      expectf(!st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c), test, "cursor");
 	for (size_t k = 1; k <= steps && !bad; k++) {
 		size_t end = m.len - cut, to = written + (end - written) / (steps - k + 1);
 

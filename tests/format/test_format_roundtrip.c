@@ -286,7 +286,7 @@ static int test_million_events_file(void)
 	bad = expectf(!write_million(path, n), __func__, "write");
 	if (!bad && st_reader_open(&r, path, 0))
 		bad = expectf(0, __func__, "open: %s", st_reader_errmsg(r));
-	if (!bad && !expectf(!st_cursor_open(r, 0, UINT64_MAX, &c), __func__, "cursor")) {
+	if (!bad && !expectf(!st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c), __func__, "cursor")) {
 		while ((ret = st_cursor_next(c, &e)) > 0 && !bad) {
 			size_t len = million_event(i, rec);
 

@@ -54,7 +54,7 @@ static int test_enospc(void)
 			      info->valid_size + info->lost_tail_bytes == m.len, __func__,
 			      "recovered %d events %llu: %s", info->recovered,
 			      (unsigned long long)info->events, info->damage) ||
-		      expectf(!st_cursor_open(r, 0, UINT64_MAX, &c), __func__, "cursor");
+		      expectf(!st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c), __func__, "cursor");
 		for (; !bad && (ret = st_cursor_next(c, &ev)) > 0; n++)
 			bad = expectf(ev->ts == n, __func__, "event %llu has ts %llu",
 				      (unsigned long long)n, (unsigned long long)ev->ts);

@@ -130,7 +130,7 @@ cursor_matches(const char *test, struct st_reader *r, const unsigned char *raw, 
 	size_t at = 0;
 	int ret, bad = 0;
 
-	if (expectf(!st_cursor_open(r, 0, UINT64_MAX, &c), test, "cursor open"))
+	if (expectf(!st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c), test, "cursor open"))
 		return 1;
 	while (!bad && (ret = st_cursor_next(c, &e)) > 0) {
 		bad = expectf(at + e->size <= len && !memcmp(raw + at, e, e->size), test,

@@ -64,10 +64,16 @@ static uint64_t walk_cursor(struct st_reader *r, uint64_t from, uint64_t to)
 	struct st_cursor *c;
 	uint64_t sum = 0;
 
-	if (st_cursor_open(r, from, to, &c))
+	if (st_cursor_open(r, from, to, ST_CURSOR_RAW, &c))
 		return 0;
 	while (st_cursor_next(c, &e) > 0)
 		sum += e->ts + touch_fields(r, e);
+	st_cursor_close(c);
+	/* whole events: compact and stamped records made whole, hostile ones too */
+	if (st_cursor_open(r, from, to, 0, &c))
+		return sum;
+	while (st_cursor_next(c, &e) > 0)
+		sum += e->ts + e->size;
 	st_cursor_close(c);
 	return sum;
 }
@@ -243,7 +249,7 @@ static void live_compare(struct st_reader *r, const struct live_walk *w)
 	uint64_t events = 0, hash = 0;
 	int ret;
 
-	if (w->late || st_cursor_open(r, 0, UINT64_MAX, &c))
+	if (w->late || st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c))
 		return;
 	while ((ret = st_cursor_next(c, &e))) {
 		if (ret == ST_ENOMEM) {
@@ -285,7 +291,8 @@ static uint64_t walk_live(const uint8_t *data, size_t size)
 			break;
 		written = end;
 		if (!r) {
-			if (st_reader_open(&r, path, ST_READ_LIVE) || st_cursor_open(r, 0, UINT64_MAX, &w.c)) {
+			if (st_reader_open(&r, path, ST_READ_LIVE) ||
+			    st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &w.c)) {
 				st_reader_close(r);
 				r = NULL;
 				continue;

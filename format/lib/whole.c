@@ -1,0 +1,1055 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * whole.c - a file's records as whole events (st_cursor_open without
+ * ST_CURSOR_RAW): what the cursor hands out when a program asks for events,
+ * not for the records as stored.
+ *
+ * Three things stand between a stored record and the event it is:
+ *   - its layout: a type whose stored layout differs from this build's
+ *     (another recorder version) is copied field by field, by name, into the
+ *     built-in layout, fields the file lacks left 0. Decoding a record
+ *     through the file's schema into the structs of sttrace_events.h is
+ *     reading the format, so it lives here, below every program; and the
+ *     two steps after it read the `block` preset's records through those
+ *     structs.
+ *   - a block_rq_complete_compact is the block_rq_complete it stands for,
+ *     its position, op and first bio from the request's issue;
+ *   - a block_rq_issue_stamped is the block_bio_queue, block_bio_backmerge
+ *     (block_bio_frontmerge) and block_getrq events it stands for (those the
+ *     file does not hold already), dated by its stamps, then a block_rq_issue,
+ *     all in time order (spec/sttrace-format.md, "Whole events").
+ * A file that needs none of them is read straight from the stored records.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct copy_op {
+	uint16_t dst, src;	/* offsets */
+	uint16_t count;		/* elements */
+	uint8_t dsz, ssz;	/* element sizes */
+	uint8_t sign;		/* sign-extend the source */
+};
+
+/* How records of one stored type become built-in records. */
+struct adapter {
+	uint16_t id;		/* built-in type id */
+	uint16_t size;		/* built-in record size */
+	uint16_t nops;
+	struct copy_op *ops;
+};
+
+#define MAX_RECORD 1024	/* built-in record sizes stay far below */
+#define MAX_ADAPTERS 254	/* more than the built-in types */
+#define HOW_PASS 0		/* st_whole.how: the record as stored; else adapter + 1 */
+#define HOW_DROP 0xff
+
+/*
+ * Records held back for time order: the stage events a stamped issue
+ * stands for are dated before it, so a file that has them is read through
+ * a window of REORDER_NS of event time and handed out sorted by (ts, seq),
+ * seq the order they were held in. What the file gives comes in time order
+ * (the cursor's promise) and waits in a FIFO of bytes, copied once, never
+ * allocated per record; only the dated-back stage events, and any record
+ * behind the FIFO's newest, wait in a heap. The earlier of the two heads
+ * goes out first, so the order is the one a single sort would give.
+ */
+struct held {
+	uint64_t ts, seq;
+	uint32_t slot;		/* in the reorder's slots */
+};
+
+/* A heap record: a stage event made here, or a copy of a record the file gave late. */
+struct held_rec {
+	struct st_ev_block_bio bio;
+	struct st_event_header *copy;	/* malloc'd, or NULL: the record is bio */
+	uint32_t link;			/* free: the next free slot + 1, 0 none */
+};
+
+/* Heap records by index: indices stay valid when the array grows. */
+struct slots {
+	struct held_rec *rec;
+	uint32_t cap, used;	/* allocated, and handed out at least once */
+	uint32_t free_head;	/* a free slot + 1, 0 none */
+};
+
+/* A FIFO entry: its sequence number, then the record (sizes are multiples of 8). */
+struct fifo_head {
+	uint64_t seq;
+};
+
+#define REORDER_NS 100000000ull	/* stamps older than this before their issue come late */
+#define REQUEUED_MAX 64		/* requeued requests awaiting their issue; the oldest give way */
+#define SEEN_SLOTS 1024	/* bios and requests remembered, a power of two; a collision forgets one */
+
+/* A bio address and the time of the last event of its life: its request's issue or completion. */
+struct bio_seen {
+	uint64_t bio, ts;
+};
+
+/*
+ * A request's stored bios, from its stamped issue, for its completion; the
+ * first of those past them (the request's address + 1) stands for them all.
+ */
+struct rq_seen {
+	uint64_t rq, bios[ST_RQ_BIOS + 1];
+};
+
+/* What a compact completion leaves to its request's issue. */
+struct issued_rq {
+	uint64_t rq;		/* 0: a free entry (the kernel never issues a NULL request) */
+	uint64_t sector, bio;
+	uint32_t dev, opf;
+	uint32_t bytes, done;	/* the request's bytes, and those completed so far */
+};
+
+/*
+ * The issued requests of a file with compact completions, by address: open
+ * addressing with linear probing and backward-shift deletion (no tombstones,
+ * however many requests a long trace issues and completes).
+ */
+struct issued {
+	struct issued_rq *tab;
+	size_t mask;		/* capacity - 1, a power of two; 0 before the first */
+	size_t count;
+};
+
+struct reorder {
+	uint8_t *fifo;			/* entries from fifo_out to fifo_in, in a ring */
+	size_t fifo_out, fifo_in, fifo_end, fifo_cap;
+	int fifo_wrapped;		/* fifo_in has started again at the front */
+	uint64_t fifo_newest;		/* ts of the FIFO's last entry */
+	struct held *heap;
+	size_t n, cap;
+	struct slots slots;
+	uint64_t seq, newest;		/* next sequence number; latest ts read from the file */
+	uint32_t out_slot;		/* the heap slot returned last + 1, released at the next
+					   call; 0 none */
+};
+
+/* A cursor's whole-event state: one per cursor, from its open to its close. */
+struct st_whole {
+	struct st_reader *r;
+	uint8_t how[ST_NUM_TYPE_IDS];	/* stored type id -> HOW_PASS, adapter + 1, HOW_DROP */
+	struct adapter adapters[MAX_ADAPTERS];
+	unsigned nadapters;
+	uint8_t plain;		/* every stored type passes as it is */
+	/*
+	 * block_rq_issue_stamped (the `block` preset) stands for the stages the
+	 * kernel stamped: it becomes the block_bio_queue, block_bio_backmerge and
+	 * block_getrq events that the file lacks, then a block_rq_issue.
+	 */
+	uint8_t synth_queue, synth_getrq;	/* the file has none of that type */
+	uint8_t synth_merge;	/* the file has no bio merge events */
+	uint8_t stamped;	/* the file has stamped issues: read through ro */
+	uint8_t stamped_ok;	/* 0: the file has block_rq_issue, the stamped ones are dropped */
+	struct reorder ro;
+	/* requests requeued and not issued again: their next issue stands for no stage event */
+	uint64_t requeued[REQUEUED_MAX];
+	unsigned nrequeued;
+	/*
+	 * Recent bio addresses: a freed bio's address is handed out again at
+	 * once, and a request taken from a plug's cache carries the plug's
+	 * cached clock as its allocation stamp, older than its bio may be. A
+	 * bio's synthesized stages are dated no earlier than the end of its
+	 * address's previous life (its request's completion), whose events
+	 * would otherwise take them.
+	 */
+	struct bio_seen bio_seen[SEEN_SLOTS];
+	struct rq_seen rq_seen[SEEN_SLOTS];
+	/*
+	 * block_rq_complete_compact (the `block` preset) leaves the request's
+	 * position, op and bios to its issue: it becomes the block_rq_complete
+	 * it stands for, from the request's last issue.
+	 */
+	uint8_t compact;	/* the file has compact completions */
+	struct issued issued;
+	struct st_ev_block_rq_complete whole;	/* the last one made whole */
+	uint64_t scratch[MAX_RECORD / 8];	/* adapted record */
+};
+
+static int same_layout(const struct st_type *b, const struct st_type *t)
+{
+	unsigned i;
+
+	if (b->size != t->size)
+		return 0;
+	for (i = 0; i < b->nfields; i++) {
+		const struct st_field *bf = &b->fields[i], *tf = st_field_find(t, bf->name);
+
+		if (!tf || tf->offset != bf->offset || tf->size != bf->size ||
+		    tf->elem_size != bf->elem_size)
+			return 0;
+	}
+	return 1;
+}
+
+static int plan_copy(struct adapter *a, const struct st_type *b, const struct st_type *t)
+{
+	unsigned i;
+
+	a->ops = calloc(b->nfields, sizeof(*a->ops));
+	if (!a->ops)
+		return -1;
+	for (i = 0; i < b->nfields; i++) {
+		const struct st_field *bf = &b->fields[i], *tf = st_field_find(t, bf->name);
+		struct copy_op *op = &a->ops[a->nops];
+		unsigned n;
+
+		/* A field the file lacks (or stores oddly or out of bounds) stays 0. */
+		if (!tf || (tf->elem_size != 1 && tf->elem_size != 2 && tf->elem_size != 4 &&
+			    tf->elem_size != 8) || tf->size % tf->elem_size ||
+		    (unsigned)tf->offset + tf->size > t->size)
+			continue;
+		n = tf->size / tf->elem_size;
+		if (n > bf->size / bf->elem_size)
+			n = bf->size / bf->elem_size;
+		*op = (struct copy_op){ .dst = bf->offset, .src = tf->offset, .count = (uint16_t)n,
+					.dsz = bf->elem_size, .ssz = tf->elem_size,
+					.sign = tf->type == ST_FT_INT };
+		a->nops++;
+	}
+	return 0;
+}
+
+static uint64_t load(const uint8_t *p, unsigned size, int sign)
+{
+	switch (size) {
+	case 1: return sign ? (uint64_t)(int64_t)*(const int8_t *)p : *p;
+	case 2: { uint16_t v; memcpy(&v, p, 2); return sign ? (uint64_t)(int64_t)(int16_t)v : v; }
+	case 4: { uint32_t v; memcpy(&v, p, 4); return sign ? (uint64_t)(int64_t)(int32_t)v : v; }
+	default: { uint64_t v; memcpy(&v, p, 8); return v; }
+	}
+}
+
+static void store(uint8_t *p, unsigned size, uint64_t v)
+{
+	switch (size) {
+	case 1: *p = (uint8_t)v; break;
+	case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+	case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+	default: memcpy(p, &v, 8); break;
+	}
+}
+
+/* Cold: the pass-through path around it stays short. */
+static __attribute__((cold)) const struct st_event_header *
+adapt(struct st_whole *w, const struct adapter *a, const struct st_event_header *h)
+{
+	uint8_t *dst = (uint8_t *)w->scratch;
+	const uint8_t *src = (const uint8_t *)h;
+	unsigned i, k;
+
+	memset(dst, 0, a->size);
+	for (i = 0; i < a->nops; i++) {
+		const struct copy_op *op = &a->ops[i];
+
+		for (k = 0; k < op->count; k++)
+			store(dst + op->dst + k * op->dsz, op->dsz,
+			      load(src + op->src + k * op->ssz, op->ssz, op->sign));
+	}
+	((struct st_event_header *)dst)->type = a->id;
+	((struct st_event_header *)dst)->size = a->size;
+	return (const struct st_event_header *)dst;
+}
+
+
+/* The built-in type called name, NULL when this build does not know it. */
+static const struct st_type *builtin_named(const char *name)
+{
+	size_t k, nb;
+	const struct st_type *builtin = st_builtin_types(&nb);
+
+	for (k = 0; k < nb; k++)
+		if (!strcmp(builtin[k].name, name))
+			return &builtin[k];
+	return NULL;
+}
+
+/* How each stored type becomes built-in records: pass, adapt or drop. */
+static int plan_types(struct st_whole *w)
+{
+	size_t i, n = st_type_count(w->r);
+
+	memset(w->how, HOW_PASS, sizeof(w->how));
+	w->plain = 1;
+	for (i = 0; i < n; i++) {
+		const struct st_type *t = st_type_at(w->r, i), *b = builtin_named(t->name);
+		struct adapter *a = &w->adapters[w->nadapters];
+
+		/* a type this build does not know passes, unless its id is a built-in type's */
+		if (!b && !st_builtin_type(t->id))
+			continue;
+		if (b && b->id == t->id && same_layout(b, t))
+			continue;
+		w->plain = 0;
+		if (!b || b->size > MAX_RECORD || w->nadapters == MAX_ADAPTERS) {
+			w->how[t->id] = HOW_DROP;
+			continue;
+		}
+		memset(a, 0, sizeof(*a));
+		a->id = b->id;
+		a->size = b->size;
+		if (plan_copy(a, b, t))
+			return ST_ENOMEM;
+		w->how[t->id] = (uint8_t)++w->nadapters;
+	}
+	return 0;
+}
+
+/* Events stored in r of the types that become built-in type id (footer or scan counts). */
+static uint64_t stored_as(const struct st_reader *r, uint16_t id)
+{
+	const struct st_type *b = st_builtin_type(id);
+	size_t k, ntypes = st_type_count(r);
+	uint64_t n = 0;
+
+	for (k = 0; b && k < ntypes; k++) {
+		const struct st_type *t = st_type_at(r, k);
+
+		if (!strcmp(t->name, b->name) && b->size <= MAX_RECORD)
+			n += st_type_events(r, t->id);
+	}
+	return n;
+}
+
+/*
+ * Which stage events the file's stamped issues stand for: those it lacks.
+ * A live file's plan only ever gains stamped issues and compact
+ * completions, as their first records arrive.
+ */
+static void plan_stamped(struct st_whole *w)
+{
+	const struct st_reader *r = w->r;
+
+	w->stamped |= stored_as(r, ST_EV_block_rq_issue_stamped) != 0;
+	w->stamped_ok = !stored_as(r, ST_EV_block_rq_issue);
+	w->synth_queue = !stored_as(r, ST_EV_block_bio_queue);
+	w->synth_getrq = !stored_as(r, ST_EV_block_getrq);
+	w->synth_merge = !stored_as(r, ST_EV_block_bio_backmerge) &&
+			 !stored_as(r, ST_EV_block_bio_frontmerge);
+	w->compact |= stored_as(r, ST_EV_block_rq_complete_compact) != 0;
+}
+
+uint64_t st_whole_events(const struct st_reader *r, uint16_t id)
+{
+	uint64_t n = stored_as(r, id);
+	uint64_t stamped = stored_as(r, ST_EV_block_rq_issue) ? 0 :
+			   stored_as(r, ST_EV_block_rq_issue_stamped);
+
+	/*
+	 * every stored bio queued, and one more for the rest of a longer chain:
+	 * an estimate past that (each of its bios is queued)
+	 */
+	if (id == ST_EV_block_bio_queue && !n)
+		n += stamped * (ST_RQ_BIOS + 1);
+	if (id == ST_EV_block_getrq && !n)
+		n += stamped;
+	if (id == ST_EV_block_rq_issue)
+		n += stamped;
+	if (id == ST_EV_block_rq_complete)
+		n += stored_as(r, ST_EV_block_rq_complete_compact);
+	return n;
+}
+
+/* ---- records held back for time order --------------------------------- */
+
+#define NO_SLOT UINT32_MAX
+
+/* Cold: the slots reach their number early. */
+static __attribute__((cold)) int slots_grow(struct slots *s)
+{
+	uint32_t cap = s->cap ? s->cap * 2 : 256;
+	struct held_rec *rec = realloc(s->rec, (size_t)cap * sizeof(*rec));
+
+	if (!rec)
+		return -1;
+	s->rec = rec;
+	s->cap = cap;
+	return 0;
+}
+
+/* A free slot, NO_SLOT when out of memory. */
+static uint32_t slot_get(struct slots *s)
+{
+	uint32_t i = s->free_head;
+
+	if (i) {
+		s->free_head = s->rec[i - 1].link;
+		return i - 1;
+	}
+	if (s->used == s->cap && slots_grow(s))
+		return NO_SLOT;
+	return s->used++;
+}
+
+static void slot_put(struct slots *s, uint32_t i)
+{
+	s->rec[i].link = s->free_head;
+	s->free_head = i + 1;
+}
+
+static int held_before(const struct held *a, const struct held *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+}
+
+static const struct fifo_head *fifo_first(const struct reorder *ro)
+{
+	if (!ro->fifo_wrapped && ro->fifo_out == ro->fifo_in)
+		return NULL;
+	return (const struct fifo_head *)(ro->fifo + ro->fifo_out);
+}
+
+/*
+ * The FIFO is a ring of whole entries: one that does not fit before the
+ * buffer's end starts again at its front (fifo_end marks where the older
+ * entries stop), and a full ring grows, its entries laid out in order.
+ */
+static int fifo_grow(struct reorder *ro, size_t need)
+{
+	size_t used = ro->fifo_wrapped ? ro->fifo_end - ro->fifo_out + ro->fifo_in :
+					 ro->fifo_in - ro->fifo_out;
+	size_t cap = ro->fifo_cap ? ro->fifo_cap : 65536;
+	uint8_t *p;
+
+	/* doubled until half as large again as what it holds: a third or more free after */
+	while (cap < (used + need) * 3 / 2)
+		cap *= 2;
+	if (!(p = malloc(cap)))
+		return -1;
+	if (ro->fifo_wrapped) {
+		memcpy(p, ro->fifo + ro->fifo_out, ro->fifo_end - ro->fifo_out);
+		memcpy(p + ro->fifo_end - ro->fifo_out, ro->fifo, ro->fifo_in);
+	} else if (used) {
+		memcpy(p, ro->fifo + ro->fifo_out, used);
+	}
+	free(ro->fifo);
+	ro->fifo = p;
+	ro->fifo_cap = cap;
+	ro->fifo_out = 0;
+	ro->fifo_in = used;
+	ro->fifo_wrapped = 0;
+	return 0;
+}
+
+static int fifo_push(struct reorder *ro, const struct st_event_header *h)
+{
+	size_t need = sizeof(struct fifo_head) + ((h->size + 7u) & ~7u);
+	struct fifo_head fh = { .seq = ro->seq++ };
+
+	if (!fifo_first(ro))
+		ro->fifo_out = ro->fifo_in = 0;
+	if (ro->fifo_wrapped ? ro->fifo_in + need >= ro->fifo_out : ro->fifo_in + need > ro->fifo_cap) {
+		if (!ro->fifo_wrapped && need < ro->fifo_out) {
+			ro->fifo_end = ro->fifo_in;
+			ro->fifo_in = 0;
+			ro->fifo_wrapped = 1;
+		} else if (fifo_grow(ro, need)) {
+			return -1;
+		}
+	}
+	memcpy(ro->fifo + ro->fifo_in, &fh, sizeof(fh));
+	memcpy(ro->fifo + ro->fifo_in + sizeof(fh), h, h->size);
+	ro->fifo_in += need;
+	ro->fifo_newest = h->ts;
+	return 0;
+}
+
+/* Past the first entry, whose record is h. */
+static void fifo_skip(struct reorder *ro, const struct st_event_header *h)
+{
+	ro->fifo_out += sizeof(struct fifo_head) + ((h->size + 7u) & ~7u);
+	if (ro->fifo_wrapped && ro->fifo_out == ro->fifo_end) {
+		ro->fifo_out = 0;
+		ro->fifo_wrapped = 0;
+	}
+}
+
+static const struct st_event_header *fifo_record(const struct fifo_head *fh)
+{
+	return (const struct st_event_header *)(fh + 1);
+}
+
+static int heap_push(struct reorder *ro, const struct st_event_header *h)
+{
+	struct held e = { .ts = h->ts, .seq = ro->seq++ };
+	struct held_rec *rec;
+	size_t i;
+
+	if (ro->n == ro->cap) {
+		size_t cap = ro->cap ? ro->cap * 2 : 256;
+		struct held *nh = realloc(ro->heap, cap * sizeof(*nh));
+
+		if (!nh)
+			return -1;
+		ro->heap = nh;
+		ro->cap = cap;
+	}
+	if ((e.slot = slot_get(&ro->slots)) == NO_SLOT)
+		return -1;
+	rec = &ro->slots.rec[e.slot];
+	rec->copy = NULL;
+	if (h->size <= sizeof(rec->bio)) {
+		memcpy(&rec->bio, h, h->size);
+	} else if ((rec->copy = malloc(h->size))) {
+		memcpy(rec->copy, h, h->size);
+	} else {
+		slot_put(&ro->slots, e.slot);
+		return -1;
+	}
+	for (i = ro->n++; i && held_before(&e, &ro->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		ro->heap[i] = ro->heap[(i - 1) / 2];
+	ro->heap[i] = e;
+	return 0;
+}
+
+static uint32_t heap_pop(struct reorder *ro)
+{
+	uint32_t top = ro->heap[0].slot;
+	struct held last = ro->heap[--ro->n];
+	size_t i = 0, child;
+
+	while ((child = 2 * i + 1) < ro->n) {
+		if (child + 1 < ro->n && held_before(&ro->heap[child + 1], &ro->heap[child]))
+			child++;
+		if (!held_before(&ro->heap[child], &last))
+			break;
+		ro->heap[i] = ro->heap[child];
+		i = child;
+	}
+	if (ro->n)
+		ro->heap[i] = last;
+	return top;
+}
+
+static const struct st_event_header *slot_record(struct reorder *ro, uint32_t slot)
+{
+	struct held_rec *rec = &ro->slots.rec[slot];
+
+	return rec->copy ? rec->copy : &rec->bio.h;
+}
+
+static void slot_release(struct reorder *ro, uint32_t slot)
+{
+	struct held_rec *rec = &ro->slots.rec[slot];
+
+	free(rec->copy);
+	rec->copy = NULL;
+	slot_put(&ro->slots, slot);
+}
+
+/* Hold a record: in the FIFO when it is not behind its newest, else in the heap. */
+static int reorder_push(struct reorder *ro, const struct st_event_header *h)
+{
+	return h->ts >= ro->fifo_newest ? fifo_push(ro, h) : heap_push(ro, h);
+}
+
+/* The time of the earliest record held in *ts; 0 when none is held. */
+static int reorder_first(const struct reorder *ro, uint64_t *ts)
+{
+	const struct fifo_head *fh = fifo_first(ro);
+
+	if (!fh && !ro->n)
+		return 0;
+	*ts = fh ? fifo_record(fh)->ts : UINT64_MAX;
+	if (ro->n && ro->heap[0].ts < *ts)
+		*ts = ro->heap[0].ts;
+	return 1;
+}
+
+/* Hand out the earliest record held: valid until the next call on ro. */
+static const struct st_event_header *reorder_pop(struct reorder *ro)
+{
+	const struct fifo_head *fh = fifo_first(ro);
+	struct held fifo_key;
+
+	if (fh) {
+		fifo_key = (struct held){ .ts = fifo_record(fh)->ts, .seq = fh->seq };
+		if (!ro->n || held_before(&fifo_key, &ro->heap[0])) {
+			fifo_skip(ro, fifo_record(fh));
+			return fifo_record(fh);
+		}
+	}
+	ro->out_slot = heap_pop(ro) + 1;
+	return slot_record(ro, ro->out_slot - 1);
+}
+
+/* Let go of the record handed out last. */
+static void reorder_done(struct reorder *ro)
+{
+	if (ro->out_slot)
+		slot_release(ro, ro->out_slot - 1);
+	ro->out_slot = 0;
+}
+
+static void reorder_clear(struct reorder *ro)
+{
+	reorder_done(ro);
+	while (ro->n)
+		slot_release(ro, heap_pop(ro));
+	ro->fifo_out = ro->fifo_in = 0;
+	ro->fifo_wrapped = 0;
+	ro->fifo_newest = 0;
+	ro->newest = 0;
+}
+
+static void reorder_free(struct reorder *ro)
+{
+	reorder_clear(ro);
+	free(ro->heap);
+	free(ro->fifo);
+	free(ro->slots.rec);
+}
+
+/* ---- stamped issues: the stage events they stand for, in time order ---- */
+
+/* A bio event dated ts on behalf of the issue event e. */
+static int push_bio(struct reorder *ro, const struct st_ev_block_rq_issue_stamped *e, uint16_t type,
+		    uint64_t ts, uint64_t bio, uint64_t sector, uint32_t nr_sector)
+{
+	struct st_ev_block_bio b = {
+		.h = e->h,
+		.p = { .bio = bio, .sector = sector, .dev = e->p.dev, .nr_sector = nr_sector,
+		       .opf = e->p.opf },
+	};
+
+	b.h.type = type;
+	b.h.size = sizeof(b);
+	b.h.ts = ts;
+	return reorder_push(ro, &b.h);
+}
+
+/* A requeued request (rq_requeue) is issued again: remember it until then. */
+static void note_requeue(struct st_whole *w, uint64_t rq)
+{
+	if (w->nrequeued == REQUEUED_MAX)
+		memmove(w->requeued, w->requeued + 1, --w->nrequeued * sizeof(*w->requeued));
+	w->requeued[w->nrequeued++] = rq;
+}
+
+/* Whether rq's issue is a requeued request's; forgets it. */
+static int take_requeued(struct st_whole *w, uint64_t rq)
+{
+	unsigned i;
+
+	for (i = 0; i < w->nrequeued; i++)
+		if (w->requeued[i] == rq) {
+			w->requeued[i] = w->requeued[--w->nrequeued];
+			return 1;
+		}
+	return 0;
+}
+
+/* Fibonacci hashing spreads kernel addresses, which share their low bits. */
+static size_t seen_slot(uint64_t addr)
+{
+	return (addr * 0x9e3779b97f4a7c15ull) >> 32 & (SEEN_SLOTS - 1);
+}
+
+static struct bio_seen *bio_seen_slot(struct st_whole *w, uint64_t bio)
+{
+	return &w->bio_seen[seen_slot(bio)];
+}
+
+static void note_bio(struct st_whole *w, uint64_t bio, uint64_t ts)
+{
+	struct bio_seen *s = bio_seen_slot(w, bio);
+
+	if (bio) {
+		s->bio = bio;
+		s->ts = ts;
+	}
+}
+
+/* A stamped issue: its bios live at least until then, and until its request completes. */
+static void note_issue(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e)
+{
+	struct rq_seen *r = &w->rq_seen[seen_slot(e->p.rq)];
+	unsigned i;
+
+	r->rq = e->p.rq;
+	for (i = 0; i < ST_RQ_BIOS; i++)
+		r->bios[i] = i < e->p.nr_bios ? e->p.bios[i] : 0;
+	r->bios[ST_RQ_BIOS] = e->p.nr_bios > ST_RQ_BIOS ? e->p.rq + 1 : 0;
+	for (i = 0; i <= ST_RQ_BIOS; i++)
+		note_bio(w, r->bios[i], e->h.ts);
+}
+
+/* A completion ends the lives of its request's bios (and of the bio it names, issued or not). */
+static void note_complete(struct st_whole *w, const struct st_ev_block_rq_complete *e)
+{
+	const struct rq_seen *r = &w->rq_seen[seen_slot(e->p.rq)];
+	unsigned i;
+
+	note_bio(w, e->p.bio, e->h.ts);
+	for (i = 0; r->rq == e->p.rq && i <= ST_RQ_BIOS; i++)
+		note_bio(w, r->bios[i], e->h.ts);
+}
+
+/* t, or the end of the previous life of bio's address when that is later. */
+static uint64_t after_previous_use(struct st_whole *w, uint64_t bio, uint64_t t)
+{
+	const struct bio_seen *s = bio_seen_slot(w, bio);
+
+	return s->bio == bio && s->ts > t ? s->ts : t;
+}
+
+/*
+ * The events the stamped issue e stands for, those the file lacks. Each
+ * stored bio is queued at its stamp, or where the kernel kept none at the
+ * request's allocation (G), or at the issue; the earliest queued got the
+ * request, the others merged into it (a bio merges into a request that
+ * exists) when they were queued. A file with recorded queue events but no
+ * merge events (the block preset under -p or -- CMD, block-queue) has its
+ * merges too: an unstamped bio's at the issue, the one time known to be
+ * after its recorded queueing. The events come in the kernel's order,
+ * which tools that match them by sector (btt, blktrace import) rely on
+ * where times are equal: the first bio's Q, its G (the request as
+ * allocated: that bio's sectors), then each other bio's Q and its merge,
+ * at the request's end (M) or, before the first bio, at its start (F).
+ * Bios past the stored ST_RQ_BIOS, when the file has no queue events (else
+ * their addresses are not known), are queued and merged too, each one of
+ * its own, so that merges are the kernel's (every bio of a request but its
+ * first is one: a bio merged into it, or the first of a request merged
+ * into it), at the allocation (or the issue) but not before the request's
+ * previous completion nor before a stored bio: they joined the chain at
+ * its end. Their lengths are not recorded: they share the rest of the
+ * request evenly. Their addresses, the request's + 1 to + 252, lie inside
+ * the request's own allocation (struct request and its driver's data, at
+ * least 256 bytes): never a bio's, nor another request's.
+ */
+static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e)
+{
+	struct reorder *ro = &w->ro;
+	/* issued again after a requeue: its bios were queued and its request allocated before */
+	int again = take_requeued(w, e->p.rq);
+	int queue = w->synth_queue && !again, merge = w->synth_merge && !again;
+	uint64_t g = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : 0;
+	uint64_t q[ST_RQ_BIOS], at[ST_RQ_BIOS], sector = e->p.sector, fallback = g ? g : e->h.ts, rest_q;
+	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i, first = 0, left, rest;
+	uint32_t len[ST_RQ_BIOS];
+	struct st_ev_block_rq_issue issue;
+	int ret = 0;
+
+	left = e->p.nr_sector;
+	for (i = 0; i < n; i++) {
+		q[i] = e->p.stamped & ST_STAMPED_QUEUE(i) ? e->h.ts - e->p.queue_ago[i] : fallback;
+		if (q[i] < q[first])
+			first = i;
+		len[i] = e->p.bio_sectors[i] < left ? e->p.bio_sectors[i] : left;
+		at[i] = sector;
+		sector += len[i];
+		left -= len[i];
+	}
+	/*
+	 * Which bio got the request is the stamps' word; a bio is then dated no
+	 * earlier than its address's previous life, and one the kernel kept no
+	 * stamp for no earlier than the one it follows in the chain (back
+	 * merges append, front merges prepend): a bio dated later for its
+	 * address dates those too.
+	 */
+	for (i = 0; i < n; i++)
+		q[i] = after_previous_use(w, e->p.bios[i], q[i]);
+	for (i = first + 1; i < n; i++)
+		if (!(e->p.stamped & ST_STAMPED_QUEUE(i)) && q[i] < q[i - 1])
+			q[i] = q[i - 1];
+	for (i = first; i-- > 0;)
+		if (!(e->p.stamped & ST_STAMPED_QUEUE(i)) && q[i] < q[i + 1])
+			q[i] = q[i + 1];
+	/* the request was allocated for its first bio, so not before that bio was queued */
+	if (g && n && g < q[first])
+		g = q[first];
+	rest = queue && e->p.nr_bios > n ? (e->p.nr_bios < ST_RQ_BIOS_COUNTED ? e->p.nr_bios :
+					     ST_RQ_BIOS_COUNTED) - n : 0;
+	/* they joined the chain at its end, after the stored bios */
+	rest_q = after_previous_use(w, e->p.rq + 1, fallback);
+	for (i = 0; i < n; i++)
+		if (q[i] > rest_q)
+			rest_q = q[i];
+	note_issue(w, e);
+	if (queue && n)
+		ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[first], e->p.bios[first], at[first],
+				len[first]);
+	if (w->synth_getrq && !again && g && n)
+		ret |= push_bio(ro, e, ST_EV_block_getrq, g, e->p.bios[first], at[first], len[first]);
+	for (i = 0; i < n && (queue || merge); i++) {
+		uint64_t merged = queue || e->p.stamped & ST_STAMPED_QUEUE(i) ? q[i] : e->h.ts;
+
+		if (i == first)
+			continue;
+		if (queue)
+			ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[i], e->p.bios[i], at[i], len[i]);
+		if (merge)
+			ret |= push_bio(ro, e, i < first ? ST_EV_block_bio_frontmerge :
+					ST_EV_block_bio_backmerge, merged, e->p.bios[i], at[i], len[i]);
+	}
+	for (i = 0; i < rest; i++) {
+		uint32_t len_i = left / (rest - i);
+
+		ret |= push_bio(ro, e, ST_EV_block_bio_queue, rest_q, e->p.rq + 1 + i, sector, len_i);
+		if (merge)
+			ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, rest_q, e->p.rq + 1 + i,
+					sector, len_i);
+		sector += len_i;
+		left -= len_i;
+	}
+	memcpy(&issue, e, sizeof(issue));
+	issue.h.type = ST_EV_block_rq_issue;
+	issue.h.size = sizeof(issue);
+	return ret | reorder_push(ro, &issue.h);
+}
+
+/* ---- compact completions: made whole from their requests' issues ------- */
+
+/* Fibonacci hashing spreads kernel addresses, which share their low bits. */
+static size_t issued_home(const struct issued *is, uint64_t rq)
+{
+	return (size_t)((rq * 0x9e3779b97f4a7c15ull) >> 32) & is->mask;
+}
+
+static void issued_free(struct issued *is)
+{
+	free(is->tab);
+	*is = (struct issued){ 0 };
+}
+
+/* Request rq's entry, NULL when it has none. */
+static struct issued_rq *issued_find(const struct issued *is, uint64_t rq)
+{
+	size_t i;
+
+	if (!is->tab || !rq)
+		return NULL;
+	for (i = issued_home(is, rq); is->tab[i].rq; i = (i + 1) & is->mask)
+		if (is->tab[i].rq == rq)
+			return &is->tab[i];
+	return NULL;
+}
+
+/* Twice the entries (2048 at first): the load stays under a half. */
+static __attribute__((cold)) int issued_grow(struct issued *is)
+{
+	struct issued old = *is;
+	size_t cap = old.tab ? (old.mask + 1) * 2 : 2048, i;
+
+	if (!(is->tab = calloc(cap, sizeof(*is->tab)))) {
+		*is = old;
+		return -1;
+	}
+	is->mask = cap - 1;
+	for (i = 0; old.tab && i <= old.mask; i++) {
+		size_t k;
+
+		if (!old.tab[i].rq)
+			continue;
+		for (k = issued_home(is, old.tab[i].rq); is->tab[k].rq; k = (k + 1) & is->mask)
+			;
+		is->tab[k] = old.tab[i];
+	}
+	free(old.tab);
+	return 0;
+}
+
+/* Request rq's entry, a new one (rq set, the rest 0) when it has none; NULL when out of memory. */
+static struct issued_rq *issued_entry(struct issued *is, uint64_t rq)
+{
+	struct issued_rq *r = issued_find(is, rq);
+	size_t i;
+
+	if (r)
+		return r;
+	if ((!is->tab || (is->count + 1) * 2 > is->mask + 1) && issued_grow(is))
+		return NULL;
+	for (i = issued_home(is, rq); is->tab[i].rq; i = (i + 1) & is->mask)
+		;
+	is->count++;
+	is->tab[i] = (struct issued_rq){ .rq = rq };
+	return &is->tab[i];
+}
+
+/* Forget entry r: later members of its probe run move back into the hole. */
+static void issued_del(struct issued *is, struct issued_rq *r)
+{
+	size_t i = (size_t)(r - is->tab), j = i, home;
+
+	for (;;) {
+		j = (j + 1) & is->mask;
+		if (!is->tab[j].rq)
+			break;
+		home = issued_home(is, is->tab[j].rq);
+		/* Entry j may fill hole i only if its home is not in (i, j]. */
+		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+			is->tab[i] = is->tab[j];
+			i = j;
+		}
+	}
+	is->tab[i].rq = 0;
+	is->count--;
+}
+
+/* An issue (block_rq_issue, or the stamped one, which extends it): what the request's completion leaves out. */
+static int note_issued(struct issued *is, const struct st_ev_block_rq_issue *e)
+{
+	struct issued_rq *r;
+
+	/* a NULL request is no kernel's: its completion finds no issue */
+	if (!e->p.rq)
+		return 0;
+	if (!(r = issued_entry(is, e->p.rq)))
+		return -1;
+	*r = (struct issued_rq){ .rq = e->p.rq, .sector = e->p.sector,
+				 .bio = e->p.nr_bios ? e->p.bios[0] : 0,
+				 .dev = e->p.dev, .opf = e->p.opf & ~ST_F_FLUSH_SEQ,
+				 .bytes = e->p.bytes };
+	return 0;
+}
+
+/*
+ * The block_rq_complete a compact one stands for: the request's position
+ * past what completed before, its op and first bio, from its issue; the
+ * request is forgotten once all of it completed. A request whose issue the
+ * file lacks (issued before the trace) has no position: sector 0, as an
+ * orphan completion it is not measured.
+ */
+static const struct st_event_header *make_whole(struct st_whole *w,
+						const struct st_ev_block_rq_complete_compact *e)
+{
+	struct issued_rq *r = issued_find(&w->issued, e->p.rq);
+	struct st_ev_block_rq_complete *c = &w->whole;
+
+	*c = (struct st_ev_block_rq_complete){ .h = e->h };
+	c->h.type = ST_EV_block_rq_complete;
+	c->h.size = sizeof(*c);
+	c->p.rq = e->p.rq;
+	c->p.dev = e->p.dev;
+	c->p.bytes = e->p.bytes;
+	c->p.nr_sector = e->p.bytes >> 9;
+	c->p.error = e->p.error;
+	if (r) {
+		c->p.sector = r->bytes ? r->sector + (r->done >> 9) : 0;
+		c->p.opf = r->opf;
+		c->p.bio = r->bio;
+		r->done += e->p.bytes;
+		if (r->done >= r->bytes)
+			issued_del(&w->issued, r);
+	}
+	return &c->h;
+}
+
+/* Issues noted, a compact completion made whole; NULL when out of memory. */
+static const struct st_event_header *complete_whole(struct st_whole *w, const struct st_event_header *h)
+{
+	switch (h->type) {
+	case ST_EV_block_rq_issue:
+	case ST_EV_block_rq_issue_stamped:
+		return note_issued(&w->issued, (const struct st_ev_block_rq_issue *)h) ? NULL : h;
+	case ST_EV_block_rq_complete_compact:
+		return make_whole(w, (const struct st_ev_block_rq_complete_compact *)h);
+	}
+	return h;
+}
+
+/* ---- the next whole event --------------------------------------------- */
+
+/* The next stored record, in the built-in layout when this build knows its type. */
+static inline int stored_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
+{
+	int ret;
+
+	while ((ret = st_cursor_stored_next(c, ev)) > 0) {
+		uint8_t how = w->how[(*ev)->type];
+
+		if (how == HOW_PASS)
+			return 1;
+		if (how == HOW_DROP)
+			continue;
+		*ev = adapt(w, &w->adapters[how - 1], *ev);
+		return 1;
+	}
+	return ret;
+}
+
+/* The next event, compact completions made whole. */
+static inline int raw_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
+{
+	int ret = stored_next(w, c, ev);
+
+	if (ret > 0 && w->compact && !(*ev = complete_whole(w, *ev)))
+		return ST_ENOMEM;
+	return ret;
+}
+
+/* The next event of a file with stamped issues: read ahead REORDER_NS, in time order. */
+static int reordered_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
+{
+	struct reorder *ro = &w->ro;
+	uint64_t first;
+	int ret = 1;
+
+	reorder_done(ro);
+	while (!reorder_first(ro, &first) || first + REORDER_NS > ro->newest) {
+		const struct st_event_header *h;
+
+		ret = raw_next(w, c, &h);
+		if (ret <= 0)
+			break;
+		if (h->ts > ro->newest)
+			ro->newest = h->ts;
+		if (h->type == ST_EV_block_rq_requeue)
+			note_requeue(w, ((const struct st_ev_block_rq *)h)->p.rq);
+		if (h->type == ST_EV_block_rq_complete)
+			note_complete(w, (const struct st_ev_block_rq_complete *)h);
+		if (h->type != ST_EV_block_rq_issue_stamped ?
+		    reorder_push(ro, h) :
+		    w->stamped_ok && synthesize(w, (const struct st_ev_block_rq_issue_stamped *)h))
+			return ST_ENOMEM;
+	}
+	if (ret < 0)
+		return ret;
+	/* a live file's next events may still come before the held ones */
+	if (!reorder_first(ro, &first) || (!ret && st_reader_live(w->r)))
+		return 0;
+	*ev = reorder_pop(ro);
+	return 1;
+}
+
+int st_whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
+{
+	return w->stamped ? reordered_next(w, c, ev) : raw_next(w, c, ev);
+}
+
+int st_whole_busy(const struct st_whole *w)
+{
+	return !w->plain || w->stamped || w->compact;
+}
+
+int st_whole_open(struct st_reader *r, struct st_whole **wp)
+{
+	struct st_whole *w = calloc(1, sizeof(*w));
+
+	*wp = w;
+	if (!w)
+		return ST_ENOMEM;
+	w->r = r;
+	plan_stamped(w);
+	return plan_types(w);
+}
+
+void st_whole_refresh(struct st_whole *w)
+{
+	plan_stamped(w);
+}
+
+void st_whole_close(struct st_whole *w)
+{
+	unsigned k;
+
+	if (!w)
+		return;
+	for (k = 0; k < w->nadapters; k++)
+		free(w->adapters[k].ops);
+	reorder_free(&w->ro);
+	issued_free(&w->issued);
+	free(w);
+}
