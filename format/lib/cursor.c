@@ -82,6 +82,7 @@ struct ahead {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
+	size_t count;		/* the cursor's pending chunks, which never change (not live) */
 	size_t decoded, taken;	/* pending chunks filled in / taken, counted from 0 */
 	int stop;		/* the cursor closes */
 	struct ahead_slot slot[AHEAD_SLOTS];
@@ -335,7 +336,7 @@ static void *decode_ahead(void *arg)
 	struct st_cursor *c = arg;
 	struct ahead *a = c->ahead;
 
-	for (size_t k = 0; k < c->npending; k++) {
+	for (size_t k = 0; k < a->count; k++) {
 		struct ahead_slot *slot = &a->slot[k % AHEAD_SLOTS];
 		const char *why = NULL;
 		struct stream *s;
@@ -639,6 +640,7 @@ static void start_ahead(struct st_cursor *c)
 		free(a);
 		return;
 	}
+	a->count = c->npending;
 	c->ahead = a;
 	if (pthread_create(&a->thread, NULL, decode_ahead, c)) {
 		c->ahead = NULL;
