@@ -27,7 +27,7 @@ TEST_TOOLS :=
 LIBST      := $(B)/libsttrace.a
 # pkg-config's answer, or the plain names where a distribution ships no .pc file.
 pkg_libs    = $(or $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null),$(2))
-LIBST_LIBS := $(call pkg_libs,libzstd libxxhash,-lzstd -lxxhash) -lm
+LIBST_LIBS := $(call pkg_libs,libzstd libxxhash,-lzstd -lxxhash) -lm -pthread
 # What the programs share on the command line and in outputs (common/module.mk).
 LIBCOMMON  := $(B)/libcommon.a
 

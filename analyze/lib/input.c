@@ -23,6 +23,7 @@ struct an_input {
 	struct an_names *names;
 	int nfiles;
 	int advance;		/* index of the file whose event was returned last, -1 */
+	unsigned cursor_flags;	/* ST_CURSOR_AHEAD or 0 */
 	struct an_input_info info;
 };
 
@@ -121,7 +122,7 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 		int ret;
 
 		st_cursor_close(f->c);
-		if ((ret = st_cursor_open(f->r, from, to, 0, &f->c))) {
+		if ((ret = st_cursor_open(f->r, from, to, in->cursor_flags, &f->c))) {
 			snprintf(err, cap, "%s: %s", f->path,
 				 ret == ST_ENOMEM ? "out of memory" : st_reader_errmsg(f->r));
 			return -1;
@@ -132,6 +133,11 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 	}
 	in->advance = -1;
 	return 0;
+}
+
+void an_input_decode_ahead(struct an_input *in, int on)
+{
+	in->cursor_flags = on ? ST_CURSOR_AHEAD : 0;
 }
 
 int an_input_open_live(struct an_input **inp, const char *path, struct an_names *names, char *err,

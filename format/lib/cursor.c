@@ -16,7 +16,16 @@
  * its records that precede the next chunk's first timestamp, so they are
  * handed out as a run, without the heap: straight from the decoded buffer
  * when it is in order, else through its sorted keys.
+ *
+ * Decode ahead (ST_CURSOR_AHEAD): the chunks to visit are known in order at
+ * open, so a thread of the cursor's own decodes and indexes them, AHEAD_SLOTS
+ * beyond the one the cursor takes next, into a ring of slots that activate()
+ * takes in that same order. The streams, and so the events, are those the
+ * cursor would have made itself; a chunk's error waits in its slot until the
+ * cursor reaches the chunk, and becomes the reader's message only then.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -48,6 +57,37 @@ struct stream {
 	uint64_t last_ts;	/* of the chunk */
 };
 
+/*
+ * Chunks decoded ahead of the cursor at most: memory stays that many
+ * chunks above the cursor's own (a chunk's raw bytes are at most
+ * ST_MAX_CHUNK_RAW, st-record writes about 1 MiB).
+ */
+#define AHEAD_SLOTS	4
+
+/* One chunk decoded ahead: its stream, or its error and the reader's words for it. */
+struct ahead_slot {
+	struct stream *s;
+	int err;
+	char why[200];
+};
+
+/*
+ * The decoding thread and the cursor share the slots under `lock`: the
+ * thread fills pending chunk k into slot k % AHEAD_SLOTS once the cursor has
+ * taken chunk k - AHEAD_SLOTS; the cursor takes chunk k once `decoded` > k,
+ * leaving in the slot a spare stream for the thread to reuse (NULL: it
+ * allocates one).
+ */
+struct ahead {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	size_t count;		/* the cursor's pending chunks, which never change (not live) */
+	size_t decoded, taken;	/* pending chunks filled in / taken, counted from 0 */
+	int stop;		/* the cursor closes */
+	struct ahead_slot slot[AHEAD_SLOTS];
+};
+
 struct st_cursor {
 	struct st_reader *r;
 	uint64_t from, to;
@@ -69,6 +109,7 @@ struct st_cursor {
 	/* Whole events (no ST_CURSOR_RAW): whole.c, when the file needs it. */
 	struct st_whole *whole;
 	int whole_on;
+	struct ahead *ahead;	/* ST_CURSOR_AHEAD on a reader that is not live */
 };
 
 static int key_cmp(const void *a, const void *b)
@@ -271,26 +312,116 @@ static int index_records(struct stream *s, size_t count, uint64_t from, uint64_t
 	return s->in_order ? 0 : build_keys(s, count, from, to);
 }
 
+/*
+ * Chunk `chunk` decoded and indexed into s; an error of the chunk's bytes
+ * with *why set, ST_ENOMEM with *why NULL.
+ */
+static int fill_stream(const struct st_reader *r, struct stream *s, size_t chunk, uint64_t from,
+		       uint64_t to, const char **why)
+{
+	const struct st_chunk_info *ci = st_chunk_at(r, chunk);
+	int err;
+
+	s->chunk = chunk;
+	s->last_ts = ci->last_ts;
+	err = st_chunk_load(r, chunk, &s->buf, why);
+	if (err)
+		return err;
+	*why = NULL;
+	return index_records(s, ci->events, from, to);
+}
+
+static void *decode_ahead(void *arg)
+{
+	struct st_cursor *c = arg;
+	struct ahead *a = c->ahead;
+
+	for (size_t k = 0; k < a->count; k++) {
+		struct ahead_slot *slot = &a->slot[k % AHEAD_SLOTS];
+		const char *why = NULL;
+		struct stream *s;
+		int err, stop;
+
+		pthread_mutex_lock(&a->lock);
+		while (!a->stop && k - a->taken >= AHEAD_SLOTS)
+			pthread_cond_wait(&a->changed, &a->lock);
+		s = slot->s;
+		stop = a->stop;
+		pthread_mutex_unlock(&a->lock);
+		if (stop)
+			break;
+		if (!s)
+			s = calloc(1, sizeof(*s));
+		err = s ? fill_stream(c->r, s, c->pending[k], c->from, c->to, &why) : ST_ENOMEM;
+		pthread_mutex_lock(&a->lock);
+		slot->s = s;
+		slot->err = err;
+		snprintf(slot->why, sizeof(slot->why), "%s", why ? why : "");
+		a->decoded = k + 1;
+		pthread_cond_broadcast(&a->changed);
+		pthread_mutex_unlock(&a->lock);
+	}
+	return NULL;
+}
+
+/*
+ * Pending chunk k from its slot, once decoded; the slot gets the spare
+ * stream the cursor would have reused. With `report`, the chunk's error
+ * becomes the reader's message (before the slot is the thread's again).
+ */
+static int take_ahead(struct st_cursor *c, size_t k, int report, struct stream **sp)
+{
+	struct ahead *a = c->ahead;
+	struct ahead_slot *slot = &a->slot[k % AHEAD_SLOTS];
+	int err;
+
+	pthread_mutex_lock(&a->lock);
+	while (a->decoded <= k)
+		pthread_cond_wait(&a->changed, &a->lock);
+	*sp = slot->s;
+	err = slot->err;
+	if (err && report && slot->why[0])
+		st_chunk_fail(c->r, c->pending[k], err, slot->why);
+	slot->s = c->nspare ? c->spare[--c->nspare] : NULL;
+	a->taken = k + 1;
+	pthread_cond_broadcast(&a->changed);
+	pthread_mutex_unlock(&a->lock);
+	return err;
+}
+
 /* Decodes the next pending chunk into a stream on the heap. */
 static int activate(struct st_cursor *c)
 {
-	size_t chunk = c->pending[c->next++];
+	size_t k = c->next++, chunk = c->pending[k];
 	const struct st_chunk_info *ci = st_chunk_at(c->r, chunk);
 	struct stream *s;
+	const char *why;
 	int err;
 
-	if (c->active_bytes + ci->raw_size > ST_CURSOR_MAX_BYTES)
-		return st_reader_fail(c->r, ST_EFORMAT,
-				      "chunk %zu: more than %llu MiB of chunks overlap in time", chunk,
-				      ST_CURSOR_MAX_BYTES >> 20);
-	s = stream_get(c);
-	if (!s)
-		return ST_ENOMEM;
-	s->chunk = chunk;
-	s->last_ts = ci->last_ts;
-	err = st_chunk_decode(c->r, chunk, &s->buf);
-	if (!err)
-		err = index_records(s, ci->events, c->from, c->to);
+	if (c->active_bytes + ci->raw_size > ST_CURSOR_MAX_BYTES) {
+		err = st_reader_fail(c->r, ST_EFORMAT,
+				     "chunk %zu: more than %llu MiB of chunks overlap in time", chunk,
+				     ST_CURSOR_MAX_BYTES >> 20);
+		/* the chunk is passed over as without decoding ahead */
+		if (c->ahead) {
+			take_ahead(c, k, 0, &s);
+			if (s)
+				c->spare[c->nspare++] = s;
+		}
+		return err;
+	}
+	if (c->ahead) {
+		err = take_ahead(c, k, 1, &s);
+		if (!s)
+			return ST_ENOMEM;
+	} else {
+		s = stream_get(c);
+		if (!s)
+			return ST_ENOMEM;
+		err = fill_stream(c->r, s, chunk, c->from, c->to, &why);
+		if (err && why)
+			err = st_chunk_fail(c->r, chunk, err, why);
+	}
 	if (err || s->pos >= s->end) {
 		c->spare[c->nspare++] = s;
 		return err;
@@ -490,6 +621,50 @@ static int take_chunks(struct st_cursor *c)
 	return 0;
 }
 
+/*
+ * The decoding thread, when there is more than one chunk to visit; without
+ * it (no memory, no thread) the cursor decodes them itself, to the same events.
+ */
+static void start_ahead(struct st_cursor *c)
+{
+	struct ahead *a;
+
+	if (c->npending < 2 || !(a = calloc(1, sizeof(*a))))
+		return;
+	if (pthread_mutex_init(&a->lock, NULL)) {
+		free(a);
+		return;
+	}
+	if (pthread_cond_init(&a->changed, NULL)) {
+		pthread_mutex_destroy(&a->lock);
+		free(a);
+		return;
+	}
+	a->count = c->npending;
+	c->ahead = a;
+	if (pthread_create(&a->thread, NULL, decode_ahead, c)) {
+		c->ahead = NULL;
+		pthread_cond_destroy(&a->changed);
+		pthread_mutex_destroy(&a->lock);
+		free(a);
+	}
+}
+
+static void stop_ahead(struct ahead *a)
+{
+	pthread_mutex_lock(&a->lock);
+	a->stop = 1;
+	pthread_cond_broadcast(&a->changed);
+	pthread_mutex_unlock(&a->lock);
+	pthread_join(a->thread, NULL);
+	for (size_t i = 0; i < AHEAD_SLOTS; i++)
+		if (a->slot[i].s)
+			stream_free(a->slot[i].s);
+	pthread_cond_destroy(&a->changed);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+}
+
 int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, unsigned flags,
 		   struct st_cursor **cp)
 {
@@ -507,6 +682,9 @@ int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, unsigned fla
 		return ST_ENOMEM;
 	}
 	c->whole_on = c->whole && st_whole_busy(c->whole);
+	/* A live reader's chunks grow (st_cursor_extend): those the cursor decodes itself. */
+	if ((flags & ST_CURSOR_AHEAD) && !st_reader_live(r))
+		start_ahead(c);
 	return 0;
 }
 
@@ -518,6 +696,7 @@ int st_cursor_extend(struct st_cursor *c, uint64_t until)
 		st_whole_refresh(c->whole);
 		c->whole_on = st_whole_busy(c->whole);
 	}
+	/* none come to a reader that is not live: a decoding thread's chunks stay put */
 	return take_chunks(c);
 }
 
@@ -525,6 +704,8 @@ void st_cursor_close(struct st_cursor *c)
 {
 	if (!c)
 		return;
+	if (c->ahead)
+		stop_ahead(c->ahead);
 	for (size_t i = 0; i < c->nheap; i++)
 		stream_free(c->heap[i]);
 	for (size_t i = 0; i < c->nspare; i++)

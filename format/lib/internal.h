@@ -138,6 +138,16 @@ int st_xxh_ok(uint64_t stored, const void *p, size_t len);
 int st_reader_fail(struct st_reader *r, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * st_chunk_decode() in two halves, for a cursor decoding chunks ahead in a
+ * thread of its own: st_chunk_load() touches nothing of r but reads (chunk i
+ * exists), so threads may call it at once, and says what is wrong in *why
+ * (valid until the calling thread's next call); st_chunk_fail() makes that
+ * r's message, naming the chunk.
+ */
+int st_chunk_load(const struct st_reader *r, size_t i, struct st_chunk_buf *buf, const char **why);
+int st_chunk_fail(struct st_reader *r, size_t i, int err, const char *why);
+
 /* File header and trailer encode/check. */
 void st_file_header_encode(uint8_t out[ST_FILE_HEADER_SIZE]);
 int st_file_header_check(const uint8_t *in, uint16_t *major, uint16_t *minor);

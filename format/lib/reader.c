@@ -269,25 +269,36 @@ static int same_as_index(const struct st_chunk_hdr *h, const struct st_chunk_inf
 	       h->events == ci->events && h->first_ts == ci->first_ts && h->last_ts == ci->last_ts;
 }
 
+int st_chunk_load(const struct st_reader *r, size_t i, struct st_chunk_buf *buf, const char **why)
+{
+	const struct st_chunk_info *ci = &r->chunks[i];
+	struct st_chunk_hdr h;
+	int err;
+
+	*why = "";
+	err = read_chunk_header(r, ci->offset, &h, why);
+	if (!err && !same_as_index(&h, ci))
+		err = (*why = "chunk header differs from the index", ST_EFORMAT);
+	if (!err)
+		err = load_payload(r, ci->offset, &h, buf, why);
+	return err;
+}
+
+int st_chunk_fail(struct st_reader *r, size_t i, int err, const char *why)
+{
+	return fail(r, err, "chunk %zu at offset %llu: %s", i,
+		    (unsigned long long)r->chunks[i].offset, why);
+}
+
 int st_chunk_decode(struct st_reader *r, size_t i, struct st_chunk_buf *buf)
 {
-	const struct st_chunk_info *ci;
-	struct st_chunk_hdr h;
-	const char *why = "";
+	const char *why;
 	int err;
 
 	if (i >= r->nchunks)
 		return fail(r, ST_ENOTFOUND, "no chunk %zu (the file has %zu)", i, r->nchunks);
-	ci = &r->chunks[i];
-	err = read_chunk_header(r, ci->offset, &h, &why);
-	if (!err && !same_as_index(&h, ci))
-		err = (why = "chunk header differs from the index", ST_EFORMAT);
-	if (!err)
-		err = load_payload(r, ci->offset, &h, buf, &why);
-	if (err)
-		return fail(r, err, "chunk %zu at offset %llu: %s", i,
-			    (unsigned long long)ci->offset, why);
-	return 0;
+	err = st_chunk_load(r, i, buf, &why);
+	return err ? st_chunk_fail(r, i, err, why) : 0;
 }
 
 int st_chunk_next(const struct st_chunk_buf *buf, size_t *pos, const struct st_event_header **rec)

@@ -431,8 +431,17 @@ int st_chunk_next(const struct st_chunk_buf *buf, size_t *pos, const struct st_e
  * decoded chunks, st_chunk_decode(), which are the stored records too).
  * Memory, whole events: a stamped file's 100 ms window of events besides
  * the chunks, and a table of the requests issued and not yet completed.
+ *
+ * ST_CURSOR_AHEAD: a thread of the cursor's own decompresses and checks the
+ * chunks (st_chunk_decode) ahead of it, at most 4 chunks beyond those in
+ * use, while the caller takes the events: on a machine with a CPU to spare,
+ * the events come sooner. The events, their order and the errors (at the
+ * same event, with the same message) are those of a cursor without it.
+ * Not for a live reader (ST_READ_LIVE, still live at open): its cursor
+ * decodes the chunks itself, as it does when no thread can be started.
  */
 #define ST_CURSOR_RAW	1u
+#define ST_CURSOR_AHEAD	2u
 struct st_cursor;
 int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, unsigned flags,
 		   struct st_cursor **c);

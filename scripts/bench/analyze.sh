@@ -10,7 +10,10 @@
 #   - --quantile 99.95 and --heatmap lat against the summary (goal <= 1.3x)
 #   - peak RSS, and on the 10x longer recording its ratio (goal < 1.5)
 #   - wall time with --threads 1 against --threads 2 (a reader thread beside
-#     the correlation; goal >= 1.6x on 2 cores)
+#     the correlation, and one decoding the chunks ahead; goal >= 1.6x on 2
+#     cores): BENCH_THREAD_ROUNDS (default 5) runs of each, alternated, the
+#     medians, with the load average over them
+#     (BENCH_SECTIONS=threads: only this, on the FILEs given)
 # Then a synthetic trace of about EVENTS events (st-format synth):
 #   - summary throughput: events per CPU-second (st-analyze is single-threaded,
 #     so this is one core), next to the library alone on the same file: the
@@ -109,21 +112,33 @@ counted() {
 			f, s / 1e6, s / v, v / 1e6, r / 1e6, 100 * r / s, r ? s / r : 1 }'
 }
 
+# median N...: the middle value (the mean of the two middle ones).
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2 }'; }
+
 # threads FILE: the summary's wall time read and correlated in one thread
-# against a reader thread beside the correlation (--threads 2), alternated;
-# the least of three each (goal: >= 1.6x faster on 2 cores).
+# against --threads 2 (a thread correlates, one reads, one decodes the chunks
+# ahead), alternated; the medians (goal: >= 1.6x faster on 2 cores). Other
+# load on the machine takes CPUs from the threads, not from one: the load
+# average says how much.
 threads() {
-	local i w one="" two=""
-	for i in 1 2 3; do
+	local i w one=() two=() load0
+	load0=$(cut -d' ' -f1 /proc/loadavg)
+	for i in $(seq "${BENCH_THREAD_ROUNDS:-5}"); do
 		read -r _ w _ <<<"$(measure "$B/st-analyze" --threads 1 "$1")"
-		one=$(awk -v a="$w" -v b="${one:-1e9}" 'BEGIN { print a < b ? a : b }')
+		one+=("$w")
 		read -r _ w _ <<<"$(measure "$B/st-analyze" --threads 2 "$1")"
-		two=$(awk -v a="$w" -v b="${two:-1e9}" 'BEGIN { print a < b ? a : b }')
+		two+=("$w")
 	done
-	awk -v f="$(basename "$1")" -v one="$one" -v two="$two" 'BEGIN {
-		printf "%-22s one file on two CPUs: %.3f s wall with --threads 1, %.3f s with 2: %.2fx (goal >= 1.6)\n",
-			f, one, two, one / two }' 
+	awk -v f="$(basename "$1")" -v one="$(median "${one[@]}")" -v two="$(median "${two[@]}")" \
+	    -v all1="${one[*]}" -v all2="${two[*]}" -v l0="$load0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
+		printf "%-22s one file on two CPUs: median %.3f s wall with --threads 1 (%s), %.3f s with 2 (%s): %.2fx (goal >= 1.6), load average %s -> %s\n",
+			f, one, all1, two, all2, one / two, l0, l1 }'
 }
+
+if [ "${BENCH_SECTIONS:-}" = threads ]; then
+	for f in "$@"; do threads "$f"; done
+	exit 0
+fi
 
 if [ $# -gt 0 ]; then
 	echo "real recordings (given):"

@@ -3,8 +3,9 @@
 # never what it prints. Real recordings of fio on a loop device (`-e all` and
 # `-e block`, the two readers' paths: stamped issues put back in time order,
 # compact completions made whole) are analyzed with one thread (read and
-# correlated in turn), two (a thread reads while another correlates) and
-# four (two files: a thread each, each read by one more): the summary,
+# correlated in turn), two (a thread reads while another correlates, and one
+# more decodes the chunks ahead) and four (two files: a thread each, each read
+# by one more, each decoded by one more): the summary,
 # --quantile, their CSV and the time series are the same byte for byte, and
 # each recording's read count equals fio's.
 . "$(dirname "$0")/../lib.sh"
@@ -19,6 +20,17 @@ for preset in all block; do
 		fio --name=t --filename="$L" --direct=1 --rw=randrw --rwmixread=70 --bs=4k --size=100M \
 		--number_ios=6000 --numjobs=2 --ioengine=psync --group_reporting \
 		--output-format=json --output="$T/$preset.json"
+done
+
+# two threads or more decode each file's chunks ahead (ST_CURSOR_AHEAD), which
+# takes a file of several events chunks to do anything
+for preset in all block; do
+	chunks=$(st-format info "$T/$preset.sttrace" | sed -n 's/^chunks .* \([0-9]*\) events,.*/\1/p')
+	if [ "${chunks:-0}" -ge 4 ]; then
+		pass "analyze_threads_chunks_$preset"
+	else
+		fail "analyze_threads_chunks_$preset" "$preset.sttrace has ${chunks:-no} events chunks: too few to decode ahead"
+	fi
 done
 
 i=0

@@ -7,7 +7,9 @@
  * the events inside; seeking never decompresses chunks wholly before
  * `from` (proved by corrupting one and seeking past it); a damaged chunk
  * costs its own events and an error, then the cursor goes on; st_chunk_decode
- * from several threads at once gives what one thread gets.
+ * from several threads at once gives what one thread gets; a cursor decoding
+ * ahead (ST_CURSOR_AHEAD) hands out what one without it does, errors
+ * included, and can be closed at any point.
  */
 #include <pthread.h>
 #include <unistd.h>
@@ -381,6 +383,107 @@ static int test_parallel_decode(void)
 	return bad;
 }
 
+/*
+ * Cursors over [from, to] without and with ST_CURSOR_AHEAD, side by side, on
+ * readers of the same bytes: the same answers call by call, the same bytes
+ * for each event, the same message for each error. Stops after `stop_after`
+ * events (0: at the end), closing the cursors there.
+ */
+static int same_ahead(const char *test, struct st_reader *r1, struct st_reader *r2, unsigned flags,
+		      uint64_t from, uint64_t to, size_t stop_after, size_t *events, size_t *errors)
+{
+	const struct st_event_header *a, *b;
+	struct st_cursor *c1 = NULL, *c2 = NULL;
+	int bad, ret1, ret2;
+
+	*events = *errors = 0;
+	bad = expectf(!st_cursor_open(r1, from, to, flags, &c1) &&
+		      !st_cursor_open(r2, from, to, flags | ST_CURSOR_AHEAD, &c2), test, "cursors");
+	while (!bad && (!stop_after || *events < stop_after)) {
+		ret1 = st_cursor_next(c1, &a);
+		ret2 = st_cursor_next(c2, &b);
+		bad = expectf(ret1 == ret2, test, "[%llu, %llu] after %zu events: %d without, %d ahead (%s)",
+			      (unsigned long long)from, (unsigned long long)to, *events, ret1, ret2,
+			      st_reader_errmsg(r2));
+		if (bad || !ret1)
+			break;
+		if (ret1 < 0) {
+			bad = expectf(!strcmp(st_reader_errmsg(r1), st_reader_errmsg(r2)), test,
+				      "error %d after %zu events: \"%s\" without, \"%s\" ahead", ret1,
+				      *events, st_reader_errmsg(r1), st_reader_errmsg(r2));
+			++*errors;
+			continue;
+		}
+		bad = expectf(a->size == b->size && !memcmp(a, b, a->size), test,
+			      "[%llu, %llu] event %zu differs", (unsigned long long)from,
+			      (unsigned long long)to, *events);
+		++*events;
+	}
+	st_cursor_close(c1);
+	st_cursor_close(c2);
+	return bad;
+}
+
+/*
+ * Decoding ahead changes where chunks are decoded, never what comes out: on
+ * a file of many overlapping chunks (through a file: the thread reads with
+ * pread), whole and raw, whole file and windows, closed midway; then with two
+ * damaged chunks, whose errors come at the same event with the same message.
+ */
+static int test_decode_ahead_same(void)
+{
+	const size_t n = 30000;
+	struct written *sorted = malloc(n * sizeof(*sorted));
+	struct mem_sink m = { 0 };
+	struct st_reader *r1 = NULL, *r2 = NULL;
+	char path[] = "/tmp/test_format_cursor.XXXXXX";
+	int fd = mkstemp(path), bad;
+	size_t events, errors, seen = 0, damaged = 0, lost = 0;
+
+	rnd_seed(7);
+	bad = expectf(fd >= 0, __func__, "mkstemp") ||
+	      write_events(__func__, &m, 2048, n, ts_mixed, sorted) ||
+	      expectf(write(fd, m.data, m.len) == (ssize_t)m.len, __func__, "write") ||
+	      expectf(!st_reader_open(&r1, path, 0) && !st_reader_open(&r2, path, 0), __func__, "open");
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	bad = bad || expectf(st_chunk_count(r1) > 40, __func__, "%zu chunks", st_chunk_count(r1));
+	for (unsigned flags = 0; flags <= ST_CURSOR_RAW && !bad; flags += ST_CURSOR_RAW)
+		bad = same_ahead(__func__, r1, r2, flags, 0, UINT64_MAX, 0, &events, &errors) ||
+		      expectf(events == n && !errors, __func__, "%zu events, %zu errors", events, errors);
+	for (int k = 0; k < 20 && !bad; k++) {
+		uint64_t x = sorted[rnd_below(n)].ts, y = sorted[rnd_below(n)].ts;
+
+		bad = same_ahead(__func__, r1, r2, ST_CURSOR_RAW, x < y ? x : y, x < y ? y : x,
+				 k % 2 ? rnd_below(n) + 1 : 0, &events, &errors);
+	}
+	st_reader_close(r1);
+	st_reader_close(r2);
+	r1 = r2 = NULL;
+	/* the 3rd and 9th events chunks damaged, in memory: both readers see the same bytes */
+	bad = bad || open_mem(__func__, &r1, m.data, m.len, 0);
+	for (size_t i = 0; !bad && i < st_chunk_count(r1); i++) {
+		const struct st_chunk_info *ci = st_chunk_at(r1, i);
+
+		if (ci->kind == ST_CHUNK_EVENTS && (++seen == 3 || seen == 9)) {
+			m.data[ci->offset + ci->stored_size - 3] ^= 0x40;
+			damaged++;
+			lost += ci->events;
+		}
+	}
+	bad = bad || open_mem(__func__, &r2, m.data, m.len, 0) ||
+	      same_ahead(__func__, r1, r2, ST_CURSOR_RAW, 0, UINT64_MAX, 0, &events, &errors) ||
+	      expectf(damaged == 2 && errors == 2 && events == n - lost, __func__,
+		      "%zu errors, %zu events of %zu (%zu in the damaged chunks)", errors, events, n, lost);
+	st_reader_close(r1);
+	st_reader_close(r2);
+	free(m.data);
+	free(sorted);
+	return bad;
+}
+
 int main(void)
 {
 	RUN(test_out_of_order_within_chunks);
@@ -391,5 +494,6 @@ int main(void)
 	RUN(test_damaged_chunk_skipped);
 	RUN(test_independent_cursors);
 	RUN(test_parallel_decode);
+	RUN(test_decode_ahead_same);
 	return check_failures != 0;
 }

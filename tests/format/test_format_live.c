@@ -9,7 +9,8 @@
  * hold come in exactly the order a cursor over the whole file gives; a
  * half-written chunk is not damage; the trailer ends the live reading, with
  * the footer's counts. A file cut for good reads, once its writer is said
- * to be done, as a cursor reads the cut file.
+ * to be done, as a cursor reads the cut file. A cursor asked to decode
+ * ahead (ST_CURSOR_AHEAD), opened half way, reads the live file the same.
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -108,8 +109,8 @@ static int live_case(const char *test, size_t steps, size_t swap, size_t cut)
 	char path[] = "/tmp/sttrace-live-unit.XXXXXX";
 	struct mem_sink m = { 0 };
 	struct st_reader *r = NULL;
-	struct st_cursor *c = NULL;
-	size_t nref = 0, got = 0, written = 0;
+	struct st_cursor *c = NULL, *ahead = NULL;	/* ahead: ST_CURSOR_AHEAD, from half way */
+	size_t nref = 0, got = 0, got_ahead = 0, written = 0;
 	int64_t *ref = NULL;
 	int fd = mkstemp(path), bad = fd < 0;
 
@@ -140,6 +141,12 @@ static int live_case(const char *test, size_t steps, size_t swap, size_t cut)
 		      expectf(!st_reader_info(r)->damaged_ranges, test, "damage at %zu bytes: %s", written,
 			      st_reader_info(r)->damage) ||
 		      take(test, c, newest(r) > HOLD ? newest(r) - HOLD : 0, ref, nref, &got);
+		/* opened with events chunks to visit (80 or so), extended as the file grows */
+		if (!bad && k == steps / 2)
+			bad = expectf(!st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW | ST_CURSOR_AHEAD, &ahead),
+				      test, "cursor ahead");
+		if (!bad && ahead)
+			bad = take(test, ahead, newest(r) > HOLD ? newest(r) - HOLD : 0, ref, nref, &got_ahead);
 	}
 	if (!bad && cut) {
 		bad = expectf(st_reader_live(r), test, "no trailer, yet not live") ||
@@ -157,8 +164,11 @@ static int live_case(const char *test, size_t steps, size_t swap, size_t cut)
 			      st_meta_get(r, "test.progress"));
 	}
 	bad = bad || take(test, c, UINT64_MAX, ref, nref, &got) ||
-	      expectf(got == nref && nref < NEVENTS + !cut, test, "%zu of %zu events", got, nref);
+	      expectf(got == nref && nref < NEVENTS + !cut, test, "%zu of %zu events", got, nref) ||
+	      take(test, ahead, UINT64_MAX, ref, nref, &got_ahead) ||
+	      expectf(got_ahead == nref, test, "ahead: %zu of %zu events", got_ahead, nref);
 	st_cursor_close(c);
+	st_cursor_close(ahead);
 	st_reader_close(r);
 	if (fd >= 0) {
 		close(fd);
