@@ -45,6 +45,8 @@ struct thr {
 	uint8_t win_flags;	/* the lock's LCB_F_* */
 	uint64_t dirty_from, dirty_to;	/* its last dirty-page pause */
 	uint8_t dirty_asleep;	/* in that pause: its end is the wakeup, not ts + pause */
+	/* Without sched records: the time its pauses of I/O dirty_ext_io ran past their ask. */
+	uint64_t dirty_ext, dirty_ext_io;
 	struct wait ring[RUNQ_RING];	/* its last runq waits */
 	uint32_t delay_next;	/* next slot of delays */
 	struct delay_sample delays[DELAY_RING];	/* its last svc_run_delay records */
@@ -187,9 +189,11 @@ static void dirty_woken(struct thr *t, uint64_t ts, struct an_io *io)
 	if (!io || t->dirty_from < io->ts[AN_TS_SYS_ENTER] || ts < t->dirty_from)
 		return;
 	dirty = &io->cause_ns[AN_CAUSE_DIRTY];
-	if (ts > t->dirty_to)
+	if (ts > t->dirty_to) {
 		*dirty += ts - t->dirty_to;
-	else
+		if (t->dirty_ext_io == io->start)
+			t->dirty_ext += ts - t->dirty_to;
+	} else
 		*dirty -= t->dirty_to - ts < *dirty ? t->dirty_to - ts : *dirty;
 	t->dirty_to = ts;
 }
@@ -314,6 +318,10 @@ static void on_dirty(struct an_causes *cz, const struct st_ev_dirty_pause *e, st
 	t->dirty_from = e->h.ts;
 	t->dirty_to = e->h.ts + e->p.pause_ns;
 	t->dirty_asleep = 1;
+	if (t->dirty_ext_io != io->start) {
+		t->dirty_ext_io = io->start;
+		t->dirty_ext = 0;
+	}
 	io->cause_ns[AN_CAUSE_DIRTY] += e->p.pause_ns;
 }
 
@@ -335,6 +343,16 @@ static void on_svc_run_delay(struct an_causes *cz, const struct st_ev_svc_run_de
 
 void an_cause_event(struct an_causes *cz, const struct st_event_header *h, struct an_io *io)
 {
+	struct thr *t;
+
+	/*
+	 * Without sched records a dirty pause ends at its thread's next event
+	 * (or the call's exit): it ran on a CPU again by then. The run-queue
+	 * wait after its wakeup is taken out at the finish.
+	 */
+	if (!cz->sched_seen && h->type != ST_EV_sched_switch && h->type != ST_EV_sched_wakeup &&
+	    h->type != ST_EV_svc_run_delay && (t = thr_find(cz, h->tid)) && t->dirty_asleep)
+		dirty_woken(t, h->ts, io);
 	switch (h->type) {
 	case ST_EV_sched_switch:
 		cz->sched_seen = 1;
@@ -469,6 +487,8 @@ void an_cause_finish(struct an_causes *cz, struct an_io *io, int has_total, uint
 	if ((io->flags & AN_IO_SYSCALL) && (t = thr_find(cz, io->tid))) {
 		/* the call returned: a window still open lost its end */
 		t->win_start = 0;
+		if (!cz->sched_seen && t->dirty_asleep && io->ts[AN_TS_SYS_EXIT])
+			dirty_woken(t, io->ts[AN_TS_SYS_EXIT], io);
 		if (io->ts[AN_TS_SYS_EXIT] && t->dirty_to > io->ts[AN_TS_SYS_EXIT] &&
 		    t->dirty_from >= io->ts[AN_TS_SYS_ENTER]) {
 			uint64_t past = t->dirty_to - io->ts[AN_TS_SYS_EXIT];
@@ -484,6 +504,14 @@ void an_cause_finish(struct an_causes *cz, struct an_io *io, int has_total, uint
 		if (io->flags & AN_IO_SYSCALL)
 			io->cause_ns[AN_CAUSE_RUNQ] = runq_delay(io);
 		io->flags |= AN_IO_RUNQ_COUNTED;
+		/* a wait for a CPU after a pause's wakeup is runq, not dirty (assumed all of it there) */
+		if ((t = thr_find(cz, io->tid)) && t->dirty_ext_io == io->start && t->dirty_ext) {
+			uint64_t *dirty = &io->cause_ns[AN_CAUSE_DIRTY], runq = io->cause_ns[AN_CAUSE_RUNQ];
+			uint64_t cut = runq < t->dirty_ext ? runq : t->dirty_ext;
+
+			*dirty -= cut < *dirty ? cut : *dirty;
+			t->dirty_ext = 0;
+		}
 	}
 	if (io->ts[AN_TS_HELD_QUEUE]) {
 		uint64_t sub = io->ts[AN_TS_FS_BEGIN] ? io->ts[AN_TS_FS_BEGIN] : io->ts[AN_TS_SYS_ENTER];

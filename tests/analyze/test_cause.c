@@ -557,6 +557,32 @@ static void test_run_delay(void)
 }
 
 /*
+ * No sched records, a dirty pause: pwrite 10000..30000 (run_delay 0 at the
+ * entry, 2000 at the exit: runq 2000), paused at 11000 for 4000 (to 15000
+ * as asked); its next event, a page-cache add at 25000, says it ran again
+ * by then: the pause lasted 14000, 10000 past the ask, of which the call's
+ * runq 2000 is taken as the wait after its wakeup: dirty 12000; other
+ * 20000 - 14000 = 6000. A second pwrite 40000..50000 paused at 41000 for
+ * 3000 with no event after: its pause ends at the exit, 9000, runq 0.
+ */
+static void test_run_delay_dirty(void)
+{
+	struct an_corr *c = start();
+
+	sys_rd(c, ST_EV_sys_enter_pwrite64, 10000, 0, 1);
+	dirty(c, 11000, 4000);
+	page_added(c, 25000);
+	sys_rd(c, ST_EV_sys_exit_pwrite64, 30000, 4096, 2001);
+	expect("run_delay_dirty", 0, 2000, 0, 0, 0, 12000, 0, 6000);
+	sys_rd(c, ST_EV_sys_enter_pwrite64, 40000, 0, 2001);
+	dirty(c, 41000, 3000);
+	sys_rd(c, ST_EV_sys_exit_pwrite64, 50000, 4096, 2001);
+	expect("run_delay_dirty_to_exit", 1, 0, 0, 0, 0, 9000, 0, 1000);
+	check_sums("run_delay_dirty");
+	an_corr_free(c);
+}
+
+/*
  * A 1.5 file (sched records, no run_delay): the sched records decide, and
  * once any is met the run_delay counts are not used: the culprit is named.
  */
@@ -664,6 +690,7 @@ int main(void)
 	test_own_first();
 	test_off();
 	test_run_delay();
+	test_run_delay_dirty();
 	test_sched_decides();
 	test_random();
 	return check_failures != 0;
