@@ -240,7 +240,8 @@ struct st_event_header {
 	A(char,  comm, ST_COMM_LEN, ST_FT_STR, "command name after the event")
 
 /*
- * The causes of an I/O's time (format 1.5, the `why` events): recorded only
+ * The causes of an I/O's time (format 1.5, the `why` events; the two sched
+ * records only with st-record's `sched` preset from 1.6): recorded only
  * where they touch a traced I/O, so st-analyze can split an I/O's interval
  * into waiting for a CPU, a lock, the dirty-page throttle, reclaim (spec
  * section 11.2). A thread st-record follows is one inside a traced data
