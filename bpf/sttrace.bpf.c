@@ -886,6 +886,7 @@ int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned
 	__u32 disk = rq_disk(rq);
 
 	if (rq_complete_selected(rq, disk)) {
+		emit_svc_run_delay();
 		emit_complete(rq, disk, error, nr_bytes);
 		follow_service();
 	}
@@ -922,6 +923,7 @@ int BPF_PROG(block_rq_complete_compact, struct request *rq, blk_status_t error, 
 	__u32 disk = rq_disk(rq);
 
 	if (rq_complete_selected(rq, disk)) {
+		emit_svc_run_delay();
 		if (!rq->__data_len || rq_in_flush_seq(rq))
 			emit_complete(rq, disk, error, nr_bytes);
 		else
@@ -1209,6 +1211,7 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 	e->p.flags = flags;
 	/* the cgroup v2 id: the one --cgroup names, and each cgroup2 directory's inode number */
 	e->p.cgroup = bpf_get_current_cgroup_id();
+	e->p.run_delay = current_run_delay();
 	submit(e, sizeof(*e));
 	return 0;
 }
@@ -1226,6 +1229,7 @@ static __always_inline int emit_sys_exit(const struct trace_event_raw_sys_exit *
 	if (!e)
 		return 0;
 	e->p.ret = ctx->ret;
+	e->p.run_delay = current_run_delay();
 	submit(e, sizeof(*e));
 	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * why.bpf.h - the probes of the causes of an I/O's time (the `why` events,
- * format 1.5): context switches and wakeups, kernel lock contention, dirty
+ * format 1.5, 1.6): context switches and wakeups (the `sched` preset), run-queue
+ * waits read from the kernel's own accounting (format 1.6), kernel lock contention, dirty
  * page throttling, reclaim, page-cache adds, and the cgroup of a bio the
  * throttle held back.
  *
@@ -25,6 +26,7 @@
 
 const volatile bool follow_threads;	/* a `why` event is selected: keep `followed` */
 const volatile bool record_bio_held;	/* block_bio_held after each held-back block_bio_queue */
+const volatile bool record_svc_run_delay; /* svc_run_delay after each completion in a kernel thread */
 extern unsigned long CONFIG_HZ __kconfig;
 
 #define ST_FOLLOW_IN_CALL	1	/* inside a traced data syscall */
@@ -104,6 +106,37 @@ static __always_inline bool current_in_call(void)
 	__u8 *f = bpf_map_lookup_elem(&followed, &tid);
 
 	return f && (*f & ST_FOLLOW_IN_CALL);
+}
+
+/*
+ * The current thread's run-queue wait so far: the kernel adds each wait at
+ * the switch-in that ends it (CONFIG_SCHED_INFO), so two reads in a running
+ * thread bound every wait between them, woken or preempted, with no
+ * scheduler probe. 0 when no `why` event is selected (not recorded).
+ */
+static __always_inline __u64 current_run_delay(void)
+{
+	if (!follow_threads)
+		return 0;
+	return bpf_get_current_task_btf()->sched_info.run_delay;
+}
+
+/* Before a selected completion's record: a kernel thread's wait so far (the thread serving the device). */
+static __always_inline void emit_svc_run_delay(void)
+{
+	struct task_struct *task;
+	struct st_ev_svc_run_delay *e;
+
+	if (!record_svc_run_delay)
+		return;
+	task = bpf_get_current_task_btf();
+	if (!(task->flags & PF_KTHREAD))
+		return;
+	e = RESERVE(svc_run_delay, svc_run_delay);
+	if (!e)
+		return;
+	e->p.run_delay = task->sched_info.run_delay;
+	submit(e, sizeof(*e));
 }
 
 #define TASK_RUNNING	0x0000

@@ -17,7 +17,7 @@ const struct rec_event rec_events[REC_NEVENTS] = {
 
 /* Tracepoint category of an event: its name's prefix. */
 static const struct { const char *prefix, *category; } categories[] = {
-	{ "block_", "block" }, { "sys_", "syscalls" }, { "iomap_", "iomap" },
+	{ "block_", "block" }, { "svc_", "block" }, { "sys_", "syscalls" }, { "iomap_", "iomap" },
 	{ "ext4_", "ext4" }, { "xfs_", "xfs" }, { "io_uring_", "io_uring" },
 	{ "sched_", "sched" }, { "contention_", "lock" }, { "balance_dirty_pages", "writeback" },
 	{ "mm_vmscan_", "vmscan" }, { "mm_filemap_", "filemap" },
@@ -37,8 +37,8 @@ static const char *event_name(uint16_t type)
 }
 
 /*
- * Events recorded at a tracepoint of another name (block_rq_inode and
- * block_bio_held have no program of their own).
+ * Events recorded at a tracepoint of another name (block_rq_inode,
+ * block_bio_held and svc_run_delay have no program of their own).
  */
 static const char *tracepoint_name(const char *name)
 {
@@ -46,13 +46,16 @@ static const char *tracepoint_name(const char *name)
 		return "block_rq_issue";
 	if (!strcmp(name, "block_bio_held"))
 		return "block_bio_queue";
-	return !strcmp(name, "block_rq_complete_compact") ? "block_rq_complete" : name;
+	return !strcmp(name, "block_rq_complete_compact") || !strcmp(name, "svc_run_delay") ?
+	       "block_rq_complete" : name;
 }
 
 const char *rec_event_program(uint16_t type)
 {
 	if (type == ST_EV_block_rq_inode)
 		return "block_rq_issue_stamped";
+	if (type == ST_EV_svc_run_delay)
+		return "block_rq_complete";
 	return type == ST_EV_block_bio_held ? "block_bio_queue" : event_name(type);
 }
 

@@ -78,17 +78,30 @@ static bool in_block_preset(const char *name)
 	return false;
 }
 
-/* The `why` preset: what an I/O waited for besides the device (bpf/why.bpf.h). */
+/*
+ * The causes of an I/O's time (bpf/why.bpf.h): the `why` preset, and the
+ * `sched` preset's context switches and wakeups, whose probes run at every
+ * switch of the machine (scripts/bench/RESULTS.md): opt-in, for the culprits
+ * of --why and the exact service chain; `why` takes the run-queue waits
+ * from the kernel's accounting instead (the data calls' run_delay, svc_run_delay).
+ */
+static bool is_sched_event(uint16_t type)
+{
+	return type == ST_EV_sched_switch || type == ST_EV_sched_wakeup;
+}
+
 static bool is_why_event(uint16_t type)
 {
 	return (type >= ST_EV_sched_switch && type <= ST_EV_mm_filemap_add_to_page_cache) ||
-	       type == ST_EV_block_bio_held;
+	       type == ST_EV_block_bio_held || type == ST_EV_svc_run_delay;
 }
 
 static bool in_preset(const char *preset, uint16_t type, const char *name)
 {
 	bool sys = rec_has_prefix(name, "sys_");
 
+	if (is_sched_event(type))
+		return !strcmp(preset, "sched");
 	if (is_why_event(type))
 		return !strcmp(preset, "why") || !strcmp(preset, "all");
 
@@ -115,7 +128,7 @@ static bool is_preset(const char *s)
 {
 	return !strcmp(s, "block") || !strcmp(s, "block-queue") || !strcmp(s, "block-all") ||
 	       !strcmp(s, "dio") || !strcmp(s, "fsync") || !strcmp(s, "uring") ||
-	       !strcmp(s, "why") || !strcmp(s, "all");
+	       !strcmp(s, "why") || !strcmp(s, "sched") || !strcmp(s, "all");
 }
 
 static int select_one(const char *item, struct rec_selection *sel, char *err, size_t cap)
@@ -178,6 +191,9 @@ int rec_events_select(const char *spec, struct rec_selection *sel, char *err, si
 	 */
 	if (sel->required[ST_EV_block_bio_held])
 		sel->on[ST_EV_block_bio_queue] = true;
+	/* svc_run_delay follows a completion record: named alone, it brings the compact one */
+	if (sel->required[ST_EV_svc_run_delay] && !sel->on[ST_EV_block_rq_complete])
+		sel->on[ST_EV_block_rq_complete_compact] = true;
 	/* Process events give pid -> command names and drive -p's child tracking. */
 	for (size_t i = 0; i < REC_NEVENTS; i++)
 		if (rec_has_prefix(rec_events[i].name, "sched_process_"))
@@ -649,6 +665,7 @@ int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, cons
 	set_rodata(p->skel, f, ringbuf_size);
 	p->skel->rodata->record_rq_inode = sel->on[ST_EV_block_rq_inode];
 	p->skel->rodata->record_bio_held = sel->on[ST_EV_block_bio_held];
+	p->skel->rodata->record_svc_run_delay = sel->on[ST_EV_svc_run_delay];
 	for (size_t i = 0; i < REC_NEVENTS; i++)
 		if (sel->on[rec_events[i].type] && is_why_event(rec_events[i].type))
 			p->skel->rodata->follow_threads = true;

@@ -18,6 +18,14 @@ struct wait {
 	uint32_t waker;
 };
 
+/* A kernel thread's run-queue wait so far as it completed a request (svc_run_delay). */
+struct delay_sample {
+	uint64_t ts, run_delay;
+};
+
+/* Samples kept per thread: enough for the requests it completes before their I/Os end. */
+#define DELAY_RING 32
+
 /* Threads kept: past this many the table starts again, bounded by the threads of the moment. */
 #define THREADS_MAX 65536
 
@@ -37,13 +45,18 @@ struct thr {
 	uint8_t win_flags;	/* the lock's LCB_F_* */
 	uint64_t dirty_from, dirty_to;	/* its last dirty-page pause */
 	uint8_t dirty_asleep;	/* in that pause: its end is the wakeup, not ts + pause */
+	/* Without sched records: the time its pauses of I/O dirty_ext_io ran past their ask. */
+	uint64_t dirty_ext, dirty_ext_io;
 	struct wait ring[RUNQ_RING];	/* its last runq waits */
+	uint32_t delay_next;	/* next slot of delays */
+	struct delay_sample delays[DELAY_RING];	/* its last svc_run_delay records */
 };
 
 struct an_causes {
 	struct an_pool thrs;
 	struct an_idmap by_tid;
 	int failed;
+	int sched_seen;	/* sched records met: runq from them, else from the run_delay reads */
 };
 
 #define THR(cz, i) AN_POOL_AT(&(cz)->thrs, struct thr, i)
@@ -176,9 +189,11 @@ static void dirty_woken(struct thr *t, uint64_t ts, struct an_io *io)
 	if (!io || t->dirty_from < io->ts[AN_TS_SYS_ENTER] || ts < t->dirty_from)
 		return;
 	dirty = &io->cause_ns[AN_CAUSE_DIRTY];
-	if (ts > t->dirty_to)
+	if (ts > t->dirty_to) {
 		*dirty += ts - t->dirty_to;
-	else
+		if (t->dirty_ext_io == io->start)
+			t->dirty_ext += ts - t->dirty_to;
+	} else
 		*dirty -= t->dirty_to - ts < *dirty ? t->dirty_to - ts : *dirty;
 	t->dirty_to = ts;
 }
@@ -303,6 +318,10 @@ static void on_dirty(struct an_causes *cz, const struct st_ev_dirty_pause *e, st
 	t->dirty_from = e->h.ts;
 	t->dirty_to = e->h.ts + e->p.pause_ns;
 	t->dirty_asleep = 1;
+	if (t->dirty_ext_io != io->start) {
+		t->dirty_ext_io = io->start;
+		t->dirty_ext = 0;
+	}
 	io->cause_ns[AN_CAUSE_DIRTY] += e->p.pause_ns;
 }
 
@@ -312,14 +331,39 @@ static void on_page_cache(const struct st_ev_page_cache *e, struct an_io *io)
 		io->cache = AN_CACHE_MISS;
 }
 
+static void on_svc_run_delay(struct an_causes *cz, const struct st_ev_svc_run_delay *e)
+{
+	struct thr *t = thr_get(cz, e->h.tid);
+
+	if (!t)
+		return;
+	t->delays[t->delay_next] = (struct delay_sample){ e->h.ts, e->p.run_delay };
+	t->delay_next = (t->delay_next + 1) % DELAY_RING;
+}
+
 void an_cause_event(struct an_causes *cz, const struct st_event_header *h, struct an_io *io)
 {
+	struct thr *t;
+
+	/*
+	 * Without sched records a dirty pause ends at its thread's next event
+	 * (or the call's exit): it ran on a CPU again by then. The run-queue
+	 * wait after its wakeup is taken out at the finish.
+	 */
+	if (!cz->sched_seen && h->type != ST_EV_sched_switch && h->type != ST_EV_sched_wakeup &&
+	    h->type != ST_EV_svc_run_delay && (t = thr_find(cz, h->tid)) && t->dirty_asleep)
+		dirty_woken(t, h->ts, io);
 	switch (h->type) {
 	case ST_EV_sched_switch:
+		cz->sched_seen = 1;
 		on_switch(cz, (const struct st_ev_sched_switch *)h, io);
 		break;
 	case ST_EV_sched_wakeup:
+		cz->sched_seen = 1;
 		on_wakeup(cz, (const struct st_ev_sched_wakeup *)h);
+		break;
+	case ST_EV_svc_run_delay:
+		on_svc_run_delay(cz, (const struct st_ev_svc_run_delay *)h);
 		break;
 	case ST_EV_contention_begin:
 	case ST_EV_contention_end:
@@ -374,6 +418,55 @@ static uint64_t svc_runq(struct an_causes *cz, const struct an_io *io)
 	return ns < end - from ? ns : end - from;
 }
 
+/*
+ * Without sched records: the run-queue wait of the thread that completed
+ * io's last request, from the kernel's own count read as it completed
+ * (svc_run_delay, recorded just before the completion) less the count at
+ * its completion before: the wait between the two, of which at most the
+ * part of [issue, complete] after the earlier completion. Exact with one
+ * request in flight; with several, a wait while it served another request
+ * in the same stretch counts for each I/O it overlaps, and only the
+ * completing thread is seen (not the one before it in the chain).
+ */
+static uint64_t svc_runq_delay(struct an_causes *cz, const struct an_io *io)
+{
+	uint64_t from = io->ts[AN_TS_ISSUE] ? io->ts[AN_TS_ISSUE] : io->ts[AN_TS_QUEUE];
+	uint64_t end = io->ts[AN_TS_COMPLETE], ns, lo;
+	const struct delay_sample *cur = NULL, *prev = NULL;
+	const struct thr *t;
+
+	if (!from || end <= from || !io->svc_tid || io->svc_tid == io->tid ||
+	    !(t = thr_find(cz, io->svc_tid)))
+		return 0;
+	for (unsigned k = 0; k < DELAY_RING; k++) {
+		const struct delay_sample *d = &t->delays[k];
+
+		if (d->ts && d->ts <= end && (!cur || d->ts > cur->ts))
+			cur = d;
+	}
+	if (!cur)
+		return 0;
+	for (unsigned k = 0; k < DELAY_RING; k++) {
+		const struct delay_sample *d = &t->delays[k];
+
+		if (d->ts && d->ts < cur->ts && (!prev || d->ts > prev->ts))
+			prev = d;
+	}
+	if (!prev || cur->run_delay < prev->run_delay)
+		return 0;
+	ns = cur->run_delay - prev->run_delay;
+	lo = prev->ts > from ? prev->ts : from;
+	return ns < end - lo ? ns : end - lo;
+}
+
+/* Without sched records: the call's thread's wait between its entry and its exit. */
+static uint64_t runq_delay(const struct an_io *io)
+{
+	if (!io->run_delay_enter || io->run_delay_exit < io->run_delay_enter)
+		return 0;
+	return io->run_delay_exit - io->run_delay_enter;
+}
+
 static uint8_t cache_of(const struct an_io *io)
 {
 	if (io->op != AN_OP_READ || !(io->flags & (AN_IO_SYSCALL | AN_IO_URING | AN_IO_AIO)))
@@ -394,6 +487,8 @@ void an_cause_finish(struct an_causes *cz, struct an_io *io, int has_total, uint
 	if ((io->flags & AN_IO_SYSCALL) && (t = thr_find(cz, io->tid))) {
 		/* the call returned: a window still open lost its end */
 		t->win_start = 0;
+		if (!cz->sched_seen && t->dirty_asleep && io->ts[AN_TS_SYS_EXIT])
+			dirty_woken(t, io->ts[AN_TS_SYS_EXIT], io);
 		if (io->ts[AN_TS_SYS_EXIT] && t->dirty_to > io->ts[AN_TS_SYS_EXIT] &&
 		    t->dirty_from >= io->ts[AN_TS_SYS_ENTER]) {
 			uint64_t past = t->dirty_to - io->ts[AN_TS_SYS_EXIT];
@@ -402,7 +497,22 @@ void an_cause_finish(struct an_causes *cz, struct an_io *io, int has_total, uint
 							past : io->cause_ns[AN_CAUSE_DIRTY];
 		}
 	}
-	io->cause_ns[AN_CAUSE_SVC_RUNQ] = svc_runq(cz, io);
+	if (cz->sched_seen) {
+		io->cause_ns[AN_CAUSE_SVC_RUNQ] = svc_runq(cz, io);
+	} else {
+		io->cause_ns[AN_CAUSE_SVC_RUNQ] = svc_runq_delay(cz, io);
+		if (io->flags & AN_IO_SYSCALL)
+			io->cause_ns[AN_CAUSE_RUNQ] = runq_delay(io);
+		io->flags |= AN_IO_RUNQ_COUNTED;
+		/* a wait for a CPU after a pause's wakeup is runq, not dirty (assumed all of it there) */
+		if ((t = thr_find(cz, io->tid)) && t->dirty_ext_io == io->start && t->dirty_ext) {
+			uint64_t *dirty = &io->cause_ns[AN_CAUSE_DIRTY], runq = io->cause_ns[AN_CAUSE_RUNQ];
+			uint64_t cut = runq < t->dirty_ext ? runq : t->dirty_ext;
+
+			*dirty -= cut < *dirty ? cut : *dirty;
+			t->dirty_ext = 0;
+		}
+	}
 	if (io->ts[AN_TS_HELD_QUEUE]) {
 		uint64_t sub = io->ts[AN_TS_FS_BEGIN] ? io->ts[AN_TS_FS_BEGIN] : io->ts[AN_TS_SYS_ENTER];
 

@@ -3,7 +3,18 @@
  * cause.h - why an I/O took its time: the engine that splits each I/O's
  * interval into causes from the `why` events of format 1.5 (sched_switch,
  * sched_wakeup, contention_begin/end, balance_dirty_pages, direct and memcg
- * reclaim begin/end, mm_filemap_add_to_page_cache, block_bio_held).
+ * reclaim begin/end, mm_filemap_add_to_page_cache, block_bio_held) and of
+ * format 1.6 (the same, sched_switch and sched_wakeup only with st-record's
+ * `sched` preset; svc_run_delay and the data calls' run_delay fields).
+ *
+ * Without any sched record the run-queue waits come from the kernel's own
+ * count (task->sched_info.run_delay): runq is the call's exit value less its
+ * entry's; svc_runq the completing kernel thread's increase since its
+ * previous completion (svc_run_delay), at most the part of the I/O's
+ * [issue, complete] after that one (exact with one request in flight; with
+ * several, a wait counts for each I/O it overlaps; the thread before it in
+ * the chain is not seen); a dirty pause ends at the thread's next event or
+ * the exit, less the call's runq; no runq culprit (AN_IO_RUNQ_COUNTED).
  *
  * The correlator (correlate.h) owns one engine when its recording has these
  * events (an_corr_enable_causes), hands it each of them with the I/O of the

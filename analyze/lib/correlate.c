@@ -455,6 +455,7 @@ static void sys_enter(struct an_corr *c, const struct st_ev_sys_enter *e)
 		io->file = an_names_fd_file(c->names, e->h.pid, e->p.fd);
 	io->offset = e->p.offset;
 	io->cgroup = e->p.cgroup;
+	io->run_delay_enter = e->p.run_delay;
 	put_map(c, &c->sys_by_tid, e->h.tid, i);
 	if (io->op != AN_OP_FSYNC && e->p.offset >= 0 && e->p.offset % 512 == 0)
 		put_map(c, &c->sys_by_sector, (uint64_t)e->p.offset / 512, i);
@@ -473,6 +474,7 @@ static void sys_exit(struct an_corr *c, const struct st_ev_sys_exit *e)
 	io = IO(c, i);
 	io->ts[AN_TS_SYS_EXIT] = e->h.ts;
 	io->ret = e->p.ret;
+	io->run_delay_exit = e->p.run_delay;
 	io->flags |= AN_IO_DONE;
 	if (e->p.ret < 0)
 		io->flags |= AN_IO_ERROR;
@@ -1558,6 +1560,7 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 	case ST_EV_mm_vmscan_memcg_reclaim_begin:
 	case ST_EV_mm_vmscan_memcg_reclaim_end:
 	case ST_EV_mm_filemap_add_to_page_cache:
+	case ST_EV_svc_run_delay:
 		cause_event(c, h);
 		break;
 	case ST_EV_block_bio_held:

@@ -80,6 +80,8 @@ enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, A
 #define AN_IO_AIO		(1u << 11)	/* a libaio iocb: from its iomap_dio_rw_begin in io_submit */
 #define AN_IO_WHY		(1u << 12)	/* its causes are known: cause_ns, cache (a recording with
 						   the why events, analyze/lib/cause.h) */
+#define AN_IO_RUNQ_COUNTED	(1u << 13)	/* its runq from the kernel's run_delay counts, not the
+						   sched records: no culprit known */
 
 struct an_io {
 	uint64_t ts[AN_TS_COUNT];
@@ -117,6 +119,8 @@ struct an_io {
 	uint8_t cache;		/* enum an_cache */
 	uint8_t lock_flags;	/* LCB_F_* of its longest lock wait */
 	uint32_t svc_tid;	/* the thread that completed its last request or bio */
+	/* its thread's run-queue wait so far at the call's entry and exit, 0 not recorded (1.6) */
+	uint64_t run_delay_enter, run_delay_exit;
 	uint64_t cause_ns[AN_CAUSE_COUNT];
 	uint64_t blkcg;		/* the cgroup its held-back bio was charged to, 0 none */
 	char runq_culprit[16];	/* the task that held the CPU longest while it waited for one */

@@ -484,7 +484,8 @@ static int take_in_turn(struct an_recording *x, struct an_corr *c)
 
 int an_run_has_causes(const struct an_recording *x)
 {
-	for (uint16_t id = ST_EV_sched_switch; id <= ST_EV_block_bio_held; id++)
+	/* svc_run_delay too: a `why` recording of direct I/O may have no other (format 1.6) */
+	for (uint16_t id = ST_EV_sched_switch; id <= ST_EV_svc_run_delay; id++)
 		if (an_input_type_events(x->in, id))
 			return 1;
 	return 0;

@@ -135,7 +135,7 @@ int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap);
 int an_run_quantile(struct an_run *r, double q, size_t exact_limit, size_t top,
 		    size_t one_pass_max, char *err, size_t cap);
 /*
- * 1 when the recording has the why events (format 1.5, analyze/lib/cause.h):
+ * 1 when the recording has the why events (format 1.5, 1.6, analyze/lib/cause.h):
  * its I/Os carry their causes (AN_IO_WHY).
  */
 int an_run_has_causes(const struct an_recording *x);

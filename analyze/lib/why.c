@@ -8,6 +8,12 @@
 #include "analyze/lib/why.h"
 #include "common/csv.h"
 
+/*
+ * The runq culprit of I/Os recorded without the sched records (their runq
+ * from the kernel's counts): one row saying how to get the names.
+ */
+#define RUNQ_NEEDS_SCHED "(tasks: record with -e sched)"
+
 /* The culprits' kinds, as the CSV and the text name them. */
 static const char *const kind_names[AN_WHY_KINDS] = { "runq_task", "lock_kind", "throttle_cgroup" };
 
@@ -94,7 +100,8 @@ void an_why_add(void *ctx, const struct an_io *io)
 			g->stage_ns[k] += ns[k];
 	g->total_ns = g->stage_ns[AN_ST_TOTAL];
 	if (defined & 1u << AN_ST_RUNQ) {
-		charge(g, AN_WHY_RUNQ, io->runq_culprit[0] ? io->runq_culprit : "?", ns[AN_ST_RUNQ]);
+		charge(g, AN_WHY_RUNQ, io->runq_culprit[0] ? io->runq_culprit :
+		       io->flags & AN_IO_RUNQ_COUNTED ? RUNQ_NEEDS_SCHED : "?", ns[AN_ST_RUNQ]);
 		charge(g, AN_WHY_LOCK, an_lock_kind(io->lock_flags), ns[AN_ST_LOCK]);
 		if (ns[AN_ST_THROTTLE])
 			charge(g, AN_WHY_THROTTLE, an_names_blkcg(o->names, io->blkcg, name, sizeof(name)),

@@ -175,7 +175,8 @@ struct st_event_header {
  */
 #define st_fields_sys_enter(F, A)						\
 	st_fields_sys_args(F, A)						\
-	F(__u64, cgroup, ST_FT_UINT, "cgroup v2 id of the calling task (its directory's inode number), 0 unknown (files before 1.4)")
+	F(__u64, cgroup, ST_FT_UINT, "cgroup v2 id of the calling task (its directory's inode number), 0 unknown (files before 1.4)") \
+	F(__u64, run_delay, ST_FT_NS, "the thread's run-queue wait so far (task->sched_info.run_delay), 0 not recorded (no `why` event selected, files before 1.6)")
 
 /*
  * io_uring_enter's entry adds the ring's completion queue as the call
@@ -193,8 +194,13 @@ struct st_event_header {
 	F(__u32, flags,    ST_FT_HEX, "open flags")				\
 	A(char,  filename, ST_PATH_LEN, ST_FT_STR, "path as passed, truncated to fit")
 
-#define st_fields_sys_exit(F, A)						\
+#define st_fields_sys_ret(F, A)							\
 	F(__s64, ret, ST_FT_INT, "return value (bytes, fd, or -errno)")
+
+/* A data call's exit: the run-queue wait read again (format 1.6), runq = exit's - entry's. */
+#define st_fields_sys_exit(F, A)						\
+	st_fields_sys_ret(F, A)							\
+	F(__u64, run_delay, ST_FT_NS, "the thread's run-queue wait so far (task->sched_info.run_delay), 0 not recorded (no `why` event selected, files before 1.6)")
 
 /*
  * openat's return plus the regular file it opened (inode -> path for I/O
@@ -202,7 +208,7 @@ struct st_event_header {
  * it by then, so its page is mapped, which at the entry it may not be yet.
  */
 #define st_fields_sys_exit_openat(F, A)						\
-	st_fields_sys_exit(F, A)						\
+	st_fields_sys_ret(F, A)						\
 	F(__u64, ino, ST_FT_UINT, "inode of the regular file opened, 0 otherwise")	\
 	F(__u32, dev, ST_FT_DEV,  "device of its file system (kernel dev_t), 0 with ino 0") \
 	F(__u32, pad, ST_FT_UINT, "zero")					\
@@ -234,7 +240,8 @@ struct st_event_header {
 	A(char,  comm, ST_COMM_LEN, ST_FT_STR, "command name after the event")
 
 /*
- * The causes of an I/O's time (format 1.5, the `why` events): recorded only
+ * The causes of an I/O's time (format 1.5, the `why` events; the two sched
+ * records only with st-record's `sched` preset from 1.6): recorded only
  * where they touch a traced I/O, so st-analyze can split an I/O's interval
  * into waiting for a CPU, a lock, the dirty-page throttle, reclaim (spec
  * section 11.2). A thread st-record follows is one inside a traced data
@@ -294,6 +301,15 @@ struct st_event_header {
 	F(__u64, blkcg, ST_FT_UINT, "id of the cgroup it is charged to in the hierarchy of its I/O controller (v1 blkio or v2): that directory's inode number, 0 unknown") \
 	F(__u32, dev,   ST_FT_DEV,  "device (kernel dev_t)")			\
 	F(__u32, pad,   ST_FT_UINT, "zero")
+
+/*
+ * The run-queue wait so far of the kernel thread that completed a selected
+ * request (format 1.6), recorded right before its completion record when a
+ * `why` event is selected: its increase since the thread's previous one is
+ * its wait for a CPU meanwhile (svc_runq without the sched records).
+ */
+#define st_fields_svc_run_delay(F, A)						\
+	F(__u64, run_delay, ST_FT_NS, "task->sched_info.run_delay of the completing kernel thread (the record's tid)")
 
 /*
  * Every event type: E(id, name, payload). The name is the kernel tracepoint's;
@@ -371,7 +387,8 @@ struct st_event_header {
 	E(106, mm_vmscan_memcg_reclaim_begin,  reclaim)			\
 	E(107, mm_vmscan_memcg_reclaim_end,    reclaim)			\
 	E(108, mm_filemap_add_to_page_cache,   page_cache)			\
-	E(109, block_bio_held,       block_bio_held)
+	E(109, block_bio_held,       block_bio_held)				\
+	E(110, svc_run_delay,        svc_run_delay)
 
 /*
  * Ids from here up are tracepoints named at record time (`st-record -e
@@ -415,5 +432,6 @@ ST_DECLARE_PAYLOAD(dirty_pause)
 ST_DECLARE_PAYLOAD(reclaim)
 ST_DECLARE_PAYLOAD(page_cache)
 ST_DECLARE_PAYLOAD(block_bio_held)
+ST_DECLARE_PAYLOAD(svc_run_delay)
 
 #endif /* STTRACE_EVENTS_H */

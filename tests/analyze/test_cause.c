@@ -483,6 +483,123 @@ static void test_off(void)
 	an_corr_free(c);
 }
 
+/* A data call's entry or exit (format 1.6) with its thread's run_delay then. */
+static void sys_rd(struct an_corr *c, uint16_t type, uint64_t ts, int64_t ret, uint64_t run_delay)
+{
+	struct st_ev_sys_enter e = { .p = { .fd = 3, .count = 4096, .offset = 8192,
+					    .run_delay = run_delay } };
+	struct st_ev_sys_exit x = { .p = { .ret = ret, .run_delay = run_delay } };
+
+	if ((type - ST_EV_sys_enter_read) % 2 == 0) {
+		head_of(&e.h, type, sizeof(e), ts, APP);
+		an_corr_event(c, &e.h);
+	} else {
+		head_of(&x.h, type, sizeof(x), ts, APP);
+		an_corr_event(c, &x.h);
+	}
+}
+
+/* Kernel thread tid's run_delay as it completes a request at ts (recorded just before). */
+static void svc_delay(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t run_delay)
+{
+	struct st_ev_svc_run_delay e = { .p = { .run_delay = run_delay } };
+
+	head_of(&e.h, ST_EV_svc_run_delay, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+}
+
+/*
+ * No sched records (format 1.6's `why`): runq from the run_delay counts.
+ * ksoftirqd completed an earlier request at 5000 (its run_delay 1000).
+ * pread 10000..14200, its thread's run_delay 500 at the entry, 800 at the
+ * exit: runq 300. Its request issued 10400, completed by ksoftirqd at
+ * 13700 with run_delay 2200: it waited 1200 since 5000, all inside
+ * [10400, 13700] (3300 long): svc_runq 1200; other 4200 - 1500 = 2700.
+ * Then pread 20000..21500 (run_delay 800 both ends: runq 0), issued 20400,
+ * completed by ksoftirqd at 21000 with run_delay 7200: 5000 since 13700,
+ * but only 21000 - 20400 = 600 of that stretch is inside the I/O's
+ * window: svc_runq 600, other 900. No culprit is known: the flag says so.
+ * A wait of the I/O's own thread never counts as svc_runq: a completion
+ * in the caller (APP) gives none.
+ */
+static void test_run_delay(void)
+{
+	struct an_corr *c = start();
+
+	svc_delay(c, 5000, SOFTIRQ, 1000);
+	sys_rd(c, ST_EV_sys_enter_pread64, 10000, 0, 500);
+	dio_begin(c, 10100);
+	bio_queue(c, 10200, APP, 0xb1, ST_OP_READ);
+	issue(c, 10400, 0x100, 0xb1);
+	svc_delay(c, 13700, SOFTIRQ, 2200);
+	complete(c, 13700, SOFTIRQ, 0x100);
+	sys_rd(c, ST_EV_sys_exit_pread64, 14200, 4096, 800);
+	expect("run_delay", 0, 300, 1200, 0, 0, 0, 0, 2700);
+	sys_rd(c, ST_EV_sys_enter_pread64, 20000, 0, 800);
+	dio_begin(c, 20100);
+	bio_queue(c, 20200, APP, 0xb2, ST_OP_READ);
+	issue(c, 20400, 0x200, 0xb2);
+	svc_delay(c, 21000, SOFTIRQ, 7200);
+	complete(c, 21000, SOFTIRQ, 0x200);
+	sys_rd(c, ST_EV_sys_exit_pread64, 21500, 4096, 800);
+	expect("run_delay_clipped", 1, 0, 600, 0, 0, 0, 0, 900);
+	check(nout == 2 && (out[0].flags & AN_IO_RUNQ_COUNTED) && !out[0].runq_culprit[0],
+	      "cause.run_delay_no_culprit", "flags %#x culprit '%s'", out[0].flags, out[0].runq_culprit);
+	sys_rd(c, ST_EV_sys_enter_pread64, 30000, 0, 800);
+	dio_begin(c, 30100);
+	bio_queue(c, 30200, APP, 0xb3, ST_OP_READ);
+	issue(c, 30400, 0x300, 0xb3);
+	complete(c, 31000, APP, 0x300);
+	sys_rd(c, ST_EV_sys_exit_pread64, 31500, 4096, 900);
+	expect("run_delay_own_completion", 2, 100, 0, 0, 0, 0, 0, 1400);
+	check_sums("run_delay");
+	an_corr_free(c);
+}
+
+/*
+ * No sched records, a dirty pause: pwrite 10000..30000 (run_delay 0 at the
+ * entry, 2000 at the exit: runq 2000), paused at 11000 for 4000 (to 15000
+ * as asked); its next event, a page-cache add at 25000, says it ran again
+ * by then: the pause lasted 14000, 10000 past the ask, of which the call's
+ * runq 2000 is taken as the wait after its wakeup: dirty 12000; other
+ * 20000 - 14000 = 6000. A second pwrite 40000..50000 paused at 41000 for
+ * 3000 with no event after: its pause ends at the exit, 9000, runq 0.
+ */
+static void test_run_delay_dirty(void)
+{
+	struct an_corr *c = start();
+
+	sys_rd(c, ST_EV_sys_enter_pwrite64, 10000, 0, 1);
+	dirty(c, 11000, 4000);
+	page_added(c, 25000);
+	sys_rd(c, ST_EV_sys_exit_pwrite64, 30000, 4096, 2001);
+	expect("run_delay_dirty", 0, 2000, 0, 0, 0, 12000, 0, 6000);
+	sys_rd(c, ST_EV_sys_enter_pwrite64, 40000, 0, 2001);
+	dirty(c, 41000, 3000);
+	sys_rd(c, ST_EV_sys_exit_pwrite64, 50000, 4096, 2001);
+	expect("run_delay_dirty_to_exit", 1, 0, 0, 0, 0, 9000, 0, 1000);
+	check_sums("run_delay_dirty");
+	an_corr_free(c);
+}
+
+/*
+ * A 1.5 file (sched records, no run_delay): the sched records decide, and
+ * once any is met the run_delay counts are not used: the culprit is named.
+ */
+static void test_sched_decides(void)
+{
+	struct an_corr *c = start();
+
+	sys_rd(c, ST_EV_sys_enter_pread64, 10000, 0, 100);
+	sw(c, 12000, APP, 0, HOG, "fio", "hog");
+	sw(c, 15000, HOG, 0, APP, "hog", "fio");
+	sys_rd(c, ST_EV_sys_exit_pread64, 16000, 4096, 9100);
+	expect("sched_decides", 0, 3000, 0, 0, 0, 0, 0, 3000);
+	check(nout == 1 && !(out[0].flags & AN_IO_RUNQ_COUNTED) && !strcmp(out[0].runq_culprit, "hog"),
+	      "cause.sched_decides_culprit", "flags %#x culprit '%s'", out[0].flags, out[0].runq_culprit);
+	an_corr_free(c);
+}
+
 /* I/Os the random sequence emitted, and those whose causes broke the bound. */
 static uint64_t random_ios, random_bad;
 
@@ -572,6 +689,9 @@ int main(void)
 	test_dirty_runq();
 	test_own_first();
 	test_off();
+	test_run_delay();
+	test_run_delay_dirty();
+	test_sched_decides();
 	test_random();
 	return check_failures != 0;
 }

@@ -14,7 +14,7 @@ check cat_sorted_by_ts sort -n -c -s -k1,1 "$T/cat"
 # Field names of three types, in the order of format/lib/sttrace_events.h.
 names() { awk -v t="$1" '$2 == t { for (i = 3; i <= NF; i++) { sub(/=.*/, "", $i); printf "%s ", $i }; exit }' "$T/cat"; }
 check cat_fields_rq_issue test "$(names block_rq_issue)" = "cpu pid tid rq sector dev nr_sector bytes opf error nr_bios bios "
-check cat_fields_pread test "$(names sys_enter_pread64)" = "cpu pid tid fd count offset flags cgroup "
+check cat_fields_pread test "$(names sys_enter_pread64)" = "cpu pid tid fd count offset flags cgroup run_delay "
 check cat_fields_dio test "$(names iomap_dio_rw_begin)" = "cpu pid tid ino pos count ret dev flags "
 check cat_fields_uring test "$(names io_uring_submit_req)" = "cpu pid tid ctx req user_data res opcode flags fd cgroup "
 check cat_fields_exec test "$(names sched_process_exec)" = "cpu pid tid other_pid pad comm "

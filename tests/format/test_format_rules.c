@@ -88,7 +88,7 @@ static size_t skippable_frame(unsigned char *out)
 
 static int test_one_zstd_frame(void)
 {
-	unsigned char raw[256], frame[1024], two[2048];
+	unsigned char raw[8 * sizeof(struct st_ev_sys_exit)], frame[1024], two[2048];
 	struct prefix p = { 0 };
 	size_t raw_len = exit_records(raw, 8, 1000), len, len2;
 	ZSTD_CCtx *cctx = ZSTD_createCCtx();

@@ -212,7 +212,7 @@ static int test_flush_is_readable(void)
 	st_writer_set_meta(w, "late.key", "after the first chunk");
 	bad = expectf(!err && !st_writer_flush(w), __func__, "flush");
 	st_writer_stats(w, &st);
-	bad = bad || expectf(st.events == 77 && st.raw_bytes == 77 * 32 && st.chunks >= 3 &&
+	bad = bad || expectf(st.events == 77 && st.raw_bytes == 77 * sizeof(struct st_ev_sys_exit) && st.chunks >= 3 &&
 			     st.file_bytes == m.len, __func__, "stats: %llu events, %llu bytes",
 			     (unsigned long long)st.events, (unsigned long long)st.file_bytes) ||
 	      open_mem(__func__, &r, m.data, m.len, 0);

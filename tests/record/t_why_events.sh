@@ -3,18 +3,25 @@
 # against bpftrace counting the same tracepoint for the same threads inside
 # the same syscalls (its own map of who is inside one), and against what
 # the kernel and the files say:
-# - why_sched: 3000 direct 4k reads by dd of a loop device beside two busy
+# - why_sched (-e all,sched): 3000 direct 4k reads by dd of a loop device beside two busy
 #   loops. dd's switch-outs recorded (inside its reads: it is followed only
 #   there) equal bpftrace's count (+-1 % + 2) and are at most its context
 #   switches (/usr/bin/time -v: voluntary + involuntary), its blocked ones
 #   at most its voluntary switches.
+# - why_run_delay: in the same recording (-e all,sched), dd's run-queue
+#   wait inside its calls from the run_delay fields (exit's - entry's)
+#   equals bpftrace's sum of the same counter at the same tracepoints.
+# - why_svc_run_delay: the threads that completed the requests are kernel
+#   threads whose svc_run_delay never decreases and is at most their
+#   /proc/TID/schedstat run-queue time read after.
 # - why_service: the loop device's workers (the kworkers /proc names after
 #   its workqueue) have sched records: dd's reads woke them.
 # - why_untraced: the busy loops, not traced, appear only in switches whose
 #   other thread is followed (dd, a thread that completed a request, a loop
 #   worker), and are never woken in a record.
 # - why_lock: two fio jobs writing one file buffered: contention_begin
-#   records of fio's threads equal bpftrace's count, and there are some.
+#   records of fio's threads equal bpftrace's count, and there are some;
+#   -e all (no sched preset) wrote no sched record.
 # - why_dirty: vm.dirty_bytes = 4 MiB, 64 MiB of buffered writes to ext4:
 #   balance_dirty_pages records and those with a pause equal bpftrace's.
 # - why_cache: a cold buffered read of a 16 MiB file: the pages its
@@ -57,14 +64,14 @@ bt_script() {
 		exit+="${exit:+, }tracepoint:syscalls:sys_exit_$c"
 	done
 	cat <<BT
-$enter /comm == "$1"/ { @in[tid] = 1; }
-$exit /comm == "$1"/ { delete(@in[tid]); }
+$enter /comm == "$1"/ { @in[tid] = 1; @rd0[tid] = curtask->sched_info.run_delay; }
+$exit /comm == "$1"/ { if (@in[tid]) { @runq = sum(curtask->sched_info.run_delay - @rd0[tid]); } delete(@in[tid]); }
 tracepoint:sched:sched_switch /@in[args->prev_pid]/ { @switch_out = count(); }
 tracepoint:lock:contention_begin /@in[tid]/ { @lock = count(); }
 tracepoint:writeback:balance_dirty_pages /@in[tid]/ { @dirty = count(); if (args->pause > 0) { @paused = count(); } }
 tracepoint:filemap:mm_filemap_add_to_page_cache /@in[tid]/ { @adds = count(); }
 tracepoint:vmscan:mm_vmscan_memcg_reclaim_begin /@in[tid]/ { @memcg = count(); }
-END { clear(@in); }
+END { clear(@in); clear(@rd0); }
 BT
 }
 
@@ -76,12 +83,13 @@ bt_count() {
 # near A B: A within 1 % + 2 of B
 near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b / 100 + 2) }'; }
 
-# record NAME COMM ARGS...: st-record -e all -- ARGS, run by bpftrace (-c: its
-# probes are attached before and it ends with the command), counting for COMM
+# record NAME COMM ARGS...: st-record -e $EVENTS (default all) -- ARGS, run
+# by bpftrace (-c: its probes are attached before and it ends with the
+# command), counting for COMM
 record() {
 	local name=$1 comm=$2
 	shift 2
-	printf '%q ' st-record -o "$T/$name.sttrace" -e all -- "$@" >"$T/$name.sh"
+	printf '%q ' st-record -o "$T/$name.sttrace" -e "${EVENTS:-all}" -- "$@" >"$T/$name.sh"
 	echo ">'$T/$name.log' 2>&1" >>"$T/$name.sh"
 	bt_script "$comm" >"$T/$name.bt"
 	bpftrace -c "/bin/sh $T/$name.sh" "$T/$name.bt" >"$T/bt.out" 2>"$T/bt.err" ||
@@ -107,7 +115,7 @@ while :; do
 done >"$T/workers.all" &
 SAMPLER=$!
 at_exit "kill $SAMPLER"
-if record why_sched why_dd /usr/bin/time -v -o "$T/time.txt" \
+if EVENTS=all,sched record why_sched why_dd /usr/bin/time -v -o "$T/time.txt" \
 	"$DD" if="$L" of=/dev/null bs=4k count=3000 iflag=direct; then
 	kill "$SAMPLER"
 	F=$T/why_sched.sttrace
@@ -160,6 +168,42 @@ if record why_sched why_dd /usr/bin/time -v -o "$T/time.txt" \
 	else
 		fail why_untraced "busy loops in $named switches, beside threads neither dd nor kernel threads:${stray:- none}; woken in $woken records"
 	fi
+
+	# dd's run-queue waits inside its calls: exit's run_delay less entry's, summed,
+	# equal bpftrace's sum of the same counter read at the same tracepoints
+	for c in read write; do
+		rec_rows "$F" "sys_enter_$c" ts tid run_delay
+		rec_rows "$F" "sys_exit_$c" ts tid run_delay | sed 's/$/ exit/'
+	done | sort -n >"$T/calls"
+	runq=$(awk 'FNR == NR { dd[$1] = 1; next } !($2 in dd) { next }
+		$4 != "exit" { at[$2] = $3; next } ($2 in at) { s += $3 - at[$2]; delete at[$2] }
+		END { printf "%d\n", s }' "$T/dd.tids" "$T/calls")
+	bt=$(bt_count runq)
+	if [ "$runq" -gt 0 ] && near "$runq" "$bt"; then
+		pass why_run_delay
+	else
+		fail why_run_delay "dd's run-queue wait inside its calls from run_delay: $runq ns, bpftrace $bt ns"
+	fi
+
+	# the completing kernel threads' run_delay: never decreasing, at most what
+	# /proc/TID/schedstat (its second column, the same counter) says now
+	rec_rows "$F" svc_run_delay tid run_delay >"$T/svc_delays"
+	bad="" n=0
+	for tid in $(awk '{ print $1 }' "$T/svc_delays" | sort -u); do
+		n=$((n + 1))
+		last=$(awk -v t="$tid" '$1 == t { if ($2 < m) d = 1; m = $2 } END { print d ? -1 : m }' "$T/svc_delays")
+		now=$(awk '{ print $2 }' "/proc/$tid/schedstat" 2>/dev/null)
+		flags=$(awk '{ sub(/^.*\) /, ""); print $7 }' "/proc/$tid/stat" 2>/dev/null)
+		if [ "$last" = -1 ] || { [ -n "$now" ] && [ "$last" -gt "$now" ]; } ||
+			{ [ -n "$flags" ] && [ $((flags & 0x200000)) = 0 ]; }; then
+			bad+=" $tid(last $last, schedstat ${now:-gone}, flags ${flags:-gone})"
+		fi
+	done
+	if [ "$n" -gt 0 ] && [ -z "$bad" ]; then
+		pass why_svc_run_delay
+	else
+		fail why_svc_run_delay "$n completing threads with svc_run_delay records; wrong:${bad:- none}"
+	fi
 fi
 for pid in "${BUSY[@]}"; do kill -KILL "$pid"; wait "$pid" 2>/dev/null; done
 
@@ -174,10 +218,12 @@ if record why_lock why_fio "$T/why_fio" --name=lock --filename="$T/mnt/shared" -
 	--size=32M --numjobs=2 --ioengine=psync --output=/dev/null; then
 	n=$(rec_count "$T/why_lock.sttrace" contention_begin)
 	bt=$(bt_count lock)
-	if [ "$n" -gt 0 ] && near "$n" "$bt"; then
+	# -e all has the why events but not the sched preset's
+	sched=$(($(rec_count "$T/why_lock.sttrace" sched_switch) + $(rec_count "$T/why_lock.sttrace" sched_wakeup)))
+	if [ "$n" -gt 0 ] && near "$n" "$bt" && [ "$sched" = 0 ]; then
 		pass why_lock
 	else
-		fail why_lock "contention_begin recorded $n, bpftrace $bt"
+		fail why_lock "contention_begin recorded $n, bpftrace $bt; sched records $sched (want 0 without -e sched)"
 	fi
 fi
 

@@ -12,7 +12,7 @@
 
 #define SPEC "spec/sttrace-format.md"
 
-static const char *const presets[] = { "block", "block-all", "dio", "fsync", "uring", "why" };
+static const char *const presets[] = { "block", "block-all", "dio", "fsync", "uring", "why", "sched" };
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
 
 /* Whether the spec's event table has the row "| id | `name` |". */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Why was it slow (issue 24): each cause of an I/O's time injected by a real
 # workload on a loop device over /dev/shm, beside a control run without it,
-# every run recorded with `st-record -e all -- CMD`. The truth is what
+# every run recorded with `st-record -e all -- CMD` (one with -e all,sched). The truth is what
 # sttrace did not compute: fio's JSON (counts, latency percentiles), the
 # kernel's own tracepoints read through a tracefs instance of this test
 # (fio's threads only: the cause events, and where a check is per I/O the
@@ -49,7 +49,10 @@
 #   - why.hog.runq: the reads at or above the p99 of total waited for a CPU
 #     (runq_us + svc_runq_us), on average, >= 80 % of fio's extra clat p99
 #     (hog's less the control's); why.hog.culprit: `--why` names the busy
-#     loops (why_hog) among the tasks that held the CPU meanwhile;
+#     loops (why_hog) among the tasks that held the CPU meanwhile, in a
+#     third run recorded with -e all,sched (-e all has no sched records:
+#     its runq is the kernel's run_delay count; why.hog.culprit_needs_sched:
+#     its --why has one runq_task row, saying to record with -e sched);
 #     why.hog.control: alone, the p99 of
 #     runq_us <= 10 % of the p99 of total. (On the shared machine, load
 #     6-9, the control's runq p99 was 469-1,205 us of a 1.9-2.3 ms total:
@@ -151,11 +154,12 @@ calls_with() {
 		END { print n + 0 }' "$1"
 }
 
-# record NAME CMD...: CMD recorded with `st-record -e all` into $T/NAME.sttrace.
+# record NAME CMD...: CMD recorded with `st-record -e $EVENTS` (default all)
+# into $T/NAME.sttrace.
 record() {
 	local name=$1
 	shift
-	st-record -o "$T/$name.sttrace" -e all -- "$@" >"$T/$name.rec" 2>&1 ||
+	st-record -o "$T/$name.sttrace" -e "${EVENTS:-all}" -- "$@" >"$T/$name.rec" 2>&1 ||
 		{ fail "why.$name.record" "st-record failed: $(tail -1 "$T/$name.rec")"; return 1; }
 }
 
@@ -236,6 +240,9 @@ for _ in 1 2; do
 	at_exit "kill $!"
 done
 record hog "${DIRECT[@]}" --name=hog --runtime=2 --time_based --output="$T/hog.json"
+# the culprits come from the sched preset's records
+EVENTS=all,sched record hog_sched "${DIRECT[@]}" --name=hog_sched --runtime=2 --time_based \
+	--output="$T/hog_sched.json"
 kill "${HOGS[@]}"
 hog_p99=$(fio_num hog "$P99")
 ctl_p99=$(fio_num hog_ctl "$P99")
@@ -245,11 +252,19 @@ else
 	fail why.hog.workload "fio clat p99 with two busy loops $hog_p99 us, alone $ctl_p99 us (want >= 3x)"
 fi
 tail_covers why.hog.runq hog "$hog_p99" "$ctl_p99" 0.8 runq_us svc_runq_us
-st-analyze --why --dev "$DISK" "$T/hog.sttrace" >"$T/hog.why" 2>&1
+st-analyze --why --dev "$DISK" "$T/hog_sched.sttrace" >"$T/hog.why" 2>&1
 if grep -q '^ *runq_task  *why_hog ' "$T/hog.why"; then
 	pass why.hog.culprit
 else
-	fail why.hog.culprit "--why does not name why_hog among the tasks that held the CPU: $(grep runq_task "$T/hog.why" | tr -s ' ' | tr '\n' '|')"
+	fail why.hog.culprit "--why (-e all,sched) does not name why_hog among the tasks that held the CPU: $(grep runq_task "$T/hog.why" | tr -s ' ' | tr '\n' '|')"
+fi
+# without the sched records --why says where the names are, in one line
+st-analyze --why --dev "$DISK" "$T/hog.sttrace" >"$T/hog_nosched.why" 2>&1
+if [ "$(grep -c '^ *runq_task ' "$T/hog_nosched.why")" = 1 ] &&
+	grep -q '^ *runq_task  *(tasks: record with -e sched)' "$T/hog_nosched.why"; then
+	pass why.hog.culprit_needs_sched
+else
+	fail why.hog.culprit_needs_sched "--why (-e all) runq_task rows: $(grep runq_task "$T/hog_nosched.why" | tr -s ' ' | tr '\n' '|')"
 fi
 io_rows hog_ctl read "$RAW" total_us runq_us >"$T/hog_ctl.rows"
 ctl_runq=$(p99 "$T/hog_ctl.rows" 2)
