@@ -109,6 +109,8 @@ struct st_cursor {
 	/* Whole events (no ST_CURSOR_RAW): whole.c, when the file needs it. */
 	struct st_whole *whole;
 	int whole_on;
+	int adapt;		/* chunks read into this build's layouts as decoded */
+	struct st_chunk_buf raw;	/* a chunk as stored, then (adapt, decoded here) */
 	struct ahead *ahead;	/* ST_CURSOR_AHEAD on a reader that is not live */
 };
 
@@ -314,27 +316,31 @@ static int index_records(struct stream *s, size_t count, uint64_t from, uint64_t
 
 /*
  * Chunk `chunk` decoded and indexed into s; an error of the chunk's bytes
- * with *why set, ST_ENOMEM with *why NULL.
+ * with *why set, ST_ENOMEM with *why NULL. A file of another layout is
+ * decoded into raw, then read into s in this build's (whole.c).
  */
-static int fill_stream(const struct st_reader *r, struct stream *s, size_t chunk, uint64_t from,
-		       uint64_t to, const char **why)
+static int fill_stream(const struct st_cursor *c, struct stream *s, size_t chunk,
+		       struct st_chunk_buf *raw, const char **why)
 {
-	const struct st_chunk_info *ci = st_chunk_at(r, chunk);
+	const struct st_chunk_info *ci = st_chunk_at(c->r, chunk);
 	int err;
 
 	s->chunk = chunk;
 	s->last_ts = ci->last_ts;
-	err = st_chunk_load(r, chunk, &s->buf, why);
+	err = st_chunk_load(c->r, chunk, c->adapt ? raw : &s->buf, why);
+	if (!err && c->adapt)
+		err = st_whole_adapt_chunk(c->whole, raw, &s->buf, why);
 	if (err)
 		return err;
 	*why = NULL;
-	return index_records(s, ci->events, from, to);
+	return index_records(s, ci->events, c->from, c->to);
 }
 
 static void *decode_ahead(void *arg)
 {
 	struct st_cursor *c = arg;
 	struct ahead *a = c->ahead;
+	struct st_chunk_buf raw = { 0 };	/* the chunks as stored, when adapted */
 
 	for (size_t k = 0; k < a->count; k++) {
 		struct ahead_slot *slot = &a->slot[k % AHEAD_SLOTS];
@@ -352,7 +358,7 @@ static void *decode_ahead(void *arg)
 			break;
 		if (!s)
 			s = calloc(1, sizeof(*s));
-		err = s ? fill_stream(c->r, s, c->pending[k], c->from, c->to, &why) : ST_ENOMEM;
+		err = s ? fill_stream(c, s, c->pending[k], &raw, &why) : ST_ENOMEM;
 		pthread_mutex_lock(&a->lock);
 		slot->s = s;
 		slot->err = err;
@@ -361,6 +367,7 @@ static void *decode_ahead(void *arg)
 		pthread_cond_broadcast(&a->changed);
 		pthread_mutex_unlock(&a->lock);
 	}
+	st_chunk_buf_free(&raw);
 	return NULL;
 }
 
@@ -418,7 +425,7 @@ static int activate(struct st_cursor *c)
 		s = stream_get(c);
 		if (!s)
 			return ST_ENOMEM;
-		err = fill_stream(c->r, s, chunk, c->from, c->to, &why);
+		err = fill_stream(c, s, chunk, &c->raw, &why);
 		if (err && why)
 			err = st_chunk_fail(c->r, chunk, err, why);
 	}
@@ -682,6 +689,7 @@ int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, unsigned fla
 		return ST_ENOMEM;
 	}
 	c->whole_on = c->whole && st_whole_busy(c->whole);
+	c->adapt = c->whole && st_whole_adapts(c->whole);
 	/* A live reader's chunks grow (st_cursor_extend): those the cursor decodes itself. */
 	if ((flags & ST_CURSOR_AHEAD) && !st_reader_live(r))
 		start_ahead(c);
@@ -713,6 +721,7 @@ void st_cursor_close(struct st_cursor *c)
 	free(c->pending);
 	free(c->heap);
 	free(c->spare);
+	st_chunk_buf_free(&c->raw);
 	st_whole_close(c->whole);
 	free(c);
 }

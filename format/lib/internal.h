@@ -176,6 +176,17 @@ void st_type_free(struct st_type *t);
  */
 struct st_whole;
 int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev);
+/*
+ * Records of another layout are read into this build's a chunk at a time,
+ * as the cursor decodes it (in its decoding thread when it has one):
+ * st_whole_adapts() says whether the file needs it, st_whole_adapt_chunk()
+ * writes the records of a decoded chunk into out in the built-in layouts,
+ * those of types left out dropped (thread-safe: it reads the plan made at
+ * open); an error of the chunk's bytes with *why set, ST_ENOMEM without.
+ */
+int st_whole_adapts(const struct st_whole *w);
+int st_whole_adapt_chunk(const struct st_whole *w, const struct st_chunk_buf *in,
+			 struct st_chunk_buf *out, const char **why);
 int st_whole_open(struct st_reader *r, struct st_whole **w);
 int st_whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev);
 int st_whole_busy(const struct st_whole *w);

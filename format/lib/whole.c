@@ -7,7 +7,10 @@
  * Three things stand between a stored record and the event it is:
  *   - its layout: a type whose stored layout differs from this build's
  *     (another recorder version) is copied field by field, by name, into the
- *     built-in layout, fields the file lacks left 0. Decoding a record
+ *     built-in layout, fields the file lacks left 0 (fields appended by a
+ *     newer version: the record copied whole, the rest zeroed); a chunk at
+ *     a time, as the cursor decodes it (st_whole_adapt_chunk), so that a
+ *     cursor decoding ahead does it in its decoding thread. Decoding a record
  *     through the file's schema into the structs of sttrace_events.h is
  *     reading the format, so it lives here, below every program; and the
  *     two steps after it read the `block` preset's records through those
@@ -36,6 +39,13 @@ struct adapter {
 	uint16_t id;		/* built-in type id */
 	uint16_t size;		/* built-in record size */
 	uint16_t nops;
+	/*
+	 * The built-in layout is the stored one with fields appended (a newer
+	 * minor version): every stored byte is a field of both at the same
+	 * place, so the record is copied whole and the rest zeroed, not field
+	 * by field.
+	 */
+	uint8_t extend;
 	struct copy_op *ops;
 };
 
@@ -134,6 +144,7 @@ struct st_whole {
 	struct adapter adapters[MAX_ADAPTERS];
 	unsigned nadapters;
 	uint8_t plain;		/* every stored type passes as it is */
+	uint8_t at_most_double;	/* no adapted record is more than twice its stored size */
 	/*
 	 * block_rq_issue_stamped (the `block` preset) stands for the stages the
 	 * kernel stamped: it becomes the block_bio_queue, block_bio_backmerge and
@@ -165,7 +176,6 @@ struct st_whole {
 	uint8_t compact;	/* the file has compact completions */
 	struct issued issued;
 	struct st_ev_block_rq_complete whole;	/* the last one made whole */
-	uint64_t scratch[MAX_RECORD / 8];	/* adapted record */
 };
 
 static int same_layout(const struct st_type *b, const struct st_type *t)
@@ -186,7 +196,8 @@ static int same_layout(const struct st_type *b, const struct st_type *t)
 
 static int plan_copy(struct adapter *a, const struct st_type *b, const struct st_type *t)
 {
-	unsigned i;
+	uint8_t covered[MAX_RECORD] = { 0 };	/* stored bytes copied to the same place */
+	unsigned i, k, extend = t->size <= b->size;
 
 	a->ops = calloc(b->nfields, sizeof(*a->ops));
 	if (!a->ops)
@@ -195,6 +206,13 @@ static int plan_copy(struct adapter *a, const struct st_type *b, const struct st
 		const struct st_field *bf = &b->fields[i], *tf = st_field_find(t, bf->name);
 		struct copy_op *op = &a->ops[a->nops];
 		unsigned n;
+
+		/* (t->size <= b->size <= MAX_RECORD while extend holds) */
+		if (extend && tf && tf->offset == bf->offset && tf->size == bf->size &&
+		    tf->elem_size == bf->elem_size && (unsigned)tf->offset + tf->size <= t->size)
+			memset(covered + tf->offset, 1, tf->size);
+		else if (tf || bf->offset < t->size)
+			extend = 0;	/* moved, resized, or in the way of stored bytes */
 
 		/* A field the file lacks (or stores oddly or out of bounds) stays 0. */
 		if (!tf || (tf->elem_size != 1 && tf->elem_size != 2 && tf->elem_size != 4 &&
@@ -209,6 +227,9 @@ static int plan_copy(struct adapter *a, const struct st_type *b, const struct st
 					.sign = tf->type == ST_FT_INT };
 		a->nops++;
 	}
+	for (k = 0; extend && k < t->size; k++)
+		extend = covered[k];
+	a->extend = (uint8_t)extend;
 	return 0;
 }
 
@@ -232,27 +253,94 @@ static void store(uint8_t *p, unsigned size, uint64_t v)
 	}
 }
 
-/* Cold: the pass-through path around it stays short. */
-static __attribute__((cold)) const struct st_event_header *
-adapt(struct st_whole *w, const struct adapter *a, const struct st_event_header *h)
+/* Record h of a type a adapts, in the built-in layout at dst (a->size bytes). */
+static void adapt(const struct adapter *a, const struct st_event_header *h, uint8_t *dst)
 {
-	uint8_t *dst = (uint8_t *)w->scratch;
 	const uint8_t *src = (const uint8_t *)h;
 	unsigned i, k;
 
-	memset(dst, 0, a->size);
-	for (i = 0; i < a->nops; i++) {
-		const struct copy_op *op = &a->ops[i];
+	if (a->extend) {
+		memcpy(dst, src, h->size);
+		memset(dst + h->size, 0, a->size - h->size);
+	} else {
+		memset(dst, 0, a->size);
+		for (i = 0; i < a->nops; i++) {
+			const struct copy_op *op = &a->ops[i];
 
-		for (k = 0; k < op->count; k++)
-			store(dst + op->dst + k * op->dsz, op->dsz,
-			      load(src + op->src + k * op->ssz, op->ssz, op->sign));
+			for (k = 0; k < op->count; k++)
+				store(dst + op->dst + k * op->dsz, op->dsz,
+				      load(src + op->src + k * op->ssz, op->ssz, op->sign));
+		}
 	}
 	((struct st_event_header *)dst)->type = a->id;
 	((struct st_event_header *)dst)->size = a->size;
-	return (const struct st_event_header *)dst;
 }
 
+int st_whole_adapts(const struct st_whole *w)
+{
+	return !w->plain;
+}
+
+/* Bytes the records of a decoded chunk take in the built-in layouts. */
+static size_t adapted_len(const struct st_whole *w, const struct st_chunk_buf *in)
+{
+	const uint8_t *p = in->data, *end = p + in->len;
+	size_t len = 0;
+
+	for (; p < end; p += ((const struct st_event_header *)p)->size) {
+		const struct st_event_header *h = (const void *)p;
+		uint8_t how = w->how[h->type];
+
+		len += how == HOW_PASS ? h->size : how == HOW_DROP ? 0 : w->adapters[how - 1].size;
+	}
+	return len;
+}
+
+int st_whole_adapt_chunk(const struct st_whole *w, const struct st_chunk_buf *in,
+			 struct st_chunk_buf *out, const char **why)
+{
+	const uint8_t *p = in->data, *end = p + in->len, *run = p;
+	/* counted only when some type more than doubles: room for twice the records else */
+	size_t need = w->at_most_double ? 2 * in->len : adapted_len(w, in);
+	uint8_t *dst;
+
+	*why = NULL;
+	/*
+	 * A hostile schema's records could grow 64 times: past twice the
+	 * largest chunk, a chunk whose records more than double is refused.
+	 */
+	if (need > ST_MAX_CHUNK_RAW && need / 2 > in->len)
+		return *why = "records more than twice their stored size in this build's layouts",
+		       ST_EFORMAT;
+	if (need > out->cap) {
+		void *data = realloc(out->data, need);
+
+		if (!data)
+			return ST_ENOMEM;
+		out->data = data;
+		out->cap = need;
+	}
+	/* records that pass as stored are copied a run at a time */
+	dst = out->data;
+	for (; p < end; p += ((const struct st_event_header *)p)->size) {
+		const struct st_event_header *h = (const void *)p;
+		uint8_t how = w->how[h->type];
+
+		if (how == HOW_PASS)
+			continue;
+		memcpy(dst, run, (size_t)(p - run));
+		dst += p - run;
+		run = p + h->size;
+		if (how != HOW_DROP) {
+			adapt(&w->adapters[how - 1], h, dst);
+			dst += w->adapters[how - 1].size;
+		}
+	}
+	memcpy(dst, run, (size_t)(end - run));
+	dst += end - run;
+	out->len = (size_t)(dst - (uint8_t *)out->data);
+	return 0;
+}
 
 /* The built-in type called name, NULL when this build does not know it. */
 static const struct st_type *builtin_named(const char *name)
@@ -273,6 +361,7 @@ static int plan_types(struct st_whole *w)
 
 	memset(w->how, HOW_PASS, sizeof(w->how));
 	w->plain = 1;
+	w->at_most_double = 1;
 	for (i = 0; i < n; i++) {
 		const struct st_type *t = st_type_at(w->r, i), *b = builtin_named(t->name);
 		struct adapter *a = &w->adapters[w->nadapters];
@@ -292,6 +381,8 @@ static int plan_types(struct st_whole *w)
 		a->size = b->size;
 		if (plan_copy(a, b, t))
 			return ST_ENOMEM;
+		if (b->size > 2u * t->size)
+			w->at_most_double = 0;
 		w->how[t->id] = (uint8_t)++w->nadapters;
 	}
 	return 0;
@@ -952,28 +1043,10 @@ static const struct st_event_header *complete_whole(struct st_whole *w, const st
 
 /* ---- the next whole event --------------------------------------------- */
 
-/* The next stored record, in the built-in layout when this build knows its type. */
-static inline int stored_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
-{
-	int ret;
-
-	while ((ret = st_cursor_stored_next(c, ev)) > 0) {
-		uint8_t how = w->how[(*ev)->type];
-
-		if (how == HOW_PASS)
-			return 1;
-		if (how == HOW_DROP)
-			continue;
-		*ev = adapt(w, &w->adapters[how - 1], *ev);
-		return 1;
-	}
-	return ret;
-}
-
-/* The next event, compact completions made whole. */
+/* The next event, compact completions made whole (the cursor adapted the layouts). */
 static inline int raw_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
 {
-	int ret = stored_next(w, c, ev);
+	int ret = st_cursor_stored_next(c, ev);
 
 	if (ret > 0 && w->compact && !(*ev = complete_whole(w, *ev)))
 		return ST_ENOMEM;
