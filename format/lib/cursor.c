@@ -12,10 +12,11 @@
  * timestamp reaches its first timestamp, so memory holds just the chunks that
  * overlap in time, and chunks wholly before `from` are never decompressed.
  *
- * Fast path: while the heap holds a single stream, nothing can come between
- * its records that precede the next chunk's first timestamp, so they are
- * handed out as a run, without the heap: straight from the decoded buffer
- * when it is in order, else through its sorted keys.
+ * Fast path: nothing can come between the records of the top stream that
+ * precede the next chunk's first timestamp and the other streams' next
+ * records (the chunks of a file recorded on several CPUs overlap in time),
+ * so they are handed out as a run, without the heap: straight from the
+ * decoded buffer when it is in order, else through its sorted keys.
  *
  * Decode ahead (ST_CURSOR_AHEAD): the chunks to visit are known in order at
  * open, so a thread of the cursor's own decodes and indexes them, AHEAD_SLOTS
@@ -481,24 +482,36 @@ static size_t stream_until(const struct stream *s, uint64_t limit)
 }
 
 /*
- * Fast path, for a single stream on the heap: its records before the next
- * chunk's first timestamp need no merging, so they become the run, and the
- * stream moves past them (off the heap when that was all of them).
+ * Fast path: the top stream's records before the next chunk's first
+ * timestamp and before the head of every other stream on the heap need no
+ * merging, so they become the run, and the stream moves past them (off the
+ * heap when that was all of them, else to its place). 0 when there are none
+ * (the top's next record has the other head's timestamp: the heap orders them).
  */
-static void start_run(struct st_cursor *c)
+static int start_run(struct st_cursor *c)
 {
 	struct stream *top = c->heap[0];
 	const uint8_t *data = top->buf.data;
+	uint64_t limit = UINT64_MAX;	/* records from this timestamp on wait */
 	size_t end = top->end;
 
-	if (c->next < c->npending && pending_first_ts(c) <= top->last_ts)
-		end = stream_until(top, pending_first_ts(c));
-	if (c->until < top->last_ts) {
-		size_t held = stream_until(top, c->until + 1);
+	if (c->next < c->npending)
+		limit = pending_first_ts(c);
+	if (c->nheap > 1) {
+		/* the least of the others is a child of the top */
+		const struct stream *o = c->heap[1];
 
-		if (held < end)
-			end = held;
+		if (c->nheap > 2 && stream_less(c->heap[2], o))
+			o = c->heap[2];
+		if (stream_ts(o) < limit)
+			limit = stream_ts(o);
 	}
+	if (c->until < top->last_ts && c->until + 1 < limit)
+		limit = c->until + 1;
+	if (limit <= top->last_ts)
+		end = stream_until(top, limit);
+	if (end == top->pos)
+		return 0;
 	if (top->in_order) {
 		c->run = data + top->pos;
 		c->run_end = data + end;
@@ -510,6 +523,9 @@ static void start_run(struct st_cursor *c)
 	top->pos = end;
 	if (end == top->end)
 		retire_top(c);
+	else if (c->nheap > 1)
+		sift_down(c, 0);
+	return 1;
 }
 
 static inline int stored_next(struct st_cursor *c, const struct st_event_header **ev);
@@ -533,11 +549,8 @@ static int next_merged(struct st_cursor *c, const struct st_event_header **ev)
 	top = c->heap[0];
 	if (stream_ts(top) > c->until)
 		return 0;
-	if (c->nheap == 1) {
-		/* Not empty: the loop above left the next chunk after the top record. */
-		start_run(c);
+	if (start_run(c))
 		return stored_next(c, ev);
-	}
 	*ev = stream_rec(top);
 	c->advance = 1;
 	return 1;
