@@ -133,6 +133,8 @@ struct reorder {
 	size_t n, cap;
 	struct slots slots;
 	uint64_t seq, newest;		/* next sequence number; latest ts read from the file */
+	size_t held;			/* records held, FIFO and heap */
+	uint64_t head;			/* ts of the earliest held (when any) */
 	uint32_t out_slot;		/* the heap slot returned last + 1, released at the next
 					   call; 0 none */
 };
@@ -544,6 +546,8 @@ static int fifo_push(struct reorder *ro, const struct st_event_header *h)
 	memcpy(ro->fifo + ro->fifo_in + sizeof(fh), h, h->size);
 	ro->fifo_in += need;
 	ro->fifo_newest = h->ts;
+	if (!ro->held++ || h->ts < ro->head)
+		ro->head = h->ts;
 	return 0;
 }
 
@@ -592,6 +596,8 @@ static int heap_push(struct reorder *ro, const struct st_event_header *h)
 	for (i = ro->n++; i && held_before(&e, &ro->heap[(i - 1) / 2]); i = (i - 1) / 2)
 		ro->heap[i] = ro->heap[(i - 1) / 2];
 	ro->heap[i] = e;
+	if (!ro->held++ || h->ts < ro->head)
+		ro->head = h->ts;
 	return 0;
 }
 
@@ -631,39 +637,37 @@ static void slot_release(struct reorder *ro, uint32_t slot)
 }
 
 /* Hold a record: in the FIFO when it is not behind its newest, else in the heap. */
-static int reorder_push(struct reorder *ro, const struct st_event_header *h)
+static inline int reorder_push(struct reorder *ro, const struct st_event_header *h)
 {
 	return h->ts >= ro->fifo_newest ? fifo_push(ro, h) : heap_push(ro, h);
 }
 
-/* The time of the earliest record held in *ts; 0 when none is held. */
-static int reorder_first(const struct reorder *ro, uint64_t *ts)
-{
-	const struct fifo_head *fh = fifo_first(ro);
-
-	if (!fh && !ro->n)
-		return 0;
-	*ts = fh ? fifo_record(fh)->ts : UINT64_MAX;
-	if (ro->n && ro->heap[0].ts < *ts)
-		*ts = ro->heap[0].ts;
-	return 1;
-}
-
-/* Hand out the earliest record held: valid until the next call on ro. */
+/* Hand out the earliest record held (ro->held > 0): valid until the next call on ro. */
 static const struct st_event_header *reorder_pop(struct reorder *ro)
 {
 	const struct fifo_head *fh = fifo_first(ro);
+	const struct st_event_header *h;
 	struct held fifo_key;
 
 	if (fh) {
-		fifo_key = (struct held){ .ts = fifo_record(fh)->ts, .seq = fh->seq };
+		h = fifo_record(fh);
+		fifo_key = (struct held){ .ts = h->ts, .seq = fh->seq };
 		if (!ro->n || held_before(&fifo_key, &ro->heap[0])) {
-			fifo_skip(ro, fifo_record(fh));
-			return fifo_record(fh);
+			fifo_skip(ro, h);
+			goto popped;
 		}
 	}
 	ro->out_slot = heap_pop(ro) + 1;
-	return slot_record(ro, ro->out_slot - 1);
+	h = slot_record(ro, ro->out_slot - 1);
+popped:
+	/* the next head: the FIFO's or the heap's */
+	if (--ro->held) {
+		fh = fifo_first(ro);
+		ro->head = fh ? fifo_record(fh)->ts : UINT64_MAX;
+		if (ro->n && ro->heap[0].ts < ro->head)
+			ro->head = ro->heap[0].ts;
+	}
+	return h;
 }
 
 /* Let go of the record handed out last. */
@@ -679,6 +683,7 @@ static void reorder_clear(struct reorder *ro)
 	reorder_done(ro);
 	while (ro->n)
 		slot_release(ro, heap_pop(ro));
+	ro->held = 0;
 	ro->fifo_out = ro->fifo_in = 0;
 	ro->fifo_wrapped = 0;
 	ro->fifo_newest = 0;
@@ -980,7 +985,8 @@ static void issued_del(struct issued *is, struct issued_rq *r)
 }
 
 /* An issue (block_rq_issue, or the stamped one, which extends it): what the request's completion leaves out. */
-static int note_issued(struct issued *is, const struct st_ev_block_rq_issue *e)
+static __attribute__((noinline)) int note_issued(struct issued *is,
+						const struct st_ev_block_rq_issue *e)
 {
 	struct issued_rq *r;
 
@@ -1003,8 +1009,8 @@ static int note_issued(struct issued *is, const struct st_ev_block_rq_issue *e)
  * file lacks (issued before the trace) has no position: sector 0, as an
  * orphan completion it is not measured.
  */
-static const struct st_event_header *make_whole(struct st_whole *w,
-						const struct st_ev_block_rq_complete_compact *e)
+static __attribute__((noinline)) const struct st_event_header *
+make_whole(struct st_whole *w, const struct st_ev_block_rq_complete_compact *e)
 {
 	struct issued_rq *r = issued_find(&w->issued, e->p.rq);
 	struct st_ev_block_rq_complete *c = &w->whole;
@@ -1029,7 +1035,8 @@ static const struct st_event_header *make_whole(struct st_whole *w,
 }
 
 /* Issues noted, a compact completion made whole; NULL when out of memory. */
-static const struct st_event_header *complete_whole(struct st_whole *w, const struct st_event_header *h)
+static inline const struct st_event_header *complete_whole(struct st_whole *w,
+							  const struct st_event_header *h)
 {
 	switch (h->type) {
 	case ST_EV_block_rq_issue:
@@ -1057,11 +1064,10 @@ static inline int raw_next(struct st_whole *w, struct st_cursor *c, const struct
 static int reordered_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
 {
 	struct reorder *ro = &w->ro;
-	uint64_t first;
 	int ret = 1;
 
 	reorder_done(ro);
-	while (!reorder_first(ro, &first) || first + REORDER_NS > ro->newest) {
+	while (!ro->held || ro->head + REORDER_NS > ro->newest) {
 		const struct st_event_header *h;
 
 		ret = raw_next(w, c, &h);
@@ -1081,7 +1087,7 @@ static int reordered_next(struct st_whole *w, struct st_cursor *c, const struct 
 	if (ret < 0)
 		return ret;
 	/* a live file's next events may still come before the held ones */
-	if (!reorder_first(ro, &first) || (!ret && st_reader_live(w->r)))
+	if (!ro->held || (!ret && st_reader_live(w->r)))
 		return 0;
 	*ev = reorder_pop(ro);
 	return 1;
