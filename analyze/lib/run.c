@@ -350,11 +350,17 @@ static void take_event(struct an_recording *x, struct an_corr *c, const struct s
 /*
  * A recording read by a thread of its own while this one correlates: the
  * reader (decoding, time order, stamped issues made whole) copies the events
- * into blocks handed over through a queue of READ_BLOCKS, so reading runs on
+ * into blocks handed over through a ring of READ_BLOCKS, so reading runs on
  * another CPU beside correlation. The events, and so every report, are the
  * same as read in one thread: only where the work runs changes.
+ *
+ * A side that finds the ring empty (the correlator) or full (the reader)
+ * sleeps until half of it is there for it, and is woken only then: each
+ * wake-up (a futex call, on this kind of guest a costly one) is paid for a
+ * half ring of events, not for one block.
  */
-#define READ_BLOCKS		4
+#define READ_BLOCKS		8
+#define READ_BLOCKS_WAKE	(READ_BLOCKS / 2)
 #define READ_BLOCK_BYTES	(256u << 10)	/* far above the largest record (64 KiB) */
 
 struct read_block {
@@ -367,8 +373,9 @@ struct read_ahead {
 	struct read_block *blocks;	/* a ring: [taken, filled) hold events */
 	unsigned taken, filled;		/* counts; block k is blocks[k % READ_BLOCKS] */
 	int done, ret;			/* the reader's end and an_input_next's last answer */
+	int reader_sleeps, corr_sleeps;	/* which side waits for its half of the ring */
 	pthread_mutex_t lock;
-	pthread_cond_t changed;
+	pthread_cond_t emptied, filled_up;	/* the reader's and the correlator's wake-ups */
 };
 
 static size_t record_span(const struct st_event_header *ev)
@@ -376,14 +383,18 @@ static size_t record_span(const struct st_event_header *ev)
 	return (ev->size + 7u) & ~(size_t)7;
 }
 
-/* The reader's next empty block, once the correlator has left one. */
+/* The reader's next empty block: when the ring is full, once the correlator has emptied half. */
 static struct read_block *empty_block(struct read_ahead *ra)
 {
 	struct read_block *b;
 
 	pthread_mutex_lock(&ra->lock);
-	while (ra->filled - ra->taken == READ_BLOCKS)
-		pthread_cond_wait(&ra->changed, &ra->lock);
+	if (ra->filled - ra->taken == READ_BLOCKS) {
+		ra->reader_sleeps = 1;
+		while (ra->filled - ra->taken > READ_BLOCKS - READ_BLOCKS_WAKE)
+			pthread_cond_wait(&ra->emptied, &ra->lock);
+		ra->reader_sleeps = 0;
+	}
 	b = &ra->blocks[ra->filled % READ_BLOCKS];
 	pthread_mutex_unlock(&ra->lock);
 	b->used = 0;
@@ -396,7 +407,8 @@ static void hand_over(struct read_ahead *ra, int done, int ret)
 	ra->filled++;
 	ra->done = done;
 	ra->ret = ret;
-	pthread_cond_broadcast(&ra->changed);
+	if (ra->corr_sleeps && (done || ra->filled - ra->taken >= READ_BLOCKS_WAKE))
+		pthread_cond_signal(&ra->filled_up);
 	pthread_mutex_unlock(&ra->lock);
 }
 
@@ -420,14 +432,21 @@ static void *read_events(void *arg)
 	return NULL;
 }
 
-/* The next block the reader filled, NULL after the last; with *ret its end. */
+/*
+ * The next block the reader filled, NULL after the last; with *ret its end.
+ * When the ring is empty, once the reader has filled half of it (or ended).
+ */
 static struct read_block *filled_block(struct read_ahead *ra, int *ret)
 {
 	struct read_block *b = NULL;
 
 	pthread_mutex_lock(&ra->lock);
-	while (ra->filled == ra->taken && !ra->done)
-		pthread_cond_wait(&ra->changed, &ra->lock);
+	if (ra->filled == ra->taken && !ra->done) {
+		ra->corr_sleeps = 1;
+		while (ra->filled - ra->taken < READ_BLOCKS_WAKE && !ra->done)
+			pthread_cond_wait(&ra->filled_up, &ra->lock);
+		ra->corr_sleeps = 0;
+	}
 	if (ra->filled != ra->taken)
 		b = &ra->blocks[ra->taken % READ_BLOCKS];
 	*ret = ra->ret;
@@ -439,7 +458,8 @@ static void block_taken(struct read_ahead *ra)
 {
 	pthread_mutex_lock(&ra->lock);
 	ra->taken++;
-	pthread_cond_broadcast(&ra->changed);
+	if (ra->reader_sleeps && ra->filled - ra->taken <= READ_BLOCKS - READ_BLOCKS_WAKE)
+		pthread_cond_signal(&ra->emptied);
 	pthread_mutex_unlock(&ra->lock);
 }
 
@@ -447,7 +467,8 @@ static void block_taken(struct read_ahead *ra)
 static int take_read_ahead(struct an_recording *x, struct an_corr *c)
 {
 	struct read_ahead ra = { .x = x, .lock = PTHREAD_MUTEX_INITIALIZER,
-				 .changed = PTHREAD_COND_INITIALIZER };
+				 .emptied = PTHREAD_COND_INITIALIZER,
+				 .filled_up = PTHREAD_COND_INITIALIZER };
 	struct read_block *b;
 	pthread_t reader;
 	int ret;

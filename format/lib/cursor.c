@@ -75,7 +75,8 @@ struct ahead_slot {
 /*
  * The decoding thread and the cursor share the slots under `lock`: the
  * thread fills pending chunk k into slot k % AHEAD_SLOTS once the cursor has
- * taken chunk k - AHEAD_SLOTS; the cursor takes chunk k once `decoded` > k,
+ * taken chunk k - AHEAD_SLOTS (when it found every slot full, once half of
+ * them are free again); the cursor takes chunk k once `decoded` > k,
  * leaving in the slot a spare stream for the thread to reuse (NULL: it
  * allocates one).
  */
@@ -86,6 +87,7 @@ struct ahead {
 	size_t count;		/* the cursor's pending chunks, which never change (not live) */
 	size_t decoded, taken;	/* pending chunks filled in / taken, counted from 0 */
 	int stop;		/* the cursor closes */
+	int thread_sleeps, cursor_sleeps;	/* who waits (never both): woken only then */
 	struct ahead_slot slot[AHEAD_SLOTS];
 };
 
@@ -350,8 +352,13 @@ static void *decode_ahead(void *arg)
 		int err, stop;
 
 		pthread_mutex_lock(&a->lock);
-		while (!a->stop && k - a->taken >= AHEAD_SLOTS)
-			pthread_cond_wait(&a->changed, &a->lock);
+		/* the slots full: a wake-up (a futex call) for every other chunk, not each one */
+		if (!a->stop && k - a->taken >= AHEAD_SLOTS) {
+			a->thread_sleeps = 1;
+			while (!a->stop && k - a->taken > AHEAD_SLOTS / 2)
+				pthread_cond_wait(&a->changed, &a->lock);
+			a->thread_sleeps = 0;
+		}
 		s = slot->s;
 		stop = a->stop;
 		pthread_mutex_unlock(&a->lock);
@@ -365,7 +372,8 @@ static void *decode_ahead(void *arg)
 		slot->err = err;
 		snprintf(slot->why, sizeof(slot->why), "%s", why ? why : "");
 		a->decoded = k + 1;
-		pthread_cond_broadcast(&a->changed);
+		if (a->cursor_sleeps)
+			pthread_cond_broadcast(&a->changed);
 		pthread_mutex_unlock(&a->lock);
 	}
 	st_chunk_buf_free(&raw);
@@ -384,15 +392,20 @@ static int take_ahead(struct st_cursor *c, size_t k, int report, struct stream *
 	int err;
 
 	pthread_mutex_lock(&a->lock);
-	while (a->decoded <= k)
-		pthread_cond_wait(&a->changed, &a->lock);
+	if (a->decoded <= k) {
+		a->cursor_sleeps = 1;
+		while (a->decoded <= k)
+			pthread_cond_wait(&a->changed, &a->lock);
+		a->cursor_sleeps = 0;
+	}
 	*sp = slot->s;
 	err = slot->err;
 	if (err && report && slot->why[0])
 		st_chunk_fail(c->r, c->pending[k], err, slot->why);
 	slot->s = c->nspare ? c->spare[--c->nspare] : NULL;
 	a->taken = k + 1;
-	pthread_cond_broadcast(&a->changed);
+	if (a->thread_sleeps && a->decoded - a->taken <= AHEAD_SLOTS / 2)
+		pthread_cond_broadcast(&a->changed);
 	pthread_mutex_unlock(&a->lock);
 	return err;
 }
