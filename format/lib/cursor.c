@@ -98,6 +98,7 @@ struct st_cursor {
 	size_t nchunks;		/* the reader's chunks the cursor has seen */
 	size_t *pending;	/* events chunks to visit, by first timestamp */
 	size_t npending, next, cap;
+	uint64_t next_first;	/* first timestamp of pending[next], when next < npending */
 	struct stream **heap;
 	size_t nheap;
 	struct stream **spare;	/* exhausted streams, kept for their buffers */
@@ -410,10 +411,19 @@ static int take_ahead(struct st_cursor *c, size_t k, int report, struct stream *
 	return err;
 }
 
+/* The first timestamp of the next chunk to visit, kept: the merge asks for it per record. */
+static void note_next(struct st_cursor *c)
+{
+	if (c->next < c->npending)
+		c->next_first = st_chunk_at(c->r, c->pending[c->next])->first_ts;
+}
+
 /* Decodes the next pending chunk into a stream on the heap. */
 static int activate(struct st_cursor *c)
 {
 	size_t k = c->next++, chunk = c->pending[k];
+
+	note_next(c);
 	const struct st_chunk_info *ci = st_chunk_at(c->r, chunk);
 	struct stream *s;
 	const char *why;
@@ -476,7 +486,7 @@ static void advance_top(struct st_cursor *c)
 
 static uint64_t pending_first_ts(const struct st_cursor *c)
 {
-	return st_chunk_at(c->r, c->pending[c->next])->first_ts;
+	return c->next_first;
 }
 
 /* Position in s of its first record at or after `limit`, s->end if none. */
@@ -651,6 +661,7 @@ static int take_chunks(struct st_cursor *c)
 	if (c->npending > old)
 		qsort_r(c->pending + c->next, c->npending - c->next, sizeof(*c->pending), pending_cmp,
 			c->r);
+	note_next(c);
 	return 0;
 }
 
