@@ -182,10 +182,12 @@ int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev
  * st_whole_adapts() says whether the file needs it, st_whole_adapt_chunk()
  * writes the records of a decoded chunk into out in the built-in layouts,
  * those of types left out dropped (thread-safe: it reads the plan made at
- * open); an error of the chunk's bytes with *why set, ST_ENOMEM without.
+ * open), or, when none needs it, swaps the two buffers' bytes (the
+ * decompression context stays); an error of the chunk's bytes with *why
+ * set, ST_ENOMEM without.
  */
 int st_whole_adapts(const struct st_whole *w);
-int st_whole_adapt_chunk(const struct st_whole *w, const struct st_chunk_buf *in,
+int st_whole_adapt_chunk(const struct st_whole *w, struct st_chunk_buf *in,
 			 struct st_chunk_buf *out, const char **why);
 int st_whole_open(struct st_reader *r, struct st_whole **w);
 int st_whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev);

@@ -298,15 +298,30 @@ static size_t adapted_len(const struct st_whole *w, const struct st_chunk_buf *i
 	return len;
 }
 
-int st_whole_adapt_chunk(const struct st_whole *w, const struct st_chunk_buf *in,
+int st_whole_adapt_chunk(const struct st_whole *w, struct st_chunk_buf *in,
 			 struct st_chunk_buf *out, const char **why)
 {
 	const uint8_t *p = in->data, *end = p + in->len, *run = p;
-	/* counted only when some type more than doubles: room for twice the records else */
-	size_t need = w->at_most_double ? 2 * in->len : adapted_len(w, in);
+	size_t need;
 	uint8_t *dst;
 
 	*why = NULL;
+	while (p < end && w->how[((const struct st_event_header *)p)->type] == HOW_PASS)
+		p += ((const struct st_event_header *)p)->size;
+	/* none to adapt (the types that differ have no records here): the bytes change hands */
+	if (p == end) {
+		struct st_chunk_buf t = *out;
+
+		out->data = in->data;
+		out->len = in->len;
+		out->cap = in->cap;
+		in->data = t.data;
+		in->len = t.len;
+		in->cap = t.cap;
+		return 0;
+	}
+	/* counted only when some type more than doubles: room for twice the records else */
+	need = w->at_most_double ? 2 * in->len : adapted_len(w, in);
 	/*
 	 * A hostile schema's records could grow 64 times: past twice the
 	 * largest chunk, a chunk whose records more than double is refused.
