@@ -14,6 +14,7 @@ struct file_in {
 	 * and those an_input_pass_type() asked for; the others are skipped.
 	 */
 	uint8_t keep[65536];
+	int keep_all;		/* every stored type is kept: no event to leave out */
 	const struct st_event_header *cur;	/* current event, NULL at the end */
 };
 
@@ -23,6 +24,7 @@ struct an_input {
 	struct an_names *names;
 	int nfiles;
 	int advance;		/* index of the file whose event was returned last, -1 */
+	int fill_ret;		/* an_input_fill(): the error after the events it filled */
 	unsigned cursor_flags;	/* ST_CURSOR_AHEAD or 0 */
 	struct an_input_info info;
 };
@@ -111,6 +113,17 @@ static int file_advance(struct file_in *f, char *err, size_t cap)
 	return ret;
 }
 
+/* Whether f's cursor hands out only events the analysis takes (the types it passes are kept). */
+static int keeps_all(const struct file_in *f)
+{
+	size_t k, ntypes = st_type_count(f->r);
+
+	for (k = 0; k < ntypes; k++)
+		if (!f->keep[st_type_at(f->r, k)->id])
+			return 0;
+	return 1;
+}
+
 int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, size_t cap)
 {
 	int i;
@@ -122,6 +135,7 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 		int ret;
 
 		st_cursor_close(f->c);
+		f->keep_all = keeps_all(f);
 		if ((ret = st_cursor_open(f->r, from, to, in->cursor_flags, &f->c))) {
 			snprintf(err, cap, "%s: %s", f->path,
 				 ret == ST_ENOMEM ? "out of memory" : st_reader_errmsg(f->r));
@@ -132,6 +146,7 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 			return -1;
 	}
 	in->advance = -1;
+	in->fill_ret = 0;
 	return 0;
 }
 
@@ -224,6 +239,44 @@ int an_input_next(struct an_input *in, const struct st_event_header **ev, char *
 		return next_of_files(in, ev, err, cap);
 	ret = file_next(&in->files[0], ev, err, cap);
 	return ret < 0 ? -1 : ret;
+}
+
+static size_t record_span(const struct st_event_header *ev)
+{
+	return (ev->size + 7u) & ~(size_t)7;
+}
+
+int an_input_fill(struct an_input *in, void *buf, size_t cap, size_t *used, char *err,
+		  size_t errcap)
+{
+	struct file_in *f = &in->files[0];
+	const struct st_event_header *ev;
+	int ret;
+
+	*used = 0;
+	/* one file whose events are all taken: the cursor copies them a block at a time */
+	if (in->nfiles == 1 && f->keep_all) {
+		ret = st_cursor_fill(f->c, buf, cap);
+		if (ret < 0) {
+			snprintf(err, errcap, "%s: %s", f->path,
+				 ret == ST_ENOMEM ? "out of memory" : st_reader_errmsg(f->r));
+			return -1;
+		}
+		*used = (size_t)ret;
+		return ret > 0;
+	}
+	/* else an event at a time, while the largest record still fits; an error after them next */
+	if ((ret = in->fill_ret)) {
+		in->fill_ret = 0;
+		return ret;
+	}
+	while (cap - *used >= ST_CURSOR_FILL_MIN && (ret = an_input_next(in, &ev, err, errcap)) > 0) {
+		memcpy((char *)buf + *used, ev, ev->size);
+		*used += record_span(ev);
+	}
+	if (ret < 0 && *used)
+		in->fill_ret = ret;
+	return *used ? 1 : ret;
 }
 
 const struct an_input_info *an_input_info(const struct an_input *in)

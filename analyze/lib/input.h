@@ -68,6 +68,14 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 void an_input_decode_ahead(struct an_input *in, int on);
 /* 1 and *ev, 0 at the end, -1 on a read error (message in err). */
 int an_input_next(struct an_input *in, const struct st_event_header **ev, char *err, size_t cap);
+/*
+ * The next events copied into buf (cap >= ST_CURSOR_FILL_MIN), each at an
+ * 8-byte boundary, *used the bytes filled: 1, 0 at the end, -1 on a read
+ * error (message in err; after events filled, at the next call). Not mixed
+ * with an_input_next() in one pass.
+ */
+int an_input_fill(struct an_input *in, void *buf, size_t cap, size_t *used, char *err,
+		  size_t errcap);
 const struct an_input_info *an_input_info(const struct an_input *in);
 /*
  * Events of built-in type id the stream delivers: the sum of st_whole_events()

@@ -416,19 +416,14 @@ static void *read_events(void *arg)
 {
 	struct read_ahead *ra = arg;
 	struct an_recording *x = ra->x;
-	struct read_block *b = empty_block(ra);
-	const struct st_event_header *ev;
 	int ret;
 
-	while ((ret = an_input_next(x->in, &ev, x->err, sizeof(x->err))) > 0) {
-		if (b->used + record_span(ev) > sizeof(b->data)) {
-			hand_over(ra, 0, 1);
-			b = empty_block(ra);
-		}
-		memcpy((char *)b->data + b->used, ev, ev->size);
-		b->used += record_span(ev);
-	}
-	hand_over(ra, 1, ret);
+	do {
+		struct read_block *b = empty_block(ra);
+
+		ret = an_input_fill(x->in, b->data, sizeof(b->data), &b->used, x->err, sizeof(x->err));
+		hand_over(ra, ret <= 0, ret);
+	} while (ret > 0);
 	return NULL;
 }
 

@@ -25,6 +25,7 @@
  * cursor would have made itself; a chunk's error waits in its slot until the
  * cursor reaches the chunk, and becomes the reader's message only then.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,9 @@ struct st_cursor {
 	int adapt;		/* chunks read into this build's layouts as decoded */
 	struct st_chunk_buf raw;	/* a chunk as stored, then (adapt, decoded here) */
 	struct ahead *ahead;	/* ST_CURSOR_AHEAD on a reader that is not live */
+	/* st_cursor_fill(): the event that did not fit, the error after those that did */
+	const struct st_event_header *left;
+	int fill_err;
 };
 
 static int key_cmp(const void *a, const void *b)
@@ -601,11 +605,62 @@ int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev
 	return stored_next(c, ev);
 }
 
+/* What st_cursor_fill() left for the next call: its event that did not fit, or its error. */
+static __attribute__((noinline)) int take_left(struct st_cursor *c, const struct st_event_header **ev)
+{
+	int err = c->fill_err;
+
+	c->fill_err = 0;
+	if (err)
+		return err;
+	*ev = c->left;
+	c->left = NULL;
+	return 1;
+}
+
 int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev)
 {
+	if (__builtin_expect(c->left || c->fill_err, 0))
+		return take_left(c, ev);
 	if (c->whole_on)
 		return st_whole_next(c->whole, c, ev);
 	return stored_next(c, ev);
+}
+
+int st_cursor_fill(struct st_cursor *c, void *buf, size_t cap)
+{
+	const struct st_event_header *ev;
+	uint8_t *out = buf;
+	size_t used = 0;
+	int ret;
+
+	if (cap < ST_CURSOR_FILL_MIN)
+		return ST_EINVAL;
+	if (cap > INT_MAX)
+		cap = INT_MAX;
+	if (c->fill_err || c->left) {
+		if ((ret = take_left(c, &ev)) < 0)
+			return ret;
+		memcpy(out, ev, ev->size);
+		used = (ev->size + 7u) & ~(size_t)7;
+	}
+	if (c->whole_on) {
+		ret = st_whole_fill(c->whole, c, out, cap, &used, &c->left);
+	} else {
+		while ((ret = stored_next(c, &ev)) > 0) {
+			size_t span = (ev->size + 7u) & ~(size_t)7;
+
+			if (span > cap - used) {
+				c->left = ev;
+				break;
+			}
+			memcpy(out + used, ev, ev->size);
+			used += span;
+		}
+	}
+	if (ret < 0 && used)
+		c->fill_err = ret;
+	return ret < 0 && !used ? ret : (int)used;
 }
 
 static int pending_cmp(const void *a, const void *b, void *r)

@@ -191,6 +191,14 @@ int st_whole_adapt_chunk(const struct st_whole *w, struct st_chunk_buf *in,
 			 struct st_chunk_buf *out, const char **why);
 int st_whole_open(struct st_reader *r, struct st_whole **w);
 int st_whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev);
+/*
+ * st_cursor_fill()'s loop over st_whole_next(): the events copied into buf
+ * from *used on, each at an 8-byte boundary, while they fit in cap (*used
+ * the bytes filled after); the last answer of st_whole_next(), 1 with *left
+ * the event that did not fit.
+ */
+int st_whole_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t cap, size_t *used,
+		  const struct st_event_header **left);
 int st_whole_busy(const struct st_whole *w);
 void st_whole_refresh(struct st_whole *w);
 void st_whole_close(struct st_whole *w);

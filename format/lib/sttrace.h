@@ -454,6 +454,18 @@ int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, unsigned fla
  * (spec section 7.1). After ST_ENOMEM, stop.
  */
 int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev);
+/*
+ * The next events, those st_cursor_next() would hand out, copied into buf
+ * one after the other, each at an 8-byte boundary (its size rounded up to
+ * 8), as many as fit in cap bytes (at least ST_CURSOR_FILL_MIN, room for
+ * the largest record): the bytes filled; 0 at the end; <0 for an error,
+ * as st_cursor_next() (an error after some events comes at the next call,
+ * and an event that did not fit first at the next call of either). For a
+ * caller that keeps events past the next call (another thread takes them):
+ * the copy it would make, without a call per event.
+ */
+#define ST_CURSOR_FILL_MIN	65536u
+int st_cursor_fill(struct st_cursor *c, void *buf, size_t cap);
 void st_cursor_close(struct st_cursor *c);
 /*
  * Events of built-in type id a whole-event cursor over r hands out (footer

@@ -1108,9 +1108,35 @@ static int reordered_next(struct st_whole *w, struct st_cursor *c, const struct 
 	return 1;
 }
 
-int st_whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
+static inline int whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
 {
 	return w->stamped ? reordered_next(w, c, ev) : raw_next(w, c, ev);
+}
+
+int st_whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
+{
+	return whole_next(w, c, ev);
+}
+
+int st_whole_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t cap, size_t *used,
+		  const struct st_event_header **left)
+{
+	const struct st_event_header *ev;
+	size_t n = *used;
+	int ret;
+
+	while ((ret = whole_next(w, c, &ev)) > 0) {
+		size_t span = (ev->size + 7u) & ~(size_t)7;
+
+		if (span > cap - n) {
+			*left = ev;
+			break;
+		}
+		memcpy(buf + n, ev, ev->size);
+		n += span;
+	}
+	*used = n;
+	return ret;
 }
 
 int st_whole_busy(const struct st_whole *w)

@@ -484,6 +484,113 @@ static int test_decode_ahead_same(void)
 	return bad;
 }
 
+/*
+ * The events st_cursor_fill() copies are those st_cursor_next() hands out,
+ * in the same order, each at an 8-byte boundary, an error at the same event
+ * with the same message; the event that did not fit comes first at the next
+ * call, of either.
+ */
+static int same_filled(const char *test, struct st_reader *r1, struct st_reader *r2, unsigned flags,
+		       size_t *events, size_t *errors)
+{
+	uint64_t *buf = malloc(ST_CURSOR_FILL_MIN);
+	const struct st_event_header *a, *b;
+	struct st_cursor *c1 = NULL, *c2 = NULL;
+	int bad, ret1, filled = 0, calls = 0;
+	size_t off = 0;
+
+	*events = *errors = 0;
+	bad = expectf(buf && !st_cursor_open(r1, 0, UINT64_MAX, flags, &c1) &&
+		      !st_cursor_open(r2, 0, UINT64_MAX, flags, &c2), test, "cursors") ||
+	      expectf(st_cursor_fill(c2, buf, ST_CURSOR_FILL_MIN - 8) == ST_EINVAL, test,
+		      "a buffer below ST_CURSOR_FILL_MIN");
+	while (!bad) {
+		ret1 = st_cursor_next(c1, &a);
+		/* every 7th fill, the next event through st_cursor_next(): the one left comes first */
+		if (off == (size_t)filled && ++calls % 7 == 0) {
+			int ret2 = st_cursor_next(c2, &b);
+
+			bad = expectf(ret1 == ret2, test, "after %zu events: %d next, %d next after a fill",
+				      *events, ret1, ret2) ||
+			      expectf(ret1 <= 0 || !memcmp(a, b, a->size), test, "event %zu differs", *events);
+			if (ret1 < 0)
+				++*errors;
+			else if (ret1 > 0)
+				++*events;
+			if (bad || !ret1)
+				break;
+			continue;
+		}
+		if (off == (size_t)filled) {
+			filled = st_cursor_fill(c2, buf, ST_CURSOR_FILL_MIN);
+			off = 0;
+			if (filled <= 0) {
+				bad = expectf(ret1 == filled, test, "after %zu events: %d next, %d filled",
+					      *events, ret1, filled) ||
+				      expectf(filled == 0 || !strcmp(st_reader_errmsg(r1), st_reader_errmsg(r2)),
+					      test, "error after %zu events: \"%s\" next, \"%s\" filled",
+					      *events, st_reader_errmsg(r1), st_reader_errmsg(r2));
+				if (filled < 0)
+					++*errors;
+				filled = 0;
+				if (bad || !ret1)
+					break;
+				continue;
+			}
+		}
+		b = (const void *)((const uint8_t *)buf + off);
+		bad = expectf(ret1 == 1, test, "after %zu events: %d next, an event filled", *events, ret1) ||
+		      expectf(a->size == b->size && !memcmp(a, b, a->size), test, "event %zu differs",
+			      *events);
+		off += (b->size + 7u) & ~7u;
+		++*events;
+	}
+	st_cursor_close(c1);
+	st_cursor_close(c2);
+	free(buf);
+	return bad;
+}
+
+static int test_fill_same(void)
+{
+	const size_t n = 30000;
+	struct written *sorted = malloc(n * sizeof(*sorted));
+	struct mem_sink m = { 0 };
+	struct st_reader *r1 = NULL, *r2 = NULL;
+	size_t events, errors, seen = 0, damaged = 0, lost = 0;
+	int bad;
+
+	rnd_seed(11);
+	bad = write_events(__func__, &m, 2048, n, ts_mixed, sorted) ||
+	      open_mem(__func__, &r1, m.data, m.len, 0) || open_mem(__func__, &r2, m.data, m.len, 0);
+	for (unsigned flags = 0; flags <= ST_CURSOR_RAW && !bad; flags += ST_CURSOR_RAW)
+		bad = same_filled(__func__, r1, r2, flags, &events, &errors) ||
+		      expectf(events == n && !errors, __func__, "%zu events, %zu errors", events, errors);
+	st_reader_close(r1);
+	st_reader_close(r2);
+	r1 = r2 = NULL;
+	/* the 2nd and 5th events chunks damaged: their errors come at the same events */
+	bad = bad || open_mem(__func__, &r1, m.data, m.len, 0);
+	for (size_t i = 0; !bad && i < st_chunk_count(r1); i++) {
+		const struct st_chunk_info *ci = st_chunk_at(r1, i);
+
+		if (ci->kind == ST_CHUNK_EVENTS && (++seen == 2 || seen == 5)) {
+			m.data[ci->offset + ci->stored_size - 3] ^= 0x40;
+			damaged++;
+			lost += ci->events;
+		}
+	}
+	bad = bad || open_mem(__func__, &r2, m.data, m.len, 0) ||
+	      same_filled(__func__, r1, r2, 0, &events, &errors) ||
+	      expectf(damaged == 2 && errors == 2 && events == n - lost, __func__,
+		      "%zu errors, %zu events of %zu (%zu in the damaged chunks)", errors, events, n, lost);
+	st_reader_close(r1);
+	st_reader_close(r2);
+	free(m.data);
+	free(sorted);
+	return bad;
+}
+
 int main(void)
 {
 	RUN(test_out_of_order_within_chunks);
@@ -495,5 +602,6 @@ int main(void)
 	RUN(test_independent_cursors);
 	RUN(test_parallel_decode);
 	RUN(test_decode_ahead_same);
+	RUN(test_fill_same);
 	return check_failures != 0;
 }
