@@ -658,7 +658,8 @@ static inline int reorder_push(struct reorder *ro, const struct st_event_header 
 }
 
 /* Hand out the earliest record held (ro->held > 0): valid until the next call on ro. */
-static const struct st_event_header *reorder_pop(struct reorder *ro)
+static inline __attribute__((always_inline)) const struct st_event_header *
+reorder_pop(struct reorder *ro)
 {
 	const struct fifo_head *fh = fifo_first(ro);
 	const struct st_event_header *h;
@@ -1076,7 +1077,8 @@ static inline int raw_next(struct st_whole *w, struct st_cursor *c, const struct
 }
 
 /* The next event of a file with stamped issues: read ahead REORDER_NS, in time order. */
-static int reordered_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
+static inline __attribute__((always_inline)) int
+reordered_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
 {
 	struct reorder *ro = &w->ro;
 	int ret = 1;
@@ -1108,7 +1110,8 @@ static int reordered_next(struct st_whole *w, struct st_cursor *c, const struct 
 	return 1;
 }
 
-static inline int whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
+static inline __attribute__((always_inline)) int
+whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
 {
 	return w->stamped ? reordered_next(w, c, ev) : raw_next(w, c, ev);
 }
