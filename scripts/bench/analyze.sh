@@ -12,7 +12,8 @@
 #   - wall time with --threads 1 against --threads 2 (a reader thread beside
 #     the correlation, and one decoding the chunks ahead; goal >= 1.6x on 2
 #     cores): BENCH_THREAD_ROUNDS (default 5) runs of each, alternated, the
-#     medians, with the load average over them
+#     medians, with the load average over them; BENCH_BASE=DIR alternates
+#     another build's st-analyze with this one's, a line each
 #     (BENCH_SECTIONS=threads: only this, on the FILEs given)
 # Then a synthetic trace of about EVENTS events (st-format synth):
 #   - summary throughput: events per CPU-second (st-analyze is single-threaded,
@@ -117,22 +118,32 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (v[int
 
 # threads FILE: the summary's wall time read and correlated in one thread
 # against --threads 2 (a thread correlates, one reads, one decodes the chunks
-# ahead), alternated; the medians (goal: >= 1.6x faster on 2 cores). Other
-# load on the machine takes CPUs from the threads, not from one: the load
-# average says how much.
+# ahead), alternated; the medians (goal: >= 1.6x faster on 2 cores), and of
+# the CPU time. Other load on the machine takes CPUs from the threads, not
+# from one: the load average says how much. With BENCH_BASE=DIR (another
+# build's directory), that build's st-analyze runs too, alternated with this
+# one in each round, a line each.
 threads() {
-	local i w one=() two=() load0
+	local i w c b load0 builds=("$B")
+	local -A wall cpu
+	[ -n "${BENCH_BASE:-}" ] && builds=("$BENCH_BASE" "$B")
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	for i in $(seq "${BENCH_THREAD_ROUNDS:-5}"); do
-		read -r _ w _ <<<"$(measure "$B/st-analyze" --threads 1 "$1")"
-		one+=("$w")
-		read -r _ w _ <<<"$(measure "$B/st-analyze" --threads 2 "$1")"
-		two+=("$w")
+		for b in "${builds[@]}"; do
+			read -r c w _ <<<"$(measure "$b/st-analyze" --threads 1 "$1")"
+			wall[$b.1]+="$w " cpu[$b.1]+="$c "
+			read -r c w _ <<<"$(measure "$b/st-analyze" --threads 2 "$1")"
+			wall[$b.2]+="$w " cpu[$b.2]+="$c "
+		done
 	done
-	awk -v f="$(basename "$1")" -v one="$(median "${one[@]}")" -v two="$(median "${two[@]}")" \
-	    -v all1="${one[*]}" -v all2="${two[*]}" -v l0="$load0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
-		printf "%-22s one file on two CPUs: median %.3f s wall with --threads 1 (%s), %.3f s with 2 (%s): %.2fx (goal >= 1.6), load average %s -> %s\n",
-			f, one, all1, two, all2, one / two, l0, l1 }'
+	for b in "${builds[@]}"; do
+		# shellcheck disable=SC2086
+		awk -v f="$(basename "$1")" -v one="$(median ${wall[$b.1]})" -v two="$(median ${wall[$b.2]})" \
+		    -v c1="$(median ${cpu[$b.1]})" -v c2="$(median ${cpu[$b.2]})" -v build="$b" \
+		    -v all1="${wall[$b.1]% }" -v all2="${wall[$b.2]% }" -v l0="$load0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
+			printf "%-22s one file on two CPUs: median %.3f s wall with --threads 1 (%s), %.3f s with 2 (%s): %.2fx (goal >= 1.6); CPU %.2f s and %.2f s; load average %s -> %s; %s\n",
+				f, one, all1, two, all2, one / two, c1, c2, l0, l1, build }'
+	done
 }
 
 if [ "${BENCH_SECTIONS:-}" = threads ]; then
