@@ -541,22 +541,30 @@ static int fifo_grow(struct reorder *ro, size_t need)
 	return 0;
 }
 
-static int fifo_push(struct reorder *ro, const struct st_event_header *h)
+/* Room for an entry of need bytes that does not fit at fifo_in: the ring starts again at its front, or grows. */
+static __attribute__((noinline)) int fifo_room(struct reorder *ro, size_t need)
+{
+	if (!ro->fifo_wrapped && need < ro->fifo_out) {
+		ro->fifo_end = ro->fifo_in;
+		ro->fifo_in = 0;
+		ro->fifo_wrapped = 1;
+		return 0;
+	}
+	return fifo_grow(ro, need);
+}
+
+/* Inline: every event of a file with stamped issues passes here. */
+static inline __attribute__((always_inline)) int fifo_push(struct reorder *ro,
+							   const struct st_event_header *h)
 {
 	size_t need = sizeof(struct fifo_head) + ((h->size + 7u) & ~7u);
 	struct fifo_head fh = { .seq = ro->seq++ };
 
 	if (!fifo_first(ro))
 		ro->fifo_out = ro->fifo_in = 0;
-	if (ro->fifo_wrapped ? ro->fifo_in + need >= ro->fifo_out : ro->fifo_in + need > ro->fifo_cap) {
-		if (!ro->fifo_wrapped && need < ro->fifo_out) {
-			ro->fifo_end = ro->fifo_in;
-			ro->fifo_in = 0;
-			ro->fifo_wrapped = 1;
-		} else if (fifo_grow(ro, need)) {
-			return -1;
-		}
-	}
+	if ((ro->fifo_wrapped ? ro->fifo_in + need >= ro->fifo_out : ro->fifo_in + need > ro->fifo_cap) &&
+	    fifo_room(ro, need))
+		return -1;
 	memcpy(ro->fifo + ro->fifo_in, &fh, sizeof(fh));
 	memcpy(ro->fifo + ro->fifo_in + sizeof(fh), h, h->size);
 	ro->fifo_in += need;
