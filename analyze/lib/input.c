@@ -241,11 +241,6 @@ int an_input_next(struct an_input *in, const struct st_event_header **ev, char *
 	return ret < 0 ? -1 : ret;
 }
 
-static size_t record_span(const struct st_event_header *ev)
-{
-	return (ev->size + 7u) & ~(size_t)7;
-}
-
 int an_input_fill(struct an_input *in, void *buf, size_t cap, size_t *used, char *err,
 		  size_t errcap)
 {
@@ -272,7 +267,7 @@ int an_input_fill(struct an_input *in, void *buf, size_t cap, size_t *used, char
 	}
 	while (cap - *used >= ST_CURSOR_FILL_MIN && (ret = an_input_next(in, &ev, err, errcap)) > 0) {
 		memcpy((char *)buf + *used, ev, ev->size);
-		*used += record_span(ev);
+		*used += st_record_span(ev);
 	}
 	if (ret < 0 && *used)
 		in->fill_ret = ret;

@@ -372,16 +372,11 @@ struct read_ahead {
 	struct an_recording *x;
 	struct read_block *blocks;	/* a ring: [taken, filled) hold events */
 	unsigned taken, filled;		/* counts; block k is blocks[k % READ_BLOCKS] */
-	int done, ret;			/* the reader's end and an_input_next's last answer */
+	int done, ret;			/* the reader's end and an_input_fill's last answer */
 	int reader_sleeps, corr_sleeps;	/* which side waits for its half of the ring */
 	pthread_mutex_t lock;
 	pthread_cond_t emptied, filled_up;	/* the reader's and the correlator's wake-ups */
 };
-
-static size_t record_span(const struct st_event_header *ev)
-{
-	return (ev->size + 7u) & ~(size_t)7;
-}
 
 /* The reader's next empty block: when the ring is full, once the correlator has emptied half. */
 static struct read_block *empty_block(struct read_ahead *ra)
@@ -397,7 +392,6 @@ static struct read_block *empty_block(struct read_ahead *ra)
 	}
 	b = &ra->blocks[ra->filled % READ_BLOCKS];
 	pthread_mutex_unlock(&ra->lock);
-	b->used = 0;
 	return b;
 }
 
@@ -478,7 +472,7 @@ static int take_read_ahead(struct an_recording *x, struct an_corr *c)
 			const struct st_event_header *ev = (const void *)((char *)b->data + off);
 
 			take_event(x, c, ev);
-			off += record_span(ev);
+			off += st_record_span(ev);
 		}
 		block_taken(&ra);
 	}

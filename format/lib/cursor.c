@@ -642,13 +642,13 @@ int st_cursor_fill(struct st_cursor *c, void *buf, size_t cap)
 		if ((ret = take_left(c, &ev)) < 0)
 			return ret;
 		memcpy(out, ev, ev->size);
-		used = (ev->size + 7u) & ~(size_t)7;
+		used = st_record_span(ev);
 	}
 	if (c->whole_on) {
 		ret = st_whole_fill(c->whole, c, out, cap, &used, &c->left);
 	} else {
 		while ((ret = stored_next(c, &ev)) > 0) {
-			size_t span = (ev->size + 7u) & ~(size_t)7;
+			size_t span = st_record_span(ev);
 
 			if (span > cap - used) {
 				c->left = ev;

@@ -466,6 +466,11 @@ int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev);
  */
 #define ST_CURSOR_FILL_MIN	65536u
 int st_cursor_fill(struct st_cursor *c, void *buf, size_t cap);
+/* Bytes an event takes in st_cursor_fill()'s buffer: the next one follows it there. */
+static inline size_t st_record_span(const struct st_event_header *ev)
+{
+	return (ev->size + 7u) & ~(size_t)7;
+}
 void st_cursor_close(struct st_cursor *c);
 /*
  * Events of built-in type id a whole-event cursor over r hands out (footer

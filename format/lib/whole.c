@@ -1137,7 +1137,7 @@ int st_whole_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t 
 	int ret;
 
 	while ((ret = whole_next(w, c, &ev)) > 0) {
-		size_t span = (ev->size + 7u) & ~(size_t)7;
+		size_t span = st_record_span(ev);
 
 		if (span > cap - n) {
 			*left = ev;
