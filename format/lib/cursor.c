@@ -426,13 +426,12 @@ static void note_next(struct st_cursor *c)
 static int activate(struct st_cursor *c)
 {
 	size_t k = c->next++, chunk = c->pending[k];
-
-	note_next(c);
 	const struct st_chunk_info *ci = st_chunk_at(c->r, chunk);
 	struct stream *s;
 	const char *why;
 	int err;
 
+	note_next(c);
 	if (c->active_bytes + ci->raw_size > ST_CURSOR_MAX_BYTES) {
 		err = st_reader_fail(c->r, ST_EFORMAT,
 				     "chunk %zu: more than %llu MiB of chunks overlap in time", chunk,
@@ -606,7 +605,8 @@ int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev
 }
 
 /* What st_cursor_fill() left for the next call: its event that did not fit, or its error. */
-static __attribute__((noinline)) int take_left(struct st_cursor *c, const struct st_event_header **ev)
+static __attribute__((noinline)) int take_left(struct st_cursor *c,
+						const struct st_event_header **ev)
 {
 	int err = c->fill_err;
 

@@ -541,7 +541,7 @@ static int fifo_grow(struct reorder *ro, size_t need)
 	return 0;
 }
 
-/* Room for an entry of need bytes that does not fit at fifo_in: the ring starts again at its front, or grows. */
+/* Room for an entry of need bytes that does not fit at fifo_in: the ring starts over, or grows. */
 static __attribute__((noinline)) int fifo_room(struct reorder *ro, size_t need)
 {
 	if (!ro->fifo_wrapped && need < ro->fifo_out) {
