@@ -522,8 +522,11 @@ static __always_inline void *reserve(__u32 size, __u16 type)
 	return h;
 }
 
-/* Every reserve() that returned a record is followed by exactly one submit(). */
-static __always_inline void submit(void *rec, __u32 size)
+/*
+ * Every reserve() that returned a record is followed by exactly one
+ * submit_records() of what it reserved: n records, size bytes from rec.
+ */
+static __always_inline void submit_records(void *rec, __u32 size, __u32 n)
 {
 	struct stage *s = this_stage();
 	__u32 depth;
@@ -532,16 +535,22 @@ static __always_inline void submit(void *rec, __u32 size)
 		return;
 	depth = s->depth - 1;
 	if (depth == 0) {
-		if (!s->count++)
+		if (!s->count)
 			set_stage_age(((struct st_event_header *)rec)->ts);
+		s->count += n;
 		s->len += size;
 		if (s->len >= ST_STAGE_BYTES)
 			flush(s);
 	} else {
-		output(rec, size, 1);
+		output(rec, size, n);
 	}
 	barrier();
 	s->depth = depth;
+}
+
+static __always_inline void submit(void *rec, __u32 size)
+{
+	submit_records(rec, size, 1);
 }
 
 /* Run by st-record on one CPU (BPF_PROG_TEST_RUN): a quiet one at a drain, each at the end. */
@@ -892,10 +901,13 @@ static __always_inline void unmark_completed(const struct request *rq, unsigned 
 static __always_inline void emit_complete(const struct request *rq, __u32 disk, blk_status_t error,
 					  unsigned int nr_bytes)
 {
-	struct st_ev_block_rq_complete *e = RESERVE(block_rq_complete, block_rq_complete);
+	struct st_ev_block_rq_complete *e;
+	__u32 lead;
+	void *start = reserve_with_svc_run_delay(sizeof(*e), ST_EV_block_rq_complete, &lead);
 
-	if (!e)
+	if (!start)
 		return;
+	e = start + lead;
 	fill_rq((struct st_block_rq *)&e->p, rq, disk);
 	e->p.error = error;
 	if (nr_bytes) {
@@ -903,7 +915,7 @@ static __always_inline void emit_complete(const struct request *rq, __u32 disk, 
 		e->p.nr_sector = nr_bytes >> 9;
 	}
 	e->p.bio = (__u64)rq->bio;
-	submit(e, sizeof(*e));
+	submit_records(start, lead + sizeof(*e), lead ? 2 : 1);
 }
 
 SEC("tp_btf/block_rq_complete")
@@ -912,7 +924,6 @@ int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned
 	__u32 disk = rq_disk(rq);
 
 	if (rq_complete_selected(rq, disk)) {
-		emit_svc_run_delay();
 		emit_complete(rq, disk, error, nr_bytes);
 		follow_service();
 	}
@@ -924,17 +935,19 @@ int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned
 static __always_inline void emit_complete_compact(const struct request *rq, __u32 disk,
 						  blk_status_t error, unsigned int nr_bytes)
 {
-	struct st_ev_block_rq_complete_compact *e =
-		RESERVE(block_rq_complete_compact, block_rq_complete_compact);
+	struct st_ev_block_rq_complete_compact *e;
+	__u32 lead;
+	void *start = reserve_with_svc_run_delay(sizeof(*e), ST_EV_block_rq_complete_compact, &lead);
 
-	if (!e)
+	if (!start)
 		return;
+	e = start + lead;
 	e->p.rq = (__u64)rq;
 	e->p.dev = disk;
 	e->p.bytes = nr_bytes ? nr_bytes : rq->__data_len;
 	e->p.error = error;
 	e->p.pad = 0;
-	submit(e, sizeof(*e));
+	submit_records(start, lead + sizeof(*e), lead ? 2 : 1);
 }
 
 /*
@@ -949,7 +962,6 @@ int BPF_PROG(block_rq_complete_compact, struct request *rq, blk_status_t error, 
 	__u32 disk = rq_disk(rq);
 
 	if (rq_complete_selected(rq, disk)) {
-		emit_svc_run_delay();
 		if (!rq->__data_len || rq_in_flush_seq(rq))
 			emit_complete(rq, disk, error, nr_bytes);
 		else

@@ -31,7 +31,7 @@
 const volatile bool follow_threads;	/* a `why` event is selected: run_delay is read */
 const volatile bool follow_service_threads;	/* a `sched` event is selected: keep `service_threads` */
 const volatile bool record_bio_held;	/* block_bio_held after each held-back block_bio_queue */
-const volatile bool record_svc_run_delay; /* svc_run_delay after each completion in a kernel thread */
+const volatile bool record_svc_run_delay; /* svc_run_delay before each completion in a kernel thread */
 /* The data calls followed, by syscall number (ST_CALL_*, 0: not one): st-record fills it from <sys/syscall.h>. */
 const volatile __u8 traced_calls[ST_SYSCALL_NRS];
 extern unsigned long CONFIG_HZ __kconfig;
@@ -163,22 +163,34 @@ static __always_inline __u64 current_run_delay(void)
 	return bpf_get_current_task_btf()->sched_info.run_delay;
 }
 
-/* Before a selected completion's record: a kernel thread's wait so far (the thread serving the device). */
-static __always_inline void emit_svc_run_delay(void)
+/*
+ * A selected completion's record of size bytes, reserved with, before it,
+ * the svc_run_delay record of the kernel thread it runs in (the thread
+ * serving the device): one reservation and one clock read for both, the
+ * same ts. Returns where the reservation starts (NULL: none), *lead the
+ * bytes before the completion's record (0 without svc_run_delay); submit
+ * with submit_records(start, *lead + size, *lead ? 2 : 1).
+ */
+static __always_inline void *reserve_with_svc_run_delay(__u32 size, __u16 type, __u32 *lead)
 {
-	struct task_struct *task;
-	struct st_ev_svc_run_delay *e;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct st_ev_svc_run_delay *d;
+	struct st_event_header *h;
 
-	if (!record_svc_run_delay)
-		return;
-	task = bpf_get_current_task_btf();
-	if (!(task->flags & PF_KTHREAD))
-		return;
-	e = RESERVE(svc_run_delay, svc_run_delay);
-	if (!e)
-		return;
-	e->p.run_delay = task->sched_info.run_delay;
-	submit(e, sizeof(*e));
+	*lead = 0;
+	if (!record_svc_run_delay || !(task->flags & PF_KTHREAD))
+		return reserve(size, type);
+	d = reserve(sizeof(*d) + size, ST_EV_svc_run_delay);
+	if (!d)
+		return NULL;
+	d->h.size = sizeof(*d);
+	d->p.run_delay = task->sched_info.run_delay;
+	h = (void *)(d + 1);
+	*h = d->h;
+	h->type = type;
+	h->size = size;
+	*lead = sizeof(*d);
+	return d;
 }
 
 #define TASK_RUNNING	0x0000
