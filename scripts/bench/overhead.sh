@@ -411,7 +411,7 @@ if section why; then
 	echo "median CPU ns/IO of each config and its ratio to all-no-why's (all's budget <= 1.3);" \
 		"all-no-svc / all: the svc_run_delay record's saving"
 	awk -v configs="${WHY_CONFIGS[*]}" 'BEGIN { n = split(configs, c, " "); printf "  %-14s %10s", "", c[1]
-			for (i = 2; i <= n; i++) printf " %18s", c[i]; printf " %13s\n", "no-svc / all" }
+			for (i = 2; i <= n; i++) printf " %-19s", c[i]; printf " %13s\n", "no-svc / all" }
 		{ printf "  %-14s %10d", $1, $2
 			for (i = 2; i <= n; i++) {
 				r = $(i + 1) / $2
