@@ -17,7 +17,7 @@
  * activity. A thread is followed
  *   - while it is inside a traced data syscall: the I/O's own thread. Asked
  *     where it matters, of the syscall the kernel says the thread is in
- *     (task_syscall()), not kept by the syscall probes: these probes are
+ *     (task_syscall_nr()), not kept by the syscall probes: these probes are
  *     rare next to the data calls, which then pay nothing for them;
  *   - with a `sched` event selected, from the moment it serves one as a
  *     kernel thread (it stays followed): one that completes a selected
@@ -48,33 +48,41 @@ struct {
 #define FRED_EVENT_SYSCALL	0x70001	/* a FRED frame's event type 7 (other), vector 1 */
 
 /*
- * The syscall a task is inside and its first argument, -1 when none: what
- * the kernel's syscall_get_nr() reads, the number the entry saved in the
- * task's user frame (bpf_task_pt_regs()). The architecture's part (x86-64).
- * That slot holds a syscall's number only in a syscall's frame: an
- * exception keeps its error code there (a user page fault's 0x14, an
- * instruction fetch, is writev's number) and an interrupt its vector. A
- * syscall's frame is known by how it was made: with FRED its event type
- * and vector say SYSCALL; without, the entry stored the SYSCALL
- * instruction's copies of ip and flags (rcx, r11) beside them. A kernel
- * thread's frame is zeroed (it would read as read(0)); a 32-bit call's
- * numbers are another table, which the syscall tracepoints skip.
+ * The architecture's part (x86-64), in two steps so that a thread in no
+ * traced call costs one load from its frame. First the number in the
+ * slot of the task's user frame (bpf_task_pt_regs()) where the syscall
+ * entry saves it, what the kernel's syscall_get_nr() reads; -1 for a
+ * kernel thread (its frame is zeroed: it would read as read(0)) or a
+ * 32-bit call (another table, which the syscall tracepoints skip).
  */
-static __always_inline long task_syscall(struct task_struct *task, __u64 *arg0)
+static __always_inline long task_syscall_nr(struct task_struct *task, struct pt_regs **regs)
 {
-	struct pt_regs *regs;
-	__u64 fred = 0;
-
 	if ((task->flags & PF_KTHREAD) || (task->thread_info.status & TS_COMPAT))
 		return -1;
-	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	*regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	return (long)(*regs)->orig_ax;
+}
+
+/*
+ * Then whether that number is a syscall's, and the call's first argument.
+ * The slot holds one only in a syscall's frame: an exception keeps its
+ * error code there (a user page fault's 0x14, an instruction fetch, is
+ * writev's number) and an interrupt its vector. A syscall's frame is known
+ * by how it was made: with FRED its event type and vector say SYSCALL;
+ * without, the entry stored the SYSCALL instruction's copies of ip and
+ * flags (rcx, r11) beside them.
+ */
+static __always_inline bool syscall_frame_arg0(const struct pt_regs *regs, __u64 *arg0)
+{
+	__u64 fred = 0;
+
 	/* the FRED event of a frame sits above the ss selector, 0 in an IDT frame (and before 6.9) */
 	if (bpf_core_field_exists(regs->ssx))
 		fred = regs->ssx >> 32 & 0xf00ff;
 	if (fred ? fred != FRED_EVENT_SYSCALL : (regs->cx != regs->ip || regs->r11 != regs->flags))
-		return -1;
+		return false;
 	*arg0 = regs->di;
-	return (long)regs->orig_ax;
+	return true;
 }
 
 /*
@@ -85,17 +93,18 @@ static __always_inline long task_syscall(struct task_struct *task, __u64 *arg0)
  */
 static __always_inline bool task_in_traced_call(struct task_struct *task)
 {
+	struct pt_regs *regs = NULL;
 	struct inode *inode;
 	struct file *file;
 	__u64 fd;
 	long nr;
 	__u8 call;
 
-	nr = task_syscall(task, &fd);
+	nr = task_syscall_nr(task, &regs);
 	if (nr < 0 || nr >= ST_SYSCALL_NRS)
 		return false;
 	call = traced_calls[nr];
-	if (!call || !task_struct_passes(task))
+	if (!call || !syscall_frame_arg0(regs, &fd) || !task_struct_passes(task))
 		return false;
 	if (!filter_ndevs || call == ST_CALL_NO_FD)
 		return true;
