@@ -139,11 +139,8 @@ struct {
 
 /* ---- filters ---------------------------------------------------------- */
 
-static __always_inline bool comm_matches(void)
+static __always_inline bool comm_matches(const char *comm)
 {
-	char comm[ST_COMM_LEN];
-
-	bpf_get_current_comm(comm, sizeof(comm));
 	for (int i = 0; i < ST_COMM_LEN; i++) {
 		if (comm[i] != target_comm[i])
 			return false;
@@ -153,20 +150,34 @@ static __always_inline bool comm_matches(void)
 	return true;
 }
 
-/* The current task is one we trace (the recorder never is). */
-static __always_inline bool task_passes(void)
+/*
+ * A task we trace (the recorder never is): the current one, or one a
+ * scheduler probe names. Plain loads from the task; its cgroup's kernfs id
+ * is what bpf_get_current_cgroup_id() returns, the id --cgroup names.
+ */
+static __always_inline bool task_struct_passes(const struct task_struct *task)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid = task->tgid;
 
 	if (tgid == self_tgid)
 		return false;
 	if (filter_pid && !bpf_map_lookup_elem(&tracked_tgids, &tgid))
 		return false;
-	if (filter_comm && !comm_matches())
-		return false;
-	if (filter_cgroup && bpf_get_current_cgroup_id() != filter_cgroup)
+	if (filter_comm) {
+		char comm[ST_COMM_LEN];
+
+		bpf_probe_read_kernel(comm, sizeof(comm), task->comm);
+		if (!comm_matches(comm))
+			return false;
+	}
+	if (filter_cgroup && task->cgroups->dfl_cgrp->kn->id != filter_cgroup)
 		return false;
 	return true;
+}
+
+static __always_inline bool task_passes(void)
+{
+	return task_struct_passes(bpf_get_current_task_btf());
 }
 
 static __always_inline bool disk_passes(__u32 disk)
@@ -212,6 +223,21 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 #define S_IFMT	00170000
 #define S_IFREG	0100000
 #define S_IFBLK	0060000
+
+/*
+ * The file a task has open as fd, NULL when none. Plain loads through BTF
+ * pointers (bpf_get_current_task_btf, bpf_rdonly_cast) instead of a helper
+ * call per pointer: this runs at every io_uring_enter.
+ */
+static __always_inline struct file *task_fd_file(const struct task_struct *task, unsigned int fd)
+{
+	struct fdtable *fdt = task->files->fdt;
+	struct file *file = NULL;
+
+	if (fdt && fd < fdt->max_fds)
+		bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)fdt->fd + fd * sizeof(file)));
+	return file ? bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file)) : NULL;
+}
 
 /* The regular file an inode is, as a key; false for anything else (a block device, a directory). */
 static __always_inline bool inode_file(const struct inode *inode, struct st_file_key *k)
@@ -496,8 +522,11 @@ static __always_inline void *reserve(__u32 size, __u16 type)
 	return h;
 }
 
-/* Every reserve() that returned a record is followed by exactly one submit(). */
-static __always_inline void submit(void *rec, __u32 size)
+/*
+ * Every reserve() that returned a record is followed by exactly one
+ * submit_records() of what it reserved: n records, size bytes from rec.
+ */
+static __always_inline void submit_records(void *rec, __u32 size, __u32 n)
 {
 	struct stage *s = this_stage();
 	__u32 depth;
@@ -506,16 +535,22 @@ static __always_inline void submit(void *rec, __u32 size)
 		return;
 	depth = s->depth - 1;
 	if (depth == 0) {
-		if (!s->count++)
+		if (!s->count)
 			set_stage_age(((struct st_event_header *)rec)->ts);
+		s->count += n;
 		s->len += size;
 		if (s->len >= ST_STAGE_BYTES)
 			flush(s);
 	} else {
-		output(rec, size, 1);
+		output(rec, size, n);
 	}
 	barrier();
 	s->depth = depth;
+}
+
+static __always_inline void submit(void *rec, __u32 size)
+{
+	submit_records(rec, size, 1);
 }
 
 /* Run by st-record on one CPU (BPF_PROG_TEST_RUN): a quiet one at a drain, each at the end. */
@@ -866,10 +901,13 @@ static __always_inline void unmark_completed(const struct request *rq, unsigned 
 static __always_inline void emit_complete(const struct request *rq, __u32 disk, blk_status_t error,
 					  unsigned int nr_bytes)
 {
-	struct st_ev_block_rq_complete *e = RESERVE(block_rq_complete, block_rq_complete);
+	struct st_ev_block_rq_complete *e;
+	__u32 lead;
+	void *start = reserve_with_svc_run_delay(sizeof(*e), ST_EV_block_rq_complete, &lead);
 
-	if (!e)
+	if (!start)
 		return;
+	e = start + lead;
 	fill_rq((struct st_block_rq *)&e->p, rq, disk);
 	e->p.error = error;
 	if (nr_bytes) {
@@ -877,7 +915,7 @@ static __always_inline void emit_complete(const struct request *rq, __u32 disk, 
 		e->p.nr_sector = nr_bytes >> 9;
 	}
 	e->p.bio = (__u64)rq->bio;
-	submit(e, sizeof(*e));
+	submit_records(start, lead + sizeof(*e), lead ? 2 : 1);
 }
 
 SEC("tp_btf/block_rq_complete")
@@ -886,7 +924,6 @@ int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned
 	__u32 disk = rq_disk(rq);
 
 	if (rq_complete_selected(rq, disk)) {
-		emit_svc_run_delay();
 		emit_complete(rq, disk, error, nr_bytes);
 		follow_service();
 	}
@@ -898,17 +935,19 @@ int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned
 static __always_inline void emit_complete_compact(const struct request *rq, __u32 disk,
 						  blk_status_t error, unsigned int nr_bytes)
 {
-	struct st_ev_block_rq_complete_compact *e =
-		RESERVE(block_rq_complete_compact, block_rq_complete_compact);
+	struct st_ev_block_rq_complete_compact *e;
+	__u32 lead;
+	void *start = reserve_with_svc_run_delay(sizeof(*e), ST_EV_block_rq_complete_compact, &lead);
 
-	if (!e)
+	if (!start)
 		return;
+	e = start + lead;
 	e->p.rq = (__u64)rq;
 	e->p.dev = disk;
 	e->p.bytes = nr_bytes ? nr_bytes : rq->__data_len;
 	e->p.error = error;
 	e->p.pad = 0;
-	submit(e, sizeof(*e));
+	submit_records(start, lead + sizeof(*e), lead ? 2 : 1);
 }
 
 /*
@@ -923,7 +962,6 @@ int BPF_PROG(block_rq_complete_compact, struct request *rq, blk_status_t error, 
 	__u32 disk = rq_disk(rq);
 
 	if (rq_complete_selected(rq, disk)) {
-		emit_svc_run_delay();
 		if (!rq->__data_len || rq_in_flush_seq(rq))
 			emit_complete(rq, disk, error, nr_bytes);
 		else
@@ -1089,25 +1127,10 @@ int BPF_PROG(block_rq_issue_stamped, struct request *rq)
 
 /* ---- system calls ----------------------------------------------------- */
 
-/*
- * The file the current task has open as fd, NULL when none. Plain loads
- * through BTF pointers (bpf_get_current_task_btf, bpf_rdonly_cast) instead of
- * a helper call per pointer: this runs at every io_uring_enter.
- */
-static __always_inline struct file *task_fd_file(unsigned int fd)
-{
-	struct fdtable *fdt = bpf_get_current_task_btf()->files->fdt;
-	struct file *file = NULL;
-
-	if (fdt && fd < fdt->max_fds)
-		bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)fdt->fd + fd * sizeof(file)));
-	return file ? bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file)) : NULL;
-}
-
 /* The regular file the current task has open as fd, as a key. */
 static __always_inline bool fd_file_key(unsigned int fd, struct st_file_key *k)
 {
-	struct file *file = task_fd_file(fd);
+	struct file *file = task_fd_file(bpf_get_current_task_btf(), fd);
 
 	return file && inode_file(file->f_inode, k);
 }
@@ -1122,29 +1145,6 @@ static __always_inline bool is_write_call(__u16 type)
 static __always_inline bool is_fsync_call(__u16 type)
 {
 	return type == ST_EV_sys_enter_fsync || type == ST_EV_sys_enter_fdatasync;
-}
-
-/*
- * A call whose thread the `why` probes follow until it returns: one with an
- * exit probe (not close, dup2, dup3), and with -d one on a file of the
- * device's file systems or the device itself (an aio context names no
- * file: followed), so the threads of other disks' I/O cost one run each.
- */
-static __always_inline bool is_followed_call(__u16 type, unsigned int fd)
-{
-	struct file *file;
-	struct inode *inode;
-
-	if (type == ST_EV_sys_enter_close || type == ST_EV_sys_enter_dup2 ||
-	    type == ST_EV_sys_enter_dup3)
-		return false;
-	if (!filter_ndevs || type == ST_EV_sys_enter_io_submit || type == ST_EV_sys_enter_io_getevents)
-		return true;
-	file = task_fd_file(fd);
-	inode = file ? file->f_inode : NULL;
-	if (!inode)
-		return false;
-	return fs_dev_passes((inode->i_mode & S_IFMT) == S_IFBLK ? inode->i_rdev : inode->i_sb->s_dev);
 }
 
 /* A traced thread returns from fsync/fdatasync: one fsync fewer open on its device. */
@@ -1198,8 +1198,6 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 		if (is_fsync_call(type))
 			fsync_opens((unsigned int)ctx->args[0]);
 	}
-	if (follow_threads && is_followed_call(type, (unsigned int)ctx->args[0]))
-		follow_call_enter();
 	e = reserve(sizeof(*e), type);
 	if (!e)
 		return 0;
@@ -1224,7 +1222,6 @@ static __always_inline int emit_sys_exit(const struct trace_event_raw_sys_exit *
 		return 0;
 	if (task_filter_on() && is_fsync_call(type - 1))
 		fsync_closes();
-	follow_call_exit();
 	e = reserve(sizeof(*e), type);
 	if (!e)
 		return 0;
@@ -1277,7 +1274,7 @@ static __always_inline struct file *uring_file(unsigned int fd, __u64 flags)
 	struct file *file = NULL;
 
 	if (!(flags & IORING_ENTER_REGISTERED_RING))
-		return task_fd_file(fd);
+		return task_fd_file(bpf_get_current_task_btf(), fd);
 	tctx = bpf_get_current_task_btf()->io_uring;
 	if (tctx && fd < sizeof(tctx->registered_rings) / sizeof(tctx->registered_rings[0]))
 		bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)tctx->registered_rings +
@@ -1300,7 +1297,6 @@ int sys_enter_io_uring_enter(struct trace_event_raw_sys_enter *ctx)
 
 	if (!task_passes())
 		return 0;
-	follow_call_enter();
 	e = RESERVE(sys_enter_io_uring_enter, sys_enter_io_uring_enter);
 	if (!e)
 		return 0;
@@ -1411,7 +1407,7 @@ int sys_exit_openat(struct trace_event_raw_sys_exit *ctx)
 	if (!task_passes())
 		return 0;
 	path = bpf_map_lookup_elem(&opening_paths, &tid);
-	file = ctx->ret >= 0 ? task_fd_file((unsigned int)ctx->ret) : NULL;
+	file = ctx->ret >= 0 ? task_fd_file(bpf_get_current_task_btf(), (unsigned int)ctx->ret) : NULL;
 	if (file && inode_file(file->f_inode, &k) && task_filter_on() && (file->f_mode & FMODE_WRITE))
 		bpf_map_update_elem(&dirtied_files, &k, &one, BPF_ANY);
 	e = RESERVE(sys_exit_openat, sys_exit_openat);

@@ -17,12 +17,17 @@
 #define ST_MAX_OPENING_THREADS	4096	/* threads inside openat at once, their paths kept */
 #define ST_MAX_TRACED_BLKCGS	1024	/* cgroups the traced tasks' I/O is charged to (task filter) */
 #define ST_MAX_OPEN_FSYNCS	4096	/* traced threads in fsync/fdatasync at once (task filter) */
-#define ST_MAX_FOLLOWED_THREADS	16384	/* threads the `why` probes follow (bpf/why.bpf.h) */
+#define ST_MAX_SERVICE_THREADS	16384	/* kernel threads the `sched` probes follow (bpf/why.bpf.h) */
+#define ST_SYSCALL_NRS		512	/* syscall numbers in `traced_calls` (bpf/why.bpf.h) */
 #define ST_MAX_UNMARK		32	/* bios of a request unmarked at completion */
 #define ST_FLUSH_WAITERS	8	/* requests a device flush serves looked at for a mark */
 #define ST_STAGE_BYTES		4096	/* a CPU's staged records go to the ring buffer past this */
 #define ST_MAX_RECORD_BYTES	512	/* the largest record the probes emit */
 #define ST_MAX_NESTING		3	/* probes interrupting a probe on one CPU (softirq, irq, NMI) */
+
+/* The data calls of `traced_calls`, by syscall number: a thread inside one is followed. */
+#define ST_CALL_ON_FD		1	/* its first argument is the fd of the file it works on */
+#define ST_CALL_NO_FD		2	/* it names a ring or an aio context, no file (-d follows it always) */
 
 /* A regular file, the key of the `dirtied_files` map: inode and file system device (kernel dev_t). */
 struct st_file_key {

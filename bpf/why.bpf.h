@@ -7,77 +7,139 @@
  * throttle held back.
  *
  * Included by sttrace.bpf.c after its records section, not built alone:
- * the syscall and completion probes below it mark the threads these probes
+ * the completion probes below it mark the kernel threads these probes
  * follow, and they record through the same stage and ring buffer.
  *
  * Most of these tracepoints fire all over the system (a context switch on
  * every CPU many thousand times a second), so each records only where a
- * followed thread is involved and drops everything else after one lookup
- * per thread it names: the cost follows the traced I/O, not the machine's
+ * followed thread is involved and drops everything else after a look at
+ * each thread it names: the cost follows the traced I/O, not the machine's
  * activity. A thread is followed
- *   - while it is inside a traced data syscall (its entry recorded, its exit
- *     not yet): the I/O's own thread;
- *   - from the moment it serves one as a kernel thread (it stays followed):
- *     one that completes a selected request (an irq thread, ksoftirqd, a
- *     driver's worker), or one a thread inside a traced call wakes (the
- *     loop device's worker, woken to do the I/O it queued; a flusher).
- *     Their run queue waits delay the device's completions.
+ *   - while it is inside a traced data syscall: the I/O's own thread. Asked
+ *     where it matters, of the syscall the kernel says the thread is in
+ *     (task_syscall_nr()), not kept by the syscall probes: these probes are
+ *     rare next to the data calls, which then pay nothing for them;
+ *   - with a `sched` event selected, from the moment it serves one as a
+ *     kernel thread (it stays followed): one that completes a selected
+ *     request (an irq thread, ksoftirqd, a driver's worker), or one a thread
+ *     inside a traced call wakes (the loop device's worker, woken to do the
+ *     I/O it queued; a flusher). Their switches and wakeups show the
+ *     device's completions waiting for a CPU; without them only the I/O's
+ *     own thread's events are read (st-analyze's causes are its call's).
  */
 
-const volatile bool follow_threads;	/* a `why` event is selected: keep `followed` */
+const volatile bool follow_threads;	/* a `why` event is selected: run_delay is read */
+const volatile bool follow_service_threads;	/* a `sched` event is selected: keep `service_threads` */
 const volatile bool record_bio_held;	/* block_bio_held after each held-back block_bio_queue */
-const volatile bool record_svc_run_delay; /* svc_run_delay after each completion in a kernel thread */
+const volatile bool record_svc_run_delay; /* svc_run_delay before each completion in a kernel thread */
+/* The data calls followed, by syscall number (ST_CALL_*, 0: not one): st-record fills it from <sys/syscall.h>. */
+const volatile __u8 traced_calls[ST_SYSCALL_NRS];
 extern unsigned long CONFIG_HZ __kconfig;
 
-#define ST_FOLLOW_IN_CALL	1	/* inside a traced data syscall */
-#define ST_FOLLOW_SERVICE	2	/* a kernel thread that completed a selected request */
-
-/* The threads followed: tid -> ST_FOLLOW_* bits, 0 once neither holds. */
+/* The kernel threads followed: tid -> 1. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, ST_MAX_FOLLOWED_THREADS);
+	__uint(max_entries, ST_MAX_SERVICE_THREADS);
 	__type(key, __u32);
 	__type(value, __u8);
-} followed SEC(".maps");
+} service_threads SEC(".maps");
 
-static __always_inline bool is_followed(__u32 tid)
+#define TS_COMPAT	0x0002	/* thread_info.status: inside a 32-bit syscall (x86) */
+#define FRED_EVENT_SYSCALL	0x70001	/* a FRED frame's event type 7 (other), vector 1 */
+
+/*
+ * The architecture's part (x86-64), in two steps so that a thread in no
+ * traced call costs one load from its frame. First the number in the
+ * slot of the task's user frame (bpf_task_pt_regs()) where the syscall
+ * entry saves it, what the kernel's syscall_get_nr() reads; -1 for a
+ * kernel thread (its frame is zeroed: it would read as read(0)) or a
+ * 32-bit call (another table, which the syscall tracepoints skip).
+ */
+static __always_inline long task_syscall_nr(struct task_struct *task, struct pt_regs **regs)
 {
-	__u8 *f;
+	if ((task->flags & PF_KTHREAD) || (task->thread_info.status & TS_COMPAT))
+		return -1;
+	*regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	return (long)(*regs)->orig_ax;
+}
 
-	if (!tid)	/* a CPU's idle task */
+/*
+ * Then whether that number is a syscall's, and the call's first argument.
+ * The slot holds one only in a syscall's frame: an exception keeps its
+ * error code there (a user page fault's 0x14, an instruction fetch, is
+ * writev's number) and an interrupt its vector. A syscall's frame is known
+ * by how it was made: with FRED its event type and vector say SYSCALL;
+ * without, the entry stored the SYSCALL instruction's copies of ip and
+ * flags (rcx, r11) beside them.
+ */
+static __always_inline bool syscall_frame_arg0(const struct pt_regs *regs, __u64 *arg0)
+{
+	__u64 fred = 0;
+
+	/* the FRED event of a frame sits above the ss selector, 0 in an IDT frame (and before 6.9) */
+	if (bpf_core_field_exists(regs->ssx))
+		fred = regs->ssx >> 32 & 0xf00ff;
+	if (fred ? fred != FRED_EVENT_SYSCALL : (regs->cx != regs->ip || regs->r11 != regs->flags))
 		return false;
-	f = bpf_map_lookup_elem(&followed, &tid);
-	return f && *f;
+	*arg0 = regs->di;
+	return true;
 }
 
-static __always_inline void follow_set(__u32 tid, __u8 bit)
+/*
+ * Whether task is inside a traced data syscall: one selected, of a task the
+ * filters pass, and with -d one on a file of the device's file systems or
+ * the device itself (a ring or an aio context names no file: followed), so
+ * the threads of other disks' I/O are not followed.
+ */
+static __always_inline bool task_in_traced_call(struct task_struct *task)
 {
-	__u8 *f = bpf_map_lookup_elem(&followed, &tid);
+	struct pt_regs *regs = NULL;
+	struct inode *inode;
+	struct file *file;
+	__u64 fd;
+	long nr;
+	__u8 call;
 
-	if (f)
-		*f |= bit;
-	else
-		bpf_map_update_elem(&followed, &tid, &bit, BPF_ANY);
+	nr = task_syscall_nr(task, &regs);
+	if (nr < 0 || nr >= ST_SYSCALL_NRS)
+		return false;
+	call = traced_calls[nr];
+	if (!call || !syscall_frame_arg0(regs, &fd) || !task_struct_passes(task))
+		return false;
+	if (!filter_ndevs || call == ST_CALL_NO_FD)
+		return true;
+	file = task_fd_file(task, (unsigned int)fd);
+	inode = file ? file->f_inode : NULL;
+	if (!inode)
+		return false;
+	return fs_dev_passes((inode->i_mode & S_IFMT) == S_IFBLK ? inode->i_rdev : inode->i_sb->s_dev);
 }
 
-/* The current thread enters a traced data syscall. */
-static __always_inline void follow_call_enter(void)
+static __always_inline bool is_service_thread(__u32 tid)
 {
-	if (follow_threads)
-		follow_set((__u32)bpf_get_current_pid_tgid(), ST_FOLLOW_IN_CALL);
+	return bpf_map_lookup_elem(&service_threads, &tid) != NULL;
 }
 
-/* ... and returns from it: the entry stays (LRU) with the bit cleared, no update next time. */
-static __always_inline void follow_call_exit(void)
+static __always_inline void follow_service_thread(__u32 tid)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u8 *f;
+	__u8 one = 1;
 
-	if (!follow_threads)
-		return;
-	f = bpf_map_lookup_elem(&followed, &tid);
-	if (f && (*f & ST_FOLLOW_IN_CALL))
-		*f &= ~ST_FOLLOW_IN_CALL;
+	bpf_map_update_elem(&service_threads, &tid, &one, BPF_NOEXIST);
+}
+
+/* Whether the `why` probes follow task: the one question every probe here asks. */
+static __always_inline bool task_followed(struct task_struct *task)
+{
+	if (!task->pid)		/* a CPU's idle task */
+		return false;
+	if (task->flags & PF_KTHREAD)
+		return follow_service_threads && is_service_thread(task->pid);
+	return task_in_traced_call(task);
+}
+
+static __always_inline bool current_followed(void)
+{
+	return task_followed(bpf_get_current_task_btf());
 }
 
 /*
@@ -88,24 +150,13 @@ static __always_inline void follow_call_exit(void)
  */
 static __always_inline void follow_service(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct task_struct *task;
 
-	if (follow_threads && tid && (bpf_get_current_task_btf()->flags & PF_KTHREAD) &&
-	    !is_followed(tid))
-		follow_set(tid, ST_FOLLOW_SERVICE);
-}
-
-static __always_inline bool current_followed(void)
-{
-	return is_followed((__u32)bpf_get_current_pid_tgid());
-}
-
-static __always_inline bool current_in_call(void)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u8 *f = bpf_map_lookup_elem(&followed, &tid);
-
-	return f && (*f & ST_FOLLOW_IN_CALL);
+	if (!follow_service_threads)
+		return;
+	task = bpf_get_current_task_btf();
+	if (task->pid && (task->flags & PF_KTHREAD) && !is_service_thread(task->pid))
+		follow_service_thread(task->pid);
 }
 
 /*
@@ -121,34 +172,46 @@ static __always_inline __u64 current_run_delay(void)
 	return bpf_get_current_task_btf()->sched_info.run_delay;
 }
 
-/* Before a selected completion's record: a kernel thread's wait so far (the thread serving the device). */
-static __always_inline void emit_svc_run_delay(void)
+/*
+ * A selected completion's record of size bytes, reserved with, before it,
+ * the svc_run_delay record of the kernel thread it runs in (the thread
+ * serving the device): one reservation and one clock read for both, the
+ * same ts. Returns where the reservation starts (NULL: none), *lead the
+ * bytes before the completion's record (0 without svc_run_delay); submit
+ * with submit_records(start, *lead + size, *lead ? 2 : 1).
+ */
+static __always_inline void *reserve_with_svc_run_delay(__u32 size, __u16 type, __u32 *lead)
 {
-	struct task_struct *task;
-	struct st_ev_svc_run_delay *e;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct st_ev_svc_run_delay *d;
+	struct st_event_header *h;
 
-	if (!record_svc_run_delay)
-		return;
-	task = bpf_get_current_task_btf();
-	if (!(task->flags & PF_KTHREAD))
-		return;
-	e = RESERVE(svc_run_delay, svc_run_delay);
-	if (!e)
-		return;
-	e->p.run_delay = task->sched_info.run_delay;
-	submit(e, sizeof(*e));
+	*lead = 0;
+	if (!record_svc_run_delay || !(task->flags & PF_KTHREAD))
+		return reserve(size, type);
+	d = reserve(sizeof(*d) + size, ST_EV_svc_run_delay);
+	if (!d)
+		return NULL;
+	d->h.size = sizeof(*d);
+	d->p.run_delay = task->sched_info.run_delay;
+	h = (void *)(d + 1);
+	*h = d->h;
+	h->type = type;
+	h->size = size;
+	*lead = sizeof(*d);
+	return d;
 }
 
 #define TASK_RUNNING	0x0000
 
-/* Every switch runs this: two lookups decide, the rest only for followed threads. */
+/* Every switch runs this: a look at each thread decides, the rest only for followed threads. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
 	struct st_ev_sched_switch *e;
 
-	if (!is_followed(prev->pid) && !is_followed(next->pid))
+	if (!task_followed(prev) && !task_followed(next))
 		return 0;
 	e = RESERVE(sched_switch, sched_switch);
 	if (!e)
@@ -167,17 +230,17 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 /*
  * The header is the waker's (the current thread); the record names the
  * woken one. A kernel thread woken from inside a traced call serves it from
- * then on: a second lookup, for kernel threads only.
+ * then on: a look at the waker, for kernel threads only.
  */
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup, struct task_struct *p)
 {
 	struct st_ev_sched_wakeup *e;
 
-	if (!is_followed(p->pid)) {
-		if (!follow_threads || !p->pid || !(p->flags & PF_KTHREAD) || !current_in_call())
+	if (!task_followed(p)) {
+		if (!p->pid || !(p->flags & PF_KTHREAD) || !task_in_traced_call(bpf_get_current_task_btf()))
 			return 0;
-		follow_set(p->pid, ST_FOLLOW_SERVICE);
+		follow_service_thread(p->pid);
 	}
 	e = RESERVE(sched_wakeup, sched_wakeup);
 	if (!e)

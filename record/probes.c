@@ -96,6 +96,34 @@ static bool is_why_event(uint16_t type)
 	       type == ST_EV_block_bio_held || type == ST_EV_svc_run_delay;
 }
 
+/*
+ * The data calls a thread is followed in by the `why` probes (bpf/why.bpf.h),
+ * by their entry event and the architecture's syscall number: the kernel
+ * side asks which syscall a thread is in, its numbers come from here.
+ */
+static const struct {
+	uint16_t enter;
+	long nr;
+	uint8_t kind;	/* ST_CALL_* */
+} traced_calls[] = {
+	{ ST_EV_sys_enter_read, SYS_read, ST_CALL_ON_FD },
+	{ ST_EV_sys_enter_write, SYS_write, ST_CALL_ON_FD },
+	{ ST_EV_sys_enter_pread64, SYS_pread64, ST_CALL_ON_FD },
+	{ ST_EV_sys_enter_pwrite64, SYS_pwrite64, ST_CALL_ON_FD },
+	{ ST_EV_sys_enter_readv, SYS_readv, ST_CALL_ON_FD },
+	{ ST_EV_sys_enter_writev, SYS_writev, ST_CALL_ON_FD },
+	{ ST_EV_sys_enter_preadv, SYS_preadv, ST_CALL_ON_FD },
+	{ ST_EV_sys_enter_pwritev, SYS_pwritev, ST_CALL_ON_FD },
+	{ ST_EV_sys_enter_preadv2, SYS_preadv2, ST_CALL_ON_FD },
+	{ ST_EV_sys_enter_pwritev2, SYS_pwritev2, ST_CALL_ON_FD },
+	{ ST_EV_sys_enter_fsync, SYS_fsync, ST_CALL_ON_FD },
+	{ ST_EV_sys_enter_fdatasync, SYS_fdatasync, ST_CALL_ON_FD },
+	{ ST_EV_sys_enter_sync_file_range, SYS_sync_file_range, ST_CALL_ON_FD },
+	{ ST_EV_sys_enter_io_submit, SYS_io_submit, ST_CALL_NO_FD },
+	{ ST_EV_sys_enter_io_getevents, SYS_io_getevents, ST_CALL_NO_FD },
+	{ ST_EV_sys_enter_io_uring_enter, SYS_io_uring_enter, ST_CALL_NO_FD },
+};
+
 static bool in_preset(const char *preset, uint16_t type, const char *name)
 {
 	bool sys = rec_has_prefix(name, "sys_");
@@ -669,6 +697,14 @@ int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, cons
 	for (size_t i = 0; i < REC_NEVENTS; i++)
 		if (sel->on[rec_events[i].type] && is_why_event(rec_events[i].type))
 			p->skel->rodata->follow_threads = true;
+	p->skel->rodata->follow_service_threads = sel->on[ST_EV_sched_switch] || sel->on[ST_EV_sched_wakeup];
+	for (size_t i = 0; i < sizeof(traced_calls) / sizeof(traced_calls[0]); i++)
+		if (p->skel->rodata->follow_threads && sel->on[traced_calls[i].enter]) {
+			if (traced_calls[i].nr >= ST_SYSCALL_NRS)
+				return env_error(err, cap, "syscall %ld is past the BPF side's table",
+						 traced_calls[i].nr);
+			p->skel->rodata->traced_calls[traced_calls[i].nr] = traced_calls[i].kind;
+		}
 	if (bpf_map__set_max_entries(p->skel->maps.events, (uint32_t)ringbuf_size) ||
 	    bpf_map__set_max_entries(p->skel->maps.stage_ages, (uint32_t)p->ncpus) ||
 	    select_programs(p->skel, sel))

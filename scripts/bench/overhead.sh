@@ -32,16 +32,18 @@
 # Then the `why` events' cost (issue 24): CPU per I/O of `-e all` against
 # `all-no-why` (block,dio,fsync,uring: all before them), fio psync and io_uring
 # QD32, each with and without a busy neighbour process (a shell loop: its
-# context switches run the sched_switch probe, which must drop them cheaply);
-# the why programs' own runs and run time per I/O in two more columns (they
-# do not count other disks' requests, which the block probes' runs do).
+# context switches run the scheduler's tracepoints); the why programs' own
+# runs and run time per I/O in two more columns (they do not count other
+# disks' requests, which the block probes' runs do). `all-no-svc` is `all`
+# without its svc_run_delay record (a record per completion in a kernel
+# thread): the record's share, against `all`.
 #
 # Usage: scripts/bench/overhead.sh     (as root, after `make`)
 #   BENCH_SECTIONS="ratio cost why"  the tables to make (default all three)
 #   BENCH_CONFIGS="none block ..."  configurations    BENCH_CYCLES=10  on/off cycles each
 #   BENCH_PHASE=2  seconds per window                 BENCH_OUT_DIR=/var/tmp  recordings
 #   BENCH_COST_CONFIGS="bare block ..."  BENCH_COST_SECONDS=5  the CPU cost table
-#   BENCH_WHY_ROUNDS=3  alternations of all-no-why and all per why line
+#   BENCH_WHY_ROUNDS=3  alternations of all-no-why, all and all-no-svc per why line
 #   BENCH_WHY_BASE=DIR  another build (e.g. main's) whose st-record -e all
 #     (config all@base) joins each alternation: before and after side by side
 #   (a real disk: the write latency column is that device's)
@@ -100,6 +102,11 @@ wait_for() {
 	return 1
 }
 
+# `all` without svc_run_delay (nor block_bio_held: named, it brings a queue probe `all` has not)
+ALL_NO_SVC=block,dio,fsync,uring,contention_begin,contention_end,balance_dirty_pages
+ALL_NO_SVC+=,mm_vmscan_direct_reclaim_begin,mm_vmscan_direct_reclaim_end,mm_vmscan_memcg_reclaim_begin
+ALL_NO_SVC+=,mm_vmscan_memcg_reclaim_end,mm_filemap_add_to_page_cache
+
 # start_tracer CONFIG: runs it in the background ($TRACER), returns once attached
 start_tracer() {
 	local config=$1
@@ -136,6 +143,7 @@ start_tracer() {
 		[[ $config == *-qd* ]] && qd=${config##*-qd}
 		[[ $preset == *@base ]] && preset=${preset%@base} build=$BENCH_WHY_BASE
 		[ "$preset" = all-no-why ] && preset=block,dio,fsync,uring	# all without the why events
+		[ "$preset" = all-no-svc ] && preset=$ALL_NO_SVC
 		"$build/st-record" -o "$WORK/r.sttrace" -e "$preset" -d "$BENCH_DEV" --qd "$qd" 2>"$WORK/log" &
 		TRACER=$!
 		wait_for "$WORK/log" "recording .* probes" || die "st-record did not start: $(cat "$WORK/log")"
@@ -366,7 +374,7 @@ neighbour_stop() {
 	wait "$NEIGHBOUR" 2>/dev/null
 	NEIGHBOUR=""
 }
-WHY_CONFIGS=(all-no-why all)
+WHY_CONFIGS=(all-no-why all all-no-svc)
 if [ -n "${BENCH_WHY_BASE:-}" ]; then
 	[ -x "$BENCH_WHY_BASE/st-record" ] || die "BENCH_WHY_BASE: no $BENCH_WHY_BASE/st-record"
 	WHY_CONFIGS+=(all@base)
@@ -394,16 +402,22 @@ if section why; then
 			[ -n "$neighbour" ] && neighbour_stop
 			for config in "${WHY_CONFIGS[@]}"; do
 				awk -v c="$config" '$2 == c { print $8 }' "$WORK/cost_lines" | quantile 0.5
-			done | paste -sd' ' | awk -v l="$label" '{ printf "%s %.0f %.0f %.2f", l, $1, $2, $2 / $1 }
-				NF > 2 { printf " %.0f %.2f", $3, $3 / $1 } { print "" }' >>"$WORK/why_ratios"
+			done | paste -sd' ' | sed "s/^/$label /" >>"$WORK/why_ratios"
 		done
 	done
 	unset FIO_ENGINE FIO_QD WHY_COLUMNS
 	echo "(why runs, why ns: the why programs' runs and run time per fio I/O, every switch of the machine included)"
 	echo
-	echo "median CPU ns/IO: all-no-why, all, all / all-no-why (budget <= 1.3)${BENCH_WHY_BASE:+; all@base, all@base / all-no-why}"
-	awk '{ printf "  %-16s %6d %6d %5.2f %-6s", $1, $2, $3, $4, $4 <= 1.3 ? "met" : "MISSED" }
-		NF > 4 { printf " %6d %5.2f %s", $5, $6, $6 <= 1.3 ? "met" : "MISSED" } { print "" }' "$WORK/why_ratios"
+	echo "median CPU ns/IO of each config and its ratio to all-no-why's (all's budget <= 1.3);" \
+		"all-no-svc / all: the svc_run_delay record's saving"
+	awk -v configs="${WHY_CONFIGS[*]}" 'BEGIN { n = split(configs, c, " "); printf "  %-14s %10s", "", c[1]
+			for (i = 2; i <= n; i++) printf " %-19s", c[i]; printf " %13s\n", "no-svc / all" }
+		{ printf "  %-14s %10d", $1, $2
+			for (i = 2; i <= n; i++) {
+				r = $(i + 1) / $2
+				printf " %6d %5.2f %-6s", $(i + 1), r, c[i] ~ /^all(@base)?$/ ? (r <= 1.3 ? "met" : "MISSED") : ""
+			}
+			printf " %13.2f\n", $4 / $3 }' "$WORK/why_ratios"
 fi
 
 if section ratio; then

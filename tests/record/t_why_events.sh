@@ -17,8 +17,9 @@
 # - why_service: the loop device's workers (the kworkers /proc names after
 #   its workqueue) have sched records: dd's reads woke them.
 # - why_untraced: the busy loops, not traced, appear only in switches whose
-#   other thread is followed (dd, a thread that completed a request, a loop
-#   worker), and are never woken in a record.
+#   other thread is followed (dd, another thread inside a traced call, a
+#   thread that completed a request, a loop worker), and are never woken in
+#   a record.
 # - why_lock: two fio jobs writing one file buffered: contention_begin
 #   records of fio's threads equal bpftrace's count, and there are some;
 #   -e all (no sched preset) wrote no sched record.
@@ -150,14 +151,18 @@ if EVENTS=all,sched record why_sched why_dd /usr/bin/time -v -o "$T/time.txt" \
 		fail why_service "$(wc -l <"$T/workers") kworkers of $LOOPN ($(tr '\n' ' ' <"$T/workers")), $seen with sched records"
 	fi
 
-	# the busy loops: only beside dd or a kernel thread (PF_KTHREAD in /proc/TID/stat)
+	# the busy loops: only beside dd, another thread inside a traced call (its exit
+	# recorded: the command, before its exec, waits for st-record in a read begun
+	# before the probes) or a kernel thread (PF_KTHREAD in /proc/TID/stat)
+	st-format cat "$F" | awk -v calls="$(echo $CALLS | tr ' ' '|')" '$2 ~ "^sys_exit_(" calls ")$" {
+		sub(/^tid=/, "", $5); print $5 }' | sort -u >"$T/callers"
 	busy_tids=$(printf '%s\n' "${BUSY[@]}")
 	awk -v busy="$busy_tids" 'BEGIN { n = split(busy, b, "\n"); for (i = 1; i <= n; i++) bz[b[i]] = 1 }
 		$1 in bz { print $2 } $2 in bz { print $1 }' "$T/switches" | sort | uniq -c >"$T/beside"
 	named=0 stray=""
 	while read -r n tid; do
 		named=$((named + n))
-		grep -qx "$tid" "$T/dd.tids" && continue
+		grep -qx "$tid" "$T/dd.tids" "$T/callers" && continue
 		flags=$(awk '{ sub(/^.*\) /, ""); print $7 }' "/proc/$tid/stat" 2>/dev/null)
 		[ -n "$flags" ] && [ $((flags & 0x200000)) != 0 ] && continue
 		stray+=" $tid($(cat "/proc/$tid/comm" 2>/dev/null || echo gone)) x$n"
@@ -166,7 +171,7 @@ if EVENTS=all,sched record why_sched why_dd /usr/bin/time -v -o "$T/time.txt" \
 	if [ -z "$stray" ] && [ "$woken" = 0 ]; then
 		pass why_untraced
 	else
-		fail why_untraced "busy loops in $named switches, beside threads neither dd nor kernel threads:${stray:- none}; woken in $woken records"
+		fail why_untraced "busy loops in $named switches, beside threads neither dd nor in a traced call nor kernel threads:${stray:- none}; woken in $woken records"
 	fi
 
 	# dd's run-queue waits inside its calls: exit's run_delay less entry's, summed,
