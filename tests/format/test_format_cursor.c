@@ -430,6 +430,26 @@ static int same_ahead(const char *test, struct st_reader *r1, struct st_reader *
  * pread), whole and raw, whole file and windows, closed midway; then with two
  * damaged chunks, whose errors come at the same event with the same message.
  */
+/*
+ * The a-th and b-th events chunks (from 1) of the file in data, which r
+ * reads, damaged in place; the count damaged, and their events added to *lost.
+ */
+static size_t damage_events_chunks(struct st_reader *r, uint8_t *data, size_t a, size_t b, size_t *lost)
+{
+	size_t seen = 0, damaged = 0;
+
+	for (size_t i = 0; i < st_chunk_count(r); i++) {
+		const struct st_chunk_info *ci = st_chunk_at(r, i);
+
+		if (ci->kind == ST_CHUNK_EVENTS && (++seen == a || seen == b)) {
+			data[ci->offset + ci->stored_size - 3] ^= 0x40;
+			damaged++;
+			*lost += ci->events;
+		}
+	}
+	return damaged;
+}
+
 static int test_decode_ahead_same(void)
 {
 	const size_t n = 30000;
@@ -438,7 +458,7 @@ static int test_decode_ahead_same(void)
 	struct st_reader *r1 = NULL, *r2 = NULL;
 	char path[] = "/tmp/test_format_cursor.XXXXXX";
 	int fd = mkstemp(path), bad;
-	size_t events, errors, seen = 0, damaged = 0, lost = 0;
+	size_t events, errors, damaged = 0, lost = 0;
 
 	rnd_seed(7);
 	bad = expectf(fd >= 0, __func__, "mkstemp") ||
@@ -464,15 +484,8 @@ static int test_decode_ahead_same(void)
 	r1 = r2 = NULL;
 	/* the 3rd and 9th events chunks damaged, in memory: both readers see the same bytes */
 	bad = bad || open_mem(__func__, &r1, m.data, m.len, 0);
-	for (size_t i = 0; !bad && i < st_chunk_count(r1); i++) {
-		const struct st_chunk_info *ci = st_chunk_at(r1, i);
-
-		if (ci->kind == ST_CHUNK_EVENTS && (++seen == 3 || seen == 9)) {
-			m.data[ci->offset + ci->stored_size - 3] ^= 0x40;
-			damaged++;
-			lost += ci->events;
-		}
-	}
+	if (!bad)
+		damaged = damage_events_chunks(r1, m.data, 3, 9, &lost);
 	bad = bad || open_mem(__func__, &r2, m.data, m.len, 0) ||
 	      same_ahead(__func__, r1, r2, ST_CURSOR_RAW, 0, UINT64_MAX, 0, &events, &errors) ||
 	      expectf(damaged == 2 && errors == 2 && events == n - lost, __func__,
@@ -557,7 +570,7 @@ static int test_fill_same(void)
 	struct written *sorted = malloc(n * sizeof(*sorted));
 	struct mem_sink m = { 0 };
 	struct st_reader *r1 = NULL, *r2 = NULL;
-	size_t events, errors, seen = 0, damaged = 0, lost = 0;
+	size_t events, errors, damaged = 0, lost = 0;
 	int bad;
 
 	rnd_seed(11);
@@ -571,15 +584,8 @@ static int test_fill_same(void)
 	r1 = r2 = NULL;
 	/* the 2nd and 5th events chunks damaged: their errors come at the same events */
 	bad = bad || open_mem(__func__, &r1, m.data, m.len, 0);
-	for (size_t i = 0; !bad && i < st_chunk_count(r1); i++) {
-		const struct st_chunk_info *ci = st_chunk_at(r1, i);
-
-		if (ci->kind == ST_CHUNK_EVENTS && (++seen == 2 || seen == 5)) {
-			m.data[ci->offset + ci->stored_size - 3] ^= 0x40;
-			damaged++;
-			lost += ci->events;
-		}
-	}
+	if (!bad)
+		damaged = damage_events_chunks(r1, m.data, 2, 5, &lost);
 	bad = bad || open_mem(__func__, &r2, m.data, m.len, 0) ||
 	      same_filled(__func__, r1, r2, 0, &events, &errors) ||
 	      expectf(damaged == 2 && errors == 2 && events == n - lost, __func__,
