@@ -557,6 +557,46 @@ static void test_run_delay(void)
 }
 
 /*
+ * No sched records, the completing thread's samples past its ring of 32:
+ * ksoftirqd's run_delay 100 * i at 1000 * i for i = 1..39, then 4200 at
+ * 39800 as it completes the request a pread (39100..40000) issued at
+ * 39400, then 9999 at 39900, after the completion: svc_runq is 4200 - 3900
+ * = 300 since 39000 (the samples at 39800 and 39000, newest first over the
+ * wrapped ring, the one after the completion passed over); other 600.
+ * Then a sample that comes late (44000 after 45000): the ring is no longer
+ * in time order, and the sample before the completion at 46800 is the one
+ * at 45000 (10000), not the one that came last: a pread 45200..47000
+ * issued at 45500 gets 10500 - 10000 = 500, not 1500 clipped to 1300.
+ */
+static void test_run_delay_ring(void)
+{
+	struct an_corr *c = start();
+
+	for (uint64_t i = 1; i < 40; i++)
+		svc_delay(c, 1000 * i, SOFTIRQ, 100 * i);
+	sys_rd(c, ST_EV_sys_enter_pread64, 39100, 0, 500);
+	dio_begin(c, 39150);
+	bio_queue(c, 39200, APP, 0xb1, ST_OP_READ);
+	issue(c, 39400, 0x100, 0xb1);
+	svc_delay(c, 39800, SOFTIRQ, 4200);
+	complete(c, 39800, SOFTIRQ, 0x100);
+	svc_delay(c, 39900, SOFTIRQ, 9999);
+	sys_rd(c, ST_EV_sys_exit_pread64, 40000, 4096, 500);
+	expect("run_delay_ring", 0, 0, 300, 0, 0, 0, 0, 600);
+	svc_delay(c, 45000, SOFTIRQ, 10000);
+	svc_delay(c, 44000, SOFTIRQ, 9000);
+	sys_rd(c, ST_EV_sys_enter_pread64, 45200, 0, 500);
+	dio_begin(c, 45300);
+	bio_queue(c, 45400, APP, 0xb2, ST_OP_READ);
+	issue(c, 45500, 0x200, 0xb2);
+	svc_delay(c, 46800, SOFTIRQ, 10500);
+	complete(c, 46800, SOFTIRQ, 0x200);
+	sys_rd(c, ST_EV_sys_exit_pread64, 47000, 4096, 500);
+	expect("run_delay_ring_late", 1, 0, 500, 0, 0, 0, 0, 1300);
+	an_corr_free(c);
+}
+
+/*
  * No sched records, a dirty pause: pwrite 10000..30000 (run_delay 0 at the
  * entry, 2000 at the exit: runq 2000), paused at 11000 for 4000 (to 15000
  * as asked); its next event, a page-cache add at 25000, says it ran again
@@ -690,6 +730,7 @@ int main(void)
 	test_own_first();
 	test_off();
 	test_run_delay();
+	test_run_delay_ring();
 	test_run_delay_dirty();
 	test_sched_decides();
 	test_random();
