@@ -641,22 +641,16 @@ int st_cursor_fill(struct st_cursor *c, void *buf, size_t cap)
 	if (c->fill_err || c->left) {
 		if ((ret = take_left(c, &ev)) < 0)
 			return ret;
-		memcpy(out, ev, ev->size);
-		used = st_record_span(ev);
+		st_fill_append(out, cap, &used, ev);	/* fits: a record is at most 64 KiB */
 	}
 	if (c->whole_on) {
 		ret = st_whole_fill(c->whole, c, out, cap, &used, &c->left);
 	} else {
-		while ((ret = stored_next(c, &ev)) > 0) {
-			size_t span = st_record_span(ev);
-
-			if (span > cap - used) {
+		while ((ret = stored_next(c, &ev)) > 0)
+			if (!st_fill_append(out, cap, &used, ev)) {
 				c->left = ev;
 				break;
 			}
-			memcpy(out + used, ev, ev->size);
-			used += span;
-		}
 	}
 	if (ret < 0 && used)
 		c->fill_err = ret;

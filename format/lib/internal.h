@@ -200,6 +200,18 @@ int st_whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event
 int st_whole_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t cap, size_t *used,
 		  const struct st_event_header **left);
 int st_whole_busy(const struct st_whole *w);
+
+/* st_cursor_fill()'s step: ev copied into buf at *used if it fits in cap (1), else 0. */
+static inline int st_fill_append(uint8_t *buf, size_t cap, size_t *used, const struct st_event_header *ev)
+{
+	size_t span = st_record_span(ev);
+
+	if (span > cap - *used)
+		return 0;
+	memcpy(buf + *used, ev, ev->size);
+	*used += span;
+	return 1;
+}
 void st_whole_refresh(struct st_whole *w);
 void st_whole_close(struct st_whole *w);
 

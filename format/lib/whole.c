@@ -557,7 +557,7 @@ static __attribute__((noinline)) int fifo_room(struct reorder *ro, size_t need)
 static inline __attribute__((always_inline)) int fifo_push(struct reorder *ro,
 							   const struct st_event_header *h)
 {
-	size_t need = sizeof(struct fifo_head) + ((h->size + 7u) & ~7u);
+	size_t need = sizeof(struct fifo_head) + st_record_span(h);
 	struct fifo_head fh = { .seq = ro->seq++ };
 
 	if (!fifo_first(ro))
@@ -577,7 +577,7 @@ static inline __attribute__((always_inline)) int fifo_push(struct reorder *ro,
 /* Past the first entry, whose record is h. */
 static void fifo_skip(struct reorder *ro, const struct st_event_header *h)
 {
-	ro->fifo_out += sizeof(struct fifo_head) + ((h->size + 7u) & ~7u);
+	ro->fifo_out += sizeof(struct fifo_head) + st_record_span(h);
 	if (ro->fifo_wrapped && ro->fifo_out == ro->fifo_end) {
 		ro->fifo_out = 0;
 		ro->fifo_wrapped = 0;
@@ -1133,20 +1133,13 @@ int st_whole_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t 
 		  const struct st_event_header **left)
 {
 	const struct st_event_header *ev;
-	size_t n = *used;
 	int ret;
 
-	while ((ret = whole_next(w, c, &ev)) > 0) {
-		size_t span = st_record_span(ev);
-
-		if (span > cap - n) {
+	while ((ret = whole_next(w, c, &ev)) > 0)
+		if (!st_fill_append(buf, cap, used, ev)) {
 			*left = ev;
 			break;
 		}
-		memcpy(buf + n, ev, ev->size);
-		n += span;
-	}
-	*used = n;
 	return ret;
 }
 
