@@ -173,12 +173,89 @@ static __always_inline __u64 current_run_delay(void)
 }
 
 /*
+ * The kernel thread that last raised this CPU's block softirq in task
+ * context, as it raised it (tid 0: the last raise came from an interrupt or
+ * a user thread). The softirq runs on the CPU that raised it, and with a
+ * busy CPU in ksoftirqd, not in the raiser: the loop device's worker reads
+ * the data, raises it and goes on, so the completion alone would never name
+ * the thread whose wait for a CPU came first (format 1.7).
+ */
+struct block_raise {
+	__u64 run_delay, at;
+	__u32 tid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct block_raise);
+} block_raises SEC(".maps");
+
+/* x86-64's smallest task stack (16 KiB; 32 with KASAN, whose upper half then reads as an interrupt's) */
+#define TASK_STACK_SIZE	(16 << 10)
+
+/*
+ * Whether a raw tracepoint fired in task context: its arguments (ctx) sit
+ * in the frame of the code that fired it, on the task's own stack there,
+ * on the CPU's interrupt stack in a hardirq, an IPI or a softirq (x86-64
+ * runs each on it). A raise from an interrupt names the thread it
+ * interrupted: a single-queue disk's completion raises the block softirq
+ * from its hardirq, a remote completion from an IPI.
+ */
+static __always_inline bool in_task_context(void *ctx, const struct task_struct *task)
+{
+	__u64 stack = (__u64)task->stack;
+
+	return (__u64)ctx >= stack && (__u64)ctx < stack + TASK_STACK_SIZE;
+}
+
+SEC("tp_btf/softirq_raise")
+int BPF_PROG(softirq_raise, unsigned int vec)
+{
+	struct task_struct *task;
+	struct block_raise *r;
+	__u32 zero = 0;
+
+	if (vec != BLOCK_SOFTIRQ || !(r = bpf_map_lookup_elem(&block_raises, &zero)))
+		return 0;
+	task = bpf_get_current_task_btf();
+	if (!(task->flags & PF_KTHREAD) || !task->pid || !in_task_context(ctx, task)) {
+		r->tid = 0;
+		return 0;
+	}
+	r->run_delay = task->sched_info.run_delay;
+	r->at = bpf_ktime_get_ns();
+	r->tid = task->pid;
+	return 0;
+}
+
+/* The raise before this completion, when another kernel thread made it. */
+static __always_inline void set_raiser(struct st_ev_svc_run_delay *d, const struct task_struct *task)
+{
+	__u32 zero = 0;
+	struct block_raise *r = bpf_map_lookup_elem(&block_raises, &zero);
+
+	d->p.raiser_tid = 0;
+	d->p.pad = 0;
+	if (!r || !r->tid || r->tid == task->pid) {
+		d->p.raiser_run_delay = 0;
+		d->p.raised_at = 0;
+		return;
+	}
+	d->p.raiser_tid = r->tid;
+	d->p.raiser_run_delay = r->run_delay;
+	d->p.raised_at = r->at;
+}
+
+/*
  * A selected completion's record of size bytes, reserved with, before it,
  * the svc_run_delay record of the kernel thread it runs in (the thread
- * serving the device): one reservation and one clock read for both, the
- * same ts. Returns where the reservation starts (NULL: none), *lead the
- * bytes before the completion's record (0 without svc_run_delay); submit
- * with submit_records(start, *lead + size, *lead ? 2 : 1).
+ * serving the device) and of the one that raised its softirq: one
+ * reservation and one clock read for both, the same ts. Returns where the
+ * reservation starts (NULL: none), *lead the bytes before the completion's
+ * record (0 without svc_run_delay); submit with
+ * submit_records(start, *lead + size, *lead ? 2 : 1).
  */
 static __always_inline void *reserve_with_svc_run_delay(__u32 size, __u16 type, __u32 *lead)
 {
@@ -194,6 +271,7 @@ static __always_inline void *reserve_with_svc_run_delay(__u32 size, __u16 type, 
 		return NULL;
 	d->h.size = sizeof(*d);
 	d->p.run_delay = task->sched_info.run_delay;
+	set_raiser(d, task);
 	h = (void *)(d + 1);
 	*h = d->h;
 	h->type = type;

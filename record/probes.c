@@ -563,7 +563,8 @@ static int select_programs(struct sttrace_bpf *skel, const struct rec_selection 
 
 	bpf_object__for_each_program(prog, skel->obj) {
 		bool on = prog == skel->progs.flush_stage ||
-			  (prog == skel->progs.generic_tracepoint && sel->ntps);
+			  (prog == skel->progs.generic_tracepoint && sel->ntps) ||
+			  (prog == skel->progs.softirq_raise && sel->on[ST_EV_svc_run_delay]);
 
 		for (size_t i = 0; i < REC_NEVENTS; i++)
 			if (!strcmp(bpf_program__name(prog), rec_events[i].name))

@@ -18,9 +18,14 @@ struct wait {
 	uint32_t waker;
 };
 
-/* A kernel thread's run-queue wait so far as it completed a request (svc_run_delay). */
+/*
+ * A kernel thread's run-queue wait so far as it completed a request
+ * (svc_run_delay), or as it raised the block softirq another one completed
+ * in; of a completion, the thread that raised it (0 none).
+ */
 struct delay_sample {
 	uint64_t ts, run_delay;
+	uint32_t raiser;
 };
 
 /* Samples kept per thread: enough for the requests it completes before their I/Os end. */
@@ -334,18 +339,35 @@ static void on_page_cache(const struct st_ev_page_cache *e, struct an_io *io)
 		io->cache = AN_CACHE_MISS;
 }
 
+static void delay_push(struct thr *t, struct delay_sample d)
+{
+	if (d.ts < t->delay_newest)
+		t->delays_unsorted = 1;
+	else
+		t->delay_newest = d.ts;
+	t->delays[t->delay_next] = d;
+	t->delay_next = (t->delay_next + 1) % DELAY_RING;
+}
+
+/*
+ * The completing thread's sample, and the raiser's as it raised: once per
+ * raise, which the completions of one softirq run all name (a batch would
+ * push the raiser's earlier samples out of its ring).
+ */
 static void on_svc_run_delay(struct an_causes *cz, const struct st_ev_svc_run_delay *e)
 {
-	struct thr *t = thr_get(cz, e->h.tid);
+	struct thr *t = thr_get(cz, e->h.tid), *r;
+	uint32_t raiser = e->p.raiser_tid != e->h.tid ? e->p.raiser_tid : 0;
 
 	if (!t)
 		return;
-	if (e->h.ts < t->delay_newest)
-		t->delays_unsorted = 1;
-	else
-		t->delay_newest = e->h.ts;
-	t->delays[t->delay_next] = (struct delay_sample){ e->h.ts, e->p.run_delay };
-	t->delay_next = (t->delay_next + 1) % DELAY_RING;
+	delay_push(t, (struct delay_sample){ e->h.ts, e->p.run_delay, raiser });
+	if (!raiser || !(r = thr_get(cz, raiser)))
+		return;
+	const struct delay_sample *newest = &r->delays[(r->delay_next + DELAY_RING - 1) % DELAY_RING];
+
+	if (newest->ts != e->p.raised_at || newest->run_delay != e->p.raiser_run_delay)
+		delay_push(r, (struct delay_sample){ e->p.raised_at, e->p.raiser_run_delay, 0 });
 }
 
 void an_cause_event(struct an_causes *cz, const struct st_event_header *h, struct an_io *io)
@@ -477,31 +499,49 @@ static void delay_samples(const struct thr *t, uint64_t end, const struct delay_
 }
 
 /*
- * Without sched records: the run-queue wait of the thread that completed
- * io's last request, from the kernel's own count read as it completed
- * (svc_run_delay, recorded just before the completion) less the count at
- * its completion before: the wait between the two, of which at most the
- * part of [issue, complete] after the earlier completion. Exact with one
- * request in flight; with several, a wait while it served another request
- * in the same stretch counts for each I/O it overlaps, and only the
- * completing thread is seen (not the one before it in the chain).
+ * A thread's run-queue wait from the kernel's own count between its sample
+ * at or before end (*cur, NULL none) and the one before: at most the part
+ * of [from, end] between the two. 0 without two samples.
+ */
+static uint64_t delay_between(const struct thr *t, uint64_t from, uint64_t end,
+			      const struct delay_sample **cur)
+{
+	const struct delay_sample *prev;
+	uint64_t ns, lo;
+
+	delay_samples(t, end, cur, &prev);
+	if (!prev || (*cur)->run_delay < prev->run_delay)
+		return 0;
+	ns = (*cur)->run_delay - prev->run_delay;
+	lo = prev->ts > from ? prev->ts : from;
+	if ((*cur)->ts <= lo)
+		return 0;
+	return ns < (*cur)->ts - lo ? ns : (*cur)->ts - lo;
+}
+
+/*
+ * Without sched records: the run-queue waits of the thread that completed
+ * io's last request (svc_run_delay, recorded just before the completion)
+ * since its completion before, and of the thread that raised the softirq it
+ * completed in (the loop worker that did the I/O, for ksoftirqd) before it
+ * raised, each within [issue, complete], together at most that. Exact with
+ * one request in flight; with several, a wait while the thread served
+ * another request in the same stretch counts for each I/O it overlaps.
  */
 static uint64_t svc_runq_delay(struct an_causes *cz, const struct an_io *io)
 {
 	uint64_t from = io->ts[AN_TS_ISSUE] ? io->ts[AN_TS_ISSUE] : io->ts[AN_TS_QUEUE];
-	uint64_t end = io->ts[AN_TS_COMPLETE], ns, lo;
-	const struct delay_sample *cur, *prev;
+	uint64_t end = io->ts[AN_TS_COMPLETE], ns;
+	const struct delay_sample *cur = NULL, *raised;
 	const struct thr *t;
 
 	if (!from || end <= from || !io->svc_tid || io->svc_tid == io->tid ||
 	    !(t = thr_find(cz, io->svc_tid)))
 		return 0;
-	delay_samples(t, end, &cur, &prev);
-	if (!prev || cur->run_delay < prev->run_delay)
-		return 0;
-	ns = cur->run_delay - prev->run_delay;
-	lo = prev->ts > from ? prev->ts : from;
-	return ns < end - lo ? ns : end - lo;
+	ns = delay_between(t, from, end, &cur);
+	if (cur && cur->raiser && cur->raiser != io->tid && (t = thr_find(cz, cur->raiser)))
+		ns += delay_between(t, from, end, &raised);
+	return ns < end - from ? ns : end - from;
 }
 
 /* Without sched records: the call's thread's wait between its entry and its exit. */

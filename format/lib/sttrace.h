@@ -68,7 +68,7 @@ extern "C" {
 
 /* The format version this library writes (spec/sttrace-format.md section 9). */
 #define ST_FORMAT_MAJOR 1
-#define ST_FORMAT_MINOR 6
+#define ST_FORMAT_MINOR 7
 
 /* Error codes (negative return values). */
 enum st_error {

@@ -306,10 +306,17 @@ struct st_event_header {
  * The run-queue wait so far of the kernel thread that completed a selected
  * request (format 1.6), recorded right before its completion record when a
  * `why` event is selected: its increase since the thread's previous one is
- * its wait for a CPU meanwhile (svc_runq without the sched records).
+ * its wait for a CPU meanwhile (svc_runq without the sched records). From
+ * 1.7 also the kernel thread that raised the block softirq the completion
+ * runs in (the loop device's worker, when ksoftirqd completes), read as it
+ * raised it: the thread that did the I/O before the completing one.
  */
 #define st_fields_svc_run_delay(F, A)						\
-	F(__u64, run_delay, ST_FT_NS, "task->sched_info.run_delay of the completing kernel thread (the record's tid)")
+	F(__u64, run_delay,        ST_FT_NS,   "task->sched_info.run_delay of the completing kernel thread (the record's tid)") \
+	F(__u64, raiser_run_delay, ST_FT_NS,   "task->sched_info.run_delay of raiser_tid as it raised the block softirq (1.7)") \
+	F(__u64, raised_at,        ST_FT_NS,   "when raiser_tid raised it, on the clock of ts (1.7)") \
+	F(__u32, raiser_tid,       ST_FT_UINT, "the kernel thread, other than the record's, that raised in task context the block softirq this completion runs in; 0 none or not recorded (files before 1.7)") \
+	F(__u32, pad,              ST_FT_UINT, "zero")
 
 /*
  * Every event type: E(id, name, payload). The name is the kernel tracepoint's;

@@ -508,6 +508,18 @@ static void svc_delay(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t run
 	an_corr_event(c, &e.h);
 }
 
+/* The same, naming the thread that raised the softirq it completes in (format 1.7). */
+static void svc_raise(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t run_delay,
+		      uint32_t raiser, uint64_t raised_at, uint64_t raiser_run_delay)
+{
+	struct st_ev_svc_run_delay e = { .p = { .run_delay = run_delay, .raiser_tid = raiser,
+						.raised_at = raised_at,
+						.raiser_run_delay = raiser_run_delay } };
+
+	head_of(&e.h, ST_EV_svc_run_delay, sizeof(e), ts, tid);
+	an_corr_event(c, &e.h);
+}
+
 /*
  * No sched records (format 1.6's `why`): runq from the run_delay counts.
  * ksoftirqd completed an earlier request at 5000 (its run_delay 1000).
@@ -593,6 +605,47 @@ static void test_run_delay_ring(void)
 	complete(c, 46800, SOFTIRQ, 0x200);
 	sys_rd(c, ST_EV_sys_exit_pread64, 47000, 4096, 500);
 	expect("run_delay_ring_late", 1, 0, 500, 0, 0, 0, 0, 1300);
+	an_corr_free(c);
+}
+
+/*
+ * No sched records, ksoftirqd completing what the loop worker raised
+ * (format 1.7): the worker's wait before its raise counts too. ksoftirqd
+ * completed an earlier request at 5000 (its run_delay 1000), raised by the
+ * worker at 4000 (100). A pread 10000..14200 (runq 0) issued at 10400: the
+ * worker waits 2000 and raises at 12900 (2100); ksoftirqd completes a batch
+ * of 40 requests it raised from 13661 to 13700 (run_delay 1300), the
+ * pread's last: ksoftirqd's own wait, 300, went to the batch's first, the
+ * worker's 2000 (between its raises at 4000 and 12900, inside [10400,
+ * 13700]) to each: svc_runq 2000 (0 if the batch's 40 copies of one raise
+ * pushed the raise at 4000 out of the worker's ring of 32), other 2200.
+ * Then a pread 20000..22000 issued at 20400: the worker's run_delay grows
+ * 1000 to its raise at 21000, but only 600 of that stretch is the I/O's
+ * and before the raise: svc_runq 600, other 1400.
+ */
+static void test_run_delay_raiser(void)
+{
+	struct an_corr *c = start();
+
+	svc_raise(c, 5000, SOFTIRQ, 1000, WORKER, 4000, 100);
+	sys_rd(c, ST_EV_sys_enter_pread64, 10000, 0, 500);
+	dio_begin(c, 10100);
+	bio_queue(c, 10200, APP, 0xb1, ST_OP_READ);
+	issue(c, 10400, 0x100, 0xb1);
+	for (uint64_t ts = 13661; ts <= 13700; ts++)
+		svc_raise(c, ts, SOFTIRQ, 1300, WORKER, 12900, 2100);
+	complete(c, 13700, SOFTIRQ, 0x100);
+	sys_rd(c, ST_EV_sys_exit_pread64, 14200, 4096, 500);
+	expect("run_delay_raiser", 0, 0, 2000, 0, 0, 0, 0, 2200);
+	sys_rd(c, ST_EV_sys_enter_pread64, 20000, 0, 500);
+	dio_begin(c, 20100);
+	bio_queue(c, 20200, APP, 0xb2, ST_OP_READ);
+	issue(c, 20400, 0x200, 0xb2);
+	svc_raise(c, 21500, SOFTIRQ, 1300, WORKER, 21000, 3100);
+	complete(c, 21500, SOFTIRQ, 0x200);
+	sys_rd(c, ST_EV_sys_exit_pread64, 22000, 4096, 500);
+	expect("run_delay_raiser_clipped", 1, 0, 600, 0, 0, 0, 0, 1400);
+	check_sums("run_delay_raiser");
 	an_corr_free(c);
 }
 
@@ -731,6 +784,7 @@ int main(void)
 	test_off();
 	test_run_delay();
 	test_run_delay_ring();
+	test_run_delay_raiser();
 	test_run_delay_dirty();
 	test_sched_decides();
 	test_random();

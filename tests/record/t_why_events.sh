@@ -14,6 +14,11 @@
 # - why_svc_run_delay: the threads that completed the requests are kernel
 #   threads whose svc_run_delay never decreases and is at most their
 #   /proc/TID/schedstat run-queue time read after.
+# - why_svc_raiser: the threads those records name as raising the block
+#   softirq (ksoftirqd completes under the busy loops) are kernel threads,
+#   the loop device's workers among them, whose raiser_run_delay never
+#   decreases in the order of their raises (each before its record) and is
+#   at most their /proc/TID/schedstat run-queue time read after.
 # - why_service: the loop device's workers (the kworkers /proc names after
 #   its workqueue) have sched records: dd's reads woke them.
 # - why_untraced: the busy loops, not traced, appear only in switches whose
@@ -208,6 +213,30 @@ if EVENTS=all,sched record why_sched why_dd /usr/bin/time -v -o "$T/time.txt" \
 		pass why_svc_run_delay
 	else
 		fail why_svc_run_delay "$n completing threads with svc_run_delay records; wrong:${bad:- none}"
+	fi
+
+	# the threads that raised the block softirq ksoftirqd completed in: kernel
+	# threads, the loop device's workers among them, each one's run_delay never
+	# decreasing in the order of its raises and at most its schedstat now
+	rec_rows "$F" svc_run_delay tid raiser_tid raised_at raiser_run_delay ts |
+		awk '$2 != 0' >"$T/raises"
+	bad="" n=0
+	for tid in $(awk '{ print $2 }' "$T/raises" | sort -u); do
+		n=$((n + 1))
+		last=$(awk -v t="$tid" '$2 == t' "$T/raises" | sort -n -k3 |
+			awk '$3 > $5 || $4 < m { d = 1 } { m = $4 } END { print d ? -1 : m }')
+		now=$(awk '{ print $2 }' "/proc/$tid/schedstat" 2>/dev/null)
+		flags=$(awk '{ sub(/^.*\) /, ""); print $7 }' "/proc/$tid/stat" 2>/dev/null)
+		if [ "$last" = -1 ] || { [ -n "$now" ] && [ "$last" -gt "$now" ]; } ||
+			{ [ -n "$flags" ] && [ $((flags & 0x200000)) = 0 ]; }; then
+			bad+=" $tid(last $last, schedstat ${now:-gone}, flags ${flags:-gone})"
+		fi
+	done
+	workers=$(awk '{ print $2 }' "$T/raises" | sort -u | grep -cxF -f "$T/workers")
+	if [ "$n" -gt 0 ] && [ "$workers" -gt 0 ] && [ -z "$bad" ]; then
+		pass why_svc_raiser
+	else
+		fail why_svc_raiser "$n raising threads in $(wc -l <"$T/raises") svc_run_delay records, $workers of them $LOOPN's workers; wrong:${bad:- none}"
 	fi
 fi
 for pid in "${BUSY[@]}"; do kill -KILL "$pid"; wait "$pid" 2>/dev/null; done
