@@ -499,6 +499,15 @@ static void sys_rd(struct an_corr *c, uint16_t type, uint64_t ts, int64_t ret, u
 	}
 }
 
+/* A pread of APP's entered at ts (its thread's run_delay then), its bio queued and issued by 400. */
+static void pread_issued(struct an_corr *c, uint64_t ts, uint64_t run_delay, uint64_t bio, uint64_t rq)
+{
+	sys_rd(c, ST_EV_sys_enter_pread64, ts, 0, run_delay);
+	dio_begin(c, ts + 100);
+	bio_queue(c, ts + 200, APP, bio, ST_OP_READ);
+	issue(c, ts + 400, rq, bio);
+}
+
 /* Kernel thread tid's run_delay as it completes a request at ts (recorded just before). */
 static void svc_delay(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t run_delay)
 {
@@ -539,28 +548,19 @@ static void test_run_delay(void)
 	struct an_corr *c = start();
 
 	svc_delay(c, 5000, SOFTIRQ, 1000);
-	sys_rd(c, ST_EV_sys_enter_pread64, 10000, 0, 500);
-	dio_begin(c, 10100);
-	bio_queue(c, 10200, APP, 0xb1, ST_OP_READ);
-	issue(c, 10400, 0x100, 0xb1);
+	pread_issued(c, 10000, 500, 0xb1, 0x100);
 	svc_delay(c, 13700, SOFTIRQ, 2200);
 	complete(c, 13700, SOFTIRQ, 0x100);
 	sys_rd(c, ST_EV_sys_exit_pread64, 14200, 4096, 800);
 	expect("run_delay", 0, 300, 1200, 0, 0, 0, 0, 2700);
-	sys_rd(c, ST_EV_sys_enter_pread64, 20000, 0, 800);
-	dio_begin(c, 20100);
-	bio_queue(c, 20200, APP, 0xb2, ST_OP_READ);
-	issue(c, 20400, 0x200, 0xb2);
+	pread_issued(c, 20000, 800, 0xb2, 0x200);
 	svc_delay(c, 21000, SOFTIRQ, 7200);
 	complete(c, 21000, SOFTIRQ, 0x200);
 	sys_rd(c, ST_EV_sys_exit_pread64, 21500, 4096, 800);
 	expect("run_delay_clipped", 1, 0, 600, 0, 0, 0, 0, 900);
 	check(nout == 2 && (out[0].flags & AN_IO_RUNQ_COUNTED) && !out[0].runq_culprit[0],
 	      "cause.run_delay_no_culprit", "flags %#x culprit '%s'", out[0].flags, out[0].runq_culprit);
-	sys_rd(c, ST_EV_sys_enter_pread64, 30000, 0, 800);
-	dio_begin(c, 30100);
-	bio_queue(c, 30200, APP, 0xb3, ST_OP_READ);
-	issue(c, 30400, 0x300, 0xb3);
+	pread_issued(c, 30000, 800, 0xb3, 0x300);
 	complete(c, 31000, APP, 0x300);
 	sys_rd(c, ST_EV_sys_exit_pread64, 31500, 4096, 900);
 	expect("run_delay_own_completion", 2, 100, 0, 0, 0, 0, 0, 1400);
@@ -628,19 +628,13 @@ static void test_run_delay_raiser(void)
 	struct an_corr *c = start();
 
 	svc_raise(c, 5000, SOFTIRQ, 1000, WORKER, 4000, 100);
-	sys_rd(c, ST_EV_sys_enter_pread64, 10000, 0, 500);
-	dio_begin(c, 10100);
-	bio_queue(c, 10200, APP, 0xb1, ST_OP_READ);
-	issue(c, 10400, 0x100, 0xb1);
+	pread_issued(c, 10000, 500, 0xb1, 0x100);
 	for (uint64_t ts = 13661; ts <= 13700; ts++)
 		svc_raise(c, ts, SOFTIRQ, 1300, WORKER, 12900, 2100);
 	complete(c, 13700, SOFTIRQ, 0x100);
 	sys_rd(c, ST_EV_sys_exit_pread64, 14200, 4096, 500);
 	expect("run_delay_raiser", 0, 0, 2000, 0, 0, 0, 0, 2200);
-	sys_rd(c, ST_EV_sys_enter_pread64, 20000, 0, 500);
-	dio_begin(c, 20100);
-	bio_queue(c, 20200, APP, 0xb2, ST_OP_READ);
-	issue(c, 20400, 0x200, 0xb2);
+	pread_issued(c, 20000, 500, 0xb2, 0x200);
 	svc_raise(c, 21500, SOFTIRQ, 1300, WORKER, 21000, 3100);
 	complete(c, 21500, SOFTIRQ, 0x200);
 	sys_rd(c, ST_EV_sys_exit_pread64, 22000, 4096, 500);

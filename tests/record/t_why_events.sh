@@ -89,6 +89,27 @@ bt_count() {
 # near A B: A within 1 % + 2 of B
 near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b / 100 + 2) }'; }
 
+# kthread_delays ROWS: ROWS ("tid run_delay", each thread's in time order; -
+# standard input) as kernel threads' run-queue counts: prints how many
+# threads, then each one whose count decreases, is above what
+# /proc/TID/schedstat (its second column, the same counter) says now, or is
+# no kernel thread (PF_KTHREAD in /proc/TID/stat)
+kthread_delays() {
+	local rows tid last now flags bad="" n=0
+	rows=$(cat "$1")
+	for tid in $(awk '{ print $1 }' <<<"$rows" | sort -u); do
+		n=$((n + 1))
+		last=$(awk -v t="$tid" '$1 == t { if ($2 < m) d = 1; m = $2 } END { print d ? -1 : m }' <<<"$rows")
+		now=$(awk '{ print $2 }' "/proc/$tid/schedstat" 2>/dev/null)
+		flags=$(awk '{ sub(/^.*\) /, ""); print $7 }' "/proc/$tid/stat" 2>/dev/null)
+		if [ "$last" = -1 ] || { [ -n "$now" ] && [ "$last" -gt "$now" ]; } ||
+			{ [ -n "$flags" ] && [ $((flags & 0x200000)) = 0 ]; }; then
+			bad+=" $tid(last $last, schedstat ${now:-gone}, flags ${flags:-gone})"
+		fi
+	done
+	echo "$n$bad"
+}
+
 # record NAME COMM ARGS...: st-record -e $EVENTS (default all) -- ARGS, run
 # by bpftrace (-c: its probes are attached before and it ends with the
 # command), counting for COMM
@@ -198,45 +219,25 @@ if EVENTS=all,sched record why_sched why_dd /usr/bin/time -v -o "$T/time.txt" \
 	# the completing kernel threads' run_delay: never decreasing, at most what
 	# /proc/TID/schedstat (its second column, the same counter) says now
 	rec_rows "$F" svc_run_delay tid run_delay >"$T/svc_delays"
-	bad="" n=0
-	for tid in $(awk '{ print $1 }' "$T/svc_delays" | sort -u); do
-		n=$((n + 1))
-		last=$(awk -v t="$tid" '$1 == t { if ($2 < m) d = 1; m = $2 } END { print d ? -1 : m }' "$T/svc_delays")
-		now=$(awk '{ print $2 }' "/proc/$tid/schedstat" 2>/dev/null)
-		flags=$(awk '{ sub(/^.*\) /, ""); print $7 }' "/proc/$tid/stat" 2>/dev/null)
-		if [ "$last" = -1 ] || { [ -n "$now" ] && [ "$last" -gt "$now" ]; } ||
-			{ [ -n "$flags" ] && [ $((flags & 0x200000)) = 0 ]; }; then
-			bad+=" $tid(last $last, schedstat ${now:-gone}, flags ${flags:-gone})"
-		fi
-	done
+	read -r n bad < <(kthread_delays "$T/svc_delays")
 	if [ "$n" -gt 0 ] && [ -z "$bad" ]; then
 		pass why_svc_run_delay
 	else
 		fail why_svc_run_delay "$n completing threads with svc_run_delay records; wrong:${bad:- none}"
 	fi
 
-	# the threads that raised the block softirq ksoftirqd completed in: kernel
-	# threads, the loop device's workers among them, each one's run_delay never
-	# decreasing in the order of its raises and at most its schedstat now
-	rec_rows "$F" svc_run_delay tid raiser_tid raised_at raiser_run_delay ts |
-		awk '$2 != 0' >"$T/raises"
-	bad="" n=0
-	for tid in $(awk '{ print $2 }' "$T/raises" | sort -u); do
-		n=$((n + 1))
-		last=$(awk -v t="$tid" '$2 == t' "$T/raises" | sort -n -k3 |
-			awk '$3 > $5 || $4 < m { d = 1 } { m = $4 } END { print d ? -1 : m }')
-		now=$(awk '{ print $2 }' "/proc/$tid/schedstat" 2>/dev/null)
-		flags=$(awk '{ sub(/^.*\) /, ""); print $7 }' "/proc/$tid/stat" 2>/dev/null)
-		if [ "$last" = -1 ] || { [ -n "$now" ] && [ "$last" -gt "$now" ]; } ||
-			{ [ -n "$flags" ] && [ $((flags & 0x200000)) = 0 ]; }; then
-			bad+=" $tid(last $last, schedstat ${now:-gone}, flags ${flags:-gone})"
-		fi
-	done
+	# the threads that raised the block softirq ksoftirqd completed in: the same,
+	# in the order of their raises (each before its record), the loop device's
+	# workers among them
+	rec_rows "$F" svc_run_delay raised_at raiser_tid raiser_run_delay ts | awk '$2 != 0' |
+		sort -n >"$T/raises"
+	late=$(awk '$1 > $4' "$T/raises" | wc -l)
+	read -r n bad < <(awk '{ print $2, $3 }' "$T/raises" | kthread_delays -)
 	workers=$(awk '{ print $2 }' "$T/raises" | sort -u | grep -cxF -f "$T/workers")
-	if [ "$n" -gt 0 ] && [ "$workers" -gt 0 ] && [ -z "$bad" ]; then
+	if [ "$n" -gt 0 ] && [ "$workers" -gt 0 ] && [ "$late" = 0 ] && [ -z "$bad" ]; then
 		pass why_svc_raiser
 	else
-		fail why_svc_raiser "$n raising threads in $(wc -l <"$T/raises") svc_run_delay records, $workers of them $LOOPN's workers; wrong:${bad:- none}"
+		fail why_svc_raiser "$n raising threads in $(wc -l <"$T/raises") svc_run_delay records, $workers of them $LOOPN's workers, $late raised after their record; wrong:${bad:- none}"
 	fi
 fi
 for pid in "${BUSY[@]}"; do kill -KILL "$pid"; wait "$pid" 2>/dev/null; done
