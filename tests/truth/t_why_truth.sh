@@ -209,7 +209,7 @@ tail_covers() {
 		for (i = r; i <= NR; i++) { split(line[i], f, " "); for (j = 2; j in f; j++) sum += f[j] }
 		n = NR - r + 1; printf "%d %.1f\n", n, NR ? sum / n : 0 }')
 	awk -v c="$check" -v m="$mean" -v e="$extra" \
-		'BEGIN { printf "  %s: %.0f us of fio'"'"'s extra clat p99 %.0f us (%.0f %%)\n", c, m, e, e > 0 ? 100 * m / e : 0 }'
+		'BEGIN { printf "  %s: %.0f us of fio'"'"'s extra clat p99 %.0f us (%.0f %%)\n", c, m, e, (e > 0 ? 100 * m / e : 0) }'
 	if at_least "$mean" "$(awk -v e="$extra" -v s="$share" 'BEGIN { print e * s }')"; then
 		pass "$check"
 	else
