@@ -198,10 +198,11 @@ struct {
 /*
  * Whether a raw tracepoint fired in task context: its arguments (ctx) sit
  * in the frame of the code that fired it, on the task's own stack there,
- * on the CPU's interrupt stack in a hardirq, an IPI or a softirq (x86-64
- * runs each on it). A raise from an interrupt names the thread it
- * interrupted: a single-queue disk's completion raises the block softirq
- * from its hardirq, a remote completion from an IPI.
+ * on the CPU's interrupt stack in a hardirq, an IPI or a softirq run as an
+ * interrupt ends (x86-64 switches to it for each; ksoftirqd's softirqs run
+ * on its own stack, as its task's). A raise from an interrupt names the
+ * thread it interrupted: a single-queue disk's completion raises the block
+ * softirq from its hardirq, a remote completion from an IPI.
  */
 static __always_inline bool in_task_context(void *ctx, const struct task_struct *task)
 {
