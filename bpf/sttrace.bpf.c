@@ -903,7 +903,7 @@ static __always_inline void emit_complete(const struct request *rq, __u32 disk, 
 {
 	struct st_ev_block_rq_complete *e;
 	__u32 lead;
-	void *start = reserve_with_svc_run_delay(sizeof(*e), ST_EV_block_rq_complete, &lead);
+	void *start = reserve_with_svc_run_delay(sizeof(*e), ST_EV_block_rq_complete, disk, &lead);
 
 	if (!start)
 		return;
@@ -923,6 +923,7 @@ int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned
 {
 	__u32 disk = rq_disk(rq);
 
+	note_completion(disk);
 	if (rq_complete_selected(rq, disk)) {
 		emit_complete(rq, disk, error, nr_bytes);
 		follow_service();
@@ -937,7 +938,7 @@ static __always_inline void emit_complete_compact(const struct request *rq, __u3
 {
 	struct st_ev_block_rq_complete_compact *e;
 	__u32 lead;
-	void *start = reserve_with_svc_run_delay(sizeof(*e), ST_EV_block_rq_complete_compact, &lead);
+	void *start = reserve_with_svc_run_delay(sizeof(*e), ST_EV_block_rq_complete_compact, disk, &lead);
 
 	if (!start)
 		return;
@@ -961,6 +962,7 @@ int BPF_PROG(block_rq_complete_compact, struct request *rq, blk_status_t error, 
 {
 	__u32 disk = rq_disk(rq);
 
+	note_completion(disk);
 	if (rq_complete_selected(rq, disk)) {
 		if (!rq->__data_len || rq_in_flush_seq(rq))
 			emit_complete(rq, disk, error, nr_bytes);

@@ -183,6 +183,7 @@ static __always_inline __u64 current_run_delay(void)
 struct block_raise {
 	__u64 run_delay, at;
 	__u32 tid;
+	__u32 dev;	/* of the first completion after it (0: none yet) */
 };
 
 struct {
@@ -228,18 +229,41 @@ int BPF_PROG(softirq_raise, unsigned int vec)
 	r->run_delay = task->sched_info.run_delay;
 	r->at = bpf_ktime_get_ns();
 	r->tid = task->pid;
+	r->dev = 0;
 	return 0;
 }
 
-/* The raise before this completion, when another kernel thread made it. */
-static __always_inline void set_raiser(struct st_ev_svc_run_delay *d, const struct task_struct *task)
+/*
+ * Every completion, selected or not, in whatever thread: the first after a
+ * raise names the raiser's device (below).
+ */
+static __always_inline void note_completion(__u32 dev)
+{
+	__u32 zero = 0;
+	struct block_raise *r;
+
+	if (record_svc_run_delay && (r = bpf_map_lookup_elem(&block_raises, &zero)) && !r->dev)
+		r->dev = dev;
+}
+
+/*
+ * The raise before this completion, when another kernel thread made it,
+ * for a request of the raiser's device. A thread raises the softirq only
+ * when it finds the CPU's list of completions empty, and the softirq takes
+ * them in the order they came: the first completion after a raise is the
+ * raiser's own request, and names its device. Others may join the list
+ * before the softirq runs (a disk's hardirq adds its request and raises
+ * nothing), and are not the raiser's: another device's are passed over.
+ */
+static __always_inline void set_raiser(struct st_ev_svc_run_delay *d, const struct task_struct *task,
+				       __u32 dev)
 {
 	__u32 zero = 0;
 	struct block_raise *r = bpf_map_lookup_elem(&block_raises, &zero);
 
 	d->p.raiser_tid = 0;
 	d->p.pad = 0;
-	if (!r || !r->tid || r->tid == task->pid) {
+	if (!r || !r->tid || r->tid == task->pid || r->dev != dev) {
 		d->p.raiser_run_delay = 0;
 		d->p.raised_at = 0;
 		return;
@@ -258,7 +282,7 @@ static __always_inline void set_raiser(struct st_ev_svc_run_delay *d, const stru
  * record (0 without svc_run_delay); submit with
  * submit_records(start, *lead + size, *lead ? 2 : 1).
  */
-static __always_inline void *reserve_with_svc_run_delay(__u32 size, __u16 type, __u32 *lead)
+static __always_inline void *reserve_with_svc_run_delay(__u32 size, __u16 type, __u32 dev, __u32 *lead)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct st_ev_svc_run_delay *d;
@@ -272,7 +296,7 @@ static __always_inline void *reserve_with_svc_run_delay(__u32 size, __u16 type, 
 		return NULL;
 	d->h.size = sizeof(*d);
 	d->p.run_delay = task->sched_info.run_delay;
-	set_raiser(d, task);
+	set_raiser(d, task, dev);
 	h = (void *)(d + 1);
 	*h = d->h;
 	h->type = type;

@@ -43,6 +43,11 @@
 #   IOPS: a block_bio_held after each held block_bio_queue, with its ts,
 #   blkcg = the cgroup directory's inode number, and metadata naming the
 #   cgroup and its limit.
+# - why_raiser_device: fio's direct reads of the loop device beside dd's of a
+#   file on a disk with one hardware queue (/var/tmp's; SKIP on another), one
+#   busy loop: no completion of that disk names a raiser (its hardirq raised
+#   the softirq, or its request joined a list a loop worker's raise began),
+#   some of the loop device's do.
 # sysctls, cgroups, the mount and the loop device are restored or removed
 # at exit, also on failure.
 . "$(dirname "$0")/../lib.sh"
@@ -242,6 +247,51 @@ if EVENTS=all,sched record why_sched why_dd /usr/bin/time -v -o "$T/time.txt" \
 	fi
 fi
 for pid in "${BUSY[@]}"; do kill -KILL "$pid"; wait "$pid" 2>/dev/null; done
+
+# ---- the raiser is the device's: a single-queue disk's completions name none --
+# A disk with one hardware queue (virtio-blk here) raises the block softirq
+# from its completion's hardirq, and its requests may join a list a loop
+# worker's raise began: neither names a raiser, while the loop device's
+# completions run in ksoftirqd do (one busy loop keeps them there).
+disk=$(lsblk -no PKNAME "$(df --output=source /var/tmp | tail -1)" 2>/dev/null | head -1)
+[ -n "$disk" ] || disk=$(basename "$(df --output=source /var/tmp | tail -1)")
+if [ ! -d "/sys/block/$disk/mq" ] || [ "$(ls "/sys/block/$disk/mq" | wc -l)" != 1 ]; then
+	skip why_raiser_device "/var/tmp is on $disk, not a disk with one hardware queue"
+else
+	DISKDEV=$(rec_devno "/dev/$disk")
+	DATA=$(mktemp /var/tmp/why_raiser.XXXXXX)
+	at_exit "rm -f '$DATA'"
+	dd if=/dev/urandom of="$DATA" bs=1M count=32 status=none && sync
+	nice -n -15 sh -c 'while :; do :; done' &
+	HOG=$!
+	at_exit "kill -KILL $HOG"
+	cat >"$T/raiser_load.sh" <<LOAD
+'$T/why_fio' --name=r --filename='$L' --rw=randread --bs=4k --direct=1 --ioengine=psync \\
+	--runtime=3 --time_based --output=/dev/null &
+end=\$((\$(date +%s) + 3))
+while [ \$(date +%s) -lt \$end ]; do
+	'$DD' if='$DATA' of=/dev/null bs=4k iflag=direct status=none
+done
+wait
+LOAD
+	if record why_raiser why_fio sh "$T/raiser_load.sh"; then
+		{ rec_rows "$T/why_raiser.sttrace" svc_run_delay cpu ts raiser_tid | sed 's/^/S /'
+		  rec_rows "$T/why_raiser.sttrace" block_rq_complete_compact cpu ts dev | sed 's/^/C /'
+		  rec_rows "$T/why_raiser.sttrace" block_rq_complete cpu ts dev | sed 's/^/C /'; } |
+			awk '$1 == "S" { raiser[$2 " " $3] = $4; next } ($2 " " $3) in raiser {
+				n[$4]++; if (raiser[$2 " " $3] != 0) named[$4]++ }
+				END { for (d in n) print d, n[d], named[d] + 0 }' >"$T/raisers"
+		read -r _ n_disk named_disk < <(awk -v d="$DISKDEV" '$1 == d' "$T/raisers")
+		read -r _ n_loop named_loop < <(awk -v d="$DEV" '$1 == d' "$T/raisers")
+		if [ "${n_disk:-0}" -gt 0 ] && [ "$named_disk" = 0 ] && [ "${named_loop:-0}" -gt 0 ]; then
+			pass why_raiser_device
+		else
+			fail why_raiser_device "completions in kernel threads naming a raiser: $disk ${named_disk:-0} of ${n_disk:-0} (want 0 of some), $(basename "$L") ${named_loop:-0} of ${n_loop:-0} (want some)"
+		fi
+	fi
+	kill -KILL "$HOG"
+	wait "$HOG" 2>/dev/null
+fi
 
 # ---- a file system on the loop device ------------------------------------
 mkfs.ext4 -q -F "$L" || { fail why "mkfs.ext4 $L failed"; exit 1; }
