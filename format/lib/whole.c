@@ -103,6 +103,7 @@ struct bio_seen {
  */
 struct rq_seen {
 	uint64_t rq, bios[ST_RQ_BIOS + 1];
+	uint32_t nbios;		/* bios[] stored before bios[ST_RQ_BIOS]; those past them are 0 */
 };
 
 /* What a compact completion leaves to its request's issue. */
@@ -786,14 +787,16 @@ static void note_bio(struct st_whole *w, uint64_t bio, uint64_t ts)
 static void note_issue(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e)
 {
 	struct rq_seen *r = &w->rq_seen[seen_slot(e->p.rq)];
-	unsigned i;
+	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i;
 
 	r->rq = e->p.rq;
-	for (i = 0; i < ST_RQ_BIOS; i++)
-		r->bios[i] = i < e->p.nr_bios ? e->p.bios[i] : 0;
-	r->bios[ST_RQ_BIOS] = e->p.nr_bios > ST_RQ_BIOS ? e->p.rq + 1 : 0;
-	for (i = 0; i <= ST_RQ_BIOS; i++)
+	r->nbios = n;
+	for (i = 0; i < n; i++) {
+		r->bios[i] = e->p.bios[i];
 		note_bio(w, r->bios[i], e->h.ts);
+	}
+	r->bios[ST_RQ_BIOS] = e->p.nr_bios > ST_RQ_BIOS ? e->p.rq + 1 : 0;
+	note_bio(w, r->bios[ST_RQ_BIOS], e->h.ts);
 }
 
 /* A completion ends the lives of its request's bios (and of the bio it names, issued or not). */
@@ -803,8 +806,11 @@ static void note_complete(struct st_whole *w, const struct st_ev_block_rq_comple
 	unsigned i;
 
 	note_bio(w, e->p.bio, e->h.ts);
-	for (i = 0; r->rq == e->p.rq && i <= ST_RQ_BIOS; i++)
+	if (r->rq != e->p.rq)
+		return;
+	for (i = 0; i < r->nbios; i++)
 		note_bio(w, r->bios[i], e->h.ts);
+	note_bio(w, r->bios[ST_RQ_BIOS], e->h.ts);
 }
 
 /* t, or the end of the previous life of bio's address when that is later. */
