@@ -962,8 +962,8 @@ static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stam
 	rest = queue && e->p.nr_bios > n ? (e->p.nr_bios < ST_RQ_BIOS_COUNTED ? e->p.nr_bios :
 					     ST_RQ_BIOS_COUNTED) - n : 0;
 	/* they joined the chain at its end, after the stored bios */
-	rest_q = after_previous_use(w, e->p.rq + 1, fallback);
-	for (i = 0; i < n; i++)
+	rest_q = rest ? after_previous_use(w, e->p.rq + 1, fallback) : fallback;
+	for (i = 0; rest && i < n; i++)
 		if (q[i] > rest_q)
 			rest_q = q[i];
 	note_issue(w, e);
@@ -973,10 +973,11 @@ static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stam
 	if (w->synth_getrq && !again && g && n)
 		ret |= push_bio(ro, e, ST_EV_block_getrq, g, e->p.bios[first], at[first], len[first]);
 	for (i = 0; i < n && (queue || merge); i++) {
-		uint64_t merged = queue || e->p.stamped & ST_STAMPED_QUEUE(i) ? q[i] : e->h.ts;
+		uint64_t merged;
 
 		if (i == first)
 			continue;
+		merged = queue || e->p.stamped & ST_STAMPED_QUEUE(i) ? q[i] : e->h.ts;
 		if (queue)
 			ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[i], e->p.bios[i], at[i], len[i]);
 		if (merge)
