@@ -722,12 +722,16 @@ static inline int reorder_due(const struct reorder *ro, uint64_t ts, int at_end)
  */
 static int reorder_drain(struct reorder *ro, int at_end, uint8_t *buf, size_t cap, size_t *used)
 {
+	/* without `eager` no record is held past the clock's end - REORDER_NS: due is a bound */
+	uint64_t due_max = at_end ? UINT64_MAX : ro->newest - REORDER_NS;
 	int room = 1;
 
+	if (!at_end && !ro->eager && ro->newest < REORDER_NS)
+		return 1;
 	while (room && ro->held) {
 		const struct st_event_header *f = fifo_first(ro);
-		size_t start = ro->fifo_out, at = start, end, room_left = cap - *used;
-		uint64_t count = 0;
+		size_t start = ro->fifo_out, at = start, end, fit = start + (cap - *used);
+		uint64_t count = 0, heap_ts = UINT64_MAX, heap_at = UINT64_MAX;
 
 		if (!f || (ro->n && heap_before(ro, f->ts, ro->fifo_out_count))) {
 			if (!reorder_due(ro, ro->heap[0].ts, at_end))
@@ -739,14 +743,18 @@ static int reorder_drain(struct reorder *ro, int at_end, uint8_t *buf, size_t ca
 			ro->held--;
 			continue;
 		}
-		/* the FIFO's records due before the heap's first, in this stretch of the ring */
+		/* the FIFO's records due before the heap's first (heap_before()), in this stretch of the ring */
+		if (ro->n) {
+			heap_ts = ro->heap[0].ts;
+			heap_at = ro->heap[0].fifo_at;
+		}
 		end = ro->fifo_wrapped ? ro->fifo_end : ro->fifo_in;
 		while (at < end) {
 			f = (const struct st_event_header *)(ro->fifo + at);
-			if (!reorder_due(ro, f->ts, at_end) ||
-			    (ro->n && heap_before(ro, f->ts, ro->fifo_out_count + count)))
+			if (!(ro->eager ? reorder_due(ro, f->ts, at_end) : f->ts <= due_max) ||
+			    !(f->ts < heap_ts || (f->ts == heap_ts && heap_at > ro->fifo_out_count + count)))
 				break;
-			if (st_record_span(f) > room_left - (at - start)) {
+			if (st_record_span(f) > fit - at) {
 				room = 0;
 				break;
 			}
