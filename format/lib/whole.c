@@ -680,7 +680,6 @@ static inline int reorder_push(struct reorder *ro, const struct st_event_header 
 	return h->ts >= ro->fifo_newest ? fifo_push(ro, h) : heap_push(ro, h);
 }
 
-/* Hand out the earliest record held (ro->held > 0): valid until the next call on ro. */
 /* The earliest held time, once records went out (ro->held > 0): the FIFO's or the heap's. */
 static inline void reorder_new_head(struct reorder *ro)
 {
@@ -1172,10 +1171,6 @@ static inline int raw_next(struct st_whole *w, struct st_cursor *c, const struct
 	return ret;
 }
 
-/*
- * A file with stamped issues read ahead until its earliest held record is
- * REORDER_NS older than the newest read: 1, or 0 at the end, <0 an error.
- */
 /* The next event of the file for the window: the one left pending, else the cursor's. */
 static inline __attribute__((always_inline)) int
 reorder_read(struct st_whole *w, struct st_cursor *c, const struct st_event_header **h)
@@ -1291,26 +1286,21 @@ static int reordered_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf,
 	}
 }
 
-/* Whether the held records wait for what comes next: none held, or a live file's end. */
-static int reorder_waits(const struct st_whole *w, int ret)
-{
-	return !w->ro.held || (!ret && st_reader_live(w->r));
-}
-
 /* The next event of a file with stamped issues: read ahead REORDER_NS, in time order. */
 static inline __attribute__((always_inline)) int
 reordered_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
 {
+	struct reorder *ro = &w->ro;
 	int ret;
 
-	reorder_done(&w->ro);
+	reorder_done(ro);
 	ret = reorder_fill(w, c);
 	if (ret < 0)
 		return ret;
 	/* a live file's next events may still come before the held ones */
-	if (reorder_waits(w, ret))
+	if (!ro->held || (!ret && st_reader_live(w->r)))
 		return 0;
-	*ev = reorder_pop(&w->ro);
+	*ev = reorder_pop(ro);
 	return 1;
 }
 
