@@ -547,10 +547,17 @@ static int start_run(struct st_cursor *c)
 		c->krun_end = top->key_off + end;
 	}
 	top->pos = end;
-	if (end == top->end)
+	if (end == top->end) {
 		retire_top(c);
-	else if (c->nheap > 1)
+	} else if (c->nheap == 2) {
+		/* two streams (a file of two CPUs): the heap's walk is one compare */
+		if (stream_less(c->heap[1], top)) {
+			c->heap[0] = c->heap[1];
+			c->heap[1] = top;
+		}
+	} else if (c->nheap > 1) {
 		sift_down(c, 0);
+	}
 	return 1;
 }
 

@@ -194,8 +194,9 @@ int st_whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event
 /*
  * st_cursor_fill()'s loop over st_whole_next(): the events copied into buf
  * from *used on, each at an 8-byte boundary, while they fit in cap (*used
- * the bytes filled after); the last answer of st_whole_next(), 1 with *left
- * the event that did not fit.
+ * the bytes filled after); the last answer of st_whole_next(), 1 when buf
+ * is full, with *left the event that did not fit (a file with stamped
+ * issues keeps it in its window instead).
  */
 int st_whole_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t cap, size_t *used,
 		  const struct st_event_header **left);

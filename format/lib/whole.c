@@ -63,9 +63,14 @@ struct adapter {
  * allocated per record; only the dated-back stage events, and any record
  * behind the FIFO's newest, wait in a heap. The earlier of the two heads
  * goes out first, so the order is the one a single sort would give.
+ * The FIFO holds the records alone, laid out as st_cursor_fill() hands
+ * them out, so that a run of them due goes out in one copy: a heap
+ * record's place among them is the count of FIFO records held before it
+ * (fifo_at), against the count that went out (fifo_out_count).
  */
 struct held {
-	uint64_t ts, seq;
+	uint64_t ts, seq;	/* seq orders heap records of one ts */
+	uint64_t fifo_at;	/* FIFO records held before this one */
 	uint32_t slot;		/* in the reorder's slots */
 };
 
@@ -83,11 +88,6 @@ struct slots {
 	uint32_t free_head;	/* a free slot + 1, 0 none */
 };
 
-/* A FIFO entry: its sequence number, then the record (sizes are multiples of 8). */
-struct fifo_head {
-	uint64_t seq;
-};
-
 #define REORDER_NS 100000000ull	/* stamps older than this before their issue come late */
 #define REQUEUED_MAX 64		/* requeued requests awaiting their issue; the oldest give way */
 #define SEEN_SLOTS 1024	/* bios and requests remembered, a power of two; a collision forgets one */
@@ -103,6 +103,7 @@ struct bio_seen {
  */
 struct rq_seen {
 	uint64_t rq, bios[ST_RQ_BIOS + 1];
+	uint32_t nbios;		/* bios[] stored before bios[ST_RQ_BIOS]; those past them are 0 */
 };
 
 /* What a compact completion leaves to its request's issue. */
@@ -125,10 +126,20 @@ struct issued {
 };
 
 struct reorder {
-	uint8_t *fifo;			/* entries from fifo_out to fifo_in, in a ring */
+	uint8_t *fifo;			/* records from fifo_out to fifo_in, in a ring */
 	size_t fifo_out, fifo_in, fifo_end, fifo_cap;
 	int fifo_wrapped;		/* fifo_in has started again at the front */
-	uint64_t fifo_newest;		/* ts of the FIFO's last entry */
+	uint64_t fifo_newest;		/* ts of the FIFO's last record */
+	uint64_t fifo_in_count, fifo_out_count;	/* FIFO records held, handed out (from the start) */
+	/*
+	 * st_whole_fill() lets due records wait while what it reads comes after
+	 * them; `eager` once a record dated within REORDER_NS of the clock's end
+	 * is held (REORDER_NS after it is not a time): due records go out before
+	 * each event is read, as st_whole_next() does. `pending` is the event
+	 * read and not taken yet when the buffer filled first.
+	 */
+	int eager;
+	const struct st_event_header *pending;
 	struct held *heap;
 	size_t n, cap;
 	struct slots slots;
@@ -502,11 +513,17 @@ static int held_before(const struct held *a, const struct held *b)
 	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
 }
 
-static const struct fifo_head *fifo_first(const struct reorder *ro)
+/* Whether the heap's first record (ro->n > 0) was held before FIFO record number index, dated ts. */
+static int heap_before(const struct reorder *ro, uint64_t ts, uint64_t index)
+{
+	return ro->heap[0].ts < ts || (ro->heap[0].ts == ts && ro->heap[0].fifo_at <= index);
+}
+
+static const struct st_event_header *fifo_first(const struct reorder *ro)
 {
 	if (!ro->fifo_wrapped && ro->fifo_out == ro->fifo_in)
 		return NULL;
-	return (const struct fifo_head *)(ro->fifo + ro->fifo_out);
+	return (const struct st_event_header *)(ro->fifo + ro->fifo_out);
 }
 
 /*
@@ -557,41 +574,37 @@ static __attribute__((noinline)) int fifo_room(struct reorder *ro, size_t need)
 static inline __attribute__((always_inline)) int fifo_push(struct reorder *ro,
 							   const struct st_event_header *h)
 {
-	size_t need = sizeof(struct fifo_head) + st_record_span(h);
-	struct fifo_head fh = { .seq = ro->seq++ };
+	size_t need = st_record_span(h);
 
 	if (!fifo_first(ro))
 		ro->fifo_out = ro->fifo_in = 0;
 	if ((ro->fifo_wrapped ? ro->fifo_in + need >= ro->fifo_out : ro->fifo_in + need > ro->fifo_cap) &&
 	    fifo_room(ro, need))
 		return -1;
-	memcpy(ro->fifo + ro->fifo_in, &fh, sizeof(fh));
-	memcpy(ro->fifo + ro->fifo_in + sizeof(fh), h, h->size);
+	memcpy(ro->fifo + ro->fifo_in, h, h->size);
 	ro->fifo_in += need;
 	ro->fifo_newest = h->ts;
+	ro->fifo_in_count++;
 	if (!ro->held++ || h->ts < ro->head)
 		ro->head = h->ts;
 	return 0;
 }
 
-/* Past the first entry, whose record is h. */
-static void fifo_skip(struct reorder *ro, const struct st_event_header *h)
+/* Past the first `count` records, `bytes` long (they do not wrap). */
+static void fifo_skip(struct reorder *ro, size_t bytes, uint64_t count)
 {
-	ro->fifo_out += sizeof(struct fifo_head) + st_record_span(h);
+	ro->fifo_out += bytes;
+	ro->fifo_out_count += count;
+	ro->held -= count;
 	if (ro->fifo_wrapped && ro->fifo_out == ro->fifo_end) {
 		ro->fifo_out = 0;
 		ro->fifo_wrapped = 0;
 	}
 }
 
-static const struct st_event_header *fifo_record(const struct fifo_head *fh)
-{
-	return (const struct st_event_header *)(fh + 1);
-}
-
 static int heap_push(struct reorder *ro, const struct st_event_header *h)
 {
-	struct held e = { .ts = h->ts, .seq = ro->seq++ };
+	struct held e = { .ts = h->ts, .seq = ro->seq++, .fifo_at = ro->fifo_in_count };
 	struct held_rec *rec;
 	size_t i;
 
@@ -662,36 +675,101 @@ static void slot_release(struct reorder *ro, uint32_t slot)
 /* Hold a record: in the FIFO when it is not behind its newest, else in the heap. */
 static inline int reorder_push(struct reorder *ro, const struct st_event_header *h)
 {
+	if (h->ts > UINT64_MAX - REORDER_NS)
+		ro->eager = 1;
 	return h->ts >= ro->fifo_newest ? fifo_push(ro, h) : heap_push(ro, h);
+}
+
+/* The earliest held time, once records went out (ro->held > 0): the FIFO's or the heap's. */
+static inline void reorder_new_head(struct reorder *ro)
+{
+	const struct st_event_header *f = fifo_first(ro);
+
+	ro->head = f ? f->ts : UINT64_MAX;
+	if (ro->n && ro->heap[0].ts < ro->head)
+		ro->head = ro->heap[0].ts;
 }
 
 /* Hand out the earliest record held (ro->held > 0): valid until the next call on ro. */
 static inline __attribute__((always_inline)) const struct st_event_header *
 reorder_pop(struct reorder *ro)
 {
-	const struct fifo_head *fh = fifo_first(ro);
-	const struct st_event_header *h;
-	struct held fifo_key;
+	const struct st_event_header *h = fifo_first(ro);
 
-	if (fh) {
-		h = fifo_record(fh);
-		fifo_key = (struct held){ .ts = h->ts, .seq = fh->seq };
-		if (!ro->n || held_before(&fifo_key, &ro->heap[0])) {
-			fifo_skip(ro, h);
-			goto popped;
-		}
+	if (h && !(ro->n && heap_before(ro, h->ts, ro->fifo_out_count))) {
+		fifo_skip(ro, st_record_span(h), 1);
+	} else {
+		ro->out_slot = heap_pop(ro) + 1;
+		h = slot_record(ro, ro->out_slot - 1);
+		ro->held--;
 	}
-	ro->out_slot = heap_pop(ro) + 1;
-	h = slot_record(ro, ro->out_slot - 1);
-popped:
-	/* the next head: the FIFO's or the heap's */
-	if (--ro->held) {
-		fh = fifo_first(ro);
-		ro->head = fh ? fifo_record(fh)->ts : UINT64_MAX;
-		if (ro->n && ro->heap[0].ts < ro->head)
-			ro->head = ro->heap[0].ts;
-	}
+	if (ro->held)
+		reorder_new_head(ro);
 	return h;
+}
+
+/* Whether a held record dated ts goes out once it is the earliest: REORDER_NS old, or at the end. */
+static inline int reorder_due(const struct reorder *ro, uint64_t ts, int at_end)
+{
+	return at_end || ts + REORDER_NS <= ro->newest;
+}
+
+/*
+ * The held records due, earliest first, copied into buf after *used as
+ * st_cursor_fill() lays them out: runs of the FIFO a copy each. 0 when buf
+ * is full before them all.
+ */
+static int reorder_drain(struct reorder *ro, int at_end, uint8_t *buf, size_t cap, size_t *used)
+{
+	/* without `eager` no record is held past the clock's end - REORDER_NS: due is a bound */
+	uint64_t due_max = at_end ? UINT64_MAX : ro->newest - REORDER_NS;
+	int room = 1;
+
+	if (!at_end && !ro->eager && ro->newest < REORDER_NS)
+		return 1;
+	while (room && ro->held) {
+		const struct st_event_header *f = fifo_first(ro);
+		size_t start = ro->fifo_out, at = start, end, fit = start + (cap - *used);
+		uint64_t count = 0, heap_ts = UINT64_MAX, heap_at = UINT64_MAX;
+
+		if (!f || (ro->n && heap_before(ro, f->ts, ro->fifo_out_count))) {
+			if (!reorder_due(ro, ro->heap[0].ts, at_end))
+				break;
+			if (!(room = st_fill_append(buf, cap, used,
+						    slot_record(ro, ro->heap[0].slot))))
+				break;
+			slot_release(ro, heap_pop(ro));
+			ro->held--;
+			continue;
+		}
+		/* the FIFO's records due before the heap's first (heap_before()), in this stretch of the ring */
+		if (ro->n) {
+			heap_ts = ro->heap[0].ts;
+			heap_at = ro->heap[0].fifo_at;
+		}
+		end = ro->fifo_wrapped ? ro->fifo_end : ro->fifo_in;
+		while (at < end) {
+			f = (const struct st_event_header *)(ro->fifo + at);
+			if (!(ro->eager ? reorder_due(ro, f->ts, at_end) : f->ts <= due_max) ||
+			    !(f->ts < heap_ts || (f->ts == heap_ts && heap_at > ro->fifo_out_count + count)))
+				break;
+			if (st_record_span(f) > fit - at) {
+				room = 0;
+				break;
+			}
+			at += st_record_span(f);
+			count++;
+		}
+		/* (none: the first is not due, or does not fit) */
+		if (!count)
+			break;
+		memcpy(buf + *used, ro->fifo + start, at - start);
+		*used += at - start;
+		fifo_skip(ro, at - start, count);
+	}
+	if (ro->held)
+		reorder_new_head(ro);
+	return room;
 }
 
 /* Let go of the record handed out last. */
@@ -709,7 +787,10 @@ static void reorder_clear(struct reorder *ro)
 		slot_release(ro, heap_pop(ro));
 	ro->held = 0;
 	ro->fifo_out = ro->fifo_in = 0;
+	ro->fifo_in_count = ro->fifo_out_count = 0;
 	ro->fifo_wrapped = 0;
+	ro->eager = 0;
+	ro->pending = NULL;
 	ro->fifo_newest = 0;
 	ro->newest = 0;
 }
@@ -786,14 +867,16 @@ static void note_bio(struct st_whole *w, uint64_t bio, uint64_t ts)
 static void note_issue(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e)
 {
 	struct rq_seen *r = &w->rq_seen[seen_slot(e->p.rq)];
-	unsigned i;
+	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i;
 
 	r->rq = e->p.rq;
-	for (i = 0; i < ST_RQ_BIOS; i++)
-		r->bios[i] = i < e->p.nr_bios ? e->p.bios[i] : 0;
-	r->bios[ST_RQ_BIOS] = e->p.nr_bios > ST_RQ_BIOS ? e->p.rq + 1 : 0;
-	for (i = 0; i <= ST_RQ_BIOS; i++)
+	r->nbios = n;
+	for (i = 0; i < n; i++) {
+		r->bios[i] = e->p.bios[i];
 		note_bio(w, r->bios[i], e->h.ts);
+	}
+	r->bios[ST_RQ_BIOS] = e->p.nr_bios > ST_RQ_BIOS ? e->p.rq + 1 : 0;
+	note_bio(w, r->bios[ST_RQ_BIOS], e->h.ts);
 }
 
 /* A completion ends the lives of its request's bios (and of the bio it names, issued or not). */
@@ -803,8 +886,11 @@ static void note_complete(struct st_whole *w, const struct st_ev_block_rq_comple
 	unsigned i;
 
 	note_bio(w, e->p.bio, e->h.ts);
-	for (i = 0; r->rq == e->p.rq && i <= ST_RQ_BIOS; i++)
+	if (r->rq != e->p.rq)
+		return;
+	for (i = 0; i < r->nbios; i++)
 		note_bio(w, r->bios[i], e->h.ts);
+	note_bio(w, r->bios[ST_RQ_BIOS], e->h.ts);
 }
 
 /* t, or the end of the previous life of bio's address when that is later. */
@@ -883,8 +969,8 @@ static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stam
 	rest = queue && e->p.nr_bios > n ? (e->p.nr_bios < ST_RQ_BIOS_COUNTED ? e->p.nr_bios :
 					     ST_RQ_BIOS_COUNTED) - n : 0;
 	/* they joined the chain at its end, after the stored bios */
-	rest_q = after_previous_use(w, e->p.rq + 1, fallback);
-	for (i = 0; i < n; i++)
+	rest_q = rest ? after_previous_use(w, e->p.rq + 1, fallback) : fallback;
+	for (i = 0; rest && i < n; i++)
 		if (q[i] > rest_q)
 			rest_q = q[i];
 	note_issue(w, e);
@@ -894,10 +980,11 @@ static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stam
 	if (w->synth_getrq && !again && g && n)
 		ret |= push_bio(ro, e, ST_EV_block_getrq, g, e->p.bios[first], at[first], len[first]);
 	for (i = 0; i < n && (queue || merge); i++) {
-		uint64_t merged = queue || e->p.stamped & ST_STAMPED_QUEUE(i) ? q[i] : e->h.ts;
+		uint64_t merged;
 
 		if (i == first)
 			continue;
+		merged = queue || e->p.stamped & ST_STAMPED_QUEUE(i) ? q[i] : e->h.ts;
 		if (queue)
 			ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[i], e->p.bios[i], at[i], len[i]);
 		if (merge)
@@ -1084,31 +1171,130 @@ static inline int raw_next(struct st_whole *w, struct st_cursor *c, const struct
 	return ret;
 }
 
+/* The next event of the file for the window: the one left pending, else the cursor's. */
+static inline __attribute__((always_inline)) int
+reorder_read(struct st_whole *w, struct st_cursor *c, const struct st_event_header **h)
+{
+	if (w->ro.pending) {
+		*h = w->ro.pending;
+		w->ro.pending = NULL;
+		return 1;
+	}
+	return raw_next(w, c, h);
+}
+
+/* Event h of the file into the window: the records it stands for held. */
+static inline __attribute__((always_inline)) int reorder_take(struct st_whole *w,
+							       const struct st_event_header *h)
+{
+	struct reorder *ro = &w->ro;
+
+	if (h->ts > ro->newest)
+		ro->newest = h->ts;
+	if (h->type == ST_EV_block_rq_requeue)
+		note_requeue(w, ((const struct st_ev_block_rq *)h)->p.rq);
+	if (h->type == ST_EV_block_rq_complete)
+		note_complete(w, (const struct st_ev_block_rq_complete *)h);
+	if (h->type != ST_EV_block_rq_issue_stamped ?
+	    reorder_push(ro, h) :
+	    w->stamped_ok && synthesize(w, (const struct st_ev_block_rq_issue_stamped *)h))
+		return ST_ENOMEM;
+	return 0;
+}
+
+/*
+ * Whether a record event h stands for may be dated before a held record
+ * already due (and must go out after it): none can be earlier than h's
+ * time, or for a stamped issue than its earliest stamp (synthesize() only
+ * moves its times later), and due records are REORDER_NS before the
+ * newest. A bound past the clock's end wraps: then it may.
+ */
+static inline int reorder_may_precede(const struct st_whole *w, const struct st_event_header *h)
+{
+	const struct st_ev_block_rq_issue_stamped *e = (const void *)h;
+	uint64_t earliest = h->ts;
+	unsigned i;
+
+	if (w->ro.eager)
+		return 1;
+	if (h->type == ST_EV_block_rq_issue_stamped && w->stamped_ok) {
+		if (e->p.stamped & ST_STAMPED_GETRQ && e->h.ts - e->p.getrq_ago < earliest)
+			earliest = e->h.ts - e->p.getrq_ago;
+		for (i = 0; i < ST_RQ_BIOS && i < e->p.nr_bios; i++)
+			if (e->p.stamped & ST_STAMPED_QUEUE(i) && e->h.ts - e->p.queue_ago[i] < earliest)
+				earliest = e->h.ts - e->p.queue_ago[i];
+	}
+	return earliest + REORDER_NS <= w->ro.newest;
+}
+
+/*
+ * A file with stamped issues read ahead until its earliest held record is
+ * REORDER_NS older than the newest read: 1, or 0 at the end, <0 an error.
+ */
+static inline __attribute__((always_inline)) int reorder_fill(struct st_whole *w, struct st_cursor *c)
+{
+	struct reorder *ro = &w->ro;
+	int ret = 1;
+
+	while (!ro->held || ro->head + REORDER_NS > ro->newest) {
+		const struct st_event_header *h;
+
+		ret = reorder_read(w, c, &h);
+		if (ret <= 0)
+			break;
+		if (reorder_take(w, h))
+			return ST_ENOMEM;
+	}
+	return ret;
+}
+
+#define DRAIN_EVERY 256	/* events st_whole_fill() reads between copies of the due records */
+
+/*
+ * st_whole_fill() of a file with stamped issues: the records due go out a
+ * run at a time, after every DRAIN_EVERY events read, and before an event
+ * that may stand for a record dated before them. Until then what is read
+ * comes after them in time order, so they go out in the order
+ * st_whole_next() gives.
+ */
+static int reordered_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t cap,
+			  size_t *used)
+{
+	struct reorder *ro = &w->ro;
+	unsigned unread = DRAIN_EVERY;
+	int ret;
+
+	reorder_done(ro);
+	for (;;) {
+		const struct st_event_header *h;
+
+		ret = reorder_read(w, c, &h);
+		if (ret < 0)
+			return ret;
+		/* the end: all held go out, at a live file's end only the due ones */
+		if (!ret)
+			return !reorder_drain(ro, !st_reader_live(w->r), buf, cap, used);
+		if (!--unread || reorder_may_precede(w, h)) {
+			unread = DRAIN_EVERY;
+			if (!reorder_drain(ro, 0, buf, cap, used)) {
+				ro->pending = h;
+				return 1;
+			}
+		}
+		if (reorder_take(w, h))
+			return ST_ENOMEM;
+	}
+}
+
 /* The next event of a file with stamped issues: read ahead REORDER_NS, in time order. */
 static inline __attribute__((always_inline)) int
 reordered_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
 {
 	struct reorder *ro = &w->ro;
-	int ret = 1;
+	int ret;
 
 	reorder_done(ro);
-	while (!ro->held || ro->head + REORDER_NS > ro->newest) {
-		const struct st_event_header *h;
-
-		ret = raw_next(w, c, &h);
-		if (ret <= 0)
-			break;
-		if (h->ts > ro->newest)
-			ro->newest = h->ts;
-		if (h->type == ST_EV_block_rq_requeue)
-			note_requeue(w, ((const struct st_ev_block_rq *)h)->p.rq);
-		if (h->type == ST_EV_block_rq_complete)
-			note_complete(w, (const struct st_ev_block_rq_complete *)h);
-		if (h->type != ST_EV_block_rq_issue_stamped ?
-		    reorder_push(ro, h) :
-		    w->stamped_ok && synthesize(w, (const struct st_ev_block_rq_issue_stamped *)h))
-			return ST_ENOMEM;
-	}
+	ret = reorder_fill(w, c);
 	if (ret < 0)
 		return ret;
 	/* a live file's next events may still come before the held ones */
@@ -1135,7 +1321,9 @@ int st_whole_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t 
 	const struct st_event_header *ev;
 	int ret;
 
-	while ((ret = whole_next(w, c, &ev)) > 0)
+	if (w->stamped)
+		return reordered_fill(w, c, buf, cap, used);
+	while ((ret = raw_next(w, c, &ev)) > 0)
 		if (!st_fill_append(buf, cap, used, ev)) {
 			*left = ev;
 			break;

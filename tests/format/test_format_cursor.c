@@ -597,6 +597,91 @@ static int test_fill_same(void)
 	return bad;
 }
 
+/*
+ * A `block` recording's records from `start`, 30 us apart over 1.2 s:
+ * stamped issues whose stamps are mostly microseconds old and one in 16 up
+ * to 400 ms old (older than the whole events' 100 ms window, so their
+ * queue and allocation events come after events already due), their
+ * compact completions, and calls in between; some issues stamp nothing.
+ */
+static int write_stamped(const char *test, struct mem_sink *m, uint64_t start)
+{
+	struct st_writer *w = mem_writer(test, m, 4096, 1);
+	uint64_t ts = start;
+	int err = 0;
+
+	if (!w)
+		return 1;
+	for (uint64_t i = 0; i < 40000 && !err; i++, ts += 30000) {
+		struct st_ev_block_rq_issue_stamped is = { 0 };
+		struct st_ev_block_rq_complete_compact co = { 0 };
+		struct st_ev_sys_exit ex = exit_event(ts, (uint32_t)(i % 2), (int64_t)i);
+		uint32_t late = rnd_below(16) ? 0 : (uint32_t)rnd_below(400000000);
+
+		switch (i % 3) {
+		case 0:
+			is.h = (struct st_event_header){ .ts = ts, .type = ST_EV_block_rq_issue_stamped,
+							 .size = sizeof(is), .cpu = (uint16_t)(i % 2) };
+			is.p.rq = 0x1000 + (i % 64) * 0x100;
+			is.p.sector = i * 8;
+			is.p.dev = 7 << 20;
+			is.p.nr_sector = 8;
+			is.p.bytes = 4096;
+			is.p.nr_bios = 1;
+			is.p.bios[0] = 0x9000 + (i % 50) * 0x100;
+			is.p.bio_sectors[0] = 8;
+			is.p.stamped = rnd_below(8) ? ST_STAMPED_GETRQ | ST_STAMPED_QUEUE(0) : 0;
+			is.p.getrq_ago = late ? late / 2 : (uint32_t)rnd_below(3000);
+			is.p.queue_ago[0] = late ? late : is.p.getrq_ago + (uint32_t)rnd_below(3000);
+			err = st_writer_append(w, &is, sizeof(is));
+			break;
+		case 1:
+			co.h = (struct st_event_header){ .ts = ts, .type = ST_EV_block_rq_complete_compact,
+							 .size = sizeof(co), .cpu = (uint16_t)(i % 2) };
+			co.p.rq = 0x1000 + ((i - 1) % 64) * 0x100;
+			co.p.dev = 7 << 20;
+			co.p.bytes = 4096;
+			err = st_writer_append(w, &co, sizeof(co));
+			break;
+		default:
+			err = st_writer_append(w, &ex, sizeof(ex));
+			break;
+		}
+	}
+	return expectf(!st_writer_close(w, NULL, 0) && !err, test, "write");
+}
+
+/*
+ * The stamped issues' whole events filled in runs (st_whole_fill() lets
+ * due records wait while what it reads comes after them, not while a stamp
+ * older than them is read) are those st_cursor_next() hands out one by one;
+ * from 1 ms, the old stamps of the first issues lie before the clock's
+ * start (their times wrap to its end, where the window's arithmetic does).
+ */
+static int test_fill_same_stamped(void)
+{
+	const uint64_t starts[] = { 1000000000, 1000000 };
+	int bad = 0;
+
+	rnd_seed(13);
+	for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]) && !bad; k++) {
+		struct mem_sink m = { 0 };
+		struct st_reader *r1 = NULL, *r2 = NULL;
+		size_t events, errors;
+
+		bad = write_stamped(__func__, &m, starts[k]) ||
+		      open_mem(__func__, &r1, m.data, m.len, 0) ||
+		      open_mem(__func__, &r2, m.data, m.len, 0) ||
+		      same_filled(__func__, r1, r2, 0, &events, &errors) ||
+		      expectf(events > 40000 && !errors, __func__, "from %llu: %zu events, %zu errors",
+			      (unsigned long long)starts[k], events, errors);
+		st_reader_close(r1);
+		st_reader_close(r2);
+		free(m.data);
+	}
+	return bad;
+}
+
 int main(void)
 {
 	RUN(test_out_of_order_within_chunks);
@@ -609,5 +694,6 @@ int main(void)
 	RUN(test_parallel_decode);
 	RUN(test_decode_ahead_same);
 	RUN(test_fill_same);
+	RUN(test_fill_same_stamped);
 	return check_failures != 0;
 }
