@@ -453,7 +453,17 @@ static void block_taken(struct read_ahead *ra)
 	pthread_mutex_unlock(&ra->lock);
 }
 
-/* Every event of the recording through a reader thread; an_input_next's last answer. */
+static void take_block(struct an_recording *x, struct an_corr *c, const struct read_block *b)
+{
+	for (size_t off = 0; off < b->used;) {
+		const struct st_event_header *ev = (const void *)((const char *)b->data + off);
+
+		take_event(x, c, ev);
+		off += st_record_span(ev);
+	}
+}
+
+/* Every event of the recording through a reader thread; an_input_fill's last answer. */
 static int take_read_ahead(struct an_recording *x, struct an_corr *c)
 {
 	struct read_ahead ra = { .x = x, .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -469,12 +479,7 @@ static int take_read_ahead(struct an_recording *x, struct an_corr *c)
 		return -2;	/* no thread: the caller reads in this one */
 	}
 	while ((b = filled_block(&ra, &ret))) {
-		for (size_t off = 0; off < b->used;) {
-			const struct st_event_header *ev = (const void *)((char *)b->data + off);
-
-			take_event(x, c, ev);
-			off += st_record_span(ev);
-		}
+		take_block(x, c, b);
 		block_taken(&ra);
 	}
 	pthread_join(reader, NULL);
@@ -482,14 +487,25 @@ static int take_read_ahead(struct an_recording *x, struct an_corr *c)
 	return ret;
 }
 
-/* Every event of the recording, read in this thread; an_input_next's last answer. */
+/*
+ * Every event of the recording, read in this thread a block at a time as
+ * the reader thread reads them (by event, the reorder's window cost a fifth
+ * of the pass more); an_input_fill's last answer.
+ */
 static int take_in_turn(struct an_recording *x, struct an_corr *c)
 {
-	const struct st_event_header *ev;
+	struct read_block *b = malloc(sizeof(*b));
 	int ret;
 
-	while ((ret = an_input_next(x->in, &ev, x->err, sizeof(x->err))) > 0)
-		take_event(x, c, ev);
+	if (!b) {
+		snprintf(x->err, sizeof(x->err), "out of memory");
+		return -1;
+	}
+	do {
+		ret = an_input_fill(x->in, b->data, sizeof(b->data), &b->used, x->err, sizeof(x->err));
+		take_block(x, c, b);
+	} while (ret > 0);
+	free(b);
 	return ret;
 }
 
