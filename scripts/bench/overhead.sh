@@ -38,8 +38,13 @@
 # without its svc_run_delay record (a record per completion in a kernel
 # thread): the record's share, against `all`.
 #
+# The `probes` table (not made by default) takes `block`, `all-no-why` and
+# `all` apart on the loop device (issue 25): each program's runs per fio
+# I/O and run time, and st-record's own CPU per I/O, then `all` against
+# `block` (goal <= 2.5).
+#
 # Usage: scripts/bench/overhead.sh     (as root, after `make`)
-#   BENCH_SECTIONS="ratio cost why"  the tables to make (default all three)
+#   BENCH_SECTIONS="ratio cost why"  the tables to make (default these three; or probes)
 #   BENCH_CONFIGS="none block ..."  configurations    BENCH_CYCLES=10  on/off cycles each
 #   BENCH_PHASE=2  seconds per window                 BENCH_OUT_DIR=/var/tmp  recordings
 #   BENCH_COST_CONFIGS="bare block ..."  BENCH_COST_SECONDS=5  the CPU cost table
@@ -163,6 +168,8 @@ stop_tracer() {
 			$1 ~ /^probe\.(sched_switch|sched_wakeup|why_task_exit|contention_|balance_dirty_pages|mm_vmscan_|mm_filemap_)/ {
 				wr += kv[2]; wn += kv[4] }
 			END { printf "%.0f %.0f %.0f %.0f\n", r, n, wr, wn }' >"$WORK/runs"
+	[ -f "$WORK/r.sttrace" ] && "$BUILD/st-format" info "$WORK/r.sttrace" |
+		awk '$1 ~ /^probe\./ { split($3, kv, /[=;]/); print substr($1, 7), kv[2], kv[4] }' >"$WORK/probes"
 	rm -f "$WORK/r.sttrace"
 }
 
@@ -358,6 +365,29 @@ if section cost; then
 	echo " time per fio I/O while fio ran; CPU ns/IO: both; other req: requests of other disks meanwhile,"
 	echo " whose probe runs count too)"
 	echo
+fi
+
+# ---- where each preset's nanoseconds go (issue 25) -----------------------
+if section probes; then
+	echo
+	echo "Per program: fio randread 4k io_uring QD32 direct on the loop device, ${COST_SECONDS} s per preset," \
+		"BPF statistics on; load $(cut -d' ' -f1-3 /proc/loadavg)"
+	printf '%-14s %-11s %8s %8s %9s %9s %9s %9s\n' target config "fio I/Os" "other req" "runs/IO" \
+		"BPF ns/IO" "rec ns/IO" "CPU ns/IO"
+	: >"$WORK/cost_lines"
+	: >"$WORK/probe_lines"
+	for config in ${BENCH_PROBE_CONFIGS:-block all-no-why all}; do
+		cost "$LOOP" "$config" loop
+		awk -v c="$config" -v ios="$(tail -1 "$WORK/cost_lines" | awk '{ print $3 }')" \
+			'$2 >= ios / 100 { printf "  %-11s %-34s %5.2f runs/IO %5.0f ns/run %6.0f ns/IO\n", c, $1, $2 / ios, $3 / $2, $3 / ios }' \
+			"$WORK/probes" >>"$WORK/probe_lines"
+	done
+	echo "(programs that ran at least once per 100 fio I/Os:)"
+	cat "$WORK/probe_lines"
+	awk '$2 == "block" { b = $8 } $2 == "all" { a = $8 } $2 == "all-no-why" { n = $8 }
+		END { if (b && a) printf "all / block: %.2f (goal <= 2.5)", a / b
+			if (b && n) printf "; all-no-why / block: %.2f", n / b
+			print "" }' "$WORK/cost_lines"
 fi
 
 # ---- the why events' cost (issue 24) -------------------------------------
