@@ -315,11 +315,22 @@ static int build_keys(struct stream *s, size_t count, uint64_t from, uint64_t to
 	return 0;
 }
 
-/* Where the `count` records of a decoded chunk in [from, to] are, in timestamp order. */
-static int index_records(struct stream *s, size_t count, uint64_t from, uint64_t to)
+/*
+ * Where the records of decoded chunk ci in [from, to] are, in timestamp
+ * order. in_order: the decoder found them in order (a chunk wholly inside
+ * [from, to] is then walked without a pass of its own).
+ */
+static int index_records(struct stream *s, const struct st_chunk_info *ci, int in_order,
+			 uint64_t from, uint64_t to)
 {
+	if (in_order && from <= ci->first_ts && ci->last_ts <= to) {
+		s->in_order = 1;
+		s->pos = 0;
+		s->end = s->buf.len;
+		return 0;
+	}
 	s->in_order = scan_in_order(s, from, to);
-	return s->in_order ? 0 : build_keys(s, count, from, to);
+	return s->in_order ? 0 : build_keys(s, ci->events, from, to);
 }
 
 /*
@@ -331,17 +342,20 @@ static int fill_stream(const struct st_cursor *c, struct stream *s, size_t chunk
 		       struct st_chunk_buf *raw, const char **why)
 {
 	const struct st_chunk_info *ci = st_chunk_at(c->r, chunk);
-	int err;
+	int err, in_order;
 
 	s->chunk = chunk;
 	s->last_ts = ci->last_ts;
-	err = st_chunk_load(c->r, chunk, c->adapt ? raw : &s->buf, why);
-	if (!err && c->adapt)
+	err = st_chunk_load(c->r, chunk, c->adapt ? raw : &s->buf, &in_order, why);
+	/* adapted records get the cursor's own pass */
+	if (!err && c->adapt) {
 		err = st_whole_adapt_chunk(c->whole, raw, &s->buf, why);
+		in_order = 0;
+	}
 	if (err)
 		return err;
 	*why = NULL;
-	return index_records(s, ci->events, c->from, c->to);
+	return index_records(s, ci, in_order, c->from, c->to);
 }
 
 static void *decode_ahead(void *arg)

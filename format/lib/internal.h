@@ -142,10 +142,12 @@ int st_reader_fail(struct st_reader *r, int err, const char *fmt, ...)
  * st_chunk_decode() in two halves, for a cursor decoding chunks ahead in a
  * thread of its own: st_chunk_load() touches nothing of r but reads (chunk i
  * exists), so threads may call it at once, and says what is wrong in *why
- * (valid until the calling thread's next call); st_chunk_fail() makes that
+ * (valid until the calling thread's next call), and in *in_order whether an
+ * events chunk's records are in timestamp order; st_chunk_fail() makes that
  * r's message, naming the chunk.
  */
-int st_chunk_load(const struct st_reader *r, size_t i, struct st_chunk_buf *buf, const char **why);
+int st_chunk_load(const struct st_reader *r, size_t i, struct st_chunk_buf *buf, int *in_order,
+		  const char **why);
 int st_chunk_fail(struct st_reader *r, size_t i, int err, const char *why);
 
 /* File header and trailer encode/check. */
