@@ -625,6 +625,31 @@ int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev
 	return stored_next(c, ev);
 }
 
+int st_cursor_stored_run(struct st_cursor *c, const uint8_t **begin, const uint8_t **end)
+{
+	const struct st_event_header *ev;
+	int ret;
+
+	if (c->run == c->run_end) {
+		/* NULL: a run the merge starts now is told from a record it hands out alone */
+		c->run = c->run_end = NULL;
+		ret = stored_next(c, &ev);
+		if (ret <= 0)
+			return ret;
+		if (!c->run) {
+			*begin = (const uint8_t *)ev;
+			*end = *begin + ev->size;
+			return 1;
+		}
+		/* the run's first record is ev */
+		c->run = (const uint8_t *)ev;
+	}
+	*begin = c->run;
+	*end = c->run_end;
+	c->run = c->run_end;
+	return 1;
+}
+
 /* What st_cursor_fill() left for the next call: its event that did not fit, or its error. */
 static __attribute__((noinline)) int take_left(struct st_cursor *c,
 						const struct st_event_header **ev)

@@ -179,6 +179,12 @@ void st_type_free(struct st_type *t);
 struct st_whole;
 int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev);
 /*
+ * The next stored records in timestamp order as [*begin, *end), their
+ * bytes one after the other: a run of one chunk's records, or one record.
+ * They stay valid until the next call on the cursor.
+ */
+int st_cursor_stored_run(struct st_cursor *c, const uint8_t **begin, const uint8_t **end);
+/*
  * Records of another layout are read into this build's a chunk at a time,
  * as the cursor decodes it (in its decoding thread when it has one):
  * st_whole_adapts() says whether the file needs it, st_whole_adapt_chunk()

@@ -602,9 +602,11 @@ static int test_fill_same(void)
  * stamped issues whose stamps are mostly microseconds old and one in 16 up
  * to 400 ms old (older than the whole events' 100 ms window, so their
  * queue and allocation events come after events already due), their
- * compact completions, and calls in between; some issues stamp nothing.
+ * compact completions, and calls in between, 1 to `calls` of them 1 us
+ * apart (records whole events take as stored, a run at a time); some
+ * issues stamp nothing.
  */
-static int write_stamped(const char *test, struct mem_sink *m, uint64_t start)
+static int write_stamped(const char *test, struct mem_sink *m, uint64_t start, uint32_t calls)
 {
 	struct st_writer *w = mem_writer(test, m, 4096, 1);
 	uint64_t ts = start;
@@ -644,7 +646,8 @@ static int write_stamped(const char *test, struct mem_sink *m, uint64_t start)
 			err = st_writer_append(w, &co, sizeof(co));
 			break;
 		default:
-			err = st_writer_append(w, &ex, sizeof(ex));
+			for (uint32_t k = 1 + (uint32_t)rnd_below(calls); k-- && !err; ex.h.ts += 1000)
+				err = st_writer_append(w, &ex, sizeof(ex));
 			break;
 		}
 	}
@@ -657,10 +660,13 @@ static int write_stamped(const char *test, struct mem_sink *m, uint64_t start)
  * older than them is read) are those st_cursor_next() hands out one by one;
  * from 1 ms, the old stamps of the first issues lie before the clock's
  * start (their times wrap to its end, where the window's arithmetic does).
+ * Calls up to 6 in a row: the window copies them into its FIFO together,
+ * up to the next issue or completion.
  */
 static int test_fill_same_stamped(void)
 {
-	const uint64_t starts[] = { 1000000000, 1000000 };
+	const uint64_t starts[] = { 1000000000, 1000000, 1000000000 };
+	const uint32_t calls[] = { 1, 1, 6 };
 	int bad = 0;
 
 	rnd_seed(13);
@@ -669,7 +675,7 @@ static int test_fill_same_stamped(void)
 		struct st_reader *r1 = NULL, *r2 = NULL;
 		size_t events, errors;
 
-		bad = write_stamped(__func__, &m, starts[k]) ||
+		bad = write_stamped(__func__, &m, starts[k], calls[k]) ||
 		      open_mem(__func__, &r1, m.data, m.len, 0) ||
 		      open_mem(__func__, &r2, m.data, m.len, 0) ||
 		      same_filled(__func__, r1, r2, 0, &events, &errors) ||
