@@ -765,6 +765,31 @@ static int reorder_drain(struct reorder *ro, int at_end, uint8_t *buf, size_t ca
 			heap_at = ro->heap[0].fifo_at;
 		}
 		end = ro->fifo_wrapped ? ro->fifo_end : ro->fifo_in;
+		/*
+		 * Most are due and dated before the heap's first: one bound on
+		 * their times, and the buffer's room checked once past them; the
+		 * walk below takes the rest (ties with the heap, an eager window).
+		 */
+		if (!ro->eager) {
+			uint64_t below = due_max < heap_ts ? due_max + 1 : heap_ts;
+			size_t stop = end < fit ? end : fit, before = at;
+
+			while (at < stop) {
+				f = (const struct st_event_header *)(ro->fifo + at);
+				if (f->ts >= below)
+					break;
+				before = at;
+				at += st_record_span(f);
+				count++;
+			}
+			/* (the last one taken ends past the room) */
+			if (at > fit) {
+				at = before;
+				count--;
+				room = 0;
+				end = at;
+			}
+		}
 		while (at < end) {
 			f = (const struct st_event_header *)(ro->fifo + at);
 			if (!(ro->eager ? reorder_due(ro, f->ts, at_end) : f->ts <= due_max) ||
