@@ -565,9 +565,18 @@ static int fifo_grow(struct reorder *ro, size_t need)
 	return 0;
 }
 
-/* Room for an entry of need bytes that does not fit at fifo_in: the ring starts over, or grows. */
+/*
+ * Room for an entry of need bytes that does not fit at fifo_in: an empty
+ * ring starts again at its front (only here: it empties seldom, at a
+ * window's start or end), a ring with room there wraps, else it grows.
+ */
 static __attribute__((noinline)) int fifo_room(struct reorder *ro, size_t need)
 {
+	if (!fifo_first(ro)) {
+		ro->fifo_out = ro->fifo_in = 0;
+		if (need <= ro->fifo_cap)
+			return 0;
+	}
 	if (!ro->fifo_wrapped && need < ro->fifo_out) {
 		ro->fifo_end = ro->fifo_in;
 		ro->fifo_in = 0;
@@ -586,8 +595,6 @@ static inline __attribute__((always_inline)) int
 fifo_put(struct reorder *ro, const void *src, size_t size, size_t need, uint64_t count,
 	 uint64_t first_ts, uint64_t last_ts)
 {
-	if (!fifo_first(ro))
-		ro->fifo_out = ro->fifo_in = 0;
 	if ((ro->fifo_wrapped ? ro->fifo_in + need >= ro->fifo_out : ro->fifo_in + need > ro->fifo_cap) &&
 	    fifo_room(ro, need))
 		return -1;
@@ -595,7 +602,11 @@ fifo_put(struct reorder *ro, const void *src, size_t size, size_t need, uint64_t
 	ro->fifo_in += need;
 	ro->fifo_newest = last_ts;
 	ro->fifo_in_count += count;
-	if (!ro->held || first_ts < ro->head)
+	/*
+	 * Held records are dated no later than the FIFO's newest (the heap's
+	 * came behind it), so these are the earliest only when none is held.
+	 */
+	if (!ro->held)
 		ro->head = first_ts;
 	ro->held += count;
 	return 0;

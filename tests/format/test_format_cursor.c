@@ -688,6 +688,44 @@ static int test_fill_same_stamped(void)
 	return bad;
 }
 
+/*
+ * Within REORDER_NS of the clock's end every record held is due (the
+ * window's arithmetic wraps), so the window empties before each event:
+ * its FIFO's ring fills up to the end of its buffer empty and starts again
+ * at its front, and st_cursor_fill() still gives what st_cursor_next()
+ * does.
+ */
+static int test_fill_same_clock_end(void)
+{
+	struct mem_sink m = { 0 };
+	struct st_writer *w = mem_writer(__func__, &m, 1 << 20, 1);
+	struct st_reader *r1 = NULL, *r2 = NULL;
+	struct st_ev_block_rq_issue_stamped is = { 0 };
+	uint64_t ts = UINT64_MAX - 50000000;
+	size_t events, errors;
+	int err, bad;
+
+	if (!w)
+		return 1;
+	is.h = (struct st_event_header){ .ts = ts, .type = ST_EV_block_rq_issue_stamped,
+					 .size = sizeof(is) };
+	is.p.rq = 0x1000;
+	err = st_writer_append(w, &is, sizeof(is));
+	for (int64_t i = 0; i < 5000 && !err; i++) {
+		struct st_ev_sys_exit ex = exit_event(ts += 1000, 0, i);
+
+		err = st_writer_append(w, &ex, sizeof(ex));
+	}
+	bad = expectf(!st_writer_close(w, NULL, 0) && !err, __func__, "write") ||
+	      open_mem(__func__, &r1, m.data, m.len, 0) || open_mem(__func__, &r2, m.data, m.len, 0) ||
+	      same_filled(__func__, r1, r2, 0, &events, &errors) ||
+	      expectf(events == 5001 && !errors, __func__, "%zu events, %zu errors", events, errors);
+	st_reader_close(r1);
+	st_reader_close(r2);
+	free(m.data);
+	return bad;
+}
+
 int main(void)
 {
 	RUN(test_out_of_order_within_chunks);
@@ -701,5 +739,6 @@ int main(void)
 	RUN(test_decode_ahead_same);
 	RUN(test_fill_same);
 	RUN(test_fill_same_stamped);
+	RUN(test_fill_same_clock_end);
 	return check_failures != 0;
 }
