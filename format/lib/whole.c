@@ -908,12 +908,8 @@ static struct bio_seen *bio_seen_slot(struct st_whole *w, uint64_t bio)
 
 static void note_bio(struct st_whole *w, uint64_t bio, uint64_t ts)
 {
-	struct bio_seen *s = bio_seen_slot(w, bio);
-
-	if (bio) {
-		s->bio = bio;
-		s->ts = ts;
-	}
+	if (bio)
+		*bio_seen_slot(w, bio) = (struct bio_seen){ .bio = bio, .ts = ts };
 }
 
 /* A stamped issue: its bios live at least until then, and until its request completes. */
@@ -1111,18 +1107,26 @@ static __attribute__((cold)) int issued_grow(struct issued *is)
 	return 0;
 }
 
-/* Request rq's entry, a new one (rq set, the rest 0) when it has none; NULL when out of memory. */
+/*
+ * Request rq's entry (rq != 0), a new one (rq set, the rest 0) when it has
+ * none; NULL when out of memory. One probe finds it or the free entry a
+ * new one takes, unless the table must grow first.
+ */
 static struct issued_rq *issued_entry(struct issued *is, uint64_t rq)
 {
-	struct issued_rq *r = issued_find(is, rq);
 	size_t i;
 
-	if (r)
-		return r;
-	if ((!is->tab || (is->count + 1) * 2 > is->mask + 1) && issued_grow(is))
+	if (!is->tab && issued_grow(is))
 		return NULL;
 	for (i = issued_home(is, rq); is->tab[i].rq; i = (i + 1) & is->mask)
-		;
+		if (is->tab[i].rq == rq)
+			return &is->tab[i];
+	if ((is->count + 1) * 2 > is->mask + 1) {
+		if (issued_grow(is))
+			return NULL;
+		for (i = issued_home(is, rq); is->tab[i].rq; i = (i + 1) & is->mask)
+			;
+	}
 	is->count++;
 	is->tab[i] = (struct issued_rq){ .rq = rq };
 	return &is->tab[i];
