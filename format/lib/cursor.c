@@ -57,6 +57,7 @@ struct stream {
 	size_t cap;
 	size_t chunk;		/* index in the file, breaks timestamp ties between chunks */
 	uint64_t last_ts;	/* of the chunk */
+	uint64_t head_ts;	/* of the record at pos, while pos < end: the merge asks often */
 };
 
 /*
@@ -147,14 +148,23 @@ static const struct st_event_header *stream_rec(const struct stream *s)
 
 static uint64_t stream_ts(const struct stream *s)
 {
-	return s->in_order ? stream_rec(s)->ts : s->key_ts[s->pos];
+	return s->head_ts;
+}
+
+/* head_ts after pos moved; 0 when the stream is exhausted. */
+static int stream_note_head(struct stream *s)
+{
+	if (s->pos >= s->end)
+		return 0;
+	s->head_ts = s->in_order ? stream_rec(s)->ts : s->key_ts[s->pos];
+	return 1;
 }
 
 /* Moves past the current record; 0 when the stream is exhausted. */
 static int stream_step(struct stream *s)
 {
 	s->pos += s->in_order ? stream_rec(s)->size : 1;
-	return s->pos < s->end;
+	return stream_note_head(s);
 }
 
 static int stream_less(const struct stream *a, const struct stream *b)
@@ -355,7 +365,10 @@ static int fill_stream(const struct st_cursor *c, struct stream *s, size_t chunk
 	if (err)
 		return err;
 	*why = NULL;
-	return index_records(s, ci, in_order, c->from, c->to);
+	err = index_records(s, ci, in_order, c->from, c->to);
+	if (!err)
+		stream_note_head(s);
+	return err;
 }
 
 static void *decode_ahead(void *arg)
@@ -561,7 +574,7 @@ static int start_run(struct st_cursor *c)
 		c->krun_end = top->key_off + end;
 	}
 	top->pos = end;
-	if (end == top->end) {
+	if (!stream_note_head(top)) {
 		retire_top(c);
 	} else if (c->nheap == 2) {
 		/* two streams (a file of two CPUs): the heap's walk is one compare */
