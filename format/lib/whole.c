@@ -129,6 +129,11 @@ struct reorder {
 	uint8_t *fifo;			/* records from fifo_out to fifo_in, in a ring */
 	size_t fifo_out, fifo_in, fifo_end, fifo_cap;
 	int fifo_wrapped;		/* fifo_in has started again at the front */
+	/*
+	 * How far fifo_in may go without fifo_room(): fifo_cap, or while
+	 * wrapped fifo_out - 1 (fifo_out > 0 then): a push checks one bound.
+	 */
+	size_t fifo_lim;
 	uint64_t fifo_newest;		/* ts of the FIFO's last record */
 	uint64_t fifo_in_count, fifo_out_count;	/* FIFO records held, handed out (from the start) */
 	/*
@@ -558,7 +563,7 @@ static int fifo_grow(struct reorder *ro, size_t need)
 	}
 	free(ro->fifo);
 	ro->fifo = p;
-	ro->fifo_cap = cap;
+	ro->fifo_cap = ro->fifo_lim = cap;
 	ro->fifo_out = 0;
 	ro->fifo_in = used;
 	ro->fifo_wrapped = 0;
@@ -581,6 +586,7 @@ static __attribute__((noinline)) int fifo_room(struct reorder *ro, size_t need)
 		ro->fifo_end = ro->fifo_in;
 		ro->fifo_in = 0;
 		ro->fifo_wrapped = 1;
+		ro->fifo_lim = ro->fifo_out - 1;
 		return 0;
 	}
 	return fifo_grow(ro, need);
@@ -595,8 +601,7 @@ static inline __attribute__((always_inline)) int
 fifo_put(struct reorder *ro, const void *src, size_t size, size_t need, uint64_t count,
 	 uint64_t first_ts, uint64_t last_ts)
 {
-	if ((ro->fifo_wrapped ? ro->fifo_in + need >= ro->fifo_out : ro->fifo_in + need > ro->fifo_cap) &&
-	    fifo_room(ro, need))
+	if (ro->fifo_in + need > ro->fifo_lim && fifo_room(ro, need))
 		return -1;
 	memcpy(ro->fifo + ro->fifo_in, src, size);
 	ro->fifo_in += need;
@@ -624,9 +629,13 @@ static void fifo_skip(struct reorder *ro, size_t bytes, uint64_t count)
 	ro->fifo_out += bytes;
 	ro->fifo_out_count += count;
 	ro->held -= count;
-	if (ro->fifo_wrapped && ro->fifo_out == ro->fifo_end) {
+	if (!ro->fifo_wrapped)
+		return;
+	ro->fifo_lim = ro->fifo_out - 1;
+	if (ro->fifo_out == ro->fifo_end) {
 		ro->fifo_out = 0;
 		ro->fifo_wrapped = 0;
+		ro->fifo_lim = ro->fifo_cap;
 	}
 }
 
@@ -842,6 +851,7 @@ static void reorder_clear(struct reorder *ro)
 	ro->fifo_out = ro->fifo_in = 0;
 	ro->fifo_in_count = ro->fifo_out_count = 0;
 	ro->fifo_wrapped = 0;
+	ro->fifo_lim = ro->fifo_cap;
 	ro->eager = 0;
 	ro->pending = ro->pending_end = NULL;
 	ro->fifo_newest = 0;

@@ -726,6 +726,50 @@ static int test_fill_same_clock_end(void)
 	return bad;
 }
 
+/*
+ * Records ten times as dense after 0.6 s: the window's FIFO holds ten
+ * times as many, so its ring grows while it has wrapped, its entries
+ * kept in order; st_cursor_fill() gives what st_cursor_next() does.
+ */
+static int test_fill_same_denser(void)
+{
+	struct mem_sink m = { 0 };
+	struct st_writer *w = mem_writer(__func__, &m, 1 << 16, 1);
+	struct st_reader *r1 = NULL, *r2 = NULL;
+	uint64_t ts = 1000000000;
+	size_t events, errors;
+	int err = 0, bad;
+
+	if (!w)
+		return 1;
+	for (int64_t i = 0; i < 80000 && !err; i++) {
+		struct st_ev_sys_exit ex = exit_event(ts += i < 20000 ? 30000 : 3000, 0, i);
+		struct st_ev_block_rq_issue_stamped is = { 0 };
+
+		if (i % 10) {
+			err = st_writer_append(w, &ex, sizeof(ex));
+			continue;
+		}
+		is.h = (struct st_event_header){ .ts = ts, .type = ST_EV_block_rq_issue_stamped,
+						 .size = sizeof(is) };
+		is.p.rq = 0x1000 + (uint64_t)(i % 64) * 0x100;
+		is.p.nr_bios = 1;
+		is.p.bios[0] = 0x9000 + (uint64_t)(i % 50) * 0x100;
+		is.p.stamped = ST_STAMPED_GETRQ | ST_STAMPED_QUEUE(0);
+		is.p.getrq_ago = 1000;
+		is.p.queue_ago[0] = 2000;
+		err = st_writer_append(w, &is, sizeof(is));
+	}
+	bad = expectf(!st_writer_close(w, NULL, 0) && !err, __func__, "write") ||
+	      open_mem(__func__, &r1, m.data, m.len, 0) || open_mem(__func__, &r2, m.data, m.len, 0) ||
+	      same_filled(__func__, r1, r2, 0, &events, &errors) ||
+	      expectf(events > 80000 && !errors, __func__, "%zu events, %zu errors", events, errors);
+	st_reader_close(r1);
+	st_reader_close(r2);
+	free(m.data);
+	return bad;
+}
+
 int main(void)
 {
 	RUN(test_out_of_order_within_chunks);
@@ -740,5 +784,6 @@ int main(void)
 	RUN(test_fill_same);
 	RUN(test_fill_same_stamped);
 	RUN(test_fill_same_clock_end);
+	RUN(test_fill_same_denser);
 	return check_failures != 0;
 }
