@@ -1393,9 +1393,9 @@ static int reordered_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf,
 			const struct st_event_header *h = (const void *)p;
 			size_t bytes;
 			uint64_t last_ts;
-			/* (none of them brings `unread` to 0: that one drains first) */
 			unsigned n;
 
+			/* (none of them brings `unread` to 0: that one drains first) */
 			if (!w->noted[h->type] && (n = plain_run(w, p, end, unread - 1, &bytes, &last_ts))) {
 				if (fifo_put(ro, p, bytes, bytes, n, h->ts, last_ts))
 					return ST_ENOMEM;
