@@ -57,6 +57,7 @@ struct stream {
 	size_t cap;
 	size_t chunk;		/* index in the file, breaks timestamp ties between chunks */
 	uint64_t last_ts;	/* of the chunk */
+	uint64_t head_ts;	/* of the record at pos, while pos < end: the merge asks often */
 };
 
 /*
@@ -147,14 +148,23 @@ static const struct st_event_header *stream_rec(const struct stream *s)
 
 static uint64_t stream_ts(const struct stream *s)
 {
-	return s->in_order ? stream_rec(s)->ts : s->key_ts[s->pos];
+	return s->head_ts;
+}
+
+/* head_ts after pos moved; 0 when the stream is exhausted. */
+static int stream_note_head(struct stream *s)
+{
+	if (s->pos >= s->end)
+		return 0;
+	s->head_ts = s->in_order ? stream_rec(s)->ts : s->key_ts[s->pos];
+	return 1;
 }
 
 /* Moves past the current record; 0 when the stream is exhausted. */
 static int stream_step(struct stream *s)
 {
 	s->pos += s->in_order ? stream_rec(s)->size : 1;
-	return s->pos < s->end;
+	return stream_note_head(s);
 }
 
 static int stream_less(const struct stream *a, const struct stream *b)
@@ -315,11 +325,22 @@ static int build_keys(struct stream *s, size_t count, uint64_t from, uint64_t to
 	return 0;
 }
 
-/* Where the `count` records of a decoded chunk in [from, to] are, in timestamp order. */
-static int index_records(struct stream *s, size_t count, uint64_t from, uint64_t to)
+/*
+ * Where the records of decoded chunk ci in [from, to] are, in timestamp
+ * order. in_order: the decoder found them in order (a chunk wholly inside
+ * [from, to] is then walked without a pass of its own).
+ */
+static int index_records(struct stream *s, const struct st_chunk_info *ci, int in_order,
+			 uint64_t from, uint64_t to)
 {
+	if (in_order && from <= ci->first_ts && ci->last_ts <= to) {
+		s->in_order = 1;
+		s->pos = 0;
+		s->end = s->buf.len;
+		return 0;
+	}
 	s->in_order = scan_in_order(s, from, to);
-	return s->in_order ? 0 : build_keys(s, count, from, to);
+	return s->in_order ? 0 : build_keys(s, ci->events, from, to);
 }
 
 /*
@@ -331,17 +352,23 @@ static int fill_stream(const struct st_cursor *c, struct stream *s, size_t chunk
 		       struct st_chunk_buf *raw, const char **why)
 {
 	const struct st_chunk_info *ci = st_chunk_at(c->r, chunk);
-	int err;
+	int err, in_order;
 
 	s->chunk = chunk;
 	s->last_ts = ci->last_ts;
-	err = st_chunk_load(c->r, chunk, c->adapt ? raw : &s->buf, why);
-	if (!err && c->adapt)
+	err = st_chunk_load(c->r, chunk, c->adapt ? raw : &s->buf, &in_order, why);
+	/* adapted records get the cursor's own pass */
+	if (!err && c->adapt) {
 		err = st_whole_adapt_chunk(c->whole, raw, &s->buf, why);
+		in_order = 0;
+	}
 	if (err)
 		return err;
 	*why = NULL;
-	return index_records(s, ci->events, c->from, c->to);
+	err = index_records(s, ci, in_order, c->from, c->to);
+	if (!err)
+		stream_note_head(s);
+	return err;
 }
 
 static void *decode_ahead(void *arg)
@@ -547,7 +574,7 @@ static int start_run(struct st_cursor *c)
 		c->krun_end = top->key_off + end;
 	}
 	top->pos = end;
-	if (end == top->end) {
+	if (!stream_note_head(top)) {
 		retire_top(c);
 	} else if (c->nheap == 2) {
 		/* two streams (a file of two CPUs): the heap's walk is one compare */
@@ -609,6 +636,31 @@ static inline int stored_next(struct st_cursor *c, const struct st_event_header 
 int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev)
 {
 	return stored_next(c, ev);
+}
+
+int st_cursor_stored_run(struct st_cursor *c, const uint8_t **begin, const uint8_t **end)
+{
+	const struct st_event_header *ev;
+	int ret;
+
+	if (c->run == c->run_end) {
+		/* NULL: a run the merge starts now is told from a record it hands out alone */
+		c->run = c->run_end = NULL;
+		ret = stored_next(c, &ev);
+		if (ret <= 0)
+			return ret;
+		if (!c->run) {
+			*begin = (const uint8_t *)ev;
+			*end = *begin + ev->size;
+			return 1;
+		}
+		/* the run's first record is ev */
+		c->run = (const uint8_t *)ev;
+	}
+	*begin = c->run;
+	*end = c->run_end;
+	c->run = c->run_end;
+	return 1;
 }
 
 /* What st_cursor_fill() left for the next call: its event that did not fit, or its error. */

@@ -142,10 +142,12 @@ int st_reader_fail(struct st_reader *r, int err, const char *fmt, ...)
  * st_chunk_decode() in two halves, for a cursor decoding chunks ahead in a
  * thread of its own: st_chunk_load() touches nothing of r but reads (chunk i
  * exists), so threads may call it at once, and says what is wrong in *why
- * (valid until the calling thread's next call); st_chunk_fail() makes that
+ * (valid until the calling thread's next call), and in *in_order whether an
+ * events chunk's records are in timestamp order; st_chunk_fail() makes that
  * r's message, naming the chunk.
  */
-int st_chunk_load(const struct st_reader *r, size_t i, struct st_chunk_buf *buf, const char **why);
+int st_chunk_load(const struct st_reader *r, size_t i, struct st_chunk_buf *buf, int *in_order,
+		  const char **why);
 int st_chunk_fail(struct st_reader *r, size_t i, int err, const char *why);
 
 /* File header and trailer encode/check. */
@@ -176,6 +178,12 @@ void st_type_free(struct st_type *t);
  */
 struct st_whole;
 int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev);
+/*
+ * The next stored records in timestamp order as [*begin, *end), their
+ * bytes one after the other: a run of one chunk's records, or one record.
+ * They stay valid until the next call on the cursor.
+ */
+int st_cursor_stored_run(struct st_cursor *c, const uint8_t **begin, const uint8_t **end);
 /*
  * Records of another layout are read into this build's a chunk at a time,
  * as the cursor decodes it (in its decoding thread when it has one):

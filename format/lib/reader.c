@@ -151,12 +151,18 @@ static int read_chunk_header(const struct st_reader *r, uint64_t off, struct st_
 	return st_chunk_hdr_decode(p, h, why);
 }
 
-/* Checks every record of a decoded events chunk against the header and schema. */
+/*
+ * Checks every record of a decoded events chunk against the header and
+ * schema; *in_order 1 when their timestamps never go back (the cursor
+ * then walks them without a pass of its own).
+ */
 static int check_records(const struct st_reader *r, const struct st_chunk_hdr *h,
-			 const uint8_t *data, const char **why)
+			 const uint8_t *data, int *in_order, const char **why)
 {
 	uint32_t events = 0;
+	uint64_t newest = h->first_ts;	/* of the records so far */
 	size_t pos = 0;
+	int ordered = 1;
 
 	while (pos < h->raw_size) {
 		const struct st_event_header *e = (const void *)(data + pos);
@@ -167,13 +173,22 @@ static int check_records(const struct st_reader *r, const struct st_chunk_hdr *h
 			return *why = "record with a bad size", ST_EFORMAT;
 		if (r->type_size[e->type] != e->size)
 			return *why = "record type not in the schema or of the wrong size", ST_EFORMAT;
-		if (e->ts < h->first_ts || e->ts > h->last_ts)
+		/* one compare for both the range's start and the order, while in order */
+		if (e->ts < newest) {
+			if (e->ts < h->first_ts)
+				return *why = "record timestamp outside the chunk's range", ST_EFORMAT;
+			ordered = 0;
+		} else {
+			newest = e->ts;
+		}
+		if (e->ts > h->last_ts)
 			return *why = "record timestamp outside the chunk's range", ST_EFORMAT;
 		pos += e->size;
 		events++;
 	}
 	if (events != h->events)
 		return *why = "record count differs from the chunk header", ST_EFORMAT;
+	*in_order = ordered;
 	return 0;
 }
 
@@ -231,8 +246,9 @@ static const char *frame_problem(const struct st_chunk_hdr *h, const uint8_t *sr
  * raw bytes of a memory buffer is made only once the checksum matched, so a
  * hostile header alone cannot make the reader allocate.
  */
+/* The chunk's payload decoded into buf; for an events chunk, *in_order as check_records() says. */
 static int load_payload(const struct st_reader *r, uint64_t off, const struct st_chunk_hdr *h,
-			struct st_chunk_buf *buf, const char **why)
+			struct st_chunk_buf *buf, int *in_order, const char **why)
 {
 	size_t raw_room = ((size_t)h->raw_size + 15) & ~(size_t)15;
 	uint64_t start = off + ST_CHUNK_HEADER_SIZE;
@@ -257,8 +273,9 @@ static int load_payload(const struct st_reader *r, uint64_t off, const struct st
 	if (err)
 		return err;
 	buf->len = h->raw_size;
+	*in_order = 0;
 	if (h->kind == ST_CHUNK_EVENTS)
-		return check_records(r, h, buf->data, why);
+		return check_records(r, h, buf->data, in_order, why);
 	return 0;
 }
 
@@ -269,7 +286,8 @@ static int same_as_index(const struct st_chunk_hdr *h, const struct st_chunk_inf
 	       h->events == ci->events && h->first_ts == ci->first_ts && h->last_ts == ci->last_ts;
 }
 
-int st_chunk_load(const struct st_reader *r, size_t i, struct st_chunk_buf *buf, const char **why)
+int st_chunk_load(const struct st_reader *r, size_t i, struct st_chunk_buf *buf, int *in_order,
+		  const char **why)
 {
 	const struct st_chunk_info *ci = &r->chunks[i];
 	struct st_chunk_hdr h;
@@ -280,7 +298,7 @@ int st_chunk_load(const struct st_reader *r, size_t i, struct st_chunk_buf *buf,
 	if (!err && !same_as_index(&h, ci))
 		err = (*why = "chunk header differs from the index", ST_EFORMAT);
 	if (!err)
-		err = load_payload(r, ci->offset, &h, buf, why);
+		err = load_payload(r, ci->offset, &h, buf, in_order, why);
 	return err;
 }
 
@@ -293,11 +311,11 @@ int st_chunk_fail(struct st_reader *r, size_t i, int err, const char *why)
 int st_chunk_decode(struct st_reader *r, size_t i, struct st_chunk_buf *buf)
 {
 	const char *why;
-	int err;
+	int err, in_order;
 
 	if (i >= r->nchunks)
 		return fail(r, ST_ENOTFOUND, "no chunk %zu (the file has %zu)", i, r->nchunks);
-	err = st_chunk_load(r, i, buf, &why);
+	err = st_chunk_load(r, i, buf, &in_order, &why);
 	return err ? st_chunk_fail(r, i, err, why) : 0;
 }
 
@@ -669,7 +687,7 @@ static int scan_chunk(struct st_reader *r, const struct scan_state *s, struct st
 		      uint64_t *extent, const char **why)
 {
 	struct st_chunk_hdr h;
-	int err = read_chunk_header(r, s->off, &h, why);
+	int err = read_chunk_header(r, s->off, &h, why), in_order;
 
 	*extent = 0;
 	if (err)
@@ -679,7 +697,7 @@ static int scan_chunk(struct st_reader *r, const struct scan_state *s, struct st
 		return *why = "chunk sequence number out of order", ST_EFORMAT;
 	if (h.kind == ST_CHUNK_EVENTS && !r->types)
 		return *why = "events chunk before the schema", ST_EFORMAT;
-	err = load_payload(r, s->off, &h, &r->scratch, why);
+	err = load_payload(r, s->off, &h, &r->scratch, &in_order, why);
 	if (!err)
 		err = scan_use_chunk(r, &h, why);
 	if (err)
@@ -1007,6 +1025,7 @@ static int load_index(struct st_reader *r, struct st_chunk_info *ci)
 	struct st_chunk_hdr h;
 	const uint8_t *p;
 	const char *why;
+	int in_order;
 
 	if (r->size < ST_FILE_HEADER_SIZE + ST_CHUNK_HEADER_SIZE + ST_TRAILER_SIZE ||
 	    read_at(r, r->size - ST_TRAILER_SIZE, sizeof(raw), raw, &p) ||
@@ -1016,7 +1035,7 @@ static int load_index(struct st_reader *r, struct st_chunk_info *ci)
 	    index_size != r->size - ST_TRAILER_SIZE - index_off ||
 	    read_chunk_header(r, index_off, &h, &why) || h.kind != ST_CHUNK_INDEX ||
 	    h.payload_size + (uint64_t)ST_CHUNK_HEADER_SIZE != index_size ||
-	    load_payload(r, index_off, &h, &r->scratch, &why))
+	    load_payload(r, index_off, &h, &r->scratch, &in_order, &why))
 		return ST_EFORMAT;
 	*ci = (struct st_chunk_info){
 		.offset = index_off, .kind = h.kind, .seq = h.seq,

@@ -129,17 +129,23 @@ struct reorder {
 	uint8_t *fifo;			/* records from fifo_out to fifo_in, in a ring */
 	size_t fifo_out, fifo_in, fifo_end, fifo_cap;
 	int fifo_wrapped;		/* fifo_in has started again at the front */
+	/*
+	 * How far fifo_in may go without fifo_room(): fifo_cap, or while
+	 * wrapped fifo_out - 1 (fifo_out > 0 then): a push checks one bound.
+	 */
+	size_t fifo_lim;
 	uint64_t fifo_newest;		/* ts of the FIFO's last record */
 	uint64_t fifo_in_count, fifo_out_count;	/* FIFO records held, handed out (from the start) */
 	/*
 	 * st_whole_fill() lets due records wait while what it reads comes after
 	 * them; `eager` once a record dated within REORDER_NS of the clock's end
 	 * is held (REORDER_NS after it is not a time): due records go out before
-	 * each event is read, as st_whole_next() does. `pending` is the event
-	 * read and not taken yet when the buffer filled first.
+	 * each event is read, as st_whole_next() does. `pending` to
+	 * `pending_end` are the records read as stored and not taken yet when
+	 * the buffer filled first (the rest of a run of the cursor's).
 	 */
 	int eager;
-	const struct st_event_header *pending;
+	const uint8_t *pending, *pending_end;
 	struct held *heap;
 	size_t n, cap;
 	struct slots slots;
@@ -167,6 +173,12 @@ struct st_whole {
 	uint8_t synth_merge;	/* the file has no bio merge events */
 	uint8_t stamped;	/* the file has stamped issues: read through ro */
 	uint8_t stamped_ok;	/* 0: the file has block_rq_issue, the stamped ones are dropped */
+	/*
+	 * Type id -> 1 for the records read through whole.c one at a time
+	 * (requeues, issues, completions): the window takes the others a run
+	 * at a time.
+	 */
+	uint8_t noted[ST_NUM_TYPE_IDS];
 	struct reorder ro;
 	/* requests requeued and not issued again: their next issue stands for no stage event */
 	uint64_t requeued[REQUEUED_MAX];
@@ -551,43 +563,64 @@ static int fifo_grow(struct reorder *ro, size_t need)
 	}
 	free(ro->fifo);
 	ro->fifo = p;
-	ro->fifo_cap = cap;
+	ro->fifo_cap = ro->fifo_lim = cap;
 	ro->fifo_out = 0;
 	ro->fifo_in = used;
 	ro->fifo_wrapped = 0;
 	return 0;
 }
 
-/* Room for an entry of need bytes that does not fit at fifo_in: the ring starts over, or grows. */
+/*
+ * Room for an entry of need bytes that does not fit at fifo_in: an empty
+ * ring starts again at its front (only here: it empties seldom, at a
+ * window's start or end), a ring with room there wraps, else it grows.
+ */
 static __attribute__((noinline)) int fifo_room(struct reorder *ro, size_t need)
 {
+	if (!fifo_first(ro)) {
+		ro->fifo_out = ro->fifo_in = 0;
+		if (need <= ro->fifo_cap)
+			return 0;
+	}
 	if (!ro->fifo_wrapped && need < ro->fifo_out) {
 		ro->fifo_end = ro->fifo_in;
 		ro->fifo_in = 0;
 		ro->fifo_wrapped = 1;
+		ro->fifo_lim = ro->fifo_out - 1;
 		return 0;
 	}
 	return fifo_grow(ro, need);
 }
 
-/* Inline: every event of a file with stamped issues passes here. */
+/*
+ * count records in time order, first dated first_ts and the last last_ts,
+ * into the FIFO: `size` bytes copied from src, `need` taken (the records'
+ * spans). Inline: every event of a file with stamped issues passes here.
+ */
+static inline __attribute__((always_inline)) int
+fifo_put(struct reorder *ro, const void *src, size_t size, size_t need, uint64_t count,
+	 uint64_t first_ts, uint64_t last_ts)
+{
+	if (ro->fifo_in + need > ro->fifo_lim && fifo_room(ro, need))
+		return -1;
+	memcpy(ro->fifo + ro->fifo_in, src, size);
+	ro->fifo_in += need;
+	ro->fifo_newest = last_ts;
+	ro->fifo_in_count += count;
+	/*
+	 * Held records are dated no later than the FIFO's newest (the heap's
+	 * came behind it), so these are the earliest only when none is held.
+	 */
+	if (!ro->held)
+		ro->head = first_ts;
+	ro->held += count;
+	return 0;
+}
+
 static inline __attribute__((always_inline)) int fifo_push(struct reorder *ro,
 							   const struct st_event_header *h)
 {
-	size_t need = st_record_span(h);
-
-	if (!fifo_first(ro))
-		ro->fifo_out = ro->fifo_in = 0;
-	if ((ro->fifo_wrapped ? ro->fifo_in + need >= ro->fifo_out : ro->fifo_in + need > ro->fifo_cap) &&
-	    fifo_room(ro, need))
-		return -1;
-	memcpy(ro->fifo + ro->fifo_in, h, h->size);
-	ro->fifo_in += need;
-	ro->fifo_newest = h->ts;
-	ro->fifo_in_count++;
-	if (!ro->held++ || h->ts < ro->head)
-		ro->head = h->ts;
-	return 0;
+	return fifo_put(ro, h, h->size, st_record_span(h), 1, h->ts, h->ts);
 }
 
 /* Past the first `count` records, `bytes` long (they do not wrap). */
@@ -596,9 +629,13 @@ static void fifo_skip(struct reorder *ro, size_t bytes, uint64_t count)
 	ro->fifo_out += bytes;
 	ro->fifo_out_count += count;
 	ro->held -= count;
-	if (ro->fifo_wrapped && ro->fifo_out == ro->fifo_end) {
+	if (!ro->fifo_wrapped)
+		return;
+	ro->fifo_lim = ro->fifo_out - 1;
+	if (ro->fifo_out == ro->fifo_end) {
 		ro->fifo_out = 0;
 		ro->fifo_wrapped = 0;
+		ro->fifo_lim = ro->fifo_cap;
 	}
 }
 
@@ -748,6 +785,31 @@ static int reorder_drain(struct reorder *ro, int at_end, uint8_t *buf, size_t ca
 			heap_at = ro->heap[0].fifo_at;
 		}
 		end = ro->fifo_wrapped ? ro->fifo_end : ro->fifo_in;
+		/*
+		 * Most are due and dated before the heap's first: one bound on
+		 * their times, and the buffer's room checked once past them; the
+		 * walk below takes the rest (ties with the heap, an eager window).
+		 */
+		if (!ro->eager) {
+			uint64_t below = due_max < heap_ts ? due_max + 1 : heap_ts;
+			size_t stop = end < fit ? end : fit, before = at;
+
+			while (at < stop) {
+				f = (const struct st_event_header *)(ro->fifo + at);
+				if (f->ts >= below)
+					break;
+				before = at;
+				at += st_record_span(f);
+				count++;
+			}
+			/* (the last one taken ends past the room) */
+			if (at > fit) {
+				at = before;
+				count--;
+				room = 0;
+				end = at;
+			}
+		}
 		while (at < end) {
 			f = (const struct st_event_header *)(ro->fifo + at);
 			if (!(ro->eager ? reorder_due(ro, f->ts, at_end) : f->ts <= due_max) ||
@@ -789,8 +851,9 @@ static void reorder_clear(struct reorder *ro)
 	ro->fifo_out = ro->fifo_in = 0;
 	ro->fifo_in_count = ro->fifo_out_count = 0;
 	ro->fifo_wrapped = 0;
+	ro->fifo_lim = ro->fifo_cap;
 	ro->eager = 0;
-	ro->pending = NULL;
+	ro->pending = ro->pending_end = NULL;
 	ro->fifo_newest = 0;
 	ro->newest = 0;
 }
@@ -855,12 +918,8 @@ static struct bio_seen *bio_seen_slot(struct st_whole *w, uint64_t bio)
 
 static void note_bio(struct st_whole *w, uint64_t bio, uint64_t ts)
 {
-	struct bio_seen *s = bio_seen_slot(w, bio);
-
-	if (bio) {
-		s->bio = bio;
-		s->ts = ts;
-	}
+	if (bio)
+		*bio_seen_slot(w, bio) = (struct bio_seen){ .bio = bio, .ts = ts };
 }
 
 /* A stamped issue: its bios live at least until then, and until its request completes. */
@@ -1058,18 +1117,26 @@ static __attribute__((cold)) int issued_grow(struct issued *is)
 	return 0;
 }
 
-/* Request rq's entry, a new one (rq set, the rest 0) when it has none; NULL when out of memory. */
+/*
+ * Request rq's entry (rq != 0), a new one (rq set, the rest 0) when it has
+ * none; NULL when out of memory. One probe finds it or the free entry a
+ * new one takes, unless the table must grow first.
+ */
 static struct issued_rq *issued_entry(struct issued *is, uint64_t rq)
 {
-	struct issued_rq *r = issued_find(is, rq);
 	size_t i;
 
-	if (r)
-		return r;
-	if ((!is->tab || (is->count + 1) * 2 > is->mask + 1) && issued_grow(is))
+	if (!is->tab && issued_grow(is))
 		return NULL;
 	for (i = issued_home(is, rq); is->tab[i].rq; i = (i + 1) & is->mask)
-		;
+		if (is->tab[i].rq == rq)
+			return &is->tab[i];
+	if ((is->count + 1) * 2 > is->mask + 1) {
+		if (issued_grow(is))
+			return NULL;
+		for (i = issued_home(is, rq); is->tab[i].rq; i = (i + 1) & is->mask)
+			;
+	}
 	is->count++;
 	is->tab[i] = (struct issued_rq){ .rq = rq };
 	return &is->tab[i];
@@ -1171,13 +1238,20 @@ static inline int raw_next(struct st_whole *w, struct st_cursor *c, const struct
 	return ret;
 }
 
-/* The next event of the file for the window: the one left pending, else the cursor's. */
+/*
+ * The next event of the file for the window: the first of those left
+ * pending, else the cursor's; compact completions made whole.
+ */
 static inline __attribute__((always_inline)) int
 reorder_read(struct st_whole *w, struct st_cursor *c, const struct st_event_header **h)
 {
-	if (w->ro.pending) {
-		*h = w->ro.pending;
-		w->ro.pending = NULL;
+	struct reorder *ro = &w->ro;
+
+	if (ro->pending < ro->pending_end) {
+		*h = (const struct st_event_header *)ro->pending;
+		ro->pending += (*h)->size;
+		if (w->compact && !(*h = complete_whole(w, *h)))
+			return ST_ENOMEM;
 		return 1;
 	}
 	return raw_next(w, c, h);
@@ -1251,11 +1325,49 @@ static inline __attribute__((always_inline)) int reorder_fill(struct st_whole *w
 #define DRAIN_EVERY 256	/* events st_whole_fill() reads between copies of the due records */
 
 /*
+ * How many records from p on (before end, at most max; the first of a
+ * type whole.c does not read one at a time) the window takes as they are,
+ * in one copy into the FIFO, with *bytes their length and *last_ts the
+ * last one's time: records whole.c does not read one at a time, dated no
+ * earlier than the newest read (so none waits in the heap, nor may stand
+ * for a record dated before one due) and not within REORDER_NS of the
+ * clock's end (which makes the window eager). They are in time order (a
+ * run of the cursor's) and their sizes multiples of 8 (the decoder checks
+ * the stored ones, the built-in layouts are): copied together, they lie
+ * as st_cursor_fill() lays them out.
+ */
+static inline __attribute__((always_inline)) unsigned
+plain_run(const struct st_whole *w, const uint8_t *p, const uint8_t *end, unsigned max,
+	  size_t *bytes, uint64_t *last_ts)
+{
+	const struct st_event_header *first = (const void *)p;
+	const uint8_t *q = p + first->size;
+	unsigned n = 1;
+
+	if (!max || w->ro.eager || first->ts < w->ro.newest || first->ts < w->ro.fifo_newest ||
+	    first->ts > UINT64_MAX - REORDER_NS)
+		return 0;
+	*last_ts = first->ts;
+	while (q < end && n < max) {
+		const struct st_event_header *h = (const void *)q;
+
+		if (w->noted[h->type] || h->ts > UINT64_MAX - REORDER_NS)
+			break;
+		*last_ts = h->ts;
+		q += h->size;
+		n++;
+	}
+	*bytes = (size_t)(q - p);
+	return n;
+}
+
+/*
  * st_whole_fill() of a file with stamped issues: the records due go out a
  * run at a time, after every DRAIN_EVERY events read, and before an event
  * that may stand for a record dated before them. Until then what is read
  * comes after them in time order, so they go out in the order
- * st_whole_next() gives.
+ * st_whole_next() gives. The cursor's records come a run at a time; those
+ * that plain_run() finds go into the FIFO in one copy.
  */
 static int reordered_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t cap,
 			  size_t *used)
@@ -1266,23 +1378,46 @@ static int reordered_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf,
 
 	reorder_done(ro);
 	for (;;) {
-		const struct st_event_header *h;
+		const uint8_t *p = ro->pending, *end = ro->pending_end;
 
-		ret = reorder_read(w, c, &h);
-		if (ret < 0)
-			return ret;
-		/* the end: all held go out, at a live file's end only the due ones */
-		if (!ret)
-			return !reorder_drain(ro, !st_reader_live(w->r), buf, cap, used);
-		if (!--unread || reorder_may_precede(w, h)) {
-			unread = DRAIN_EVERY;
-			if (!reorder_drain(ro, 0, buf, cap, used)) {
-				ro->pending = h;
-				return 1;
-			}
+		ro->pending = ro->pending_end = NULL;
+		if (p == end) {
+			ret = st_cursor_stored_run(c, &p, &end);
+			if (ret < 0)
+				return ret;
+			/* the end: all held go out, at a live file's end only the due ones */
+			if (!ret)
+				return !reorder_drain(ro, !st_reader_live(w->r), buf, cap, used);
 		}
-		if (reorder_take(w, h))
-			return ST_ENOMEM;
+		while (p < end) {
+			const struct st_event_header *h = (const void *)p;
+			size_t bytes;
+			uint64_t last_ts;
+			unsigned n;
+
+			/* (none of them brings `unread` to 0: that one drains first) */
+			if (!w->noted[h->type] && (n = plain_run(w, p, end, unread - 1, &bytes, &last_ts))) {
+				if (fifo_put(ro, p, bytes, bytes, n, h->ts, last_ts))
+					return ST_ENOMEM;
+				ro->newest = last_ts;
+				unread -= n;
+				p += bytes;
+				continue;
+			}
+			if (!--unread || reorder_may_precede(w, h)) {
+				unread = DRAIN_EVERY;
+				if (!reorder_drain(ro, 0, buf, cap, used)) {
+					ro->pending = p;
+					ro->pending_end = end;
+					return 1;
+				}
+			}
+			p += h->size;
+			if (w->compact && !(h = complete_whole(w, h)))
+				return ST_ENOMEM;
+			if (reorder_take(w, h))
+				return ST_ENOMEM;
+		}
 	}
 }
 
@@ -1344,6 +1479,9 @@ int st_whole_open(struct st_reader *r, struct st_whole **wp)
 	if (!w)
 		return ST_ENOMEM;
 	w->r = r;
+	w->noted[ST_EV_block_rq_requeue] = w->noted[ST_EV_block_rq_issue] = 1;
+	w->noted[ST_EV_block_rq_issue_stamped] = w->noted[ST_EV_block_rq_complete] = 1;
+	w->noted[ST_EV_block_rq_complete_compact] = 1;
 	plan_stamped(w);
 	return plan_types(w);
 }

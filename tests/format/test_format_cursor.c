@@ -602,9 +602,11 @@ static int test_fill_same(void)
  * stamped issues whose stamps are mostly microseconds old and one in 16 up
  * to 400 ms old (older than the whole events' 100 ms window, so their
  * queue and allocation events come after events already due), their
- * compact completions, and calls in between; some issues stamp nothing.
+ * compact completions, and calls in between, 1 to `calls` of them 1 us
+ * apart (records whole events take as stored, a run at a time); some
+ * issues stamp nothing.
  */
-static int write_stamped(const char *test, struct mem_sink *m, uint64_t start)
+static int write_stamped(const char *test, struct mem_sink *m, uint64_t start, uint32_t calls)
 {
 	struct st_writer *w = mem_writer(test, m, 4096, 1);
 	uint64_t ts = start;
@@ -644,7 +646,8 @@ static int write_stamped(const char *test, struct mem_sink *m, uint64_t start)
 			err = st_writer_append(w, &co, sizeof(co));
 			break;
 		default:
-			err = st_writer_append(w, &ex, sizeof(ex));
+			for (uint32_t k = 1 + (uint32_t)rnd_below(calls); k-- && !err; ex.h.ts += 1000)
+				err = st_writer_append(w, &ex, sizeof(ex));
 			break;
 		}
 	}
@@ -657,10 +660,13 @@ static int write_stamped(const char *test, struct mem_sink *m, uint64_t start)
  * older than them is read) are those st_cursor_next() hands out one by one;
  * from 1 ms, the old stamps of the first issues lie before the clock's
  * start (their times wrap to its end, where the window's arithmetic does).
+ * Calls up to 6 in a row: the window copies them into its FIFO together,
+ * up to the next issue or completion.
  */
 static int test_fill_same_stamped(void)
 {
-	const uint64_t starts[] = { 1000000000, 1000000 };
+	const uint64_t starts[] = { 1000000000, 1000000, 1000000000 };
+	const uint32_t calls[] = { 1, 1, 6 };
 	int bad = 0;
 
 	rnd_seed(13);
@@ -669,7 +675,7 @@ static int test_fill_same_stamped(void)
 		struct st_reader *r1 = NULL, *r2 = NULL;
 		size_t events, errors;
 
-		bad = write_stamped(__func__, &m, starts[k]) ||
+		bad = write_stamped(__func__, &m, starts[k], calls[k]) ||
 		      open_mem(__func__, &r1, m.data, m.len, 0) ||
 		      open_mem(__func__, &r2, m.data, m.len, 0) ||
 		      same_filled(__func__, r1, r2, 0, &events, &errors) ||
@@ -679,6 +685,88 @@ static int test_fill_same_stamped(void)
 		st_reader_close(r2);
 		free(m.data);
 	}
+	return bad;
+}
+
+/*
+ * Within REORDER_NS of the clock's end every record held is due (the
+ * window's arithmetic wraps), so the window empties before each event:
+ * its FIFO's ring fills up to the end of its buffer empty and starts again
+ * at its front, and st_cursor_fill() still gives what st_cursor_next()
+ * does.
+ */
+static int test_fill_same_clock_end(void)
+{
+	struct mem_sink m = { 0 };
+	struct st_writer *w = mem_writer(__func__, &m, 1 << 20, 1);
+	struct st_reader *r1 = NULL, *r2 = NULL;
+	struct st_ev_block_rq_issue_stamped is = { 0 };
+	uint64_t ts = UINT64_MAX - 50000000;
+	size_t events, errors;
+	int err, bad;
+
+	if (!w)
+		return 1;
+	is.h = (struct st_event_header){ .ts = ts, .type = ST_EV_block_rq_issue_stamped,
+					 .size = sizeof(is) };
+	is.p.rq = 0x1000;
+	err = st_writer_append(w, &is, sizeof(is));
+	for (int64_t i = 0; i < 5000 && !err; i++) {
+		struct st_ev_sys_exit ex = exit_event(ts += 1000, 0, i);
+
+		err = st_writer_append(w, &ex, sizeof(ex));
+	}
+	bad = expectf(!st_writer_close(w, NULL, 0) && !err, __func__, "write") ||
+	      open_mem(__func__, &r1, m.data, m.len, 0) || open_mem(__func__, &r2, m.data, m.len, 0) ||
+	      same_filled(__func__, r1, r2, 0, &events, &errors) ||
+	      expectf(events == 5001 && !errors, __func__, "%zu events, %zu errors", events, errors);
+	st_reader_close(r1);
+	st_reader_close(r2);
+	free(m.data);
+	return bad;
+}
+
+/*
+ * Records ten times as dense after 0.6 s: the window's FIFO holds ten
+ * times as many, so its ring grows while it has wrapped, its entries
+ * kept in order; st_cursor_fill() gives what st_cursor_next() does.
+ */
+static int test_fill_same_denser(void)
+{
+	struct mem_sink m = { 0 };
+	struct st_writer *w = mem_writer(__func__, &m, 1 << 16, 1);
+	struct st_reader *r1 = NULL, *r2 = NULL;
+	uint64_t ts = 1000000000;
+	size_t events, errors;
+	int err = 0, bad;
+
+	if (!w)
+		return 1;
+	for (int64_t i = 0; i < 80000 && !err; i++) {
+		struct st_ev_sys_exit ex = exit_event(ts += i < 20000 ? 30000 : 3000, 0, i);
+		struct st_ev_block_rq_issue_stamped is = { 0 };
+
+		if (i % 10) {
+			err = st_writer_append(w, &ex, sizeof(ex));
+			continue;
+		}
+		is.h = (struct st_event_header){ .ts = ts, .type = ST_EV_block_rq_issue_stamped,
+						 .size = sizeof(is) };
+		is.p.rq = 0x1000 + (uint64_t)(i % 64) * 0x100;
+		is.p.nr_bios = 1;
+		is.p.bios[0] = 0x9000 + (uint64_t)(i % 50) * 0x100;
+		is.p.stamped = ST_STAMPED_GETRQ | ST_STAMPED_QUEUE(0);
+		is.p.getrq_ago = 1000;
+		is.p.queue_ago[0] = 2000;
+		err = st_writer_append(w, &is, sizeof(is));
+	}
+	bad = expectf(!st_writer_close(w, NULL, 0) && !err, __func__, "write") ||
+	      open_mem(__func__, &r1, m.data, m.len, 0) || open_mem(__func__, &r2, m.data, m.len, 0) ||
+	      same_filled(__func__, r1, r2, 0, &events, &errors) ||
+	      expectf(events > 80000 && !errors, __func__, "%zu events, %zu errors", events, errors);
+	st_reader_close(r1);
+	st_reader_close(r2);
+	free(m.data);
 	return bad;
 }
 
@@ -695,5 +783,7 @@ int main(void)
 	RUN(test_decode_ahead_same);
 	RUN(test_fill_same);
 	RUN(test_fill_same_stamped);
+	RUN(test_fill_same_clock_end);
+	RUN(test_fill_same_denser);
 	return check_failures != 0;
 }
