@@ -71,6 +71,7 @@ struct an_corr {
 		uint32_t open_fsyncs;	/* fsyncs of its file system in progress */
 	} devs[MAX_DEVS];
 	unsigned ndevs;
+	uint32_t open_fsyncs;	/* the devices' open_fsyncs summed: 0 spares a completion their search */
 	uint64_t stale_ns, last_ts, next_sweep;
 	an_emit_fn emit;
 	void *ctx;
@@ -298,8 +299,10 @@ static void io_finish(struct an_corr *c, uint32_t i)
 	}
 	if (io->flags & AN_IO_REAP_WAIT)
 		reap_unlink(c, i);
-	if (io->flags & AN_IO_FSYNC_OPEN)
+	if (io->flags & AN_IO_FSYNC_OPEN) {
 		dev_of(c, io->fs_dev)->open_fsyncs--;
+		c->open_fsyncs--;
+	}
 	if (io->pending)
 		io->flags |= AN_IO_INCOMPLETE;
 	/* without bios of its own (an fsync waiting for the journal) its file system's device */
@@ -523,6 +526,7 @@ static void fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
 	io->fs_dev = e->p.dev;
 	if (io->op == AN_OP_FSYNC && !(io->flags & AN_IO_FSYNC_OPEN) && (d = dev_of(c, io->fs_dev))) {
 		d->open_fsyncs++;
+		c->open_fsyncs++;
 		io->flags |= AN_IO_FSYNC_OPEN;
 	}
 	if (io->offset < 0)
@@ -855,7 +859,8 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 			set_min(&io->ts[AN_TS_WB_BEGIN], queue_ts);
 			set_max(&io->ts[AN_TS_WB_DONE], completed_at);
 		}
-		if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) && !io->ts[AN_TS_FS_BEGIN])
+		if (c->open_fsyncs && !(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) &&
+		    !io->ts[AN_TS_FS_BEGIN])
 			fsyncs_waited_for(c, io, dev, queue_ts, completed_at);
 	} else {
 		io->flags |= AN_IO_INCOMPLETE;
@@ -1082,9 +1087,9 @@ static void bio_complete(struct an_corr *c, const struct st_ev_block_bio *e)
 
 /* ---- requests ---------------------------------------------------------- */
 
-static uint32_t rq_find_or_new(struct an_corr *c, const struct st_ev_block_rq *e)
+/* The request's entry: r (the rq_map's answer for it), or a new one when r is AN_NONE. */
+static uint32_t rq_or_new(struct an_corr *c, const struct st_ev_block_rq *e, uint32_t r)
 {
-	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
 	struct rq_ent *re;
 
 	if (r != AN_NONE)
@@ -1119,9 +1124,11 @@ static uint32_t rq_for_dispatch(struct an_corr *c, const struct st_ev_block_rq *
 {
 	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
 
-	if (r != AN_NONE && RQ(c, r)->issue_ts && !RQ(c, r)->requeued)
+	if (r != AN_NONE && RQ(c, r)->issue_ts && !RQ(c, r)->requeued) {
 		rq_release(c, r, 0, 0);
-	return rq_find_or_new(c, e);
+		r = AN_NONE;
+	}
+	return rq_or_new(c, e, r);
 }
 
 static void rq_insert(struct an_corr *c, const struct st_ev_block_rq *e)
