@@ -62,8 +62,10 @@ uint64_t an_label_hash(const char *s)
 	return h;
 }
 
-uint64_t an_group_key(enum an_by by, const struct an_names *names, const char *host,
-		      const struct an_io *io)
+/* an_group_key() inline in an_stats_add(), which asks it for every I/O */
+static inline __attribute__((always_inline)) uint64_t group_key(enum an_by by,
+								 const struct an_names *names,
+								 const char *host, const struct an_io *io)
 {
 	uint64_t k;
 
@@ -91,6 +93,12 @@ uint64_t an_group_key(enum an_by by, const struct an_names *names, const char *h
 	}
 	}
 	return k | 1ull << 63;
+}
+
+uint64_t an_group_key(enum an_by by, const struct an_names *names, const char *host,
+		      const struct an_io *io)
+{
+	return group_key(by, names, host, io);
 }
 
 void an_group_label(enum an_by by, const struct an_names *names, const char *host,
@@ -157,7 +165,7 @@ static struct an_group *new_group(struct an_stats *s, uint64_t key)
 
 static struct an_group *group_of(struct an_stats *s, const struct an_io *io)
 {
-	uint64_t key = an_group_key(s->by, s->names, s->host, io);
+	uint64_t key = group_key(s->by, s->names, s->host, io);
 	uint32_t g;
 	struct an_group *gr;
 
