@@ -283,8 +283,12 @@ static void reap_unlink(struct an_corr *c, uint32_t i)
 	IO(c, i)->flags &= (uint16_t)~AN_IO_REAP_WAIT;
 }
 
-/* Hand the I/O to the consumer and recycle its entry. */
-static void io_finish(struct an_corr *c, uint32_t i)
+/*
+ * Hand the I/O to the consumer and recycle its entry. Inline, as are
+ * io_maybe_finish, rq_stamp_io and io_of_thread: on every I/O's path, where
+ * a call's saved registers cost about what their bodies do.
+ */
+static inline __attribute__((always_inline)) void io_finish(struct an_corr *c, uint32_t i)
 {
 	struct an_io *io = IO(c, i);
 
@@ -368,7 +372,7 @@ static void io_hand_off_bios(struct an_corr *c, uint32_t i)
 	IO(c, i)->flags |= AN_IO_UNJOINED;
 }
 
-static void io_maybe_finish(struct an_corr *c, uint32_t i)
+static inline __attribute__((always_inline)) void io_maybe_finish(struct an_corr *c, uint32_t i)
 {
 	struct an_io *io = IO(c, i);
 
@@ -486,7 +490,8 @@ static void sys_exit(struct an_corr *c, const struct st_ev_sys_exit *e)
 }
 
 /* Thread context an event belongs to: its open syscall, else its io_uring I/O. */
-static uint32_t io_of_thread(struct an_corr *c, uint32_t tid)
+static inline __attribute__((always_inline)) uint32_t
+io_of_thread(struct an_corr *c, uint32_t tid)
 {
 	uint32_t i = an_idmap_get(&c->sys_by_tid, tid);
 
@@ -1293,7 +1298,8 @@ static void rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
 }
 
 /* Copy the stage times of a request completed at `completed_at` into an I/O it carries. */
-static void rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at)
+static inline __attribute__((always_inline)) void
+rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at)
 {
 	struct rq_ent *re = RQ(c, r);
 	struct an_io *io = IO(c, i);
