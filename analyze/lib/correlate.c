@@ -477,7 +477,7 @@ static void sys_exit(struct an_corr *c, const struct st_ev_sys_exit *e)
 		c->st.orphan_exits++;
 		return;
 	}
-	an_idmap_del(&c->sys_by_tid, e->h.tid);
+	/* a call is never held for a reap: io_maybe_finish ends it, io_finish unmaps it */
 	io = IO(c, i);
 	io->ts[AN_TS_SYS_EXIT] = e->h.ts;
 	io->ret = e->p.ret;
