@@ -40,14 +40,13 @@ void an_sketch_free(struct an_sketch *s);
  * 2^(bits+1) on), whose buckets are 2^sh wide; v >> sh then has bits + 1
  * bits, its top one standing for the (2 << bits) - (1 << bits) exact
  * buckets below octave 1, so octave sh starts at sh << bits. Below, sh = 0
- * and the index is v. Without a branch: it runs for every sample of every
- * stage.
+ * and the index is v: e taken of v | 2^bits is bits there. Without a
+ * branch: it runs for every sample of every stage.
  */
 static inline uint32_t an_sketch_index(unsigned bits, uint64_t v)
 {
 	/* 63 ^ clz (= 63 - clz) lets the compiler take bsr's answer as is */
-	unsigned e = 63 ^ (unsigned)__builtin_clzll(v | 1);
-	unsigned sh = e > bits ? e - bits : 0;
+	unsigned sh = (63 ^ (unsigned)__builtin_clzll(v | 1ull << bits)) - bits;
 
 	return (sh << bits) + (uint32_t)(v >> sh);
 }
