@@ -71,6 +71,7 @@ struct an_corr {
 		uint32_t open_fsyncs;	/* fsyncs of its file system in progress */
 	} devs[MAX_DEVS];
 	unsigned ndevs;
+	uint32_t open_fsyncs;	/* the devices' open_fsyncs summed: 0 spares a completion their search */
 	uint64_t stale_ns, last_ts, next_sweep;
 	an_emit_fn emit;
 	void *ctx;
@@ -158,6 +159,17 @@ const struct an_corr_stats *an_corr_stats(struct an_corr *c)
 int an_corr_failed(const struct an_corr *c)
 {
 	return c->failed || (c->cause && an_cause_failed(c->cause));
+}
+
+/*
+ * an_idmap_get() in the maps a recording may leave empty, asked for every
+ * bio (the syscalls' of `-e block`, io_uring's, libaio's): the count answers
+ * without a probe. Not for every map: in one that is seldom empty, the test
+ * costs more than it spares.
+ */
+static inline uint32_t get_sparse(const struct an_idmap *m, uint64_t key)
+{
+	return m->count ? an_idmap_get(m, key) : AN_NONE;
 }
 
 static void put_map(struct an_corr *c, struct an_idmap *m, uint64_t key, uint32_t val)
@@ -282,8 +294,12 @@ static void reap_unlink(struct an_corr *c, uint32_t i)
 	IO(c, i)->flags &= (uint16_t)~AN_IO_REAP_WAIT;
 }
 
-/* Hand the I/O to the consumer and recycle its entry. */
-static void io_finish(struct an_corr *c, uint32_t i)
+/*
+ * Hand the I/O to the consumer and recycle its entry. Inline, as are
+ * io_maybe_finish, rq_stamp_io and io_of_thread: on every I/O's path, where
+ * a call's saved registers cost about what their bodies do.
+ */
+static inline __attribute__((always_inline)) void io_finish(struct an_corr *c, uint32_t i)
 {
 	struct an_io *io = IO(c, i);
 
@@ -298,8 +314,10 @@ static void io_finish(struct an_corr *c, uint32_t i)
 	}
 	if (io->flags & AN_IO_REAP_WAIT)
 		reap_unlink(c, i);
-	if (io->flags & AN_IO_FSYNC_OPEN)
+	if (io->flags & AN_IO_FSYNC_OPEN) {
 		dev_of(c, io->fs_dev)->open_fsyncs--;
+		c->open_fsyncs--;
+	}
 	if (io->pending)
 		io->flags |= AN_IO_INCOMPLETE;
 	/* without bios of its own (an fsync waiting for the journal) its file system's device */
@@ -365,7 +383,7 @@ static void io_hand_off_bios(struct an_corr *c, uint32_t i)
 	IO(c, i)->flags |= AN_IO_UNJOINED;
 }
 
-static void io_maybe_finish(struct an_corr *c, uint32_t i)
+static inline __attribute__((always_inline)) void io_maybe_finish(struct an_corr *c, uint32_t i)
 {
 	struct an_io *io = IO(c, i);
 
@@ -431,7 +449,9 @@ static uint8_t op_of_syscall(uint16_t enter_type)
 	}
 }
 
-static void sys_enter(struct an_corr *c, const struct st_ev_sys_enter *e)
+/* Inline in the dispatch: called out of line, its event paid for two prologues. */
+static inline __attribute__((always_inline)) void
+sys_enter(struct an_corr *c, const struct st_ev_sys_enter *e)
 {
 	uint32_t old = an_idmap_get(&c->sys_by_tid, e->h.tid), i;
 	struct an_io *io;
@@ -470,7 +490,7 @@ static void sys_exit(struct an_corr *c, const struct st_ev_sys_exit *e)
 		c->st.orphan_exits++;
 		return;
 	}
-	an_idmap_del(&c->sys_by_tid, e->h.tid);
+	/* a call is never held for a reap: io_maybe_finish ends it, io_finish unmaps it */
 	io = IO(c, i);
 	io->ts[AN_TS_SYS_EXIT] = e->h.ts;
 	io->ret = e->p.ret;
@@ -483,13 +503,14 @@ static void sys_exit(struct an_corr *c, const struct st_ev_sys_exit *e)
 }
 
 /* Thread context an event belongs to: its open syscall, else its io_uring I/O. */
-static uint32_t io_of_thread(struct an_corr *c, uint32_t tid)
+static inline __attribute__((always_inline)) uint32_t
+io_of_thread(struct an_corr *c, uint32_t tid)
 {
-	uint32_t i = an_idmap_get(&c->sys_by_tid, tid);
+	uint32_t i = get_sparse(&c->sys_by_tid, tid);
 
 	if (i != AN_NONE)
 		return i;
-	i = an_idmap_get(&c->uring_by_tid, tid);
+	i = get_sparse(&c->uring_by_tid, tid);
 	if (i != AN_NONE && !(IO(c, i)->flags & AN_IO_DONE))
 		return i;
 	return AN_NONE;
@@ -523,6 +544,7 @@ static void fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
 	io->fs_dev = e->p.dev;
 	if (io->op == AN_OP_FSYNC && !(io->flags & AN_IO_FSYNC_OPEN) && (d = dev_of(c, io->fs_dev))) {
 		d->open_fsyncs++;
+		c->open_fsyncs++;
 		io->flags |= AN_IO_FSYNC_OPEN;
 	}
 	if (io->offset < 0)
@@ -592,7 +614,7 @@ static void aio_submit_event(struct an_corr *c, const struct st_event_header *h,
  */
 static uint32_t aio_owner(struct an_corr *c, const struct st_event_header *h)
 {
-	uint32_t a = an_idmap_get(&c->aio_by_tid, h->tid), i;
+	uint32_t a = get_sparse(&c->aio_by_tid, h->tid), i;
 	struct aio_ent *ae;
 	struct an_io *io;
 
@@ -855,7 +877,8 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 			set_min(&io->ts[AN_TS_WB_BEGIN], queue_ts);
 			set_max(&io->ts[AN_TS_WB_DONE], completed_at);
 		}
-		if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) && !io->ts[AN_TS_FS_BEGIN])
+		if (c->open_fsyncs && !(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) &&
+		    !io->ts[AN_TS_FS_BEGIN])
 			fsyncs_waited_for(c, io, dev, queue_ts, completed_at);
 	} else {
 		io->flags |= AN_IO_INCOMPLETE;
@@ -943,7 +966,7 @@ static uint32_t io_waiting_for(struct an_corr *c, const struct st_ev_block_bio *
  */
 static uint32_t raw_device_owner(struct an_corr *c, const struct st_ev_block_bio *e, uint32_t named)
 {
-	uint32_t i = an_idmap_get(&c->sys_by_sector, e->p.sector), dev;
+	uint32_t i = get_sparse(&c->sys_by_sector, e->p.sector), dev;
 	const struct an_io *io;
 
 	/* the named call at this offset is its own (two jobs of one seed read the same offsets) */
@@ -1082,9 +1105,9 @@ static void bio_complete(struct an_corr *c, const struct st_ev_block_bio *e)
 
 /* ---- requests ---------------------------------------------------------- */
 
-static uint32_t rq_find_or_new(struct an_corr *c, const struct st_ev_block_rq *e)
+/* The request's entry: r (the rq_map's answer for it), or a new one when r is AN_NONE. */
+static uint32_t rq_or_new(struct an_corr *c, const struct st_ev_block_rq *e, uint32_t r)
 {
-	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
 	struct rq_ent *re;
 
 	if (r != AN_NONE)
@@ -1119,9 +1142,11 @@ static uint32_t rq_for_dispatch(struct an_corr *c, const struct st_ev_block_rq *
 {
 	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
 
-	if (r != AN_NONE && RQ(c, r)->issue_ts && !RQ(c, r)->requeued)
+	if (r != AN_NONE && RQ(c, r)->issue_ts && !RQ(c, r)->requeued) {
 		rq_release(c, r, 0, 0);
-	return rq_find_or_new(c, e);
+		r = AN_NONE;
+	}
+	return rq_or_new(c, e, r);
 }
 
 static void rq_insert(struct an_corr *c, const struct st_ev_block_rq *e)
@@ -1286,7 +1311,8 @@ static void rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
 }
 
 /* Copy the stage times of a request completed at `completed_at` into an I/O it carries. */
-static void rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at)
+static inline __attribute__((always_inline)) void
+rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at)
 {
 	struct rq_ent *re = RQ(c, r);
 	struct an_io *io = IO(c, i);

@@ -131,6 +131,27 @@ static inline void an_io_stage_ends(const struct an_io *io, enum an_stage s, enu
 }
 
 /*
+ * an_io_causes() of an I/O whose total is known: has_total, and total
+ * when it has one (an_io_stages() has them at hand).
+ */
+static inline unsigned an_io_causes_of(const struct an_io *io, int has_total, uint64_t total,
+				       uint64_t ns[AN_ST_COUNT])
+{
+	uint64_t sum = 0;
+	unsigned k;
+
+	for (k = 0; k < AN_CAUSE_COUNT; k++) {
+		ns[AN_ST_RUNQ + k] = io->cause_ns[k];
+		sum += io->cause_ns[k];
+	}
+	if (!has_total)
+		return ((1u << AN_CAUSE_COUNT) - 1) << AN_ST_RUNQ;
+	/* an_cause_finish() keeps the causes within the total */
+	ns[AN_ST_OTHER] = total > sum ? total - sum : 0;
+	return ((1u << (AN_CAUSE_COUNT + 1)) - 1) << AN_ST_RUNQ;
+}
+
+/*
  * The causes of io's total (AN_IO_WHY): ns[AN_ST_RUNQ + k] = cause k, and
  * ns[AN_ST_OTHER] the rest of the total when it is defined. Returns their
  * bits, 0 without AN_IO_WHY.
@@ -138,21 +159,14 @@ static inline void an_io_stage_ends(const struct an_io *io, enum an_stage s, enu
 static inline unsigned an_io_causes(const struct an_io *io, uint64_t ns[AN_ST_COUNT])
 {
 	enum an_ts from, to;
-	uint64_t sum = 0, total;
-	unsigned k;
+	uint64_t total = 0;
+	int has_total;
 
 	if (!(io->flags & AN_IO_WHY))
 		return 0;
-	for (k = 0; k < AN_CAUSE_COUNT; k++) {
-		ns[AN_ST_RUNQ + k] = io->cause_ns[k];
-		sum += io->cause_ns[k];
-	}
 	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
-	if (!an_io_span(io, from, to, &total))
-		return ((1u << AN_CAUSE_COUNT) - 1) << AN_ST_RUNQ;
-	/* an_cause_finish() keeps the causes within the total */
-	ns[AN_ST_OTHER] = total > sum ? total - sum : 0;
-	return ((1u << (AN_CAUSE_COUNT + 1)) - 1) << AN_ST_RUNQ;
+	has_total = an_io_span(io, from, to, &total);
+	return an_io_causes_of(io, has_total, total, ns);
 }
 
 _Static_assert(AN_ST_OTHER == AN_ST_RUNQ + AN_CAUSE_COUNT, "a stage per cause, then other");
@@ -224,7 +238,7 @@ static inline unsigned an_io_stages(const struct an_io *io, uint64_t ns[AN_ST_CO
 		defined |= 1u << (AN_ST_SPAN0 + io->span - 1);
 	}
 	if (io->flags & AN_IO_WHY)
-		defined |= an_io_causes(io, ns);
+		defined |= an_io_causes_of(io, defined & 1u << AN_ST_TOTAL, ns[AN_ST_TOTAL], ns);
 	return defined;
 }
 

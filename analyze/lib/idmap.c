@@ -36,11 +36,12 @@ void an_idmap_free(struct an_idmap *m)
 }
 
 /*
- * The table doubled, then key put: cold and not inlined, so that
- * an_idmap_put()'s fast path saves no registers (inlined, even in a cold
- * section, grow's loop made every put push five).
+ * Cold and not inlined, so that an_idmap_put()'s fast path saves no
+ * registers (inlined, even in a cold section, grow's loop made every put
+ * push five).
  */
-static __attribute__((cold, noinline)) int put_growing(struct an_idmap *m, uint64_t key, uint32_t val)
+__attribute__((cold, noinline)) int an_idmap_put_growing(struct an_idmap *m, uint64_t key,
+							  uint32_t val)
 {
 	struct an_idmap old = *m;
 	size_t i;
@@ -56,25 +57,7 @@ static __attribute__((cold, noinline)) int put_growing(struct an_idmap *m, uint6
 	return an_idmap_put(m, key, val);
 }
 
-int an_idmap_put(struct an_idmap *m, uint64_t key, uint32_t val)
-{
-	size_t i;
-
-	/* Keep the load factor under 1/2 so probe sequences stay short. */
-	if ((m->count + 1) * 2 > m->mask + 1)
-		return put_growing(m, key, val);
-	i = an_idmap_slot(m, key);
-	while (m->keys[i] && m->keys[i] != key)
-		i = (i + 1) & m->mask;
-	if (!m->keys[i])
-		m->count++;
-	m->keys[i] = key;
-	m->vals[i] = val;
-	return 0;
-}
-
-/* Empty slot i, which holds a key. */
-static void remove_at(struct an_idmap *m, size_t i)
+void an_idmap_remove_at(struct an_idmap *m, size_t i)
 {
 	size_t j = i, home;
 
@@ -93,32 +76,6 @@ static void remove_at(struct an_idmap *m, size_t i)
 	}
 	m->keys[i] = 0;
 	m->count--;
-}
-
-/* The slot holding key, or the empty slot ending its probe run. */
-static size_t slot_of(const struct an_idmap *m, uint64_t key)
-{
-	size_t i = an_idmap_slot(m, key);
-
-	while (m->keys[i] && m->keys[i] != key)
-		i = (i + 1) & m->mask;
-	return i;
-}
-
-void an_idmap_del(struct an_idmap *m, uint64_t key)
-{
-	size_t i = slot_of(m, key);
-
-	if (m->keys[i])
-		remove_at(m, i);
-}
-
-void an_idmap_del_if(struct an_idmap *m, uint64_t key, uint32_t val)
-{
-	size_t i = slot_of(m, key);
-
-	if (m->keys[i] && m->vals[i] == val)
-		remove_at(m, i);
 }
 
 void an_idmap_clear(struct an_idmap *m)

@@ -43,12 +43,54 @@ static inline uint32_t an_idmap_get(const struct an_idmap *m, uint64_t key)
 	}
 	return AN_NONE;
 }
-/* Insert or replace; 0 or -1 when out of memory. */
-int an_idmap_put(struct an_idmap *m, uint64_t key, uint32_t val);
+/* What an_idmap_put() leaves out of line: the table doubled, then key put. */
+int an_idmap_put_growing(struct an_idmap *m, uint64_t key, uint32_t val);
+/* Empty slot i, which holds a key (the backward shift, out of line). */
+void an_idmap_remove_at(struct an_idmap *m, size_t i);
+
+/* The slot holding key, or the empty slot ending its probe run. */
+static inline size_t an_idmap_slot_of(const struct an_idmap *m, uint64_t key)
+{
+	size_t i = an_idmap_slot(m, key);
+
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & m->mask;
+	return i;
+}
+
+/* Insert or replace; 0 or -1 when out of memory. Inline, as the removals: a few per I/O. */
+static inline int an_idmap_put(struct an_idmap *m, uint64_t key, uint32_t val)
+{
+	size_t i;
+
+	/* Keep the load factor under 1/2 so probe sequences stay short. */
+	if ((m->count + 1) * 2 > m->mask + 1)
+		return an_idmap_put_growing(m, key, val);
+	i = an_idmap_slot_of(m, key);
+	if (!m->keys[i])
+		m->count++;
+	m->keys[i] = key;
+	m->vals[i] = val;
+	return 0;
+}
+
 /* Remove key if present. */
-void an_idmap_del(struct an_idmap *m, uint64_t key);
+static inline void an_idmap_del(struct an_idmap *m, uint64_t key)
+{
+	size_t i = an_idmap_slot_of(m, key);
+
+	if (m->keys[i])
+		an_idmap_remove_at(m, i);
+}
+
 /* Remove key if it maps to val: an_idmap_get() == val then an_idmap_del() in one probe. */
-void an_idmap_del_if(struct an_idmap *m, uint64_t key, uint32_t val);
+static inline void an_idmap_del_if(struct an_idmap *m, uint64_t key, uint32_t val)
+{
+	size_t i = an_idmap_slot_of(m, key);
+
+	if (m->keys[i] && m->vals[i] == val)
+		an_idmap_remove_at(m, i);
+}
 /* Remove every key, keeping the table's size. */
 void an_idmap_clear(struct an_idmap *m);
 

@@ -274,17 +274,6 @@ uint64_t an_run_duration(const struct an_run *r)
 	return to > from ? to - from : 1;
 }
 
-int an_filter_match(const struct an_filter *f, const struct an_names *names, const struct an_io *io)
-{
-	if (f->dev && io->dev != f->dev && io->fs_dev != f->dev)
-		return 0;
-	if (f->pid >= 0 && io->pid != (uint64_t)f->pid)
-		return 0;
-	if (io->start < f->from || (f->to && io->start > f->to))
-		return 0;
-	return !f->comm || !strcmp(an_names_comm(names, io->pid), f->comm);
-}
-
 static void on_io(void *ctx, const struct an_io *io)
 {
 	struct an_recording *x = ctx;

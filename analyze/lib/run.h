@@ -6,6 +6,8 @@
 #ifndef AN_RUN_H
 #define AN_RUN_H
 
+#include <string.h>
+
 #include "analyze/lib/correlate.h"
 #include "analyze/lib/dist.h"
 #include "analyze/lib/input.h"
@@ -21,7 +23,18 @@ struct an_filter {
 	const char *comm;
 	uint64_t from, to;	/* I/O start in [from, to), on the run's clock */
 };
-int an_filter_match(const struct an_filter *f, const struct an_names *names, const struct an_io *io);
+/* Whether io passes f (names: its recording's, for the comm). Inline: every I/O of a pass asks. */
+static inline int an_filter_match(const struct an_filter *f, const struct an_names *names,
+				  const struct an_io *io)
+{
+	if (f->dev && io->dev != f->dev && io->fs_dev != f->dev)
+		return 0;
+	if (f->pid >= 0 && io->pid != (uint64_t)f->pid)
+		return 0;
+	if (io->start < f->from || (f->to && io->start > f->to))
+		return 0;
+	return !f->comm || !strcmp(an_names_comm(names, io->pid), f->comm);
+}
 
 /*
  * A recording whose wall-clock offset at its end differs from the one at its

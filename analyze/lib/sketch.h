@@ -35,15 +35,20 @@ struct an_sketch {
 
 int an_sketch_init(struct an_sketch *s, unsigned bits);
 void an_sketch_free(struct an_sketch *s);
+/*
+ * v's bucket: with e its top bit, sh = e - bits past the exact ones (v from
+ * 2^(bits+1) on), whose buckets are 2^sh wide; v >> sh then has bits + 1
+ * bits, its top one standing for the (2 << bits) - (1 << bits) exact
+ * buckets below octave 1, so octave sh starts at sh << bits. Below, sh = 0
+ * and the index is v: e taken of v | 2^bits is bits there. Without a
+ * branch: it runs for every sample of every stage.
+ */
 static inline uint32_t an_sketch_index(unsigned bits, uint64_t v)
 {
-	unsigned e;
+	/* 63 ^ clz (= 63 - clz) lets the compiler take bsr's answer as is */
+	unsigned sh = (63 ^ (unsigned)__builtin_clzll(v | 1ull << bits)) - bits;
 
-	if (v < (2ull << bits))
-		return (uint32_t)v;
-	e = 63 - (unsigned)__builtin_clzll(v);	/* e > bits */
-	return (2u << bits) + (e - bits - 1) * (1u << bits) +
-	       (uint32_t)((v >> (e - bits)) & ((1u << bits) - 1));
+	return (sh << bits) + (uint32_t)(v >> sh);
 }
 /* Representative value of a bucket (its middle). */
 uint64_t an_sketch_value(unsigned bits, uint32_t idx);
@@ -74,21 +79,24 @@ int an_qest_add_slow(struct an_qest *e, uint64_t v);
 /* Add a sample; 0 or -1 (out of memory). Inline: a few per I/O and stage. */
 static inline int an_qest_add(struct an_qest *e, uint64_t v)
 {
-	if (e->sk.counts) {
-		/* an_sketch_add() with the bits every an_qest uses, a constant. */
-		e->sk.counts[an_sketch_index(AN_SKETCH_BITS, v)]++;
-		e->sk.n++;
-	} else if (e->nsamples < e->cap) {
-		/* exact mode with room (cap <= limit): the first `limit` samples of each */
-		e->samples[e->nsamples++] = v;
-		e->sorted = 0;
-	} else {
+	uint64_t *counts = e->sk.counts;	/* sketch mode when set */
+
+	/* exact mode with room (cap <= limit) takes the first `limit` samples inline */
+	if (!counts && e->nsamples >= e->cap)
 		return an_qest_add_slow(e, v);
-	}
+	/* e's fields before the bucket: a store through counts may alias e, which is then reloaded */
 	e->n++;
 	e->sum += v;
 	e->min = v < e->min ? v : e->min;
 	e->max = v > e->max ? v : e->max;
+	if (counts) {
+		/* an_sketch_add() with the bits every an_qest uses, a constant. */
+		e->sk.n++;
+		counts[an_sketch_index(AN_SKETCH_BITS, v)]++;
+	} else {
+		e->samples[e->nsamples++] = v;
+		e->sorted = 0;
+	}
 	return 0;
 }
 int an_qest_merge(struct an_qest *dst, struct an_qest *src);

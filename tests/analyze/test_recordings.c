@@ -226,6 +226,62 @@ static void check_same_file_twice(char *path, size_t exact_limit, const char *na
 	an_run_close(&twice);
 }
 
+/*
+ * an_stats_add() against an_io_stage(), stage by stage: each I/O alone in
+ * an an_stats has one sample, an_io_stage()'s latency, in every stage it
+ * defines and none elsewhere (block stages and Q2Q; a call with its causes
+ * and other; a span record).
+ */
+static void check_stats_stages(void)
+{
+	struct an_io ios[3];
+	unsigned i, k, bad = 0, first = 0;
+
+	memset(ios, 0, sizeof(ios));
+	for (i = 0; i < 3; i++) {
+		ios[i].q2q = UINT64_MAX;
+		ios[i].fd = -1;
+		ios[i].offset = -1;
+	}
+	ios[0].op = AN_OP_READ;
+	ios[0].ts[AN_TS_QUEUE] = 100;
+	ios[0].ts[AN_TS_GETRQ] = 110;
+	ios[0].ts[AN_TS_INSERT] = 125;
+	ios[0].ts[AN_TS_ISSUE] = 140;
+	ios[0].ts[AN_TS_COMPLETE] = 300;
+	ios[0].q2q = 50;
+	ios[1].op = AN_OP_WRITE;
+	ios[1].flags = AN_IO_SYSCALL | AN_IO_WHY;
+	ios[1].ts[AN_TS_SYS_ENTER] = 1000;
+	ios[1].ts[AN_TS_QUEUE] = 1100;
+	ios[1].ts[AN_TS_COMPLETE] = 1700;
+	ios[1].ts[AN_TS_SYS_EXIT] = 2000;
+	for (k = 0; k < AN_CAUSE_COUNT; k++)
+		ios[1].cause_ns[k] = 10 * (k + 1);
+	ios[2].op = AN_OP_SPAN;
+	ios[2].span = 2;
+	ios[2].span_ns = 777;
+	for (i = 0; i < 3; i++) {
+		struct an_stats st;
+
+		an_stats_init(&st, AN_BY_OP, 10000, NULL);
+		an_stats_add(&st, &ios[i]);
+		for (k = 0; k < AN_ST_COUNT; k++) {
+			const struct an_qest *e = &st.groups[0].st[k];
+			uint64_t ns = 0;
+			int has = an_io_stage(&ios[i], k, &ns);
+
+			if (has ? e->n != 1 || e->max != ns : e->n != 0) {
+				if (!bad++)
+					first = i * 100 + k;
+			}
+		}
+		an_stats_free(&st);
+	}
+	check(!bad, "recordings.stats_stages", "%u stages of the I/Os other than an_io_stage(), "
+	      "the first I/O %u stage %u", bad, first / 100, first % 100);
+}
+
 int main(void)
 {
 	char alpha[] = "/tmp/an-rec-alpha.XXXXXX", beta[] = "/tmp/an-rec-beta.XXXXXX";
@@ -242,6 +298,7 @@ int main(void)
 		return 1;
 	}
 	check_two_hosts(alpha, beta);
+	check_stats_stages();
 	synth_opts_init(&o);
 	o.ios = 20000;
 	o.seed = 11;

@@ -137,8 +137,45 @@ static void test_qest(void)
 	an_qest_free(&m);
 }
 
+/* The log-linear layout sketch.h describes, bucket by bucket. */
+static uint32_t layout_index(unsigned bits, uint64_t v)
+{
+	unsigned e;
+
+	if (v < (2ull << bits))
+		return (uint32_t)v;
+	e = 63 - (unsigned)__builtin_clzll(v);
+	return (2u << bits) + (e - bits - 1) * (1u << bits) +
+	       (uint32_t)((v >> (e - bits)) & ((1u << bits) - 1));
+}
+
+/* an_sketch_index() against the layout: every value to 2^16, each power of two and its neighbours. */
+static void test_index(void)
+{
+	static const unsigned bits_used[] = { 4, AN_SKETCH_BITS };
+	unsigned b, e, bad = 0;
+	uint64_t v, worst = 0;
+
+	for (b = 0; b < 2; b++) {
+		unsigned bits = bits_used[b];
+
+		for (v = 0; v <= 65536; v++)
+			if (an_sketch_index(bits, v) != layout_index(bits, v) && !bad++)
+				worst = v;
+		for (e = 1; e < 64; e++)
+			for (v = (1ull << e) - 2; v <= (1ull << e) + 2; v++)
+				if (an_sketch_index(bits, v) != layout_index(bits, v) && !bad++)
+					worst = v;
+		if (an_sketch_index(bits, UINT64_MAX) != layout_index(bits, UINT64_MAX) && !bad++)
+			worst = UINT64_MAX;
+	}
+	check(!bad, "sketch.index_layout", "%u values in another bucket, the first %llu", bad,
+	      (unsigned long long)worst);
+}
+
 int main(void)
 {
+	test_index();
 	test_distribution(0, "uniform");
 	test_distribution(1, "lognormal");
 	test_distribution(2, "bimodal_long_tail");
