@@ -119,30 +119,34 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (v[int
 # threads FILE: the summary's wall time read and correlated in one thread
 # against --threads 2 (a thread correlates, one reads, one decodes the chunks
 # ahead), alternated; the medians (goal: >= 1.6x faster on 2 cores), and of
-# the CPU time. Other load on the machine takes CPUs from the threads, not
-# from one: the load average says how much. With BENCH_BASE=DIR (another
-# build's directory), that build's st-analyze runs too, alternated with this
-# one in each round, a line each.
+# the CPU time. The host's speed drifts by tens of percent within minutes,
+# so each round's two runs, back to back, give a ratio of their own: the
+# median of those is the figure drift moves least. Other load on the
+# machine takes CPUs from the threads, not from one: the load average says
+# how much. With BENCH_BASE=DIR (another build's directory), that build's
+# st-analyze runs too, alternated with this one in each round, a line each.
 threads() {
-	local i w c b load0 builds=("$B")
-	local -A wall cpu
+	local i w c b w1 load0 builds=("$B")
+	local -A wall cpu ratio
 	[ -n "${BENCH_BASE:-}" ] && builds=("$BENCH_BASE" "$B")
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	for i in $(seq "${BENCH_THREAD_ROUNDS:-5}"); do
 		for b in "${builds[@]}"; do
-			read -r c w _ <<<"$(measure "$b/st-analyze" --threads 1 "$1")"
-			wall[$b.1]+="$w " cpu[$b.1]+="$c "
+			read -r c w1 _ <<<"$(measure "$b/st-analyze" --threads 1 "$1")"
+			wall[$b.1]+="$w1 " cpu[$b.1]+="$c "
 			read -r c w _ <<<"$(measure "$b/st-analyze" --threads 2 "$1")"
 			wall[$b.2]+="$w " cpu[$b.2]+="$c "
+			ratio[$b]+="$(awk -v a="$w1" -v b="$w" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }') "
 		done
 	done
 	for b in "${builds[@]}"; do
 		# shellcheck disable=SC2086
 		awk -v f="$(basename "$1")" -v one="$(median ${wall[$b.1]})" -v two="$(median ${wall[$b.2]})" \
 		    -v c1="$(median ${cpu[$b.1]})" -v c2="$(median ${cpu[$b.2]})" -v build="$b" \
+		    -v rr="$(median ${ratio[$b]})" -v allr="${ratio[$b]% }" \
 		    -v all1="${wall[$b.1]% }" -v all2="${wall[$b.2]% }" -v l0="$load0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
-			printf "%-22s one file on two CPUs: median %.3f s wall with --threads 1 (%s), %.3f s with 2 (%s): %.2fx (goal >= 1.6); CPU %.2f s and %.2f s; load average %s -> %s; %s\n",
-				f, one, all1, two, all2, one / two, c1, c2, l0, l1, build }'
+			printf "%-22s one file on two CPUs: median %.3f s wall with --threads 1 (%s), %.3f s with 2 (%s): %.2fx; each round'"'"'s ratio %s, median %.2fx (goal >= 1.6); CPU %.2f s and %.2f s; load average %s -> %s; %s\n",
+				f, one, all1, two, all2, one / two, allr, rr, c1, c2, l0, l1, build }'
 	done
 }
 
