@@ -262,7 +262,8 @@ ctl_p99=$(fio_num hog_ctl "$P99")
 # the next run, and another the sched preset's run 3 us below the control's
 # (so that its check passed on nothing); a run where they did not is made
 # again, up to 3 times.
-# hog_run NAME: fio beside the loops recorded into $T/NAME.sttrace; its clat p99 in NAME_p99
+# hog_run NAME: fio beside the loops recorded into $T/NAME.sttrace; its clat p99 in HOG_P99[NAME]
+declare -A HOG_P99
 hog_run() {
 	local name=$1 p
 	for _ in 1 2 3; do
@@ -270,22 +271,21 @@ hog_run() {
 		p=$(fio_num "$name" "$P99")
 		at_least "$p" "$(awk -v c="$ctl_p99" 'BEGIN { print c * 3 }')" && break
 	done
-	printf -v "${name}_p99" '%s' "$p"
+	HOG_P99[$name]=$p
 }
 hog_run hog
 # the culprits come from the sched preset's records
 EVENTS=all,sched hog_run hog_sched
 kill "${HOGS[@]}"
 for run in hog hog_sched; do
-	p=${run}_p99
-	if at_least "${!p}" "$(awk -v c="$ctl_p99" 'BEGIN { print c * 3 }')"; then
+	if at_least "${HOG_P99[$run]}" "$(awk -v c="$ctl_p99" 'BEGIN { print c * 3 }')"; then
 		pass "why.$run.workload"
 	else
-		fail "why.$run.workload" "fio clat p99 with two busy loops ${!p} us, alone $ctl_p99 us (want >= 3x)"
+		fail "why.$run.workload" "fio clat p99 with two busy loops ${HOG_P99[$run]} us, alone $ctl_p99 us (want >= 3x)"
 	fi
 done
-tail_covers why.hog.runq hog_sched "$hog_sched_p99" "$ctl_p99" 0.8 runq_us svc_runq_us
-tail_covers why.hog.run_delay hog "$hog_p99" "$ctl_p99" 0.8 runq_us svc_runq_us
+tail_covers why.hog.runq hog_sched "${HOG_P99[hog_sched]}" "$ctl_p99" 0.8 runq_us svc_runq_us
+tail_covers why.hog.run_delay hog "${HOG_P99[hog]}" "$ctl_p99" 0.8 runq_us svc_runq_us
 st-analyze --why --dev "$DISK" "$T/hog_sched.sttrace" >"$T/hog.why" 2>&1
 if grep -q '^ *runq_task  *why_hog ' "$T/hog.why"; then
 	pass why.hog.culprit
