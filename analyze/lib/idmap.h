@@ -31,23 +31,6 @@ static inline size_t an_idmap_slot(const struct an_idmap *m, uint64_t key)
 	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & m->mask;
 }
 
-/* Index stored for key, AN_NONE if absent. Inline: it runs for most events. */
-static inline uint32_t an_idmap_get(const struct an_idmap *m, uint64_t key)
-{
-	size_t i = an_idmap_slot(m, key);
-
-	while (m->keys[i]) {
-		if (m->keys[i] == key)
-			return m->vals[i];
-		i = (i + 1) & m->mask;
-	}
-	return AN_NONE;
-}
-/* What an_idmap_put() leaves out of line: the table doubled, then key put. */
-int an_idmap_put_growing(struct an_idmap *m, uint64_t key, uint32_t val);
-/* Empty slot i, which holds a key (the backward shift, out of line). */
-void an_idmap_remove_at(struct an_idmap *m, size_t i);
-
 /* The slot holding key, or the empty slot ending its probe run. */
 static inline size_t an_idmap_slot_of(const struct an_idmap *m, uint64_t key)
 {
@@ -57,6 +40,18 @@ static inline size_t an_idmap_slot_of(const struct an_idmap *m, uint64_t key)
 		i = (i + 1) & m->mask;
 	return i;
 }
+
+/* Index stored for key, AN_NONE if absent. Inline: it runs for most events. */
+static inline uint32_t an_idmap_get(const struct an_idmap *m, uint64_t key)
+{
+	size_t i = an_idmap_slot_of(m, key);
+
+	return m->keys[i] ? m->vals[i] : AN_NONE;
+}
+/* What an_idmap_put() leaves out of line: the table doubled, then key put. */
+int an_idmap_put_growing(struct an_idmap *m, uint64_t key, uint32_t val);
+/* Empty slot i, which holds a key (the backward shift, out of line). */
+void an_idmap_remove_at(struct an_idmap *m, size_t i);
 
 /* Insert or replace; 0 or -1 when out of memory. Inline, as the removals: a few per I/O. */
 static inline int an_idmap_put(struct an_idmap *m, uint64_t key, uint32_t val)

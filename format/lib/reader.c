@@ -244,9 +244,9 @@ static const char *frame_problem(const struct st_chunk_hdr *h, const uint8_t *sr
  * decompressed into buf. The compressed bytes of a file are read into buf
  * behind the room for the raw bytes, so one buffer serves both; room for the
  * raw bytes of a memory buffer is made only once the checksum matched, so a
- * hostile header alone cannot make the reader allocate.
+ * hostile header alone cannot make the reader allocate. For an events
+ * chunk, *in_order as check_records() says.
  */
-/* The chunk's payload decoded into buf; for an events chunk, *in_order as check_records() says. */
 static int load_payload(const struct st_reader *r, uint64_t off, const struct st_chunk_hdr *h,
 			struct st_chunk_buf *buf, int *in_order, const char **why)
 {

@@ -1325,16 +1325,17 @@ static inline __attribute__((always_inline)) int reorder_fill(struct st_whole *w
 #define DRAIN_EVERY 256	/* events st_whole_fill() reads between copies of the due records */
 
 /*
- * How many records from p on (before end, at most max; the first of a
- * type whole.c does not read one at a time) the window takes as they are,
- * in one copy into the FIFO, with *bytes their length and *last_ts the
- * last one's time: records whole.c does not read one at a time, dated no
- * earlier than the newest read (so none waits in the heap, nor may stand
- * for a record dated before one due) and not within REORDER_NS of the
- * clock's end (which makes the window eager). They are in time order (a
- * run of the cursor's) and their sizes multiples of 8 (the decoder checks
- * the stored ones, the built-in layouts are): copied together, they lie
- * as st_cursor_fill() lays them out.
+ * How many records from p on (before end, at most max) the window takes
+ * as they are, in one copy into the FIFO, with *bytes their length and
+ * *last_ts the last one's time. The caller found p's type not `noted`;
+ * the run goes on while the types are not noted either, and no record is
+ * within REORDER_NS of the clock's end (which makes the window eager). It
+ * is empty when p is dated before the newest read (its record waits in
+ * the heap). A run of the cursor's is in time order, so none of them waits
+ * in the heap nor stands for a record dated before one due; their sizes
+ * are multiples of 8 (the decoder checks the stored ones, the built-in
+ * layouts are), so copied together they lie as st_cursor_fill() lays
+ * them out.
  */
 static inline __attribute__((always_inline)) unsigned
 plain_run(const struct st_whole *w, const uint8_t *p, const uint8_t *end, unsigned max,
