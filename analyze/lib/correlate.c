@@ -1061,13 +1061,14 @@ static void bio_split(struct an_corr *c, const struct st_ev_block_split *e)
 	c->st.splits++;
 }
 
-static void bio_getrq(struct an_corr *c, const struct st_ev_block_bio *e)
+/* Bio's request allocated at ts (block_getrq). */
+static void bio_getrq(struct an_corr *c, uint64_t bio, uint64_t ts)
 {
-	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio), i;
+	uint32_t b = an_idmap_get(&c->bio_map, bio), i;
 
 	if (b == AN_NONE || (i = io_of_bio(c, b)) == AN_NONE)
 		return;
-	set_min(&IO(c, i)->ts[AN_TS_GETRQ], e->h.ts);
+	set_min(&IO(c, i)->ts[AN_TS_GETRQ], ts);
 }
 
 /* Bio entry b joined a request that existed: one merge, as diskstats counts them. */
@@ -1086,9 +1087,9 @@ static void count_merge(struct an_corr *c, uint32_t b)
 	IO(c, i)->write_merges += (BIO(c, b)->opf & ST_OP_MASK) == ST_OP_WRITE;
 }
 
-static void bio_merge(struct an_corr *c, const struct st_ev_block_bio *e)
+static void bio_merge(struct an_corr *c, uint64_t bio)
 {
-	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio);
+	uint32_t b = an_idmap_get(&c->bio_map, bio);
 
 	if (b != AN_NONE)
 		count_merge(c, b);
@@ -1275,6 +1276,24 @@ static void rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
 		rq_adopt_bioless(c, r, e);
 	else if (!known)
 		c->st.orphan_requests++;
+}
+
+/*
+ * A stamped issue as the cursor resolves it (ST_CURSOR_STAMPED): the
+ * allocation and merges it stands for, then the issue it extends. They
+ * come later than their times, which only set_min() and counts take.
+ */
+static void rq_issue_stamped(struct an_corr *c, const struct st_ev_block_rq_issue_stamped *e)
+{
+	uint32_t i;
+
+	if (e->p.stamped & ST_STAMPED_GETRQ)
+		bio_getrq(c, e->p.bios[ST_STAMPED_FIRST(e->p.stamped)],
+			  e->h.ts - e->p.getrq_ago);
+	for (i = 0; e->p.stamped & ST_STAMPED_MERGED_ANY && i < ST_RQ_BIOS; i++)
+		if (e->p.stamped & ST_STAMPED_MERGED(i))
+			bio_merge(c, e->p.bios[i]);
+	rq_issue(c, (const struct st_ev_block_rq_issue *)e);
 }
 
 /*
@@ -1520,7 +1539,7 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 		break;
 	case ST_EV_block_bio_backmerge:
 	case ST_EV_block_bio_frontmerge:
-		bio_merge(c, (const struct st_ev_block_bio *)h);
+		bio_merge(c, ((const struct st_ev_block_bio *)h)->p.bio);
 		break;
 	case ST_EV_block_bio_complete:
 		bio_complete(c, (const struct st_ev_block_bio *)h);
@@ -1529,13 +1548,16 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 		bio_split(c, (const struct st_ev_block_split *)h);
 		break;
 	case ST_EV_block_getrq:
-		bio_getrq(c, (const struct st_ev_block_bio *)h);
+		bio_getrq(c, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
 		break;
 	case ST_EV_block_rq_insert:
 		rq_insert(c, (const struct st_ev_block_rq *)h);
 		break;
 	case ST_EV_block_rq_issue:
 		rq_issue(c, (const struct st_ev_block_rq_issue *)h);
+		break;
+	case ST_EV_block_rq_issue_stamped:
+		rq_issue_stamped(c, (const struct st_ev_block_rq_issue_stamped *)h);
 		break;
 	case ST_EV_block_rq_requeue:
 		rq_requeue(c, (const struct st_ev_block_rq *)h);

@@ -25,7 +25,7 @@ struct an_input {
 	int nfiles;
 	int advance;		/* index of the file whose event was returned last, -1 */
 	int fill_ret;		/* an_input_fill(): the error after the events it filled */
-	unsigned cursor_flags;	/* ST_CURSOR_AHEAD or 0 */
+	unsigned cursor_flags;	/* ST_CURSOR_AHEAD, ST_CURSOR_STAMPED */
 	struct an_input_info info;
 };
 
@@ -150,9 +150,9 @@ int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, s
 	return 0;
 }
 
-void an_input_decode_ahead(struct an_input *in, int on)
+void an_input_cursor(struct an_input *in, int ahead, int stamped)
 {
-	in->cursor_flags = on ? ST_CURSOR_AHEAD : 0;
+	in->cursor_flags = (ahead ? ST_CURSOR_AHEAD : 0) | (stamped ? ST_CURSOR_STAMPED : 0);
 }
 
 int an_input_open_live(struct an_input **inp, const char *path, struct an_names *names, char *err,

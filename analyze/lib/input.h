@@ -61,11 +61,13 @@ int an_input_refresh(struct an_input *in, int done, uint64_t until, char *err, s
 /* Start (again) at the first event with ts >= from, stop after to; the names' fds start over. */
 int an_input_start(struct an_input *in, uint64_t from, uint64_t to, char *err, size_t cap);
 /*
- * From the next an_input_start(): each file's chunks decoded by a thread of
- * its own ahead of the reading (ST_CURSOR_AHEAD), for a pass with a CPU to
- * spare. The same events either way.
+ * From the next an_input_start(): `ahead`, each file's chunks decoded by a
+ * thread of its own ahead of the reading (ST_CURSOR_AHEAD), for a pass
+ * with a CPU to spare, the same events either way; `stamped`, stamped
+ * issues as themselves, resolved (ST_CURSOR_STAMPED), for a pass that
+ * gives the correlator alone the block events.
  */
-void an_input_decode_ahead(struct an_input *in, int on);
+void an_input_cursor(struct an_input *in, int ahead, int stamped);
 /* 1 and *ev, 0 at the end, -1 on a read error (message in err). */
 int an_input_next(struct an_input *in, const struct st_event_header **ev, char *err, size_t cap);
 /*

@@ -538,8 +538,12 @@ static void pass_recording(struct an_recording *x)
 		an_corr_free(c);
 		return;
 	}
-	/* CPUs to spare: decoding the chunks is a thread's of its own too (the OS shares them) */
-	an_input_decode_ahead(x->in, x->read_ahead);
+	/*
+	 * CPUs to spare: decoding the chunks is a thread's of its own too (the
+	 * OS shares them). Spans may pair block events in time order: they
+	 * take the stamped issues' events as such.
+	 */
+	an_input_cursor(x->in, x->read_ahead, !x->spans);
 	if (an_input_start(x->in, own_clock(x, from), own_clock(x, to), x->err, sizeof(x->err))) {
 		an_corr_free(c);
 		return;

@@ -828,7 +828,7 @@ int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, unsigned fla
 	c->r = r;
 	c->from = from;
 	c->to = c->until = to;
-	if (take_chunks(c) || (!(flags & ST_CURSOR_RAW) && st_whole_open(r, &c->whole))) {
+	if (take_chunks(c) || (!(flags & ST_CURSOR_RAW) && st_whole_open(r, flags, &c->whole))) {
 		st_cursor_close(c);
 		*cp = NULL;
 		return ST_ENOMEM;

@@ -197,7 +197,8 @@ int st_cursor_stored_run(struct st_cursor *c, const uint8_t **begin, const uint8
 int st_whole_adapts(const struct st_whole *w);
 int st_whole_adapt_chunk(const struct st_whole *w, struct st_chunk_buf *in,
 			 struct st_chunk_buf *out, const char **why);
-int st_whole_open(struct st_reader *r, struct st_whole **w);
+/* flags: st_cursor_open()'s (ST_CURSOR_STAMPED). */
+int st_whole_open(struct st_reader *r, unsigned flags, struct st_whole **w);
 int st_whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev);
 /*
  * st_cursor_fill()'s loop over st_whole_next(): the events copied into buf

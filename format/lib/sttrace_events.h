@@ -142,6 +142,16 @@ struct st_event_header {
  */
 #define ST_STAMPED_GETRQ	(1u << 0)	/* getrq_ago holds the request's allocation */
 #define ST_STAMPED_QUEUE(i)	(1u << (1 + (i)))	/* queue_ago[i] holds bios[i]'s queueing */
+/*
+ * Never stored: a stamped issue that a cursor hands out as itself
+ * (ST_CURSOR_STAMPED, sttrace.h) says with these which events it stands
+ * for, its ST_STAMPED_GETRQ and getrq_ago then the block_getrq's.
+ */
+#define ST_STAMPED_MERGED(i)	(1u << (8 + (i)))	/* bios[i] merged into the request */
+#define ST_STAMPED_MERGED_ANY	0x0000ff00u
+#define ST_STAMPED_FIRST_BIO(i)	((__u32)(i) << 16)	/* the bio the request was allocated for */
+#define ST_STAMPED_FIRST(stamped)	((stamped) >> 16 & 0xffu)
+#define ST_STAMPED_RESOLVED	0x00ffff00u	/* the bits above */
 
 #define st_fields_block_rq_issue_stamped(F, A)					\
 	st_fields_block_rq_issue(F, A)						\

@@ -172,6 +172,13 @@ struct st_whole {
 	uint8_t synth_queue, synth_getrq;	/* the file has none of that type */
 	uint8_t synth_merge;	/* the file has no bio merge events */
 	uint8_t stamped;	/* the file has stamped issues: read through ro */
+	/*
+	 * ST_CURSOR_STAMPED on a file with queue events and stamped issues:
+	 * those come as themselves, resolved, in the stored time order (no ro).
+	 */
+	uint8_t resolve;
+	uint64_t made[MAX_RECORD / 8];	/* the last event resolve_noted() made for st_whole_next() */
+	const uint8_t *pending, *pending_end;	/* the rest of a run when st_whole_fill()'s buf filled */
 	uint8_t stamped_ok;	/* 0: the file has block_rq_issue, the stamped ones are dropped */
 	/*
 	 * Type id -> 1 for the records read through whole.c one at a time
@@ -984,78 +991,136 @@ static uint64_t after_previous_use(struct st_whole *w, uint64_t bio, uint64_t t)
  * the request's own allocation (struct request and its driver's data, at
  * least 256 bytes): never a bio's, nor another request's.
  */
+/* The events a stamped issue stands for, as stage_first() and stage_dates() date them. */
+struct stages {
+	int again;		/* issued again after a requeue: it stands for no stage event */
+	int queue, merge;	/* it stands for its bios' queue (merge) events */
+	uint64_t g;		/* its request's allocation, 0 none stamped */
+	uint64_t q[ST_RQ_BIOS], at[ST_RQ_BIOS];	/* each stored bio's queueing and sector */
+	uint32_t len[ST_RQ_BIOS];
+	uint32_t n, first;	/* stored bios; the one that got the request */
+	uint32_t rest;		/* bios past the stored ones, queued (and merged) at rest_q */
+	uint64_t rest_q, rest_sector;
+	uint32_t rest_left;	/* the sectors they share */
+};
+
+/*
+ * What a stamped issue stands for, and which stored bio got the request
+ * (the stamps' word: the earliest queued), dated from the stamps alone.
+ */
+static void stage_first(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e,
+			struct stages *s)
+{
+	uint64_t fallback;
+	uint32_t i;
+
+	s->again = take_requeued(w, e->p.rq);
+	s->queue = w->synth_queue && !s->again;
+	s->merge = w->synth_merge && !s->again;
+	s->g = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : 0;
+	fallback = s->g ? s->g : e->h.ts;
+	s->n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS;
+	s->first = 0;
+	for (i = 0; i < s->n; i++) {
+		s->q[i] = e->p.stamped & ST_STAMPED_QUEUE(i) ? e->h.ts - e->p.queue_ago[i] : fallback;
+		if (s->q[i] < s->q[s->first])
+			s->first = i;
+	}
+	/*
+	 * A bio is dated no earlier than its address's previous life; the
+	 * request was allocated for its first bio, so not before that bio was
+	 * queued.
+	 */
+	if (s->n) {
+		s->q[s->first] = after_previous_use(w, e->p.bios[s->first], s->q[s->first]);
+		if (s->g && s->g < s->q[s->first])
+			s->g = s->q[s->first];
+	}
+}
+
+/* The other bios' dates, and the sectors of all, for the events made of them. */
+static void stage_dates(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e,
+			struct stages *s)
+{
+	uint64_t fallback = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : e->h.ts;
+	uint64_t sector = e->p.sector;
+	uint32_t i, left = e->p.nr_sector;
+
+	for (i = 0; i < s->n; i++) {
+		s->len[i] = e->p.bio_sectors[i] < left ? e->p.bio_sectors[i] : left;
+		s->at[i] = sector;
+		sector += s->len[i];
+		left -= s->len[i];
+		if (i != s->first)
+			s->q[i] = after_previous_use(w, e->p.bios[i], s->q[i]);
+	}
+	/*
+	 * One the kernel kept no stamp for is dated no earlier than the one it
+	 * follows in the chain (back merges append, front merges prepend): a
+	 * bio dated later for its address dates those too.
+	 */
+	for (i = s->first + 1; i < s->n; i++)
+		if (!(e->p.stamped & ST_STAMPED_QUEUE(i)) && s->q[i] < s->q[i - 1])
+			s->q[i] = s->q[i - 1];
+	for (i = s->first; i-- > 0;)
+		if (!(e->p.stamped & ST_STAMPED_QUEUE(i)) && s->q[i] < s->q[i + 1])
+			s->q[i] = s->q[i + 1];
+	s->rest = s->queue && e->p.nr_bios > s->n ?
+		  (e->p.nr_bios < ST_RQ_BIOS_COUNTED ? e->p.nr_bios : ST_RQ_BIOS_COUNTED) - s->n : 0;
+	/* they joined the chain at its end, after the stored bios */
+	s->rest_q = s->rest ? after_previous_use(w, e->p.rq + 1, fallback) : fallback;
+	for (i = 0; s->rest && i < s->n; i++)
+		if (s->q[i] > s->rest_q)
+			s->rest_q = s->q[i];
+	s->rest_sector = sector;
+	s->rest_left = left;
+}
+
+/* Whether the stamped issue planned in s stands for a block_getrq. */
+static int stands_for_getrq(const struct st_whole *w, const struct stages *s)
+{
+	return w->synth_getrq && !s->again && s->g && s->n;
+}
+
 static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e)
 {
 	struct reorder *ro = &w->ro;
-	/* issued again after a requeue: its bios were queued and its request allocated before */
-	int again = take_requeued(w, e->p.rq);
-	int queue = w->synth_queue && !again, merge = w->synth_merge && !again;
-	uint64_t g = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : 0;
-	uint64_t q[ST_RQ_BIOS], at[ST_RQ_BIOS], sector = e->p.sector, fallback = g ? g : e->h.ts, rest_q;
-	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i, first = 0, left, rest;
-	uint32_t len[ST_RQ_BIOS];
+	struct stages s;
+	uint64_t sector;
+	uint32_t i, left;
 	struct st_ev_block_rq_issue issue;
 	int ret = 0;
 
-	left = e->p.nr_sector;
-	for (i = 0; i < n; i++) {
-		q[i] = e->p.stamped & ST_STAMPED_QUEUE(i) ? e->h.ts - e->p.queue_ago[i] : fallback;
-		if (q[i] < q[first])
-			first = i;
-		len[i] = e->p.bio_sectors[i] < left ? e->p.bio_sectors[i] : left;
-		at[i] = sector;
-		sector += len[i];
-		left -= len[i];
-	}
-	/*
-	 * Which bio got the request is the stamps' word; a bio is then dated no
-	 * earlier than its address's previous life, and one the kernel kept no
-	 * stamp for no earlier than the one it follows in the chain (back
-	 * merges append, front merges prepend): a bio dated later for its
-	 * address dates those too.
-	 */
-	for (i = 0; i < n; i++)
-		q[i] = after_previous_use(w, e->p.bios[i], q[i]);
-	for (i = first + 1; i < n; i++)
-		if (!(e->p.stamped & ST_STAMPED_QUEUE(i)) && q[i] < q[i - 1])
-			q[i] = q[i - 1];
-	for (i = first; i-- > 0;)
-		if (!(e->p.stamped & ST_STAMPED_QUEUE(i)) && q[i] < q[i + 1])
-			q[i] = q[i + 1];
-	/* the request was allocated for its first bio, so not before that bio was queued */
-	if (g && n && g < q[first])
-		g = q[first];
-	rest = queue && e->p.nr_bios > n ? (e->p.nr_bios < ST_RQ_BIOS_COUNTED ? e->p.nr_bios :
-					     ST_RQ_BIOS_COUNTED) - n : 0;
-	/* they joined the chain at its end, after the stored bios */
-	rest_q = rest ? after_previous_use(w, e->p.rq + 1, fallback) : fallback;
-	for (i = 0; rest && i < n; i++)
-		if (q[i] > rest_q)
-			rest_q = q[i];
+	stage_first(w, e, &s);
+	stage_dates(w, e, &s);
 	note_issue(w, e);
-	if (queue && n)
-		ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[first], e->p.bios[first], at[first],
-				len[first]);
-	if (w->synth_getrq && !again && g && n)
-		ret |= push_bio(ro, e, ST_EV_block_getrq, g, e->p.bios[first], at[first], len[first]);
-	for (i = 0; i < n && (queue || merge); i++) {
+	if (s.queue && s.n)
+		ret |= push_bio(ro, e, ST_EV_block_bio_queue, s.q[s.first], e->p.bios[s.first],
+				s.at[s.first], s.len[s.first]);
+	if (stands_for_getrq(w, &s))
+		ret |= push_bio(ro, e, ST_EV_block_getrq, s.g, e->p.bios[s.first], s.at[s.first],
+				s.len[s.first]);
+	for (i = 0; i < s.n && (s.queue || s.merge); i++) {
 		uint64_t merged;
 
-		if (i == first)
+		if (i == s.first)
 			continue;
-		merged = queue || e->p.stamped & ST_STAMPED_QUEUE(i) ? q[i] : e->h.ts;
-		if (queue)
-			ret |= push_bio(ro, e, ST_EV_block_bio_queue, q[i], e->p.bios[i], at[i], len[i]);
-		if (merge)
-			ret |= push_bio(ro, e, i < first ? ST_EV_block_bio_frontmerge :
-					ST_EV_block_bio_backmerge, merged, e->p.bios[i], at[i], len[i]);
+		merged = s.queue || e->p.stamped & ST_STAMPED_QUEUE(i) ? s.q[i] : e->h.ts;
+		if (s.queue)
+			ret |= push_bio(ro, e, ST_EV_block_bio_queue, s.q[i], e->p.bios[i], s.at[i],
+					s.len[i]);
+		if (s.merge)
+			ret |= push_bio(ro, e, i < s.first ? ST_EV_block_bio_frontmerge :
+					ST_EV_block_bio_backmerge, merged, e->p.bios[i], s.at[i], s.len[i]);
 	}
-	for (i = 0; i < rest; i++) {
-		uint32_t len_i = left / (rest - i);
+	sector = s.rest_sector;
+	left = s.rest_left;
+	for (i = 0; i < s.rest; i++) {
+		uint32_t len_i = left / (s.rest - i);
 
-		ret |= push_bio(ro, e, ST_EV_block_bio_queue, rest_q, e->p.rq + 1 + i, sector, len_i);
-		if (merge)
-			ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, rest_q, e->p.rq + 1 + i,
+		ret |= push_bio(ro, e, ST_EV_block_bio_queue, s.rest_q, e->p.rq + 1 + i, sector, len_i);
+		if (s.merge)
+			ret |= push_bio(ro, e, ST_EV_block_bio_backmerge, s.rest_q, e->p.rq + 1 + i,
 					sector, len_i);
 		sector += len_i;
 		left -= len_i;
@@ -1064,6 +1129,35 @@ static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stam
 	issue.h.type = ST_EV_block_rq_issue;
 	issue.h.size = sizeof(issue);
 	return ret | reorder_push(ro, &issue.h);
+}
+
+/*
+ * A stamped issue as itself (ST_CURSOR_STAMPED), its `stamped` word the
+ * events it stands for, dated as synthesize() dates them. A file read so
+ * has its queue events (the mode's condition): only the allocation and
+ * the merges are left, and the allocation is not after the issue (its
+ * bio's previous life ended before, in the file's time order).
+ */
+static const struct st_event_header *resolve_stamped(struct st_whole *w,
+						     const struct st_ev_block_rq_issue_stamped *e,
+						     struct st_ev_block_rq_issue_stamped *out)
+{
+	struct stages s;
+	uint32_t i;
+
+	stage_first(w, e, &s);
+	note_issue(w, e);
+	*out = *e;
+	out->p.stamped = e->p.stamped & ~(ST_STAMPED_GETRQ | ST_STAMPED_RESOLVED);
+	out->p.getrq_ago = 0;
+	if (stands_for_getrq(w, &s)) {
+		out->p.stamped |= ST_STAMPED_GETRQ | ST_STAMPED_FIRST_BIO(s.first);
+		out->p.getrq_ago = s.g < e->h.ts ? (uint32_t)(e->h.ts - s.g) : 0;
+	}
+	for (i = 0; s.merge && i < s.n; i++)
+		if (i != s.first)
+			out->p.stamped |= ST_STAMPED_MERGED(i);
+	return &out->h;
 }
 
 /* ---- compact completions: made whole from their requests' issues ------- */
@@ -1188,10 +1282,10 @@ static __attribute__((noinline)) int note_issued(struct issued *is,
  * orphan completion it is not measured.
  */
 static __attribute__((noinline)) const struct st_event_header *
-make_whole(struct st_whole *w, const struct st_ev_block_rq_complete_compact *e)
+make_whole(struct st_whole *w, const struct st_ev_block_rq_complete_compact *e,
+	   struct st_ev_block_rq_complete *c)
 {
 	struct issued_rq *r = issued_find(&w->issued, e->p.rq);
-	struct st_ev_block_rq_complete *c = &w->whole;
 
 	*c = (struct st_ev_block_rq_complete){ .h = e->h };
 	c->h.type = ST_EV_block_rq_complete;
@@ -1221,7 +1315,7 @@ static inline const struct st_event_header *complete_whole(struct st_whole *w,
 	case ST_EV_block_rq_issue_stamped:
 		return note_issued(&w->issued, (const struct st_ev_block_rq_issue *)h) ? NULL : h;
 	case ST_EV_block_rq_complete_compact:
-		return make_whole(w, (const struct st_ev_block_rq_complete_compact *)h);
+		return make_whole(w, (const struct st_ev_block_rq_complete_compact *)h, &w->whole);
 	}
 	return h;
 }
@@ -1422,6 +1516,108 @@ static int reordered_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf,
 	}
 }
 
+/*
+ * A record of a `noted` type read with stamped issues resolved, as *h: the
+ * event to hand out, the record itself or one made at out (room for any
+ * built-in record), NULL to leave it out (a stamped issue of a file with
+ * plain ones); <0 out of memory.
+ */
+static int resolve_noted(struct st_whole *w, const struct st_event_header **h, void *out)
+{
+	const struct st_event_header *e = *h;
+
+	switch (e->type) {
+	case ST_EV_block_rq_requeue:
+		note_requeue(w, ((const struct st_ev_block_rq *)e)->p.rq);
+		break;
+	case ST_EV_block_rq_issue:
+	case ST_EV_block_rq_issue_stamped:
+		if (w->compact && note_issued(&w->issued, (const struct st_ev_block_rq_issue *)e))
+			return ST_ENOMEM;
+		if (e->type == ST_EV_block_rq_issue_stamped)
+			*h = w->stamped_ok ? resolve_stamped(w, (const void *)e, out) : NULL;
+		break;
+	case ST_EV_block_rq_complete_compact:
+		*h = e = make_whole(w, (const void *)e, out);
+		/* fall through */
+	case ST_EV_block_rq_complete:
+		note_complete(w, (const struct st_ev_block_rq_complete *)e);
+		break;
+	}
+	return 0;
+}
+
+/*
+ * The next event with stamped issues resolved (ST_CURSOR_STAMPED), in the
+ * stored time order: the rest of a run resolved_fill() left, then the cursor's.
+ */
+static int resolved_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
+{
+	int ret;
+
+	for (;;) {
+		if (w->pending < w->pending_end) {
+			*ev = (const struct st_event_header *)w->pending;
+			w->pending += (*ev)->size;
+		} else if ((ret = st_cursor_stored_next(c, ev)) <= 0) {
+			return ret;
+		}
+		if (!w->noted[(*ev)->type])
+			return 1;
+		if (resolve_noted(w, ev, w->made))
+			return ST_ENOMEM;
+		if (*ev)
+			return 1;
+	}
+}
+
+/*
+ * st_whole_fill() with stamped issues resolved: the cursor's runs copied as
+ * they come up to a record of a `noted` type, which goes in as resolved
+ * when there is room for any (MAX_RECORD: it is handled once). What did
+ * not fit waits in pending.
+ */
+static int resolved_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t cap,
+			 size_t *used)
+{
+	const uint8_t *p = w->pending, *end = w->pending_end;
+	int ret;
+
+	w->pending = w->pending_end = NULL;
+	for (;;) {
+		if (p == end && (ret = st_cursor_stored_run(c, &p, &end)) <= 0)
+			return ret;
+		while (p < end) {
+			const struct st_event_header *h = (const void *)p;
+			size_t room = cap - *used;
+			const uint8_t *q = p;
+
+			/* stored sizes are multiples of 8: records copied together lie as filled */
+			while (q < end && !w->noted[((const struct st_event_header *)q)->type] &&
+			       (size_t)(q - p) + ((const struct st_event_header *)q)->size <= room)
+				q += ((const struct st_event_header *)q)->size;
+			if (q > p) {
+				memcpy(buf + *used, p, (size_t)(q - p));
+				*used += (size_t)(q - p);
+				p = q;
+				continue;
+			}
+			if (!w->noted[h->type] || room < MAX_RECORD) {
+				w->pending = p;
+				w->pending_end = end;
+				return 1;
+			}
+			p += h->size;
+			if (resolve_noted(w, &h, buf + *used))
+				return ST_ENOMEM;
+			if (h == (const void *)(buf + *used))
+				*used += st_record_span(h);
+			else if (h)
+				st_fill_append(buf, cap, used, h);
+		}
+	}
+}
+
 /* The next event of a file with stamped issues: read ahead REORDER_NS, in time order. */
 static inline __attribute__((always_inline)) int
 reordered_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
@@ -1443,6 +1639,8 @@ reordered_next(struct st_whole *w, struct st_cursor *c, const struct st_event_he
 static inline __attribute__((always_inline)) int
 whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev)
 {
+	if (w->resolve)
+		return resolved_next(w, c, ev);
 	return w->stamped ? reordered_next(w, c, ev) : raw_next(w, c, ev);
 }
 
@@ -1457,6 +1655,8 @@ int st_whole_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t 
 	const struct st_event_header *ev;
 	int ret;
 
+	if (w->resolve)
+		return resolved_fill(w, c, buf, cap, used);
 	if (w->stamped)
 		return reordered_fill(w, c, buf, cap, used);
 	while ((ret = raw_next(w, c, &ev)) > 0)
@@ -1472,7 +1672,7 @@ int st_whole_busy(const struct st_whole *w)
 	return !w->plain || w->stamped || w->compact;
 }
 
-int st_whole_open(struct st_reader *r, struct st_whole **wp)
+int st_whole_open(struct st_reader *r, unsigned flags, struct st_whole **wp)
 {
 	struct st_whole *w = calloc(1, sizeof(*w));
 
@@ -1484,6 +1684,8 @@ int st_whole_open(struct st_reader *r, struct st_whole **wp)
 	w->noted[ST_EV_block_rq_issue_stamped] = w->noted[ST_EV_block_rq_complete] = 1;
 	w->noted[ST_EV_block_rq_complete_compact] = 1;
 	plan_stamped(w);
+	w->resolve = (flags & ST_CURSOR_STAMPED) && w->stamped && !w->synth_queue &&
+		     !st_reader_live(r);
 	return plan_types(w);
 }
 

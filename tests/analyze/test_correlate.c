@@ -142,23 +142,47 @@ static void test_simple_read(void)
 	an_corr_free(c);
 }
 
-/* Bio B (thread 11) merges into the request bio A (thread 10) allocated. */
-static void test_merge(uint16_t merge_type, const char *name)
+/*
+ * A stamped issue of request 0x200 as the cursor resolves it
+ * (ST_CURSOR_STAMPED): its allocation at getrq for bios[first], and a
+ * merge of the other bio.
+ */
+static void issue_stamped(struct an_corr *c, uint64_t ts, uint64_t b0, uint64_t b1, uint32_t first,
+			  uint64_t getrq)
+{
+	struct st_ev_block_rq_issue_stamped e = { .p = { .rq = 0x200, .dev = 7 << 20,
+							 .opf = ST_OP_WRITE, .nr_sector = 16,
+							 .nr_bios = 2, .bios = { b0, b1 } } };
+
+	e.p.stamped = ST_STAMPED_GETRQ | ST_STAMPED_FIRST_BIO(first) | ST_STAMPED_MERGED(1 - first);
+	e.p.getrq_ago = (uint32_t)(ts - getrq);
+	head(&e.h, ST_EV_block_rq_issue_stamped, sizeof(e), ts, 10);
+	an_corr_event(c, &e.h);
+}
+
+/*
+ * Bio B (thread 11) merges into the request bio A (thread 10) allocated;
+ * `stamped`: the allocation and the merge told by the issue, resolved.
+ */
+static void test_merge(uint16_t merge_type, const char *name, int stamped)
 {
 	struct an_corr *c = start(0);
+	int back = merge_type == ST_EV_block_bio_backmerge;
 	char n[64];
 	int a, b;
 
 	bio(c, ST_EV_block_bio_queue, 100, 10, 0xa, 16, ST_OP_WRITE);
-	bio(c, ST_EV_block_getrq, 110, 10, 0xa, 16, ST_OP_WRITE);
-	bio(c, ST_EV_block_bio_queue, 120, 11, 0xb, merge_type == ST_EV_block_bio_backmerge ? 24 : 8,
-	    ST_OP_WRITE);
-	bio(c, merge_type, 121, 11, 0xb, 24, ST_OP_WRITE);
+	if (!stamped)
+		bio(c, ST_EV_block_getrq, 110, 10, 0xa, 16, ST_OP_WRITE);
+	bio(c, ST_EV_block_bio_queue, 120, 11, 0xb, back ? 24 : 8, ST_OP_WRITE);
+	if (!stamped)
+		bio(c, merge_type, 121, 11, 0xb, 24, ST_OP_WRITE);
 	rq(c, ST_EV_block_rq_insert, 130, 10, 0x200, ST_OP_WRITE, 0, 0, 0);
-	if (merge_type == ST_EV_block_bio_backmerge)
-		rq(c, ST_EV_block_rq_issue, 200, 10, 0x200, ST_OP_WRITE, 2, 0xa, 0xb);
+	if (stamped)
+		issue_stamped(c, 200, back ? 0xa : 0xb, back ? 0xb : 0xa, back ? 0 : 1, 110);
 	else
-		rq(c, ST_EV_block_rq_issue, 200, 10, 0x200, ST_OP_WRITE, 2, 0xb, 0xa);
+		rq(c, ST_EV_block_rq_issue, 200, 10, 0x200, ST_OP_WRITE, 2, back ? 0xa : 0xb,
+		   back ? 0xb : 0xa);
 	rq(c, ST_EV_block_rq_complete, 1000, 0, 0x200, ST_OP_WRITE, 2, 0, 0);
 	an_corr_finish(c);
 	snprintf(n, sizeof(n), "correlate.%s.count", name);
@@ -1081,8 +1105,10 @@ static void test_random_events(void)
 int main(void)
 {
 	test_simple_read();
-	test_merge(ST_EV_block_bio_backmerge, "backmerge");
-	test_merge(ST_EV_block_bio_frontmerge, "frontmerge");
+	test_merge(ST_EV_block_bio_backmerge, "backmerge", 0);
+	test_merge(ST_EV_block_bio_frontmerge, "frontmerge", 0);
+	test_merge(ST_EV_block_bio_backmerge, "backmerge_stamped", 1);
+	test_merge(ST_EV_block_bio_frontmerge, "frontmerge_stamped", 1);
 	test_rq_merge();
 	test_split();
 	test_requeue();

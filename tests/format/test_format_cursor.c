@@ -770,6 +770,241 @@ static int test_fill_same_denser(void)
 	return bad;
 }
 
+/*
+ * A `block` recording with its queue events (-e block under a task filter,
+ * block-queue): I/Os 30 us apart of 1 to 3 bios, each queued 2-5 us before
+ * its stamped issue, some bios unstamped, some allocations stamped before
+ * their first bio's queueing (a plug's cached clock), one bio in 8 at the
+ * address the previous I/O's first bio completed at and stamped before
+ * that, one request in 16 requeued and issued again; compact completions
+ * 10 us after the issue, a call between I/Os.
+ */
+static int write_queued(const char *test, struct mem_sink *m)
+{
+	struct st_writer *w = mem_writer(test, m, 4096, 1);
+	uint64_t ts = 1000000000, prev_bio = 0;
+	int err = 0;
+
+	if (!w)
+		return 1;
+	for (uint64_t i = 0; i < 20000 && !err; i++, ts += 30000) {
+		struct st_ev_block_rq_issue_stamped is = { 0 };
+		struct st_ev_block_rq_complete_compact co = { 0 };
+		struct st_ev_block_rq rq = { 0 };
+		struct st_ev_sys_exit ex = exit_event(ts + 20000, 0, (int64_t)i);
+		uint32_t nb = 1 + (uint32_t)rnd_below(3), first_ago = 0;
+
+		is.h = (struct st_event_header){ .ts = ts, .type = ST_EV_block_rq_issue_stamped,
+						 .size = sizeof(is) };
+		is.p.rq = 0x1000 + (i % 64) * 0x100;
+		is.p.sector = i * 64;
+		is.p.dev = 7 << 20;
+		is.p.nr_bios = nb;
+		for (uint32_t k = 0; k < nb && !err; k++) {
+			struct st_ev_block_bio q = { 0 };
+			uint32_t ago = 2000 + (uint32_t)rnd_below(3000);
+
+			is.p.bios[k] = 0x9000 + ((i * 3 + k) % 150) * 0x100;
+			if (k == 0 && prev_bio && !rnd_below(8)) {
+				is.p.bios[k] = prev_bio;
+				ago = 25000;
+			}
+			is.p.bio_sectors[k] = 8;
+			is.p.nr_sector += 8;
+			if (rnd_below(8)) {
+				is.p.stamped |= ST_STAMPED_QUEUE(k);
+				is.p.queue_ago[k] = ago;
+			}
+			first_ago = ago > first_ago ? ago : first_ago;
+			q.h = (struct st_event_header){ .ts = ts - ago, .type = ST_EV_block_bio_queue,
+							.size = sizeof(q) };
+			q.p.bio = is.p.bios[k];
+			q.p.sector = is.p.sector + 8 * k;
+			q.p.dev = is.p.dev;
+			q.p.nr_sector = 8;
+			err = st_writer_append(w, &q, sizeof(q));
+		}
+		prev_bio = is.p.bios[0];
+		is.p.bytes = is.p.nr_sector * 512;
+		if (rnd_below(8)) {
+			is.p.stamped |= ST_STAMPED_GETRQ;
+			is.p.getrq_ago = rnd_below(4) ? first_ago - 1000 : first_ago + 1000;
+		}
+		err = err || st_writer_append(w, &is, sizeof(is));
+		if (!err && !rnd_below(16)) {
+			rq.h = (struct st_event_header){ .ts = ts + 1000, .type = ST_EV_block_rq_requeue,
+							 .size = sizeof(rq) };
+			rq.p.rq = is.p.rq;
+			is.h.ts = ts + 2000;
+			err = st_writer_append(w, &rq, sizeof(rq)) || st_writer_append(w, &is, sizeof(is));
+		}
+		co.h = (struct st_event_header){ .ts = ts + 10000, .type = ST_EV_block_rq_complete_compact,
+						 .size = sizeof(co) };
+		co.p.rq = is.p.rq;
+		co.p.dev = is.p.dev;
+		co.p.bytes = is.p.bytes;
+		err = err || st_writer_append(w, &co, sizeof(co)) || st_writer_append(w, &ex, sizeof(ex));
+	}
+	return expectf(!st_writer_close(w, NULL, 0) && !err, test, "write");
+}
+
+/* What whole events say of one issue: the allocation (its bio, ts 0 none) and the bios merged. */
+struct issue_stages {
+	uint64_t rq, getrq_bio, getrq_ts, merged[ST_RQ_BIOS];
+	uint32_t nmerged;
+};
+
+static int is_stage_type(uint16_t type)
+{
+	return type == ST_EV_block_getrq || type == ST_EV_block_bio_backmerge ||
+	       type == ST_EV_block_bio_frontmerge || type == ST_EV_block_rq_issue ||
+	       type == ST_EV_block_rq_issue_stamped;
+}
+
+/*
+ * The next issue and the events of its stages from the whole events (a
+ * stage event's bio is one of its issue's bios, which are not issued again
+ * before it); *other the next event of another type (NULL at the end).
+ */
+static int whole_issue(struct st_cursor *c, struct issue_stages *st,
+		       const struct st_event_header **other)
+{
+	static struct st_ev_block_bio held[4096];
+	static size_t nheld;
+	const struct st_event_header *h;
+	int ret;
+
+	*other = NULL;
+	while ((ret = st_cursor_next(c, &h)) > 0) {
+		const struct st_ev_block_rq_issue *e = (const void *)h;
+
+		if (!is_stage_type(h->type)) {
+			*other = h;
+			return 1;
+		}
+		if (h->type != ST_EV_block_rq_issue) {
+			if (nheld < 4096)
+				memcpy(&held[nheld++], h, sizeof(held[0]));
+			continue;
+		}
+		*st = (struct issue_stages){ .rq = e->p.rq };
+		for (size_t k = 0; k < nheld;) {
+			int mine = 0;
+
+			for (uint32_t b = 0; b < e->p.nr_bios && b < ST_RQ_BIOS; b++)
+				mine |= held[k].p.bio == e->p.bios[b];
+			if (!mine) {
+				k++;
+				continue;
+			}
+			if (held[k].h.type == ST_EV_block_getrq) {
+				st->getrq_bio = held[k].p.bio;
+				st->getrq_ts = held[k].h.ts;
+			} else if (st->nmerged < ST_RQ_BIOS) {
+				st->merged[st->nmerged++] = held[k].p.bio;
+			}
+			held[k] = held[--nheld];
+		}
+		return 2;
+	}
+	return ret;
+}
+
+/*
+ * ST_CURSOR_STAMPED on a file with queue events: each stamped issue comes
+ * as itself in time order, and its resolved `stamped` word names the
+ * allocation (bio and time) and the merges that the whole events made of
+ * it; every other event comes as from the whole events, in their order;
+ * st_cursor_fill() gives what st_cursor_next() does.
+ */
+static int test_stamped_resolved(void)
+{
+	struct mem_sink m = { 0 };
+	struct st_reader *r1 = NULL, *r2 = NULL;
+	struct st_cursor *whole = NULL, *kept = NULL;
+	size_t issues = 0, others = 0, events, errors, getrqs = 0, merges = 0, requeued = 0;
+	uint64_t last = 0;
+	int bad;
+
+	rnd_seed(17);
+	bad = write_queued(__func__, &m) || open_mem(__func__, &r1, m.data, m.len, 0) ||
+	      open_mem(__func__, &r2, m.data, m.len, 0) ||
+	      expectf(!st_cursor_open(r1, 0, UINT64_MAX, 0, &whole) &&
+		      !st_cursor_open(r2, 0, UINT64_MAX, ST_CURSOR_STAMPED, &kept), __func__, "cursors");
+	while (!bad) {
+		const struct st_event_header *h, *other;
+		struct issue_stages st;
+		int ret = st_cursor_next(kept, &h), wret;
+
+		if (ret <= 0) {
+			wret = whole_issue(whole, &st, &other);
+			bad = expectf(ret == 0 && wret == 0, __func__, "end: %d kept, %d whole", ret, wret);
+			break;
+		}
+		bad = expectf(h->ts >= last, __func__, "event %zu before the one before it",
+			      issues + others) ||
+		      expectf(!is_stage_type(h->type) || h->type == ST_EV_block_rq_issue_stamped,
+			      __func__, "a stage event (type %u) with ST_CURSOR_STAMPED", h->type);
+		last = h->ts;
+		wret = whole_issue(whole, &st, &other);
+		if (bad)
+			break;
+		if (h->type != ST_EV_block_rq_issue_stamped) {
+			bad = expectf(wret == 1 && other->size == h->size && !memcmp(other, h, h->size),
+				      __func__, "event %zu differs from the whole events'", issues + others);
+			others++;
+			continue;
+		}
+		{
+			const struct st_ev_block_rq_issue_stamped *e = (const void *)h;
+			uint32_t s = e->p.stamped, nmerged = 0;
+
+			bad = expectf(wret == 2 && st.rq == e->p.rq, __func__,
+				      "issue %zu: not the whole events' next issue", issues);
+			for (uint32_t b = 0; !bad && b < ST_RQ_BIOS; b++) {
+				int listed = 0;
+
+				for (uint32_t k = 0; k < st.nmerged; k++)
+					listed |= st.merged[k] == e->p.bios[b];
+				if (s & ST_STAMPED_MERGED(b))
+					nmerged++;
+				bad = expectf(!(s & ST_STAMPED_MERGED(b)) == !listed, __func__,
+					      "issue %zu: bio %u merged %d, whole events %d", issues, b,
+					      !!(s & ST_STAMPED_MERGED(b)), listed);
+			}
+			bad = bad || expectf(nmerged == st.nmerged, __func__, "issue %zu: %u merges, %u",
+					     issues, nmerged, st.nmerged) ||
+			      expectf(!(s & ST_STAMPED_GETRQ) == !st.getrq_ts, __func__,
+				      "issue %zu: allocation %d, whole events %d", issues,
+				      !!(s & ST_STAMPED_GETRQ), !!st.getrq_ts) ||
+			      expectf(!(s & ST_STAMPED_GETRQ) ||
+				      (e->p.bios[ST_STAMPED_FIRST(s)] == st.getrq_bio &&
+				       e->h.ts - e->p.getrq_ago == st.getrq_ts), __func__,
+				      "issue %zu: allocation of bio %llx at %llu, whole events %llx at %llu",
+				      issues, (unsigned long long)e->p.bios[ST_STAMPED_FIRST(s)],
+				      (unsigned long long)(e->h.ts - e->p.getrq_ago),
+				      (unsigned long long)st.getrq_bio, (unsigned long long)st.getrq_ts);
+			getrqs += !!st.getrq_ts;
+			merges += st.nmerged;
+			requeued += !st.getrq_ts && !st.nmerged && e->p.nr_bios > 1;
+			issues++;
+		}
+	}
+	/* the cases the file has: allocations, merges, issues after a requeue (no stage event) */
+	bad = bad || expectf(issues > 20000 && others > 60000 && getrqs > 10000 && merges > 10000 &&
+			     requeued > 100, __func__, "%zu issues, %zu others, %zu allocations, "
+			     "%zu merges, %zu issued again", issues, others, getrqs, merges, requeued);
+	st_cursor_close(whole);
+	st_cursor_close(kept);
+	bad = bad || same_filled(__func__, r1, r2, ST_CURSOR_STAMPED, &events, &errors) ||
+	      expectf(events == issues + others && !errors, __func__, "filled: %zu events, %zu errors",
+		      events, errors);
+	st_reader_close(r1);
+	st_reader_close(r2);
+	free(m.data);
+	return bad;
+}
+
 int main(void)
 {
 	RUN(test_out_of_order_within_chunks);
@@ -785,5 +1020,6 @@ int main(void)
 	RUN(test_fill_same_stamped);
 	RUN(test_fill_same_clock_end);
 	RUN(test_fill_same_denser);
+	RUN(test_stamped_resolved);
 	return check_failures != 0;
 }
