@@ -177,7 +177,6 @@ struct st_whole {
 	 * those come as themselves, resolved, in the stored time order (no ro).
 	 */
 	uint8_t resolve;
-	uint64_t made[MAX_RECORD / 8];	/* the last event resolve_noted() made for st_whole_next() */
 	const uint8_t *pending, *pending_end;	/* the rest of a run when st_whole_fill()'s buf filled */
 	uint8_t stamped_ok;	/* 0: the file has block_rq_issue, the stamped ones are dropped */
 	/*
@@ -207,7 +206,8 @@ struct st_whole {
 	 */
 	uint8_t compact;	/* the file has compact completions */
 	struct issued issued;
-	struct st_ev_block_rq_complete whole;	/* the last one made whole */
+	/* the last event made here (a compact completion made whole, a stamped issue resolved) */
+	uint64_t made[MAX_RECORD / 8];
 };
 
 static int same_layout(const struct st_type *b, const struct st_type *t)
@@ -967,30 +967,6 @@ static uint64_t after_previous_use(struct st_whole *w, uint64_t bio, uint64_t t)
 	return s->bio == bio && s->ts > t ? s->ts : t;
 }
 
-/*
- * The events the stamped issue e stands for, those the file lacks. Each
- * stored bio is queued at its stamp, or where the kernel kept none at the
- * request's allocation (G), or at the issue; the earliest queued got the
- * request, the others merged into it (a bio merges into a request that
- * exists) when they were queued. A file with recorded queue events but no
- * merge events (the block preset under -p or -- CMD, block-queue) has its
- * merges too: an unstamped bio's at the issue, the one time known to be
- * after its recorded queueing. The events come in the kernel's order,
- * which tools that match them by sector (btt, blktrace import) rely on
- * where times are equal: the first bio's Q, its G (the request as
- * allocated: that bio's sectors), then each other bio's Q and its merge,
- * at the request's end (M) or, before the first bio, at its start (F).
- * Bios past the stored ST_RQ_BIOS, when the file has no queue events (else
- * their addresses are not known), are queued and merged too, each one of
- * its own, so that merges are the kernel's (every bio of a request but its
- * first is one: a bio merged into it, or the first of a request merged
- * into it), at the allocation (or the issue) but not before the request's
- * previous completion nor before a stored bio: they joined the chain at
- * its end. Their lengths are not recorded: they share the rest of the
- * request evenly. Their addresses, the request's + 1 to + 252, lie inside
- * the request's own allocation (struct request and its driver's data, at
- * least 256 bytes): never a bio's, nor another request's.
- */
 /* The events a stamped issue stands for, as stage_first() and stage_dates() date them. */
 struct stages {
 	int again;		/* issued again after a requeue: it stands for no stage event */
@@ -1082,6 +1058,30 @@ static int stands_for_getrq(const struct st_whole *w, const struct stages *s)
 	return w->synth_getrq && !s->again && s->g && s->n;
 }
 
+/*
+ * The events the stamped issue e stands for, those the file lacks. Each
+ * stored bio is queued at its stamp, or where the kernel kept none at the
+ * request's allocation (G), or at the issue; the earliest queued got the
+ * request, the others merged into it (a bio merges into a request that
+ * exists) when they were queued. A file with recorded queue events but no
+ * merge events (the block preset under -p or -- CMD, block-queue) has its
+ * merges too: an unstamped bio's at the issue, the one time known to be
+ * after its recorded queueing. The events come in the kernel's order,
+ * which tools that match them by sector (btt, blktrace import) rely on
+ * where times are equal: the first bio's Q, its G (the request as
+ * allocated: that bio's sectors), then each other bio's Q and its merge,
+ * at the request's end (M) or, before the first bio, at its start (F).
+ * Bios past the stored ST_RQ_BIOS, when the file has no queue events (else
+ * their addresses are not known), are queued and merged too, each one of
+ * its own, so that merges are the kernel's (every bio of a request but its
+ * first is one: a bio merged into it, or the first of a request merged
+ * into it), at the allocation (or the issue) but not before the request's
+ * previous completion nor before a stored bio: they joined the chain at
+ * its end. Their lengths are not recorded: they share the rest of the
+ * request evenly. Their addresses, the request's + 1 to + 252, lie inside
+ * the request's own allocation (struct request and its driver's data, at
+ * least 256 bytes): never a bio's, nor another request's.
+ */
 static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e)
 {
 	struct reorder *ro = &w->ro;
@@ -1306,16 +1306,16 @@ make_whole(struct st_whole *w, const struct st_ev_block_rq_complete_compact *e,
 	return &c->h;
 }
 
-/* Issues noted, a compact completion made whole; NULL when out of memory. */
+/* Issues noted, a compact completion made whole at out; NULL when out of memory. */
 static inline const struct st_event_header *complete_whole(struct st_whole *w,
-							  const struct st_event_header *h)
+							  const struct st_event_header *h, void *out)
 {
 	switch (h->type) {
 	case ST_EV_block_rq_issue:
 	case ST_EV_block_rq_issue_stamped:
 		return note_issued(&w->issued, (const struct st_ev_block_rq_issue *)h) ? NULL : h;
 	case ST_EV_block_rq_complete_compact:
-		return make_whole(w, (const struct st_ev_block_rq_complete_compact *)h, &w->whole);
+		return make_whole(w, (const struct st_ev_block_rq_complete_compact *)h, out);
 	}
 	return h;
 }
@@ -1327,7 +1327,7 @@ static inline int raw_next(struct st_whole *w, struct st_cursor *c, const struct
 {
 	int ret = st_cursor_stored_next(c, ev);
 
-	if (ret > 0 && w->compact && !(*ev = complete_whole(w, *ev)))
+	if (ret > 0 && w->compact && !(*ev = complete_whole(w, *ev, w->made)))
 		return ST_ENOMEM;
 	return ret;
 }
@@ -1344,7 +1344,7 @@ reorder_read(struct st_whole *w, struct st_cursor *c, const struct st_event_head
 	if (ro->pending < ro->pending_end) {
 		*h = (const struct st_event_header *)ro->pending;
 		ro->pending += (*h)->size;
-		if (w->compact && !(*h = complete_whole(w, *h)))
+		if (w->compact && !(*h = complete_whole(w, *h, w->made)))
 			return ST_ENOMEM;
 		return 1;
 	}
@@ -1508,7 +1508,7 @@ static int reordered_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf,
 				}
 			}
 			p += h->size;
-			if (w->compact && !(h = complete_whole(w, h)))
+			if (w->compact && !(h = complete_whole(w, h, w->made)))
 				return ST_ENOMEM;
 			if (reorder_take(w, h))
 				return ST_ENOMEM;
@@ -1524,24 +1524,17 @@ static int reordered_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf,
  */
 static int resolve_noted(struct st_whole *w, const struct st_event_header **h, void *out)
 {
-	const struct st_event_header *e = *h;
-
-	switch (e->type) {
+	if (w->compact && !(*h = complete_whole(w, *h, out)))
+		return ST_ENOMEM;
+	switch ((*h)->type) {
 	case ST_EV_block_rq_requeue:
-		note_requeue(w, ((const struct st_ev_block_rq *)e)->p.rq);
+		note_requeue(w, ((const struct st_ev_block_rq *)*h)->p.rq);
 		break;
-	case ST_EV_block_rq_issue:
-	case ST_EV_block_rq_issue_stamped:
-		if (w->compact && note_issued(&w->issued, (const struct st_ev_block_rq_issue *)e))
-			return ST_ENOMEM;
-		if (e->type == ST_EV_block_rq_issue_stamped)
-			*h = w->stamped_ok ? resolve_stamped(w, (const void *)e, out) : NULL;
-		break;
-	case ST_EV_block_rq_complete_compact:
-		*h = e = make_whole(w, (const void *)e, out);
-		/* fall through */
 	case ST_EV_block_rq_complete:
-		note_complete(w, (const struct st_ev_block_rq_complete *)e);
+		note_complete(w, (const struct st_ev_block_rq_complete *)*h);
+		break;
+	case ST_EV_block_rq_issue_stamped:
+		*h = w->stamped_ok ? resolve_stamped(w, (const void *)*h, out) : NULL;
 		break;
 	}
 	return 0;

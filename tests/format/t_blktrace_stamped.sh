@@ -16,7 +16,12 @@
 #     each stored bio but the first an M;
 #   - `convert --to blkparse` prints exactly blkparse's text of the files;
 #   - st-analyze counts as many merged bios as there are M actions (also
-#     in the `-- CMD` recording, whose Q come from block_bio_queue);
+#     in the `-- CMD` recording, whose Q come from block_bio_queue, and
+#     whose stamped issues it reads as stored, their G and M resolved in
+#     them: ST_CURSOR_STAMPED);
+#   - a span from Q to G by sector over the `-- CMD` recording pairs as
+#     many as there are G actions: a --span reads the G events themselves,
+#     in time order (the stamped issues made whole);
 #   - btt's Q2C and D2C counts and averages equal st-analyze's on the
 #     direct recording (tolerance in blktrace.sh, bt_btt_agrees);
 #   - `import-blktrace` of the exported files, which rebuilds identities
@@ -35,7 +40,7 @@
 . "$(dirname "$0")/blktrace.sh"
 
 TESTS="convert.stamped.blkparse_reads convert.stamped.counts convert.stamped.text
-	convert.stamped.btt import.stamped.roundtrip analyze.stamped.merged"
+	convert.stamped.btt import.stamped.roundtrip analyze.stamped.merged analyze.stamped.span"
 bt_setup "$TESTS" convert.stamped.record
 
 # record NAME DEV FIO_ARGS...: fio while st-record -e block records DEV.
@@ -108,6 +113,12 @@ done
 bt_result convert.stamped.blkparse_reads "$reads" "blkparse complained or skipped events"
 bt_result convert.stamped.counts "$counts" "Q/M/G/D/C counts differ from what the trace stands for"
 bt_result analyze.stamped.merged "$merged" "st-analyze's merged bios differ from the M actions (see above)"
+paired=$(st-analyze "$dir/cmd.sttrace" --span 'g=block_bio_queue..block_getrq:sector' 2>&1 |
+	sed -n 's/^span g = .*: \([0-9]*\) paired.*/\1/p')
+g=$(bt_actions "$(bt_of cmd)" G)
+echo "cmd: a Q..G span by sector paired ${paired:-none}, G actions $g"
+[ -n "$paired" ] && [ "$paired" -gt 0 ] && [ "$paired" = "$g" ] && span=1 || span=0
+bt_result analyze.stamped.span "$span" "Q..G spans differ from the G actions (see above)"
 bt_result convert.stamped.text "$text" "--to blkparse differs from blkparse's own text"
 
 bt_btt_agrees "$dir/direct.sttrace" "$(bt_of direct)" && btt=1 || btt=0
