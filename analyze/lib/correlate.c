@@ -15,8 +15,9 @@ struct bio_ent {
 	uint32_t rq;		/* request it is chained to, AN_NONE before issue */
 	uint32_t rq_next;	/* next bio of that request */
 	uint32_t dev, nr_sector, opf;
-	uint8_t merged;
+	uint8_t merged;		/* joined a request that existed (count_merge) */
 	uint64_t bio, sector, queue_ts;
+	uint64_t getrq_ts;	/* its request's allocation (bio_getrq), 0 none */
 };
 
 struct rq_ent {
@@ -855,9 +856,9 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 {
 	struct bio_ent *be = BIO(c, b);
 	uint32_t i = io_of_bio(c, b);
-	uint64_t queue_ts = be->queue_ts;
-	uint32_t dev = be->dev;
-	int flush = bio_is_flush(be);
+	uint64_t queue_ts = be->queue_ts, getrq_ts = be->getrq_ts;
+	uint32_t dev = be->dev, opf = be->opf;
+	int flush = bio_is_flush(be), merged = be->merged;
 
 	an_idmap_del_if(&c->bio_map, be->bio, b);
 	be->io = AN_NONE;
@@ -866,6 +867,13 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 		return;
 	struct an_io *io = IO(c, i);
 
+	set_min(&io->ts[AN_TS_GETRQ], getrq_ts);
+	if (merged) {
+		io->flags |= AN_IO_MERGED;
+		io->merges++;
+		io->read_merges += (opf & ST_OP_MASK) == ST_OP_READ;
+		io->write_merges += (opf & ST_OP_MASK) == ST_OP_WRITE;
+	}
 	if (completed_at) {
 		set_max(&io->ts[AN_TS_COMPLETE], completed_at);
 		io->svc_tid = c->cur_tid;
@@ -1061,35 +1069,40 @@ static void bio_split(struct an_corr *c, const struct st_ev_block_split *e)
 	c->st.splits++;
 }
 
+/*
+ * A bio's allocation and merge are kept on its entry and become its I/O's
+ * when the bio ends (bio_release): the I/O that owns the bio then, which a
+ * call that returned before the issue handed it to (io_hand_off_bios),
+ * whenever they are read (a stamped issue, ST_CURSOR_STAMPED, tells them at
+ * the issue). One dated before the bio's queueing is another bio's at that
+ * address.
+ */
+static uint32_t bio_at(struct an_corr *c, uint64_t bio, uint64_t ts)
+{
+	uint32_t b = an_idmap_get(&c->bio_map, bio);
+
+	return b != AN_NONE && ts >= BIO(c, b)->queue_ts ? b : AN_NONE;
+}
+
 /* Bio's request allocated at ts (block_getrq). */
 static void bio_getrq(struct an_corr *c, uint64_t bio, uint64_t ts)
 {
-	uint32_t b = an_idmap_get(&c->bio_map, bio), i;
+	uint32_t b = bio_at(c, bio, ts);
 
-	if (b == AN_NONE || (i = io_of_bio(c, b)) == AN_NONE)
-		return;
-	set_min(&IO(c, i)->ts[AN_TS_GETRQ], ts);
+	if (b != AN_NONE)
+		set_min(&BIO(c, b)->getrq_ts, ts);
 }
 
 /* Bio entry b joined a request that existed: one merge, as diskstats counts them. */
 static void count_merge(struct an_corr *c, uint32_t b)
 {
-	uint32_t i;
-
 	BIO(c, b)->merged = 1;
 	c->st.merges++;
-	i = io_of_bio(c, b);
-	if (i == AN_NONE)
-		return;
-	IO(c, i)->flags |= AN_IO_MERGED;
-	IO(c, i)->merges++;
-	IO(c, i)->read_merges += (BIO(c, b)->opf & ST_OP_MASK) == ST_OP_READ;
-	IO(c, i)->write_merges += (BIO(c, b)->opf & ST_OP_MASK) == ST_OP_WRITE;
 }
 
-static void bio_merge(struct an_corr *c, uint64_t bio)
+static void bio_merge(struct an_corr *c, uint64_t bio, uint64_t ts)
 {
-	uint32_t b = an_idmap_get(&c->bio_map, bio);
+	uint32_t b = bio_at(c, bio, ts);
 
 	if (b != AN_NONE)
 		count_merge(c, b);
@@ -1281,7 +1294,8 @@ static void rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
 /*
  * A stamped issue as the cursor resolves it (ST_CURSOR_STAMPED): the
  * allocation and merges it stands for, then the issue it extends. They
- * come later than their times, which only set_min() and counts take.
+ * come later than their times: kept on their bios until the bios end
+ * (bio_at), they count as they do in time order.
  */
 static void rq_issue_stamped(struct an_corr *c, const struct st_ev_block_rq_issue_stamped *e)
 {
@@ -1292,7 +1306,7 @@ static void rq_issue_stamped(struct an_corr *c, const struct st_ev_block_rq_issu
 			  e->h.ts - e->p.getrq_ago);
 	for (i = 0; e->p.stamped & ST_STAMPED_MERGED_ANY && i < ST_RQ_BIOS; i++)
 		if (e->p.stamped & ST_STAMPED_MERGED(i))
-			bio_merge(c, e->p.bios[i]);
+			bio_merge(c, e->p.bios[i], e->h.ts - e->p.queue_ago[i]);
 	rq_issue(c, (const struct st_ev_block_rq_issue *)e);
 }
 
@@ -1539,7 +1553,7 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 		break;
 	case ST_EV_block_bio_backmerge:
 	case ST_EV_block_bio_frontmerge:
-		bio_merge(c, ((const struct st_ev_block_bio *)h)->p.bio);
+		bio_merge(c, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
 		break;
 	case ST_EV_block_bio_complete:
 		bio_complete(c, (const struct st_ev_block_bio *)h);

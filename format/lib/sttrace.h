@@ -451,10 +451,12 @@ int st_chunk_next(const struct st_chunk_buf *buf, size_t *pos, const struct st_e
  * request and needs no other order for them. Its `stamped` word then says
  * what it stands for, dated as whole events are: ST_STAMPED_GETRQ, a
  * block_getrq at ts - getrq_ago for bios[ST_STAMPED_FIRST(stamped)];
- * ST_STAMPED_MERGED(i), a merge of bios[i]; the queue bits and queue_ago as
- * stored. Without block_bio_queue records (stamped issues stand for them
- * too, and bio queueing is read in time order), and on a live reader, the
- * flag changes nothing.
+ * ST_STAMPED_MERGED(i), a merge of bios[i] at ts - queue_ago[i]; the other
+ * queue bits and times as stored. None of them comes late, where a whole
+ * event dated more than the window before the issue does. Without
+ * block_bio_queue records (stamped issues stand for them too, and bio
+ * queueing is read in time order), and on a live reader, the flag changes
+ * nothing.
  */
 #define ST_CURSOR_STAMPED	4u
 struct st_cursor;

@@ -147,7 +147,7 @@ struct st_event_header {
  * (ST_CURSOR_STAMPED, sttrace.h) says with these which events it stands
  * for, its ST_STAMPED_GETRQ and getrq_ago then the block_getrq's.
  */
-#define ST_STAMPED_MERGED(i)	(1u << (8 + (i)))	/* bios[i] merged into the request */
+#define ST_STAMPED_MERGED(i)	(1u << (8 + (i)))	/* bios[i] merged, at ts - queue_ago[i] */
 #define ST_STAMPED_MERGED_ANY	0x0000ff00u
 #define ST_STAMPED_FIRST_BIO(i)	((__u32)(i) << 16)	/* the bio the request was allocated for */
 #define ST_STAMPED_FIRST(stamped)	((stamped) >> 16 & 0xffu)

@@ -92,7 +92,7 @@ struct slots {
 #define REQUEUED_MAX 64		/* requeued requests awaiting their issue; the oldest give way */
 #define SEEN_SLOTS 1024	/* bios and requests remembered, a power of two; a collision forgets one */
 
-/* A bio address and the time of the last event of its life: its request's issue or completion. */
+/* A bio address and the time of the last event of its life: its queueing, its request's issue or completion. */
 struct bio_seen {
 	uint64_t bio, ts;
 };
@@ -195,7 +195,9 @@ struct st_whole {
 	 * cached clock as its allocation stamp, older than its bio may be. A
 	 * bio's synthesized stages are dated no earlier than the end of its
 	 * address's previous life (its request's completion), whose events
-	 * would otherwise take them.
+	 * would otherwise take them, nor than the bio's own queue record where
+	 * the file has them (kernels before 6.18 stamp a bio just before it),
+	 * before which its merge and allocation would find no bio.
 	 */
 	struct bio_seen bio_seen[SEEN_SLOTS];
 	struct rq_seen rq_seen[SEEN_SLOTS];
@@ -467,6 +469,8 @@ static void plan_stamped(struct st_whole *w)
 	w->synth_merge = !stored_as(r, ST_EV_block_bio_backmerge) &&
 			 !stored_as(r, ST_EV_block_bio_frontmerge);
 	w->compact |= stored_as(r, ST_EV_block_rq_complete_compact) != 0;
+	/* a bio's queue record dates its stages made here no earlier (bio_seen) */
+	w->noted[ST_EV_block_bio_queue] = w->stamped && !w->synth_queue;
 }
 
 uint64_t st_whole_events(const struct st_reader *r, uint16_t id)
@@ -959,7 +963,7 @@ static void note_complete(struct st_whole *w, const struct st_ev_block_rq_comple
 	note_bio(w, r->bios[ST_RQ_BIOS], e->h.ts);
 }
 
-/* t, or the end of the previous life of bio's address when that is later. */
+/* t, or the last event seen of bio's address (its queueing, or its previous life's end) when later. */
 static uint64_t after_previous_use(struct st_whole *w, uint64_t bio, uint64_t t)
 {
 	const struct bio_seen *s = bio_seen_slot(w, bio);
@@ -1052,6 +1056,13 @@ static void stage_dates(struct st_whole *w, const struct st_ev_block_rq_issue_st
 	s->rest_left = left;
 }
 
+/* When bio i of the stamped issue planned in s merged: at its queueing, unstamped at the issue. */
+static uint64_t merge_date(const struct st_ev_block_rq_issue_stamped *e, const struct stages *s,
+			   uint32_t i)
+{
+	return s->queue || e->p.stamped & ST_STAMPED_QUEUE(i) ? s->q[i] : e->h.ts;
+}
+
 /* Whether the stamped issue planned in s stands for a block_getrq. */
 static int stands_for_getrq(const struct st_whole *w, const struct stages *s)
 {
@@ -1105,7 +1116,7 @@ static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stam
 
 		if (i == s.first)
 			continue;
-		merged = s.queue || e->p.stamped & ST_STAMPED_QUEUE(i) ? s.q[i] : e->h.ts;
+		merged = merge_date(e, &s, i);
 		if (s.queue)
 			ret |= push_bio(ro, e, ST_EV_block_bio_queue, s.q[i], e->p.bios[i], s.at[i],
 					s.len[i]);
@@ -1135,8 +1146,8 @@ static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stam
  * A stamped issue as itself (ST_CURSOR_STAMPED), its `stamped` word the
  * events it stands for, dated as synthesize() dates them. A file read so
  * has its queue events (the mode's condition): only the allocation and
- * the merges are left, and the allocation is not after the issue (its
- * bio's previous life ended before, in the file's time order).
+ * the merges are left, none after the issue (a bio's previous life ended
+ * before it, in the file's time order).
  */
 static const struct st_event_header *resolve_stamped(struct st_whole *w,
 						     const struct st_ev_block_rq_issue_stamped *e,
@@ -1146,17 +1157,21 @@ static const struct st_event_header *resolve_stamped(struct st_whole *w,
 	uint32_t i;
 
 	stage_first(w, e, &s);
+	if (s.merge && s.n > 1)
+		stage_dates(w, e, &s);
 	note_issue(w, e);
 	*out = *e;
 	out->p.stamped = e->p.stamped & ~(ST_STAMPED_GETRQ | ST_STAMPED_RESOLVED);
 	out->p.getrq_ago = 0;
 	if (stands_for_getrq(w, &s)) {
 		out->p.stamped |= ST_STAMPED_GETRQ | ST_STAMPED_FIRST_BIO(s.first);
-		out->p.getrq_ago = s.g < e->h.ts ? (uint32_t)(e->h.ts - s.g) : 0;
+		out->p.getrq_ago = (uint32_t)(e->h.ts - s.g);
 	}
 	for (i = 0; s.merge && i < s.n; i++)
-		if (i != s.first)
+		if (i != s.first) {
 			out->p.stamped |= ST_STAMPED_MERGED(i);
+			out->p.queue_ago[i] = (uint32_t)(e->h.ts - merge_date(e, &s, i));
+		}
 	return &out->h;
 }
 
@@ -1363,6 +1378,8 @@ static inline __attribute__((always_inline)) int reorder_take(struct st_whole *w
 		note_requeue(w, ((const struct st_ev_block_rq *)h)->p.rq);
 	if (h->type == ST_EV_block_rq_complete)
 		note_complete(w, (const struct st_ev_block_rq_complete *)h);
+	if (h->type == ST_EV_block_bio_queue)
+		note_bio(w, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
 	if (h->type != ST_EV_block_rq_issue_stamped ?
 	    reorder_push(ro, h) :
 	    w->stamped_ok && synthesize(w, (const struct st_ev_block_rq_issue_stamped *)h))
@@ -1527,6 +1544,9 @@ static int resolve_noted(struct st_whole *w, const struct st_event_header **h, v
 	if (w->compact && !(*h = complete_whole(w, *h, out)))
 		return ST_ENOMEM;
 	switch ((*h)->type) {
+	case ST_EV_block_bio_queue:
+		note_bio(w, ((const struct st_ev_block_bio *)*h)->p.bio, (*h)->ts);
+		break;
 	case ST_EV_block_rq_requeue:
 		note_requeue(w, ((const struct st_ev_block_rq *)*h)->p.rq);
 		break;
