@@ -131,26 +131,32 @@ static void plug_cache(struct st_writer *w, uint64_t t, uint64_t bio, uint64_t r
 	call(w, ST_EV_sys_exit_pwritev, t + 61000, 11, 8192);
 }
 
-/* B back-merges into A's request; both stamped 200 ns before their queue records. */
-static void stamped_early(struct st_writer *w, uint64_t t, uint64_t bio, uint64_t rq)
+/*
+ * B (thread tb) back-merges into the request A (thread ta) was allocated
+ * for, 200 ns after A's queueing; both stamped `early` ns before their
+ * queue records.
+ */
+static void back_merge(struct st_writer *w, uint64_t t, uint64_t bio, uint64_t rq, uint64_t early,
+		       uint32_t ta, uint32_t tb)
 {
-	uint64_t b[2] = { bio, bio + 0x100 }, q[2] = { t + 800, t + 1300 };
+	uint64_t b[2] = { bio, bio + 0x100 }, q[2] = { t + 1000 - early, t + 1500 - early };
 
-	queue(w, t + 1000, 12, b[0], rq, ST_OP_WRITE);
-	queue(w, t + 1500, 13, b[1], rq + 8, ST_OP_WRITE);
-	issue(w, t + 5000, 12, rq, rq, 2, b, t + 1200, q, ST_OP_WRITE);
+	queue(w, t + 1000, ta, b[0], rq, ST_OP_WRITE);
+	queue(w, t + 1500, tb, b[1], rq + 8, ST_OP_WRITE);
+	issue(w, t + 5000, ta, rq, rq, 2, b, t + 1200, q, ST_OP_WRITE);
 	complete(w, t + 60000, rq, 8192);
 }
 
-/* Two bios merged the usual way: stamped at their queue records, allocated after the first. */
+/* Kernels before 6.18: bios stamped 200 ns before their queue records. */
+static void stamped_early(struct st_writer *w, uint64_t t, uint64_t bio, uint64_t rq)
+{
+	back_merge(w, t, bio, rq, 200, 12, 13);
+}
+
+/* The usual merge: stamped at their queue records, of one thread. */
 static void merged(struct st_writer *w, uint64_t t, uint64_t bio, uint64_t rq)
 {
-	uint64_t b[2] = { bio, bio + 0x100 }, q[2] = { t + 1000, t + 1500 };
-
-	queue(w, t + 1000, 14, b[0], rq, ST_OP_WRITE);
-	queue(w, t + 1500, 14, b[1], rq + 8, ST_OP_WRITE);
-	issue(w, t + 5000, 14, rq, rq, 2, b, t + 1200, q, ST_OP_WRITE);
-	complete(w, t + 60000, rq, 8192);
+	back_merge(w, t, bio, rq, 0, 14, 14);
 }
 
 /* Allocated 10 us after its queueing, issued 300 ms later; 5 I/Os in between. */
