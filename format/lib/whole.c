@@ -172,17 +172,17 @@ struct st_whole {
 	uint8_t synth_queue, synth_getrq;	/* the file has none of that type */
 	uint8_t synth_merge;	/* the file has no bio merge events */
 	uint8_t stamped;	/* the file has stamped issues: read through ro */
+	uint8_t stamped_ok;	/* 0: the file has block_rq_issue, the stamped ones are dropped */
 	/*
 	 * ST_CURSOR_STAMPED on a file with queue events and stamped issues:
 	 * those come as themselves, resolved, in the stored time order (no ro).
 	 */
 	uint8_t resolve;
 	const uint8_t *pending, *pending_end;	/* the rest of a run when st_whole_fill()'s buf filled */
-	uint8_t stamped_ok;	/* 0: the file has block_rq_issue, the stamped ones are dropped */
 	/*
 	 * Type id -> 1 for the records read through whole.c one at a time
-	 * (requeues, issues, completions): the window takes the others a run
-	 * at a time.
+	 * (requeues, issues, completions, queueings where stages are dated
+	 * by them): the window takes the others a run at a time.
 	 */
 	uint8_t noted[ST_NUM_TYPE_IDS];
 	struct reorder ro;
@@ -971,11 +971,31 @@ static uint64_t after_previous_use(struct st_whole *w, uint64_t bio, uint64_t t)
 	return s->bio == bio && s->ts > t ? s->ts : t;
 }
 
+/*
+ * What record h (made whole) tells of the lives of bios and requests, for
+ * the stages dated later: a bio's queueing, a requeue, a completion.
+ */
+static void note_record(struct st_whole *w, const struct st_event_header *h)
+{
+	switch (h->type) {
+	case ST_EV_block_bio_queue:
+		note_bio(w, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
+		break;
+	case ST_EV_block_rq_requeue:
+		note_requeue(w, ((const struct st_ev_block_rq *)h)->p.rq);
+		break;
+	case ST_EV_block_rq_complete:
+		note_complete(w, (const struct st_ev_block_rq_complete *)h);
+		break;
+	}
+}
+
 /* The events a stamped issue stands for, as stage_first() and stage_dates() date them. */
 struct stages {
 	int again;		/* issued again after a requeue: it stands for no stage event */
 	int queue, merge;	/* it stands for its bios' queue (merge) events */
 	uint64_t g;		/* its request's allocation, 0 none stamped */
+	uint64_t fallback;	/* an unstamped bio's queueing: the allocation stamped, else the issue */
 	uint64_t q[ST_RQ_BIOS], at[ST_RQ_BIOS];	/* each stored bio's queueing and sector */
 	uint32_t len[ST_RQ_BIOS];
 	uint32_t n, first;	/* stored bios; the one that got the request */
@@ -991,18 +1011,17 @@ struct stages {
 static void stage_first(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e,
 			struct stages *s)
 {
-	uint64_t fallback;
 	uint32_t i;
 
 	s->again = take_requeued(w, e->p.rq);
 	s->queue = w->synth_queue && !s->again;
 	s->merge = w->synth_merge && !s->again;
 	s->g = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : 0;
-	fallback = s->g ? s->g : e->h.ts;
+	s->fallback = s->g ? s->g : e->h.ts;
 	s->n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS;
 	s->first = 0;
 	for (i = 0; i < s->n; i++) {
-		s->q[i] = e->p.stamped & ST_STAMPED_QUEUE(i) ? e->h.ts - e->p.queue_ago[i] : fallback;
+		s->q[i] = e->p.stamped & ST_STAMPED_QUEUE(i) ? e->h.ts - e->p.queue_ago[i] : s->fallback;
 		if (s->q[i] < s->q[s->first])
 			s->first = i;
 	}
@@ -1022,7 +1041,6 @@ static void stage_first(struct st_whole *w, const struct st_ev_block_rq_issue_st
 static void stage_dates(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e,
 			struct stages *s)
 {
-	uint64_t fallback = e->p.stamped & ST_STAMPED_GETRQ ? e->h.ts - e->p.getrq_ago : e->h.ts;
 	uint64_t sector = e->p.sector;
 	uint32_t i, left = e->p.nr_sector;
 
@@ -1048,7 +1066,7 @@ static void stage_dates(struct st_whole *w, const struct st_ev_block_rq_issue_st
 	s->rest = s->queue && e->p.nr_bios > s->n ?
 		  (e->p.nr_bios < ST_RQ_BIOS_COUNTED ? e->p.nr_bios : ST_RQ_BIOS_COUNTED) - s->n : 0;
 	/* they joined the chain at its end, after the stored bios */
-	s->rest_q = s->rest ? after_previous_use(w, e->p.rq + 1, fallback) : fallback;
+	s->rest_q = s->rest ? after_previous_use(w, e->p.rq + 1, s->fallback) : s->fallback;
 	for (i = 0; s->rest && i < s->n; i++)
 		if (s->q[i] > s->rest_q)
 			s->rest_q = s->q[i];
@@ -1374,12 +1392,7 @@ static inline __attribute__((always_inline)) int reorder_take(struct st_whole *w
 
 	if (h->ts > ro->newest)
 		ro->newest = h->ts;
-	if (h->type == ST_EV_block_rq_requeue)
-		note_requeue(w, ((const struct st_ev_block_rq *)h)->p.rq);
-	if (h->type == ST_EV_block_rq_complete)
-		note_complete(w, (const struct st_ev_block_rq_complete *)h);
-	if (h->type == ST_EV_block_bio_queue)
-		note_bio(w, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
+	note_record(w, h);
 	if (h->type != ST_EV_block_rq_issue_stamped ?
 	    reorder_push(ro, h) :
 	    w->stamped_ok && synthesize(w, (const struct st_ev_block_rq_issue_stamped *)h))
@@ -1543,20 +1556,9 @@ static int resolve_noted(struct st_whole *w, const struct st_event_header **h, v
 {
 	if (w->compact && !(*h = complete_whole(w, *h, out)))
 		return ST_ENOMEM;
-	switch ((*h)->type) {
-	case ST_EV_block_bio_queue:
-		note_bio(w, ((const struct st_ev_block_bio *)*h)->p.bio, (*h)->ts);
-		break;
-	case ST_EV_block_rq_requeue:
-		note_requeue(w, ((const struct st_ev_block_rq *)*h)->p.rq);
-		break;
-	case ST_EV_block_rq_complete:
-		note_complete(w, (const struct st_ev_block_rq_complete *)*h);
-		break;
-	case ST_EV_block_rq_issue_stamped:
+	note_record(w, *h);
+	if ((*h)->type == ST_EV_block_rq_issue_stamped)
 		*h = w->stamped_ok ? resolve_stamped(w, (const void *)*h, out) : NULL;
-		break;
-	}
 	return 0;
 }
 
