@@ -16,7 +16,10 @@
  * precede the next chunk's first timestamp and the other streams' next
  * records (the chunks of a file recorded on several CPUs overlap in time),
  * so they are handed out as a run, without the heap: straight from the
- * decoded buffer when it is in order, else through its sorted keys.
+ * decoded buffer when it is in order, else through its sorted keys. A file
+ * recorded on two CPUs interleaves its two chunks in runs of a few records:
+ * st_cursor_stored_run() takes those straight from the two streams
+ * (pair_run()), past the merge's general steps.
  *
  * Decode ahead (ST_CURSOR_AHEAD): the chunks to visit are known in order at
  * open, so a thread of the cursor's own decodes and indexes them, AHEAD_SLOTS
@@ -101,6 +104,7 @@ struct st_cursor {
 	size_t *pending;	/* events chunks to visit, by first timestamp */
 	size_t npending, next, cap;
 	uint64_t next_first;	/* first timestamp of pending[next], when next < npending */
+	uint64_t stop;		/* records from this timestamp on wait: next_first, until + 1 */
 	struct stream **heap;
 	size_t nheap;
 	struct stream **spare;	/* exhausted streams, kept for their buffers */
@@ -442,11 +446,18 @@ static int take_ahead(struct st_cursor *c, size_t k, int report, struct stream *
 	return err;
 }
 
-/* The first timestamp of the next chunk to visit, kept: the merge asks for it per record. */
+/*
+ * The first timestamp of the next chunk to visit, kept: the merge asks for
+ * it per record; and from it, or past `until`, the records that wait.
+ */
 static void note_next(struct st_cursor *c)
 {
-	if (c->next < c->npending)
+	c->stop = c->until < UINT64_MAX ? c->until + 1 : UINT64_MAX;
+	if (c->next < c->npending) {
 		c->next_first = st_chunk_at(c->r, c->pending[c->next])->first_ts;
+		if (c->next_first < c->stop)
+			c->stop = c->next_first;
+	}
 }
 
 /* Decodes the next pending chunk into a stream on the heap. */
@@ -545,11 +556,9 @@ static int start_run(struct st_cursor *c)
 {
 	struct stream *top = c->heap[0];
 	const uint8_t *data = top->buf.data;
-	uint64_t limit = UINT64_MAX;	/* records from this timestamp on wait */
+	uint64_t limit = c->stop;	/* records from this timestamp on wait */
 	size_t end = top->end;
 
-	if (c->next < c->npending)
-		limit = pending_first_ts(c);
 	if (c->nheap > 1) {
 		/* the least of the others is a child of the top */
 		const struct stream *o = c->heap[1];
@@ -559,8 +568,6 @@ static int start_run(struct st_cursor *c)
 		if (stream_ts(o) < limit)
 			limit = stream_ts(o);
 	}
-	if (c->until < top->last_ts && c->until + 1 < limit)
-		limit = c->until + 1;
 	if (limit <= top->last_ts)
 		end = stream_until(top, limit);
 	if (end == top->pos)
@@ -584,6 +591,39 @@ static int start_run(struct st_cursor *c)
 		}
 	} else if (c->nheap > 1) {
 		sift_down(c, 0);
+	}
+	return 1;
+}
+
+/*
+ * start_run() of two streams, the top's records in place (a file recorded
+ * on two CPUs: runs of a few records), as [*begin, *end), straight from
+ * the heap as it stands. 0 when the merge decides: the top's next record
+ * is not before the other's head (a tie: the heap orders them), nor
+ * before a chunk to decode or `until`.
+ */
+static int pair_run(struct st_cursor *c, const uint8_t **begin, const uint8_t **end)
+{
+	struct stream *top = c->heap[0], *other = c->heap[1];
+	uint64_t limit = stream_ts(other) < c->stop ? stream_ts(other) : c->stop;
+	const uint8_t *data = top->buf.data, *p = data + top->pos, *last = data + top->end;
+
+	if (!top->in_order || stream_ts(top) >= limit)
+		return 0;
+	*begin = p;
+	do
+		p += ((const struct st_event_header *)p)->size;
+	while (p < last && ((const struct st_event_header *)p)->ts < limit);
+	*end = p;
+	top->pos = (size_t)(p - data);
+	if (p == last) {
+		retire_top(c);
+		return 1;
+	}
+	top->head_ts = ((const struct st_event_header *)p)->ts;
+	if (stream_less(other, top)) {
+		c->heap[0] = other;
+		c->heap[1] = top;
 	}
 	return 1;
 }
@@ -643,6 +683,9 @@ int st_cursor_stored_run(struct st_cursor *c, const uint8_t **begin, const uint8
 	const struct st_event_header *ev;
 	int ret;
 
+	if (c->run == c->run_end && c->krun == c->krun_end && c->nheap == 2 && !c->advance &&
+	    pair_run(c, begin, end))
+		return 1;
 	if (c->run == c->run_end) {
 		/* NULL: a run the merge starts now is told from a record it hands out alone */
 		c->run = c->run_end = NULL;

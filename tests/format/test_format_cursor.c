@@ -1005,6 +1005,154 @@ static int test_stamped_resolved(void)
 	return bad;
 }
 
+/*
+ * A `block` recording with its queue events from two CPUs, st-record's two
+ * lanes overlapping in time: runs of 1 to 3 records of one CPU between the
+ * other's, one record in 8 at the time of the one before it (across CPUs,
+ * a tie the merge orders by chunk): a bio's queueing, its stamped issue,
+ * its compact completion, a call.
+ */
+static int write_two_cpus(const char *test, struct mem_sink *m)
+{
+	struct st_writer *w = mem_writer_opts(test, m, (struct st_writer_opts){
+		.chunk_size = 4096, .zstd_level = 1, .lanes = 2 });
+	uint64_t ts = 1000000000;
+	uint32_t cpu = 0, left = 1;
+	int err = 0;
+
+	if (!w)
+		return 1;
+	for (uint64_t i = 0; i < 40000 && !err; i++) {
+		union {
+			struct st_event_header h;
+			struct st_ev_block_bio q;
+			struct st_ev_block_rq_issue_stamped is;
+			struct st_ev_block_rq_complete_compact co;
+			struct st_ev_sys_exit ex;
+		} e;
+		uint64_t io = i / 4, bio = 0x9000 + (io % 150) * 0x100, rq = 0x1000 + (io % 64) * 0x100;
+
+		if (!--left) {
+			cpu ^= 1;
+			left = 1 + (uint32_t)rnd_below(3);
+		}
+		ts += rnd_below(8) ? 1000 : 0;
+		memset(&e, 0, sizeof(e));
+		switch (i % 4) {
+		case 0:
+			e.h = (struct st_event_header){ .type = ST_EV_block_bio_queue, .size = sizeof(e.q) };
+			e.q.p = (struct st_block_bio){ .bio = bio, .sector = io * 8, .dev = 7 << 20,
+						       .nr_sector = 8 };
+			break;
+		case 1:
+			e.h = (struct st_event_header){ .type = ST_EV_block_rq_issue_stamped,
+							.size = sizeof(e.is) };
+			e.is.p.rq = rq;
+			e.is.p.sector = io * 8;
+			e.is.p.dev = 7 << 20;
+			e.is.p.nr_sector = 8;
+			e.is.p.bytes = 4096;
+			e.is.p.nr_bios = 1;
+			e.is.p.bios[0] = bio;
+			e.is.p.bio_sectors[0] = 8;
+			e.is.p.stamped = ST_STAMPED_GETRQ | ST_STAMPED_QUEUE(0);
+			e.is.p.getrq_ago = 500;
+			e.is.p.queue_ago[0] = 1000;
+			break;
+		case 2:
+			e.h = (struct st_event_header){ .type = ST_EV_block_rq_complete_compact,
+							.size = sizeof(e.co) };
+			e.co.p.rq = rq;
+			e.co.p.dev = 7 << 20;
+			e.co.p.bytes = 4096;
+			break;
+		default:
+			e.ex = exit_event(0, 0, (int64_t)i);
+			break;
+		}
+		e.h.ts = ts;
+		e.h.cpu = cpu;
+		e.h.pid = 100 + cpu;
+		e.h.tid = 200 + cpu;
+		err = st_writer_append(w, &e, e.h.size);
+	}
+	return expectf(!st_writer_close(w, NULL, 0) && !err, test, "write");
+}
+
+/* Where the merge put each record: its time and CPU. */
+struct placed {
+	uint64_t ts;
+	uint32_t cpu;
+};
+
+/*
+ * The records as stored, in the merge's order one at a time
+ * (st_cursor_next() of a raw cursor), into *out: their number.
+ */
+static size_t placed_raw(struct st_reader *r, struct placed *out, size_t max)
+{
+	const struct st_event_header *h;
+	struct st_cursor *c;
+	size_t n = 0;
+
+	if (st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c))
+		return 0;
+	while (n < max && st_cursor_next(c, &h) > 0)
+		out[n++] = (struct placed){ h->ts, h->cpu };
+	st_cursor_close(c);
+	return n;
+}
+
+/*
+ * Two CPUs' chunks merged in short runs of one of them, the way whole
+ * events read them (st_cursor_fill() with stamped issues resolved): every
+ * record where the merge puts it record by record, ties included; and
+ * st_cursor_fill() gives what st_cursor_next() does, resolved and through
+ * the whole events' window.
+ */
+static int test_two_cpus_runs(void)
+{
+	const size_t max = 50000;
+	struct placed *raw = malloc(max * sizeof(*raw));
+	uint64_t *buf = malloc(ST_CURSOR_FILL_MIN);
+	struct mem_sink m = { 0 };
+	struct st_reader *r1 = NULL, *r2 = NULL;
+	struct st_cursor *c = NULL;
+	size_t n = 0, k = 0, events, errors;
+	int bad, filled;
+
+	rnd_seed(19);
+	bad = expectf(raw && buf, __func__, "memory") || write_two_cpus(__func__, &m) ||
+	      open_mem(__func__, &r1, m.data, m.len, 0) || open_mem(__func__, &r2, m.data, m.len, 0);
+	if (!bad)
+		n = placed_raw(r1, raw, max);
+	bad = bad || expectf(n == 40000 && st_chunk_count(r1) > 40, __func__, "%zu records, %zu chunks",
+			     n, st_chunk_count(r1)) ||
+	      expectf(!st_cursor_open(r1, 0, UINT64_MAX, ST_CURSOR_STAMPED, &c), __func__, "cursor");
+	while (!bad && (filled = st_cursor_fill(c, buf, ST_CURSOR_FILL_MIN)) > 0)
+		for (int off = 0; !bad && off < filled; k++) {
+			const struct st_event_header *h = (const void *)((const uint8_t *)buf + off);
+
+			bad = expectf(k < n && h->ts == raw[k].ts && h->cpu == raw[k].cpu, __func__,
+				      "event %zu: ts %llu cpu %u, merged one by one ts %llu cpu %u", k,
+				      (unsigned long long)h->ts, h->cpu,
+				      (unsigned long long)(k < n ? raw[k].ts : 0), k < n ? raw[k].cpu : 0);
+			off += (int)st_record_span(h);
+		}
+	bad = bad || expectf(!filled && k == n, __func__, "%zu events of %zu, then %d", k, n, filled);
+	st_cursor_close(c);
+	for (unsigned flags = 0; flags <= ST_CURSOR_STAMPED && !bad; flags += ST_CURSOR_STAMPED)
+		bad = same_filled(__func__, r1, r2, flags, &events, &errors) ||
+		      expectf(events >= n && !errors, __func__, "flags %u: %zu events, %zu errors", flags,
+			      events, errors);
+	st_reader_close(r1);
+	st_reader_close(r2);
+	free(m.data);
+	free(buf);
+	free(raw);
+	return bad;
+}
+
 int main(void)
 {
 	RUN(test_out_of_order_within_chunks);
@@ -1021,5 +1169,6 @@ int main(void)
 	RUN(test_fill_same_clock_end);
 	RUN(test_fill_same_denser);
 	RUN(test_stamped_resolved);
+	RUN(test_two_cpus_runs);
 	return check_failures != 0;
 }
