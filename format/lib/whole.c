@@ -55,6 +55,15 @@ struct adapter {
 #define HOW_DROP 0xff
 
 /*
+ * st_whole.noted: a record that tells of bios and requests, handed out as
+ * stored (NOTED_PASS) or as another event (NOTED_MAKE: a stamped issue, a
+ * compact completion). With stamped issues resolved, a run of records that
+ * pass goes out in one copy.
+ */
+#define NOTED_PASS 1
+#define NOTED_MAKE 2
+
+/*
  * Records held back for time order: the stage events a stamped issue
  * stands for are dated before it, so a file that has them is read through
  * a window of REORDER_NS of event time and handed out sorted by (ts, seq),
@@ -180,9 +189,10 @@ struct st_whole {
 	uint8_t resolve;
 	const uint8_t *pending, *pending_end;	/* the rest of a run when st_whole_fill()'s buf filled */
 	/*
-	 * Type id -> 1 for the records read through whole.c one at a time
-	 * (requeues, issues, completions, queueings where stages are dated
-	 * by them): the window takes the others a run at a time.
+	 * Type id -> NOTED_PASS or NOTED_MAKE for the records read through
+	 * whole.c one at a time (requeues, issues, completions, queueings where
+	 * stages are dated by them): the window takes the others a run at a
+	 * time.
 	 */
 	uint8_t noted[ST_NUM_TYPE_IDS];
 	struct reorder ro;
@@ -470,7 +480,7 @@ static void plan_stamped(struct st_whole *w)
 			 !stored_as(r, ST_EV_block_bio_frontmerge);
 	w->compact |= stored_as(r, ST_EV_block_rq_complete_compact) != 0;
 	/* a bio's queue record dates its stages made here no earlier (bio_seen) */
-	w->noted[ST_EV_block_bio_queue] = w->stamped && !w->synth_queue;
+	w->noted[ST_EV_block_bio_queue] = w->stamped && !w->synth_queue ? NOTED_PASS : 0;
 }
 
 uint64_t st_whole_events(const struct st_reader *r, uint16_t id)
@@ -975,7 +985,8 @@ static uint64_t after_previous_use(struct st_whole *w, uint64_t bio, uint64_t t)
  * What record h (made whole) tells of the lives of bios and requests, for
  * the stages dated later: a bio's queueing, a requeue, a completion.
  */
-static void note_record(struct st_whole *w, const struct st_event_header *h)
+static inline __attribute__((always_inline)) void
+note_record(struct st_whole *w, const struct st_event_header *h)
 {
 	switch (h->type) {
 	case ST_EV_block_bio_queue:
@@ -1547,19 +1558,38 @@ static int reordered_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf,
 }
 
 /*
- * A record of a `noted` type read with stamped issues resolved, as *h: the
- * event to hand out, the record itself or one made at out (room for any
- * built-in record), NULL to leave it out (a stamped issue of a file with
- * plain ones); <0 out of memory.
+ * A record of a `noted` type made whole as *h (a compact completion at
+ * out, room for any built-in record), what it tells noted; <0 out of
+ * memory.
  */
-static int resolve_noted(struct st_whole *w, const struct st_event_header **h, void *out)
+static inline __attribute__((always_inline)) int
+take_noted(struct st_whole *w, const struct st_event_header **h, void *out)
 {
 	if (w->compact && !(*h = complete_whole(w, *h, out)))
 		return ST_ENOMEM;
 	note_record(w, *h);
-	if ((*h)->type == ST_EV_block_rq_issue_stamped)
-		*h = w->stamped_ok ? resolve_stamped(w, (const void *)*h, out) : NULL;
 	return 0;
+}
+
+/*
+ * A NOTED_MAKE record read with stamped issues resolved, written at out
+ * (room for any built-in record) as the event to hand out: its bytes
+ * there, 0 when it is left out (a stamped issue of a file with plain
+ * ones), <0 out of memory.
+ */
+static int resolve_made(struct st_whole *w, const struct st_event_header *h, uint8_t *out)
+{
+	if (take_noted(w, &h, out))
+		return ST_ENOMEM;
+	if (h->type == ST_EV_block_rq_issue_stamped) {
+		if (!w->stamped_ok)
+			return 0;
+		h = resolve_stamped(w, (const void *)h, (void *)out);
+	} else if (h != (const void *)out) {
+		/* a compact completion in a file whose counts have none: as stored */
+		memcpy(out, h, h->size);
+	}
+	return (int)st_record_span(h);
 }
 
 /*
@@ -1577,20 +1607,74 @@ static int resolved_next(struct st_whole *w, struct st_cursor *c, const struct s
 		} else if ((ret = st_cursor_stored_next(c, ev)) <= 0) {
 			return ret;
 		}
-		if (!w->noted[(*ev)->type])
+		if (w->noted[(*ev)->type] != NOTED_MAKE)
+			return w->noted[(*ev)->type] && take_noted(w, ev, w->made) ? ST_ENOMEM : 1;
+		ret = resolve_made(w, *ev, (uint8_t *)w->made);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			*ev = (const struct st_event_header *)w->made;
 			return 1;
-		if (resolve_noted(w, ev, w->made))
-			return ST_ENOMEM;
-		if (*ev)
-			return 1;
+		}
 	}
 }
 
 /*
- * st_whole_fill() with stamped issues resolved: the cursor's runs copied as
- * they come up to a record of a `noted` type, which goes in as resolved
- * when there is room for any (MAX_RECORD: it is handled once). What did
- * not fit waits in pending.
+ * The records of a run from *p to end into buf from *used on
+ * (resolved_fill()), *p moved past those that went in: those that pass as
+ * stored a copy for each stretch of them (what the NOTED_PASS ones tell
+ * noted on the way), a NOTED_MAKE one written as resolved when there is
+ * room for any (MAX_RECORD: it is handled once). 0, or <0 out of memory.
+ */
+static int resolve_run(struct st_whole *w, const uint8_t **p, const uint8_t *end, uint8_t *buf,
+		       size_t cap, size_t *used)
+{
+	const uint8_t *q = *p, *run = q;	/* run to q: records passed, not copied yet */
+	size_t at = *used;
+	int made, err = 0;
+
+	while (q < end) {
+		const struct st_event_header *h = (const void *)q;
+
+		if (w->noted[h->type] != NOTED_MAKE) {
+			/*
+			 * Stored sizes are multiples of 8: records copied together
+			 * lie as filled. (One that passes is made into none: w->made
+			 * stays unused.)
+			 */
+			if (at + (size_t)(q - run) + h->size > cap ||
+			    (w->noted[h->type] && (err = take_noted(w, &h, w->made))))
+				break;
+			q += h->size;
+			continue;
+		}
+		if (q > run) {
+			memcpy(buf + at, run, (size_t)(q - run));
+			at += (size_t)(q - run);
+		}
+		run = q;
+		if (cap - at < MAX_RECORD)
+			break;
+		if ((made = resolve_made(w, h, buf + at)) < 0) {
+			err = made;
+			break;
+		}
+		at += (size_t)made;
+		q += h->size;
+		run = q;
+	}
+	if (q > run) {
+		memcpy(buf + at, run, (size_t)(q - run));
+		at += (size_t)(q - run);
+	}
+	*used = at;
+	*p = q;
+	return err;
+}
+
+/*
+ * st_whole_fill() with stamped issues resolved: the cursor's runs through
+ * resolve_run(). What did not fit waits in pending.
  */
 static int resolved_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t cap,
 			 size_t *used)
@@ -1602,33 +1686,12 @@ static int resolved_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, 
 	for (;;) {
 		if (p == end && (ret = st_cursor_stored_run(c, &p, &end)) <= 0)
 			return ret;
-		while (p < end) {
-			const struct st_event_header *h = (const void *)p;
-			size_t room = cap - *used;
-			const uint8_t *q = p;
-
-			/* stored sizes are multiples of 8: records copied together lie as filled */
-			while (q < end && !w->noted[((const struct st_event_header *)q)->type] &&
-			       (size_t)(q - p) + ((const struct st_event_header *)q)->size <= room)
-				q += ((const struct st_event_header *)q)->size;
-			if (q > p) {
-				memcpy(buf + *used, p, (size_t)(q - p));
-				*used += (size_t)(q - p);
-				p = q;
-				continue;
-			}
-			if (!w->noted[h->type] || room < MAX_RECORD) {
-				w->pending = p;
-				w->pending_end = end;
-				return 1;
-			}
-			p += h->size;
-			if (resolve_noted(w, &h, buf + *used))
-				return ST_ENOMEM;
-			if (h == (const void *)(buf + *used))
-				*used += st_record_span(h);
-			else if (h)
-				st_fill_append(buf, cap, used, h);
+		if ((ret = resolve_run(w, &p, end, buf, cap, used)))
+			return ret;
+		if (p < end) {
+			w->pending = p;
+			w->pending_end = end;
+			return 1;
 		}
 	}
 }
@@ -1695,9 +1758,9 @@ int st_whole_open(struct st_reader *r, unsigned flags, struct st_whole **wp)
 	if (!w)
 		return ST_ENOMEM;
 	w->r = r;
-	w->noted[ST_EV_block_rq_requeue] = w->noted[ST_EV_block_rq_issue] = 1;
-	w->noted[ST_EV_block_rq_issue_stamped] = w->noted[ST_EV_block_rq_complete] = 1;
-	w->noted[ST_EV_block_rq_complete_compact] = 1;
+	w->noted[ST_EV_block_rq_requeue] = w->noted[ST_EV_block_rq_issue] = NOTED_PASS;
+	w->noted[ST_EV_block_rq_complete] = NOTED_PASS;
+	w->noted[ST_EV_block_rq_issue_stamped] = w->noted[ST_EV_block_rq_complete_compact] = NOTED_MAKE;
 	plan_stamped(w);
 	w->resolve = (flags & ST_CURSOR_STAMPED) && w->stamped && !w->synth_queue &&
 		     !st_reader_live(r);
