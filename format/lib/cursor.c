@@ -678,14 +678,13 @@ int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev
 	return stored_next(c, ev);
 }
 
-int st_cursor_stored_run(struct st_cursor *c, const uint8_t **begin, const uint8_t **end)
+/* st_cursor_stored_run() but for pair_run(): out of line, its frame kept off the two streams' path. */
+static __attribute__((noinline)) int stored_run(struct st_cursor *c, const uint8_t **begin,
+						const uint8_t **end)
 {
 	const struct st_event_header *ev;
 	int ret;
 
-	if (c->run == c->run_end && c->krun == c->krun_end && c->nheap == 2 && !c->advance &&
-	    pair_run(c, begin, end))
-		return 1;
 	if (c->run == c->run_end) {
 		/* NULL: a run the merge starts now is told from a record it hands out alone */
 		c->run = c->run_end = NULL;
@@ -704,6 +703,14 @@ int st_cursor_stored_run(struct st_cursor *c, const uint8_t **begin, const uint8
 	*end = c->run_end;
 	c->run = c->run_end;
 	return 1;
+}
+
+int st_cursor_stored_run(struct st_cursor *c, const uint8_t **begin, const uint8_t **end)
+{
+	if (c->nheap == 2 && !c->advance && c->run == c->run_end && c->krun == c->krun_end &&
+	    pair_run(c, begin, end))
+		return 1;
+	return stored_run(c, begin, end);
 }
 
 /* What st_cursor_fill() left for the next call: its event that did not fit, or its error. */

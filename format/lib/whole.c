@@ -943,8 +943,13 @@ static void note_bio(struct st_whole *w, uint64_t bio, uint64_t ts)
 		*bio_seen_slot(w, bio) = (struct bio_seen){ .bio = bio, .ts = ts };
 }
 
-/* A stamped issue: its bios live at least until then, and until its request completes. */
-static void note_issue(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e)
+/*
+ * A stamped issue: its bios live at least until then, and until its
+ * request completes. (Inline, as note_complete() and stage_first(): once
+ * per I/O, in either reading of stamped issues.)
+ */
+static inline __attribute__((always_inline)) void
+note_issue(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e)
 {
 	struct rq_seen *r = &w->rq_seen[seen_slot(e->p.rq)];
 	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i;
@@ -960,7 +965,8 @@ static void note_issue(struct st_whole *w, const struct st_ev_block_rq_issue_sta
 }
 
 /* A completion ends the lives of its request's bios (and of the bio it names, issued or not). */
-static void note_complete(struct st_whole *w, const struct st_ev_block_rq_complete *e)
+static inline __attribute__((always_inline)) void
+note_complete(struct st_whole *w, const struct st_ev_block_rq_complete *e)
 {
 	const struct rq_seen *r = &w->rq_seen[seen_slot(e->p.rq)];
 	unsigned i;
@@ -1019,8 +1025,8 @@ struct stages {
  * What a stamped issue stands for, and which stored bio got the request
  * (the stamps' word: the earliest queued), dated from the stamps alone.
  */
-static void stage_first(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e,
-			struct stages *s)
+static inline __attribute__((always_inline)) void
+stage_first(struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e, struct stages *s)
 {
 	uint32_t i;
 
