@@ -678,7 +678,7 @@ int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev
 	return stored_next(c, ev);
 }
 
-/* st_cursor_stored_run() but for pair_run(): out of line, its frame kept off the two streams' path. */
+/* st_cursor_stored_run() but for pair_run(): out of line, its frame off the two streams' path. */
 static __attribute__((noinline)) int stored_run(struct st_cursor *c, const uint8_t **begin,
 						const uint8_t **end)
 {
