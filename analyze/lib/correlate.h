@@ -198,48 +198,81 @@ static inline int an_io_stage(const struct an_io *io, enum an_stage s, uint64_t 
 }
 
 /*
- * Every stage of io at once, without a branch per stage (the summary does
- * this for every I/O): ns[s] is stage s's latency when bit s of the result
- * is set, the same definitions as an_io_stage().
+ * Calls stage(ctx, s, ns) for every stage s io has, in ascending order, with
+ * its latency: the same definitions as an_io_stage(). Always inline, and
+ * meant for a `stage` the caller names, so that the compiler makes the
+ * call a direct one and inlines it into the unrolled loop: the summary
+ * runs this for every I/O, and a stage that is missing then costs its two
+ * loads and one compare.
  */
-static inline unsigned an_io_stages(const struct an_io *io, uint64_t ns[AN_ST_COUNT])
+static inline __attribute__((always_inline)) void
+an_io_each_stage(const struct an_io *io, void (*stage)(void *ctx, unsigned s, uint64_t ns), void *ctx)
 {
-	unsigned defined = 0;
 	enum an_ts from, to;
+	uint64_t total = 0;
+	int has_total = 0;
 
 	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
 #pragma GCC unroll 16
 	for (unsigned s = AN_ST_TOTAL; s < AN_ST_Q2Q; s++) {
 		uint64_t a, b;
 
-		if (s != AN_ST_TOTAL) {
-			from = an_stage_ends[s][0];
-			to = an_stage_ends[s][1];
-		}
+		if (s == AN_ST_REAP)
+			an_io_stage_ends(io, AN_ST_REAP, &from, &to);
+		else if (s != AN_ST_TOTAL)
+			from = an_stage_ends[s][0], to = an_stage_ends[s][1];
 		a = io->ts[from];
 		b = io->ts[to];
-		ns[s] = b - a;
 		/*
 		 * an_io_span(): both ends seen and in order (then b is not 0
 		 * either). a - 1 < b says it in one compare: a = 0 wraps to the
 		 * largest value, which no b is below.
 		 */
-		defined |= (unsigned)(a - 1 < b) << s;
+		if (a - 1 < b) {
+			if (s == AN_ST_TOTAL)
+				has_total = 1, total = b - a;
+			stage(ctx, s, b - a);
+		}
 	}
-	/* reap's start depends on the I/O (an_io_stage_ends) */
-	an_io_stage_ends(io, AN_ST_REAP, &from, &to);
-	ns[AN_ST_REAP] = io->ts[to] - io->ts[from];
-	defined = (defined & ~(1u << AN_ST_REAP)) |
-		  (unsigned)(io->ts[from] && io->ts[to] >= io->ts[from]) << AN_ST_REAP;
-	ns[AN_ST_Q2Q] = io->q2q;
-	defined |= (unsigned)(io->q2q != UINT64_MAX) << AN_ST_Q2Q;
-	if (io->span) {
-		ns[AN_ST_SPAN0 + io->span - 1] = io->span_ns;
-		defined |= 1u << (AN_ST_SPAN0 + io->span - 1);
+	if (io->q2q != UINT64_MAX)
+		stage(ctx, AN_ST_Q2Q, io->q2q);
+	if (io->flags & AN_IO_WHY) {
+		uint64_t ns[AN_ST_COUNT];
+		unsigned causes = an_io_causes_of(io, has_total, total, ns);
+
+#pragma GCC unroll 8
+		for (unsigned s = AN_ST_RUNQ; s <= AN_ST_OTHER; s++)
+			if (causes & 1u << s)
+				stage(ctx, s, ns[s]);
 	}
-	if (io->flags & AN_IO_WHY)
-		defined |= an_io_causes_of(io, defined & 1u << AN_ST_TOTAL, ns[AN_ST_TOTAL], ns);
-	return defined;
+	if (io->span)
+		stage(ctx, AN_ST_SPAN0 + io->span - 1u, io->span_ns);
+}
+
+/* an_io_stages()' stage(): into ns[], and its bit. */
+struct an_stage_out {
+	uint64_t *ns;
+	unsigned defined;
+};
+
+static inline __attribute__((always_inline)) void an_io_stage_store(void *ctx, unsigned s, uint64_t ns)
+{
+	struct an_stage_out *out = ctx;
+
+	out->ns[s] = ns;
+	out->defined |= 1u << s;
+}
+
+/*
+ * Every stage of io at once: ns[s] is stage s's latency when bit s of the
+ * result is set, the same definitions as an_io_stage().
+ */
+static inline unsigned an_io_stages(const struct an_io *io, uint64_t ns[AN_ST_COUNT])
+{
+	struct an_stage_out out = { ns, 0 };
+
+	an_io_each_stage(io, an_io_stage_store, &out);
+	return out.defined;
 }
 
 /*

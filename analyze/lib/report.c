@@ -231,11 +231,24 @@ int an_stats_merge(struct an_stats *dst, struct an_stats *src)
 	return 0;
 }
 
+/* an_stats_add()'s stage(): a sample of stage k into its group. */
+struct stage_sink {
+	struct an_stats *s;
+	struct an_group *g;
+};
+
+static inline __attribute__((always_inline)) void add_stage(void *ctx, unsigned k, uint64_t ns)
+{
+	struct stage_sink *sink = ctx;
+
+	if (an_qest_add(&sink->g->st[k], ns))
+		sink->s->failed = 1;
+}
+
 void an_stats_add(struct an_stats *s, const struct an_io *io)
 {
-	struct an_group *g = group_of(s, io);
-	uint64_t ns[AN_ST_COUNT];
-	unsigned defined;
+	struct stage_sink sink = { s, group_of(s, io) };
+	struct an_group *g = sink.g;
 
 	if (!g) {
 		s->failed = 1;
@@ -253,29 +266,8 @@ void an_stats_add(struct an_stats *s, const struct an_io *io)
 	g->split += !!(io->flags & AN_IO_SPLIT);
 	g->requeues += io->requeues;
 	g->unjoined += !!(io->flags & AN_IO_UNJOINED);
-	defined = an_io_stages(io, ns);
-	/*
-	 * The built-in stages unrolled, each its own test: a stage's sketch at
-	 * an offset the compiler knows, which the set bits' loop had to compute
-	 * (an I/O has most of them); the causes, all or none, behind one test;
-	 * the spans, one at most, after.
-	 */
-#pragma GCC unroll 16
-	for (unsigned k = 0; k < AN_ST_RUNQ; k++)
-		if ((defined & 1u << k) && an_qest_add(&g->st[k], ns[k]))
-			s->failed = 1;
-	if (defined & ((1u << AN_ST_SPAN0) - (1u << AN_ST_RUNQ))) {
-#pragma GCC unroll 8
-		for (unsigned k = AN_ST_RUNQ; k < AN_ST_SPAN0; k++)
-			if ((defined & 1u << k) && an_qest_add(&g->st[k], ns[k]))
-				s->failed = 1;
-	}
-	for (defined >>= AN_ST_SPAN0; defined; defined &= defined - 1) {
-		unsigned k = AN_ST_SPAN0 + (unsigned)__builtin_ctz(defined);
-
-		if (an_qest_add(&g->st[k], ns[k]))
-			s->failed = 1;
-	}
+	/* each built-in stage's sketch at an offset the compiler knows, behind its own test */
+	an_io_each_stage(io, add_stage, &sink);
 }
 
 static int cmp_group(const void *a, const void *b)
