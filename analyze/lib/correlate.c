@@ -238,9 +238,9 @@ static uint32_t io_new(struct an_corr *c, const struct st_event_header *h, uint1
 		c->failed = 1;
 		return AN_NONE;
 	}
+	gen = IO(c, i)->gen;
+	an_pool_zero(&c->ios, i);
 	io = IO(c, i);
-	gen = io->gen;
-	memset(io, 0, sizeof(*io));
 	io->gen = gen;
 	io->start = h->ts;
 	io->pid = h->pid;
