@@ -1478,6 +1478,11 @@ static void cause_event(struct an_corr *c, const struct st_event_header *h)
 
 	if (!c->cause)
 		return;
+	/* a kernel thread's sample, one per completion: no call's wait ends with it */
+	if (h->type == ST_EV_svc_run_delay) {
+		an_cause_event(c->cause, h, NULL);
+		return;
+	}
 	if (h->type == ST_EV_sched_switch)
 		tid = ((const struct st_ev_sched_switch *)h)->p.next_tid;
 	an_cause_event(c->cause, h, sys_io(c, tid));
