@@ -274,32 +274,42 @@ uint64_t an_run_duration(const struct an_run *r)
 	return to > from ? to - from : 1;
 }
 
-static void on_io(void *ctx, const struct an_io *io)
+/*
+ * io as the run sees it: on the run's clock with its recording's index (a
+ * copy in *moved when that changes it); NULL when the run's filter leaves
+ * it out.
+ */
+static const struct an_io *run_io(struct an_recording *x, const struct an_io *io, struct an_io *moved)
 {
-	struct an_recording *x = ctx;
 	struct an_filter *f = &x->run->filter;
-	struct an_io moved;
-	uint64_t ns;
 	int k;
 
 	if (x->shift || x->index) {
-		moved = *io;
+		*moved = *io;
 		for (k = 0; k < AN_TS_COUNT; k++)
-			if (moved.ts[k])
-				moved.ts[k] += x->shift;
-		moved.start += x->shift;
-		moved.recording = x->index;
-		io = &moved;
+			if (moved->ts[k])
+				moved->ts[k] += x->shift;
+		moved->start += x->shift;
+		moved->recording = x->index;
+		io = moved;
 	}
 	if (x->dev != f->dev) {
 		struct an_filter own = *f;
 
 		own.dev = x->dev;
-		if (!an_filter_match(&own, x->names, io))
-			return;
-	} else if (!an_filter_match(f, x->names, io)) {
-		return;
+		return an_filter_match(&own, x->names, io) ? io : NULL;
 	}
+	return an_filter_match(f, x->names, io) ? io : NULL;
+}
+
+static void on_io(void *ctx, const struct an_io *io)
+{
+	struct an_recording *x = ctx;
+	struct an_io moved;
+	uint64_t ns;
+
+	if (!x->as_is && !(io = run_io(x, io, &moved)))
+		return;
 	if (x->run->want & AN_WANT_STATS)
 		an_stats_add(&x->stats, io);
 	if ((x->run->want & AN_WANT_SERIES) && an_io_in_view(io, x->series.stage))
@@ -590,6 +600,8 @@ static int setup_recording(struct an_recording *x, unsigned want)
 	memset(&x->top, 0, sizeof(x->top));
 	memset(&x->slowest, 0, sizeof(x->slowest));
 	an_qest_init(&x->stage_samples, r->stage_samples.limit);
+	x->as_is = !x->shift && !x->index && !x->dev && !r->filter.dev && r->filter.pid < 0 &&
+		   !r->filter.comm && !r->filter.from && !r->filter.to;
 	if (want & AN_WANT_STATS) {
 		an_stats_init(&x->stats, r->stats.by, r->stats.exact_limit, x->names);
 		x->stats.host = x->host;

@@ -83,6 +83,7 @@ struct an_recording {
 	int read_ahead;		/* read by a thread of its own during a pass */
 	struct an_run *run;
 	/* One pass: */
+	int as_is;		/* its I/Os need no move onto the run's clock and no filter (on_io) */
 	struct an_stats stats;
 	struct an_series series;
 	struct an_top top;
