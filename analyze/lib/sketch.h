@@ -99,6 +99,28 @@ static inline int an_qest_add(struct an_qest *e, uint64_t v)
 	}
 	return 0;
 }
+/*
+ * an_qest_add(e, 0), for a stage that is 0 for most I/Os (the causes of a
+ * recording without lock waits, reclaim or throttling): no bucket to
+ * compute (0's is 0) and no maximum to compare.
+ */
+static inline int an_qest_add_zero(struct an_qest *e)
+{
+	uint64_t *counts = e->sk.counts;
+
+	if (!counts && e->nsamples >= e->cap)
+		return an_qest_add_slow(e, 0);
+	e->n++;
+	e->min = 0;
+	if (counts) {
+		e->sk.n++;
+		counts[0]++;
+	} else {
+		e->samples[e->nsamples++] = 0;
+		e->sorted = 0;
+	}
+	return 0;
+}
 int an_qest_merge(struct an_qest *dst, struct an_qest *src);
 int an_qest_is_exact(const struct an_qest *e);
 /*
