@@ -228,7 +228,9 @@ static struct dev_ent *dev_of(struct an_corr *c, uint32_t dev)
 
 /* ---- I/O lifetime ----------------------------------------------------- */
 
-static uint32_t io_new(struct an_corr *c, const struct st_event_header *h, uint16_t flags)
+/* Inline, as bio_new: once on every I/O's path, where the call and its saved registers cost about 25 instructions. */
+static inline __attribute__((always_inline)) uint32_t
+io_new(struct an_corr *c, const struct st_event_header *h, uint16_t flags)
 {
 	uint32_t i = an_pool_get(&c->ios);
 	struct an_io *io;
@@ -787,7 +789,8 @@ static uint32_t io_of_bio(struct an_corr *c, uint32_t b)
 	return be->io;
 }
 
-static uint32_t bio_new(struct an_corr *c, uint64_t bio, uint32_t io, uint64_t ts)
+static inline __attribute__((always_inline)) uint32_t
+bio_new(struct an_corr *c, uint64_t bio, uint32_t io, uint64_t ts)
 {
 	uint32_t b = an_pool_get(&c->bios);
 	struct bio_ent *be;
