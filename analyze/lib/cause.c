@@ -448,6 +448,28 @@ static uint64_t svc_runq(struct an_causes *cz, const struct an_io *io)
 }
 
 /*
+ * Of the samples of slot *k's time, read from it back in time (at most
+ * *left more slots: they are in time order), the lowest slot; *k is left at
+ * the first slot of another time, DELAY_RING when none was left to read.
+ */
+static const struct delay_sample *time_run(const struct thr *t, unsigned *k, unsigned *left)
+{
+	const struct delay_sample *low = &t->delays[*k];
+	uint64_t ts = low->ts;
+
+	while (*left) {
+		--*left;
+		*k = (*k + DELAY_RING - 1) % DELAY_RING;
+		if (t->delays[*k].ts != ts)
+			return low;
+		if (&t->delays[*k] < low)
+			low = &t->delays[*k];
+	}
+	*k = DELAY_RING;
+	return low;
+}
+
+/*
  * The latest of t's samples at or before end (*cur) and the latest before
  * that (*prev), NULL none; of samples of one time, the lowest slot.
  */
@@ -472,30 +494,23 @@ static void delay_samples(const struct thr *t, uint64_t end, const struct delay_
 	}
 	/*
 	 * Records in time order (the correlator's events are): newest first,
-	 * the first two times met are the two wanted; this runs for every I/O,
-	 * where scanning the whole ring twice took a quarter of the
-	 * correlation's time. An empty slot (time 0) has only empty ones
-	 * before it.
+	 * past those after end, the first two times met are the two wanted;
+	 * this runs for every I/O, where scanning the whole ring twice took a
+	 * quarter of the correlation's time. An empty slot (time 0) has only
+	 * empty ones before it.
 	 */
-	for (unsigned n = 0, k = t->delay_next; n < DELAY_RING; n++) {
-		const struct delay_sample *d;
+	unsigned left = DELAY_RING, k = t->delay_next;
 
+	do {
+		if (!left--)
+			return;
 		k = (k + DELAY_RING - 1) % DELAY_RING;
-		d = &t->delays[k];
-		if (!d->ts)
-			break;
-		if (d->ts > end)
-			continue;
-		if (!*cur || d->ts == (*cur)->ts) {
-			if (!*cur || d < *cur)
-				*cur = d;
-		} else if (!*prev || d->ts == (*prev)->ts) {
-			if (!*prev || d < *prev)
-				*prev = d;
-		} else {
-			break;
-		}
-	}
+		if (!t->delays[k].ts)
+			return;
+	} while (t->delays[k].ts > end);
+	*cur = time_run(t, &k, &left);
+	if (k < DELAY_RING && t->delays[k].ts)
+		*prev = time_run(t, &k, &left);
 }
 
 /*
