@@ -542,7 +542,12 @@ static void pass_recording(struct an_recording *x)
 		snprintf(x->err, sizeof(x->err), "out of memory");
 		return;
 	}
-	an_corr_set_names(c, x->names);
+	/*
+	 * Each I/O's file (an_io.file) for the consumers that name files: every
+	 * one but the stage statistics grouped by another key (the summary).
+	 */
+	if (r->want != AN_WANT_STATS || r->stats.by == AN_BY_FILE)
+		an_corr_set_names(c, x->names);
 	if (an_run_has_causes(x) && an_corr_enable_causes(c)) {
 		snprintf(x->err, sizeof(x->err), "out of memory");
 		an_corr_free(c);
