@@ -1264,7 +1264,9 @@ static void rq_adopt_bioless(struct an_corr *c, uint32_t r, const struct st_ev_b
 	RQ(c, r)->io_gen = io->gen;
 }
 
-static void rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
+/* Inline: a stamped issue, one per block I/O, then runs in the dispatch's frame, not one of its own. */
+static inline __attribute__((always_inline)) void
+rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
 {
 	uint32_t r = rq_for_dispatch(c, (const struct st_ev_block_rq *)e), n, i, known = 0;
 	struct rq_ent *re;
