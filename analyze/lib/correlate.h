@@ -134,20 +134,25 @@ static inline void an_io_stage_ends(const struct an_io *io, enum an_stage s, enu
  * an_io_causes() of an I/O whose total is known: has_total, and total
  * when it has one (an_io_stages() has them at hand).
  */
+/* The part of io's total its causes leave (AN_ST_OTHER). */
+static inline uint64_t an_io_cause_rest(const struct an_io *io, uint64_t total)
+{
+	uint64_t sum = 0;
+
+	for (unsigned k = 0; k < AN_CAUSE_COUNT; k++)
+		sum += io->cause_ns[k];
+	/* an_cause_finish() keeps the causes within the total */
+	return total > sum ? total - sum : 0;
+}
+
 static inline unsigned an_io_causes_of(const struct an_io *io, int has_total, uint64_t total,
 				       uint64_t ns[AN_ST_COUNT])
 {
-	uint64_t sum = 0;
-	unsigned k;
-
-	for (k = 0; k < AN_CAUSE_COUNT; k++) {
+	for (unsigned k = 0; k < AN_CAUSE_COUNT; k++)
 		ns[AN_ST_RUNQ + k] = io->cause_ns[k];
-		sum += io->cause_ns[k];
-	}
 	if (!has_total)
 		return ((1u << AN_CAUSE_COUNT) - 1) << AN_ST_RUNQ;
-	/* an_cause_finish() keeps the causes within the total */
-	ns[AN_ST_OTHER] = total > sum ? total - sum : 0;
+	ns[AN_ST_OTHER] = an_io_cause_rest(io, total);
 	return ((1u << (AN_CAUSE_COUNT + 1)) - 1) << AN_ST_RUNQ;
 }
 
@@ -237,13 +242,12 @@ an_io_each_stage(const struct an_io *io, void (*stage)(void *ctx, unsigned s, ui
 	if (io->q2q != UINT64_MAX)
 		stage(ctx, AN_ST_Q2Q, io->q2q);
 	if (io->flags & AN_IO_WHY) {
-		uint64_t ns[AN_ST_COUNT];
-		unsigned causes = an_io_causes_of(io, has_total, total, ns);
-
+		/* an_io_causes_of()'s stages, each as it is read */
 #pragma GCC unroll 8
-		for (unsigned s = AN_ST_RUNQ; s <= AN_ST_OTHER; s++)
-			if (causes & 1u << s)
-				stage(ctx, s, ns[s]);
+		for (unsigned k = 0; k < AN_CAUSE_COUNT; k++)
+			stage(ctx, AN_ST_RUNQ + k, io->cause_ns[k]);
+		if (has_total)
+			stage(ctx, AN_ST_OTHER, an_io_cause_rest(io, total));
 	}
 	if (io->span)
 		stage(ctx, AN_ST_SPAN0 + io->span - 1u, io->span_ns);
