@@ -98,21 +98,22 @@ int an_cause_failed(const struct an_causes *cz)
 	return cz->failed;
 }
 
-/* Thread tid's state, NULL when it has none. */
-static struct thr *thr_find(struct an_causes *cz, uint32_t tid)
+/*
+ * Thread tid's state, NULL when it has none. Inline, as thr_get()'s look-up:
+ * a few per event and per I/O, where a call costs what the probe does.
+ */
+static inline __attribute__((always_inline)) struct thr *thr_find(struct an_causes *cz, uint32_t tid)
 {
 	uint32_t i = an_idmap_get(&cz->by_tid, tid);
 
 	return i == AN_NONE ? NULL : THR(cz, i);
 }
 
-/* Thread tid's state, made when missing; NULL when out of memory. */
-static struct thr *thr_get(struct an_causes *cz, uint32_t tid)
+/* thr_get() of a thread met for the first time: its state made. */
+static __attribute__((noinline)) struct thr *thr_new(struct an_causes *cz, uint32_t tid)
 {
-	uint32_t i = an_idmap_get(&cz->by_tid, tid);
+	uint32_t i;
 
-	if (i != AN_NONE)
-		return THR(cz, i);
 	if (!tid)
 		return NULL;
 	if (cz->by_tid.count >= THREADS_MAX) {
@@ -127,6 +128,14 @@ static struct thr *thr_get(struct an_causes *cz, uint32_t tid)
 	}
 	memset(THR(cz, i), 0, sizeof(struct thr));
 	return THR(cz, i);
+}
+
+/* Thread tid's state, made when missing; NULL when out of memory. */
+static inline __attribute__((always_inline)) struct thr *thr_get(struct an_causes *cz, uint32_t tid)
+{
+	struct thr *t = thr_find(cz, tid);
+
+	return t ? t : thr_new(cz, tid);
 }
 
 /* The thread's maxima are io's: a new I/O starts them again. */
