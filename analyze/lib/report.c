@@ -166,16 +166,16 @@ static struct an_group *new_group(struct an_stats *s, uint64_t key)
 static struct an_group *group_of(struct an_stats *s, const struct an_io *io)
 {
 	uint64_t key = group_key(s->by, s->names, s->host, io);
+	struct an_group_hint *hint = &s->recent[key & (AN_GROUP_RECENT - 1)];
 	uint32_t g;
 	struct an_group *gr;
 
-	/* I/Os of one group tend to come in runs. */
-	if (key == s->last_key)
-		return &s->groups[s->last_group];
+	/* I/Os of a few groups come in runs, interleaved. */
+	if (key == hint->key)
+		return &s->groups[hint->group];
 	g = an_idmap_get(&s->index, key);
 	if (g != AN_NONE) {
-		s->last_key = key;
-		s->last_group = g;
+		*hint = (struct an_group_hint){ key, g };
 		return &s->groups[g];
 	}
 	gr = new_group(s, key);
