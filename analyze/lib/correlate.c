@@ -333,7 +333,7 @@ static inline __attribute__((always_inline)) void io_finish(struct an_corr *c, u
 	c->st.ios++;
 	if (c->cause) {
 		uint64_t total = 0;
-		int has_total = an_io_stage(io, AN_ST_TOTAL, &total);
+		int has_total = an_io_total(io, &total);
 
 		an_cause_finish(c->cause, io, has_total, total);
 	}

@@ -130,6 +130,15 @@ static inline void an_io_stage_ends(const struct an_io *io, enum an_stage s, enu
 	}
 }
 
+/* an_io_stage(io, AN_ST_TOTAL, ns), inline (the causes need it for every I/O). */
+static inline int an_io_total(const struct an_io *io, uint64_t *ns)
+{
+	enum an_ts from, to;
+
+	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
+	return an_io_span(io, from, to, ns);
+}
+
 /*
  * an_io_causes() of an I/O whose total is known: has_total, and total
  * when it has one (an_io_stages() has them at hand).
@@ -163,14 +172,12 @@ static inline unsigned an_io_causes_of(const struct an_io *io, int has_total, ui
  */
 static inline unsigned an_io_causes(const struct an_io *io, uint64_t ns[AN_ST_COUNT])
 {
-	enum an_ts from, to;
 	uint64_t total = 0;
 	int has_total;
 
 	if (!(io->flags & AN_IO_WHY))
 		return 0;
-	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
-	has_total = an_io_span(io, from, to, &total);
+	has_total = an_io_total(io, &total);
 	return an_io_causes_of(io, has_total, total, ns);
 }
 
