@@ -87,8 +87,10 @@ static inline int an_qest_add(struct an_qest *e, uint64_t v)
 	/* e's fields before the bucket: a store through counts may alias e, which is then reloaded */
 	e->n++;
 	e->sum += v;
-	e->min = v < e->min ? v : e->min;
-	e->max = v > e->max ? v : e->max;
+	if (v < e->min)
+		e->min = v;
+	if (v > e->max)
+		e->max = v;
 	if (counts) {
 		/* an_sketch_add() with the bits every an_qest uses, a constant. */
 		e->sk.n++;
