@@ -143,13 +143,9 @@ static inline int an_io_total(const struct an_io *io, uint64_t *ns)
  * an_io_causes() of an I/O whose total is known: has_total, and total
  * when it has one (an_io_stages() has them at hand).
  */
-/* The part of io's total its causes leave (AN_ST_OTHER). */
-static inline uint64_t an_io_cause_rest(const struct an_io *io, uint64_t total)
+/* The part of a total its causes, which sum to sum, leave (AN_ST_OTHER). */
+static inline uint64_t an_io_cause_rest(uint64_t total, uint64_t sum)
 {
-	uint64_t sum = 0;
-
-	for (unsigned k = 0; k < AN_CAUSE_COUNT; k++)
-		sum += io->cause_ns[k];
 	/* an_cause_finish() keeps the causes within the total */
 	return total > sum ? total - sum : 0;
 }
@@ -157,11 +153,15 @@ static inline uint64_t an_io_cause_rest(const struct an_io *io, uint64_t total)
 static inline unsigned an_io_causes_of(const struct an_io *io, int has_total, uint64_t total,
 				       uint64_t ns[AN_ST_COUNT])
 {
-	for (unsigned k = 0; k < AN_CAUSE_COUNT; k++)
+	uint64_t sum = 0;
+
+	for (unsigned k = 0; k < AN_CAUSE_COUNT; k++) {
 		ns[AN_ST_RUNQ + k] = io->cause_ns[k];
+		sum += io->cause_ns[k];
+	}
 	if (!has_total)
 		return ((1u << AN_CAUSE_COUNT) - 1) << AN_ST_RUNQ;
-	ns[AN_ST_OTHER] = an_io_cause_rest(io, total);
+	ns[AN_ST_OTHER] = an_io_cause_rest(total, sum);
 	return ((1u << (AN_CAUSE_COUNT + 1)) - 1) << AN_ST_RUNQ;
 }
 
@@ -261,12 +261,18 @@ an_io_each_stage(const struct an_io *io, void (*stage)(void *ctx, unsigned s, ui
 	if (io->q2q != UINT64_MAX)
 		stage(ctx, AN_ST_Q2Q, io->q2q);
 	if (io->flags & AN_IO_WHY) {
+		uint64_t sum = 0;
+
 		/* an_io_causes_of()'s stages, each as it is read */
 #pragma GCC unroll 8
-		for (unsigned k = 0; k < AN_CAUSE_COUNT; k++)
-			stage(ctx, AN_ST_RUNQ + k, io->cause_ns[k]);
+		for (unsigned k = 0; k < AN_CAUSE_COUNT; k++) {
+			uint64_t ns = io->cause_ns[k];
+
+			stage(ctx, AN_ST_RUNQ + k, ns);
+			sum += ns;
+		}
 		if (has_total)
-			stage(ctx, AN_ST_OTHER, an_io_cause_rest(io, total));
+			stage(ctx, AN_ST_OTHER, an_io_cause_rest(total, sum));
 	}
 	if (io->span)
 		stage(ctx, AN_ST_SPAN0 + io->span - 1u, io->span_ns);
