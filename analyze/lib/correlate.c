@@ -228,7 +228,10 @@ static struct dev_ent *dev_of(struct an_corr *c, uint32_t dev)
 
 /* ---- I/O lifetime ----------------------------------------------------- */
 
-/* Inline, as bio_new: once on every I/O's path, where the call and its saved registers cost about 25 instructions. */
+/*
+ * Inline, as bio_new: once on every I/O's path, where the call and its
+ * saved registers cost about 25 instructions.
+ */
 static inline __attribute__((always_inline)) uint32_t
 io_new(struct an_corr *c, const struct st_event_header *h, uint16_t flags)
 {

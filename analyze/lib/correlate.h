@@ -139,10 +139,6 @@ static inline int an_io_total(const struct an_io *io, uint64_t *ns)
 	return an_io_span(io, from, to, ns);
 }
 
-/*
- * an_io_causes() of an I/O whose total is known: has_total, and total
- * when it has one (an_io_stages() has them at hand).
- */
 /* The part of a total its causes, which sum to sum, leave (AN_ST_OTHER). */
 static inline uint64_t an_io_cause_rest(uint64_t total, uint64_t sum)
 {
@@ -150,6 +146,10 @@ static inline uint64_t an_io_cause_rest(uint64_t total, uint64_t sum)
 	return total > sum ? total - sum : 0;
 }
 
+/*
+ * an_io_causes() of an I/O whose total is known: has_total, and total
+ * when it has one.
+ */
 static inline unsigned an_io_causes_of(const struct an_io *io, int has_total, uint64_t total,
 				       uint64_t ns[AN_ST_COUNT])
 {
