@@ -65,6 +65,7 @@ struct an_causes {
 	struct an_idmap by_tid;
 	int failed;
 	int sched_seen;	/* sched records met: runq from them, else from the run_delay reads */
+	uint32_t dirty_asleep;	/* threads asleep in a dirty-page pause (thr.dirty_asleep) */
 };
 
 #define THR(cz, i) AN_POOL_AT(&(cz)->thrs, struct thr, i)
@@ -98,27 +99,29 @@ int an_cause_failed(const struct an_causes *cz)
 	return cz->failed;
 }
 
-/* Thread tid's state, NULL when it has none. */
-static struct thr *thr_find(struct an_causes *cz, uint32_t tid)
+/*
+ * Thread tid's state, NULL when it has none. Inline, as thr_get()'s look-up:
+ * a few per event and per I/O, where a call costs what the probe does.
+ */
+static inline __attribute__((always_inline)) struct thr *thr_find(struct an_causes *cz, uint32_t tid)
 {
 	uint32_t i = an_idmap_get(&cz->by_tid, tid);
 
 	return i == AN_NONE ? NULL : THR(cz, i);
 }
 
-/* Thread tid's state, made when missing; NULL when out of memory. */
-static struct thr *thr_get(struct an_causes *cz, uint32_t tid)
+/* thr_get() of a thread met for the first time: its state made. */
+static __attribute__((noinline)) struct thr *thr_new(struct an_causes *cz, uint32_t tid)
 {
-	uint32_t i = an_idmap_get(&cz->by_tid, tid);
+	uint32_t i;
 
-	if (i != AN_NONE)
-		return THR(cz, i);
 	if (!tid)
 		return NULL;
 	if (cz->by_tid.count >= THREADS_MAX) {
 		an_idmap_clear(&cz->by_tid);
 		an_pool_free(&cz->thrs);
 		an_pool_init(&cz->thrs, sizeof(struct thr));
+		cz->dirty_asleep = 0;
 	}
 	i = an_pool_get(&cz->thrs);
 	if (i == AN_NONE || an_idmap_put(&cz->by_tid, tid, i)) {
@@ -127,6 +130,14 @@ static struct thr *thr_get(struct an_causes *cz, uint32_t tid)
 	}
 	memset(THR(cz, i), 0, sizeof(struct thr));
 	return THR(cz, i);
+}
+
+/* Thread tid's state, made when missing; NULL when out of memory. */
+static inline __attribute__((always_inline)) struct thr *thr_get(struct an_causes *cz, uint32_t tid)
+{
+	struct thr *t = thr_find(cz, tid);
+
+	return t ? t : thr_new(cz, tid);
 }
 
 /* The thread's maxima are io's: a new I/O starts them again. */
@@ -189,11 +200,12 @@ static void on_wakeup(struct an_causes *cz, const struct st_ev_sched_wakeup *e)
  * then (its timer fires on a tick after ts + pause; a signal cuts it short).
  * Measured here: 44 pauses asking 180 ms kept fio asleep 315 ms.
  */
-static void dirty_woken(struct thr *t, uint64_t ts, struct an_io *io)
+static void dirty_woken(struct an_causes *cz, struct thr *t, uint64_t ts, struct an_io *io)
 {
 	uint64_t *dirty;
 
 	t->dirty_asleep = 0;
+	cz->dirty_asleep--;
 	if (!io || t->dirty_from < io->ts[AN_TS_SYS_ENTER] || ts < t->dirty_from)
 		return;
 	dirty = &io->cause_ns[AN_CAUSE_DIRTY];
@@ -224,7 +236,7 @@ static void on_switch(struct an_causes *cz, const struct st_ev_sched_switch *e, 
 	if (!t)
 		return;
 	if (t->dirty_asleep)
-		dirty_woken(t, t->runnable_since ? t->runnable_since : e->h.ts, next_io);
+		dirty_woken(cz, t, t->runnable_since ? t->runnable_since : e->h.ts, next_io);
 	if (!t->runnable_since)
 		return;
 	if (e->h.ts > t->runnable_since)
@@ -325,6 +337,7 @@ static void on_dirty(struct an_causes *cz, const struct st_ev_dirty_pause *e, st
 		return;
 	t->dirty_from = e->h.ts;
 	t->dirty_to = e->h.ts + e->p.pause_ns;
+	cz->dirty_asleep += !t->dirty_asleep;
 	t->dirty_asleep = 1;
 	if (t->dirty_ext_io != io->start) {
 		t->dirty_ext_io = io->start;
@@ -379,9 +392,10 @@ void an_cause_event(struct an_causes *cz, const struct st_event_header *h, struc
 	 * (or the call's exit): it ran on a CPU again by then. The run-queue
 	 * wait after its wakeup is taken out at the finish.
 	 */
-	if (!cz->sched_seen && h->type != ST_EV_sched_switch && h->type != ST_EV_sched_wakeup &&
-	    h->type != ST_EV_svc_run_delay && (t = thr_find(cz, h->tid)) && t->dirty_asleep)
-		dirty_woken(t, h->ts, io);
+	if (cz->dirty_asleep && !cz->sched_seen && h->type != ST_EV_sched_switch &&
+	    h->type != ST_EV_sched_wakeup && h->type != ST_EV_svc_run_delay &&
+	    (t = thr_find(cz, h->tid)) && t->dirty_asleep)
+		dirty_woken(cz, t, h->ts, io);
 	switch (h->type) {
 	case ST_EV_sched_switch:
 		cz->sched_seen = 1;
@@ -448,6 +462,28 @@ static uint64_t svc_runq(struct an_causes *cz, const struct an_io *io)
 }
 
 /*
+ * Of the samples of slot *k's time, read from it back in time (at most
+ * *left more slots: they are in time order), the lowest slot; *k is left at
+ * the first slot of another time, DELAY_RING when none was left to read.
+ */
+static const struct delay_sample *time_run(const struct thr *t, unsigned *k, unsigned *left)
+{
+	const struct delay_sample *low = &t->delays[*k];
+	uint64_t ts = low->ts;
+
+	while (*left) {
+		--*left;
+		*k = (*k + DELAY_RING - 1) % DELAY_RING;
+		if (t->delays[*k].ts != ts)
+			return low;
+		if (&t->delays[*k] < low)
+			low = &t->delays[*k];
+	}
+	*k = DELAY_RING;
+	return low;
+}
+
+/*
  * The latest of t's samples at or before end (*cur) and the latest before
  * that (*prev), NULL none; of samples of one time, the lowest slot.
  */
@@ -472,30 +508,23 @@ static void delay_samples(const struct thr *t, uint64_t end, const struct delay_
 	}
 	/*
 	 * Records in time order (the correlator's events are): newest first,
-	 * the first two times met are the two wanted; this runs for every I/O,
-	 * where scanning the whole ring twice took a quarter of the
-	 * correlation's time. An empty slot (time 0) has only empty ones
-	 * before it.
+	 * past those after end, the first two times met are the two wanted;
+	 * this runs for every I/O, where scanning the whole ring twice took a
+	 * quarter of the correlation's time. An empty slot (time 0) has only
+	 * empty ones before it.
 	 */
-	for (unsigned n = 0, k = t->delay_next; n < DELAY_RING; n++) {
-		const struct delay_sample *d;
+	unsigned left = DELAY_RING, k = t->delay_next;
 
+	do {
+		if (!left--)
+			return;
 		k = (k + DELAY_RING - 1) % DELAY_RING;
-		d = &t->delays[k];
-		if (!d->ts)
-			break;
-		if (d->ts > end)
-			continue;
-		if (!*cur || d->ts == (*cur)->ts) {
-			if (!*cur || d < *cur)
-				*cur = d;
-		} else if (!*prev || d->ts == (*prev)->ts) {
-			if (!*prev || d < *prev)
-				*prev = d;
-		} else {
-			break;
-		}
-	}
+		if (!t->delays[k].ts)
+			return;
+	} while (t->delays[k].ts > end);
+	*cur = time_run(t, &k, &left);
+	if (k < DELAY_RING && t->delays[k].ts)
+		*prev = time_run(t, &k, &left);
 }
 
 /*
@@ -574,7 +603,7 @@ void an_cause_finish(struct an_causes *cz, struct an_io *io, int has_total, uint
 		/* the call returned: a window still open lost its end */
 		t->win_start = 0;
 		if (!cz->sched_seen && t->dirty_asleep && io->ts[AN_TS_SYS_EXIT])
-			dirty_woken(t, io->ts[AN_TS_SYS_EXIT], io);
+			dirty_woken(cz, t, io->ts[AN_TS_SYS_EXIT], io);
 		if (io->ts[AN_TS_SYS_EXIT] && t->dirty_to > io->ts[AN_TS_SYS_EXIT] &&
 		    t->dirty_from >= io->ts[AN_TS_SYS_ENTER]) {
 			uint64_t past = t->dirty_to - io->ts[AN_TS_SYS_EXIT];

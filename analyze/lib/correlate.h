@@ -130,24 +130,38 @@ static inline void an_io_stage_ends(const struct an_io *io, enum an_stage s, enu
 	}
 }
 
+/* an_io_stage(io, AN_ST_TOTAL, ns), inline (the causes need it for every I/O). */
+static inline int an_io_total(const struct an_io *io, uint64_t *ns)
+{
+	enum an_ts from, to;
+
+	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
+	return an_io_span(io, from, to, ns);
+}
+
+/* The part of a total its causes, which sum to sum, leave (AN_ST_OTHER). */
+static inline uint64_t an_io_cause_rest(uint64_t total, uint64_t sum)
+{
+	/* an_cause_finish() keeps the causes within the total */
+	return total > sum ? total - sum : 0;
+}
+
 /*
  * an_io_causes() of an I/O whose total is known: has_total, and total
- * when it has one (an_io_stages() has them at hand).
+ * when it has one.
  */
 static inline unsigned an_io_causes_of(const struct an_io *io, int has_total, uint64_t total,
 				       uint64_t ns[AN_ST_COUNT])
 {
 	uint64_t sum = 0;
-	unsigned k;
 
-	for (k = 0; k < AN_CAUSE_COUNT; k++) {
+	for (unsigned k = 0; k < AN_CAUSE_COUNT; k++) {
 		ns[AN_ST_RUNQ + k] = io->cause_ns[k];
 		sum += io->cause_ns[k];
 	}
 	if (!has_total)
 		return ((1u << AN_CAUSE_COUNT) - 1) << AN_ST_RUNQ;
-	/* an_cause_finish() keeps the causes within the total */
-	ns[AN_ST_OTHER] = total > sum ? total - sum : 0;
+	ns[AN_ST_OTHER] = an_io_cause_rest(total, sum);
 	return ((1u << (AN_CAUSE_COUNT + 1)) - 1) << AN_ST_RUNQ;
 }
 
@@ -158,14 +172,12 @@ static inline unsigned an_io_causes_of(const struct an_io *io, int has_total, ui
  */
 static inline unsigned an_io_causes(const struct an_io *io, uint64_t ns[AN_ST_COUNT])
 {
-	enum an_ts from, to;
 	uint64_t total = 0;
 	int has_total;
 
 	if (!(io->flags & AN_IO_WHY))
 		return 0;
-	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
-	has_total = an_io_span(io, from, to, &total);
+	has_total = an_io_total(io, &total);
 	return an_io_causes_of(io, has_total, total, ns);
 }
 
@@ -198,48 +210,98 @@ static inline int an_io_stage(const struct an_io *io, enum an_stage s, uint64_t 
 }
 
 /*
- * Every stage of io at once, without a branch per stage (the summary does
- * this for every I/O): ns[s] is stage s's latency when bit s of the result
- * is set, the same definitions as an_io_stage().
+ * Calls stage(ctx, s, ns) for every stage s io has, in ascending order, with
+ * its latency: the same definitions as an_io_stage(). Always inline, and
+ * meant for a `stage` the caller names, so that the compiler makes the
+ * call a direct one and inlines it into the unrolled loop: the summary
+ * runs this for every I/O, and a stage that is missing then costs its two
+ * loads and one compare.
  */
-static inline unsigned an_io_stages(const struct an_io *io, uint64_t ns[AN_ST_COUNT])
+static inline __attribute__((always_inline)) void
+an_io_each_stage(const struct an_io *io, void (*stage)(void *ctx, unsigned s, uint64_t ns), void *ctx)
 {
-	unsigned defined = 0;
+	/*
+	 * Times most block I/Os lack: the call's entry and the file system's
+	 * start each begin two stages, the insert ends one and begins the
+	 * next; one test skips both. The reap ends one whose start depends
+	 * on the I/O.
+	 */
+	int sys = io->ts[AN_TS_SYS_ENTER] != 0, fs = io->ts[AN_TS_FS_BEGIN] != 0;
+	int inserted = io->ts[AN_TS_INSERT] != 0, reaped = io->ts[AN_TS_REAP] != 0;
 	enum an_ts from, to;
+	uint64_t total = 0;
+	int has_total = 0;
 
 	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
 #pragma GCC unroll 16
 	for (unsigned s = AN_ST_TOTAL; s < AN_ST_Q2Q; s++) {
 		uint64_t a, b;
 
-		if (s != AN_ST_TOTAL) {
-			from = an_stage_ends[s][0];
-			to = an_stage_ends[s][1];
-		}
+		if (((s == AN_ST_SYS2FS || s == AN_ST_SYS2Q) && !sys) ||
+		    ((s == AN_ST_FS || s == AN_ST_FS2Q) && !fs) ||
+		    ((s == AN_ST_G2I || s == AN_ST_I2D) && !inserted) || (s == AN_ST_REAP && !reaped))
+			continue;
+		if (s == AN_ST_REAP)
+			an_io_stage_ends(io, AN_ST_REAP, &from, &to);
+		else if (s != AN_ST_TOTAL)
+			from = an_stage_ends[s][0], to = an_stage_ends[s][1];
 		a = io->ts[from];
 		b = io->ts[to];
-		ns[s] = b - a;
 		/*
 		 * an_io_span(): both ends seen and in order (then b is not 0
 		 * either). a - 1 < b says it in one compare: a = 0 wraps to the
 		 * largest value, which no b is below.
 		 */
-		defined |= (unsigned)(a - 1 < b) << s;
+		if (a - 1 < b) {
+			if (s == AN_ST_TOTAL)
+				has_total = 1, total = b - a;
+			stage(ctx, s, b - a);
+		}
 	}
-	/* reap's start depends on the I/O (an_io_stage_ends) */
-	an_io_stage_ends(io, AN_ST_REAP, &from, &to);
-	ns[AN_ST_REAP] = io->ts[to] - io->ts[from];
-	defined = (defined & ~(1u << AN_ST_REAP)) |
-		  (unsigned)(io->ts[from] && io->ts[to] >= io->ts[from]) << AN_ST_REAP;
-	ns[AN_ST_Q2Q] = io->q2q;
-	defined |= (unsigned)(io->q2q != UINT64_MAX) << AN_ST_Q2Q;
-	if (io->span) {
-		ns[AN_ST_SPAN0 + io->span - 1] = io->span_ns;
-		defined |= 1u << (AN_ST_SPAN0 + io->span - 1);
+	if (io->q2q != UINT64_MAX)
+		stage(ctx, AN_ST_Q2Q, io->q2q);
+	if (io->flags & AN_IO_WHY) {
+		uint64_t sum = 0;
+
+		/* an_io_causes_of()'s stages, each as it is read */
+#pragma GCC unroll 8
+		for (unsigned k = 0; k < AN_CAUSE_COUNT; k++) {
+			uint64_t ns = io->cause_ns[k];
+
+			stage(ctx, AN_ST_RUNQ + k, ns);
+			sum += ns;
+		}
+		if (has_total)
+			stage(ctx, AN_ST_OTHER, an_io_cause_rest(total, sum));
 	}
-	if (io->flags & AN_IO_WHY)
-		defined |= an_io_causes_of(io, defined & 1u << AN_ST_TOTAL, ns[AN_ST_TOTAL], ns);
-	return defined;
+	if (io->span)
+		stage(ctx, AN_ST_SPAN0 + io->span - 1u, io->span_ns);
+}
+
+/* an_io_stages()' stage(): into ns[], and its bit. */
+struct an_stage_out {
+	uint64_t *ns;
+	unsigned defined;
+};
+
+static inline __attribute__((always_inline)) void an_io_stage_store(void *ctx, unsigned s, uint64_t ns)
+{
+	struct an_stage_out *out = ctx;
+
+	out->ns[s] = ns;
+	out->defined |= 1u << s;
+}
+
+/*
+ * Every stage of io at once: ns[s] is stage s's latency when bit s of the
+ * result is set, the same definitions as an_io_stage().
+ */
+static inline unsigned an_io_stages(const struct an_io *io, uint64_t ns[AN_ST_COUNT])
+{
+	struct an_stage_out out = { ns, 0 };
+
+	an_io_each_stage(io, an_io_stage_store, &out);
+	return out.defined;
 }
 
 /*

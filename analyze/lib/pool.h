@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "analyze/lib/idmap.h"
 
@@ -48,6 +49,18 @@ static inline void an_pool_put(struct an_pool *p, uint32_t i)
 {
 	*AN_POOL_AT(p, uint32_t, i) = p->free_head;
 	p->free_head = i;
+}
+
+/*
+ * Entry i zeroed, as for a new use. Its size is the pool's, not a constant
+ * the compiler sees, so this is a call to the C library's memset (vector
+ * stores) and not the `rep stos` GCC inlines for a constant size: for the
+ * 400-byte struct an_io that one costs 59 instructions (callgrind counts
+ * each repetition) and is slow to start.
+ */
+static inline void an_pool_zero(struct an_pool *p, uint32_t i)
+{
+	memset(AN_POOL_AT(p, char, i), 0, p->esz);
 }
 
 #endif /* AN_POOL_H */

@@ -166,16 +166,16 @@ static struct an_group *new_group(struct an_stats *s, uint64_t key)
 static struct an_group *group_of(struct an_stats *s, const struct an_io *io)
 {
 	uint64_t key = group_key(s->by, s->names, s->host, io);
+	struct an_group_hint *hint = &s->recent[key & (AN_GROUP_RECENT - 1)];
 	uint32_t g;
 	struct an_group *gr;
 
-	/* I/Os of one group tend to come in runs. */
-	if (key == s->last_key)
-		return &s->groups[s->last_group];
+	/* I/Os of a few groups come in runs, interleaved. */
+	if (key == hint->key)
+		return &s->groups[hint->group];
 	g = an_idmap_get(&s->index, key);
 	if (g != AN_NONE) {
-		s->last_key = key;
-		s->last_group = g;
+		*hint = (struct an_group_hint){ key, g };
 		return &s->groups[g];
 	}
 	gr = new_group(s, key);
@@ -231,11 +231,26 @@ int an_stats_merge(struct an_stats *dst, struct an_stats *src)
 	return 0;
 }
 
+/* an_stats_add()'s stage(): a sample of stage k into its group. */
+struct stage_sink {
+	struct an_stats *s;
+	struct an_group *g;
+};
+
+static inline __attribute__((always_inline)) void add_stage(void *ctx, unsigned k, uint64_t ns)
+{
+	struct stage_sink *sink = ctx;
+	/* the causes are 0 for most I/Os (k is a constant here: the test goes for the other stages) */
+	int zero = k >= AN_ST_RUNQ && k < AN_ST_OTHER && !ns;
+
+	if (zero ? an_qest_add_zero(&sink->g->st[k]) : an_qest_add(&sink->g->st[k], ns))
+		sink->s->failed = 1;
+}
+
 void an_stats_add(struct an_stats *s, const struct an_io *io)
 {
-	struct an_group *g = group_of(s, io);
-	uint64_t ns[AN_ST_COUNT];
-	unsigned defined;
+	struct stage_sink sink = { s, group_of(s, io) };
+	struct an_group *g = sink.g;
 
 	if (!g) {
 		s->failed = 1;
@@ -253,29 +268,8 @@ void an_stats_add(struct an_stats *s, const struct an_io *io)
 	g->split += !!(io->flags & AN_IO_SPLIT);
 	g->requeues += io->requeues;
 	g->unjoined += !!(io->flags & AN_IO_UNJOINED);
-	defined = an_io_stages(io, ns);
-	/*
-	 * The built-in stages unrolled, each its own test: a stage's sketch at
-	 * an offset the compiler knows, which the set bits' loop had to compute
-	 * (an I/O has most of them); the causes, all or none, behind one test;
-	 * the spans, one at most, after.
-	 */
-#pragma GCC unroll 16
-	for (unsigned k = 0; k < AN_ST_RUNQ; k++)
-		if ((defined & 1u << k) && an_qest_add(&g->st[k], ns[k]))
-			s->failed = 1;
-	if (defined & ((1u << AN_ST_SPAN0) - (1u << AN_ST_RUNQ))) {
-#pragma GCC unroll 8
-		for (unsigned k = AN_ST_RUNQ; k < AN_ST_SPAN0; k++)
-			if ((defined & 1u << k) && an_qest_add(&g->st[k], ns[k]))
-				s->failed = 1;
-	}
-	for (defined >>= AN_ST_SPAN0; defined; defined &= defined - 1) {
-		unsigned k = AN_ST_SPAN0 + (unsigned)__builtin_ctz(defined);
-
-		if (an_qest_add(&g->st[k], ns[k]))
-			s->failed = 1;
-	}
+	/* each built-in stage's sketch at an offset the compiler knows, behind its own test */
+	an_io_each_stage(io, add_stage, &sink);
 }
 
 static int cmp_group(const void *a, const void *b)

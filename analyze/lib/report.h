@@ -38,6 +38,8 @@ struct an_group {
 	struct an_qest st[AN_ST_COUNT];
 };
 
+#define AN_GROUP_RECENT 4	/* an_stats.recent's entries, a power of two */
+
 struct an_stats {
 	enum an_by by;
 	size_t exact_limit;
@@ -46,8 +48,14 @@ struct an_stats {
 	struct an_idmap index;	/* group key -> groups[] (after a merge: hash of the label) */
 	struct an_group *groups;
 	uint32_t ngroups, cap;
-	uint64_t last_key;	/* key of groups[last_group]; 0 none */
-	uint32_t last_group;
+	/*
+	 * Groups met last, by the low bits of their key (a devop or op key's
+	 * op: reads and writes come interleaved); key 0 none.
+	 */
+	struct an_group_hint {
+		uint64_t key;
+		uint32_t group;
+	} recent[AN_GROUP_RECENT];
 	int failed;		/* out of memory: some samples were dropped */
 };
 

@@ -274,32 +274,42 @@ uint64_t an_run_duration(const struct an_run *r)
 	return to > from ? to - from : 1;
 }
 
-static void on_io(void *ctx, const struct an_io *io)
+/*
+ * io as the run sees it: on the run's clock with its recording's index (a
+ * copy in *moved when that changes it); NULL when the run's filter leaves
+ * it out.
+ */
+static const struct an_io *run_io(struct an_recording *x, const struct an_io *io, struct an_io *moved)
 {
-	struct an_recording *x = ctx;
 	struct an_filter *f = &x->run->filter;
-	struct an_io moved;
-	uint64_t ns;
 	int k;
 
 	if (x->shift || x->index) {
-		moved = *io;
+		*moved = *io;
 		for (k = 0; k < AN_TS_COUNT; k++)
-			if (moved.ts[k])
-				moved.ts[k] += x->shift;
-		moved.start += x->shift;
-		moved.recording = x->index;
-		io = &moved;
+			if (moved->ts[k])
+				moved->ts[k] += x->shift;
+		moved->start += x->shift;
+		moved->recording = x->index;
+		io = moved;
 	}
 	if (x->dev != f->dev) {
 		struct an_filter own = *f;
 
 		own.dev = x->dev;
-		if (!an_filter_match(&own, x->names, io))
-			return;
-	} else if (!an_filter_match(f, x->names, io)) {
-		return;
+		return an_filter_match(&own, x->names, io) ? io : NULL;
 	}
+	return an_filter_match(f, x->names, io) ? io : NULL;
+}
+
+static void on_io(void *ctx, const struct an_io *io)
+{
+	struct an_recording *x = ctx;
+	struct an_io moved;
+	uint64_t ns;
+
+	if (!x->as_is && !(io = run_io(x, io, &moved)))
+		return;
 	if (x->run->want & AN_WANT_STATS)
 		an_stats_add(&x->stats, io);
 	if ((x->run->want & AN_WANT_SERIES) && an_io_in_view(io, x->series.stage))
@@ -318,6 +328,12 @@ static void on_io(void *ctx, const struct an_io *io)
 		x->run->emit(x->run->emit_ctx, io);
 }
 
+/* on_io of a summary's pass (stage statistics alone) over I/Os taken as they come (as_is). */
+static void on_io_stats(void *ctx, const struct an_io *io)
+{
+	an_stats_add(&((struct an_recording *)ctx)->stats, io);
+}
+
 /* Event-clock time of the recording for a time t on the run's clock (0 before it starts). */
 static uint64_t own_clock(const struct an_recording *x, uint64_t t)
 {
@@ -334,7 +350,7 @@ static inline __attribute__((always_inline)) void take_event(struct an_recording
 		an_names_event(x->names, ev);
 	an_corr_event(c, ev);
 	if (x->spans)
-		an_spans_event(x->spans, ev, on_io, x);
+		an_spans_event(x->spans, ev, x->emit, x);
 }
 
 /*
@@ -528,11 +544,16 @@ static void pass_recording(struct an_recording *x)
 	if (r->filter.to && r->filter.to < UINT64_MAX - r->stale_ns)
 		to = r->filter.to + r->stale_ns;
 	x->ret = -1;
-	if (an_corr_new(&c, r->stale_ns, on_io, x)) {
+	if (an_corr_new(&c, r->stale_ns, x->emit, x)) {
 		snprintf(x->err, sizeof(x->err), "out of memory");
 		return;
 	}
-	an_corr_set_names(c, x->names);
+	/*
+	 * Each I/O's file (an_io.file) for the consumers that name files: every
+	 * one but the stage statistics grouped by another key (the summary).
+	 */
+	if (r->want != AN_WANT_STATS || r->stats.by == AN_BY_FILE)
+		an_corr_set_names(c, x->names);
 	if (an_run_has_causes(x) && an_corr_enable_causes(c)) {
 		snprintf(x->err, sizeof(x->err), "out of memory");
 		an_corr_free(c);
@@ -553,7 +574,7 @@ static void pass_recording(struct an_recording *x)
 	if (ret == -2)
 		ret = take_in_turn(x, c);
 	an_corr_finish(c);
-	an_spans_finish(x->spans, on_io, x);
+	an_spans_finish(x->spans, x->emit, x);
 	x->corr = *an_corr_stats(c);
 	if (!ret && (an_corr_failed(c) || an_spans_failed(x->spans))) {
 		snprintf(x->err, sizeof(x->err), "out of memory while correlating");
@@ -590,6 +611,10 @@ static int setup_recording(struct an_recording *x, unsigned want)
 	memset(&x->top, 0, sizeof(x->top));
 	memset(&x->slowest, 0, sizeof(x->slowest));
 	an_qest_init(&x->stage_samples, r->stage_samples.limit);
+	x->as_is = !x->shift && !x->index && !x->dev && !r->filter.dev && r->filter.pid < 0 &&
+		   !r->filter.comm && !r->filter.from && !r->filter.to;
+	/* the summary's pass over such I/Os: straight into its one consumer */
+	x->emit = x->as_is && want == AN_WANT_STATS ? on_io_stats : on_io;
 	if (want & AN_WANT_STATS) {
 		an_stats_init(&x->stats, r->stats.by, r->stats.exact_limit, x->names);
 		x->stats.host = x->host;

@@ -83,6 +83,8 @@ struct an_recording {
 	int read_ahead;		/* read by a thread of its own during a pass */
 	struct an_run *run;
 	/* One pass: */
+	int as_is;		/* its I/Os need no move onto the run's clock and no filter (on_io) */
+	an_emit_fn emit;	/* what takes its I/Os: on_io, or on_io_stats for a summary as_is */
 	struct an_stats stats;
 	struct an_series series;
 	struct an_top top;

@@ -141,12 +141,7 @@ static int add_sample(struct an_qest *e, uint64_t v)
 /* Exact mode, the array full (an_qest_add() handles the rest inline). */
 int an_qest_add_slow(struct an_qest *e, uint64_t v)
 {
-	e->n++;
-	e->sum += v;
-	if (v < e->min)
-		e->min = v;
-	if (v > e->max)
-		e->max = v;
+	an_qest_note(e, v);
 	if (e->nsamples >= e->limit && to_sketch(e))
 		return -1;
 	if (e->sk.counts) {

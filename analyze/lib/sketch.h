@@ -76,27 +76,60 @@ void an_qest_init(struct an_qest *e, size_t exact_limit);
 void an_qest_free(struct an_qest *e);
 /* What an_qest_add() leaves out of line: the array growing, or full (into the sketch). */
 int an_qest_add_slow(struct an_qest *e, uint64_t v);
+/* A sample's count, sum, min and max (an_qest_add's, before its bucket or slot). */
+static inline void an_qest_note(struct an_qest *e, uint64_t v)
+{
+	e->n++;
+	e->sum += v;
+	if (v < e->min)
+		e->min = v;
+	if (v > e->max)
+		e->max = v;
+}
+
 /* Add a sample; 0 or -1 (out of memory). Inline: a few per I/O and stage. */
 static inline int an_qest_add(struct an_qest *e, uint64_t v)
 {
 	uint64_t *counts = e->sk.counts;	/* sketch mode when set */
 
-	/* exact mode with room (cap <= limit) takes the first `limit` samples inline */
-	if (!counts && e->nsamples >= e->cap)
-		return an_qest_add_slow(e, v);
-	/* e's fields before the bucket: a store through counts may alias e, which is then reloaded */
-	e->n++;
-	e->sum += v;
-	e->min = v < e->min ? v : e->min;
-	e->max = v > e->max ? v : e->max;
+	/* one test of the mode for both: sketch, or exact with room (cap <= limit) */
 	if (counts) {
+		/* e's fields before the bucket: a store through counts may alias e, which is then reloaded */
+		an_qest_note(e, v);
 		/* an_sketch_add() with the bits every an_qest uses, a constant. */
 		e->sk.n++;
 		counts[an_sketch_index(AN_SKETCH_BITS, v)]++;
-	} else {
-		e->samples[e->nsamples++] = v;
-		e->sorted = 0;
+		return 0;
 	}
+	if (e->nsamples >= e->cap)
+		return an_qest_add_slow(e, v);
+	an_qest_note(e, v);
+	e->samples[e->nsamples++] = v;
+	e->sorted = 0;
+	return 0;
+}
+/*
+ * an_qest_add(e, 0), for a stage that is 0 for most I/Os (the causes of a
+ * recording without lock waits, reclaim or throttling): no bucket to
+ * compute (0's is 0) and no maximum to compare.
+ */
+static inline int an_qest_add_zero(struct an_qest *e)
+{
+	uint64_t *counts = e->sk.counts;
+
+	if (counts) {
+		e->n++;
+		e->min = 0;
+		e->sk.n++;
+		counts[0]++;
+		return 0;
+	}
+	if (e->nsamples >= e->cap)
+		return an_qest_add_slow(e, 0);
+	e->n++;
+	e->min = 0;
+	e->samples[e->nsamples++] = 0;
+	e->sorted = 0;
 	return 0;
 }
 int an_qest_merge(struct an_qest *dst, struct an_qest *src);

@@ -137,6 +137,39 @@ static void test_qest(void)
 	an_qest_free(&m);
 }
 
+/* an_qest_add_zero() is an_qest_add(e, 0): in exact mode, across the switch, in the sketch. */
+static void test_qest_zero(void)
+{
+	struct an_qest a, z;
+	uint64_t i, q50a = 0, q50z = 0;
+	int same = 1;
+
+	an_qest_init(&a, 100);
+	an_qest_init(&z, 100);
+	for (i = 0; i < 300; i++) {
+		uint64_t v = i % 3 ? 0 : 1000 + i;
+
+		an_qest_add(&a, v);
+		if (v)
+			an_qest_add(&z, v);
+		else
+			an_qest_add_zero(&z);
+		if (i == 50 || i == 299) {
+			q50a = an_qest_quantile(&a, 0.5);
+			q50z = an_qest_quantile(&z, 0.5);
+			same &= q50a == q50z && an_qest_quantile(&a, 0.9) == an_qest_quantile(&z, 0.9) &&
+				an_qest_is_exact(&a) == an_qest_is_exact(&z);
+		}
+	}
+	check(same && a.n == z.n && a.sum == z.sum && a.min == z.min && a.max == z.max && z.min == 0 &&
+	      a.sk.n == z.sk.n && !an_qest_is_exact(&z),
+	      "qest.add_zero", "n %llu/%llu min %llu/%llu p50 %llu/%llu", (unsigned long long)a.n,
+	      (unsigned long long)z.n, (unsigned long long)a.min, (unsigned long long)z.min,
+	      (unsigned long long)q50a, (unsigned long long)q50z);
+	an_qest_free(&a);
+	an_qest_free(&z);
+}
+
 /* The log-linear layout sketch.h describes, bucket by bucket. */
 static uint32_t layout_index(unsigned bits, uint64_t v)
 {
@@ -181,5 +214,6 @@ int main(void)
 	test_distribution(2, "bimodal_long_tail");
 	test_merge();
 	test_qest();
+	test_qest_zero();
 	return check_failures != 0;
 }
