@@ -354,116 +354,17 @@ static inline __attribute__((always_inline)) void take_event(struct an_recording
 }
 
 /*
- * A recording read by a thread of its own while this one correlates: the
- * reader (decoding, time order, stamped issues made whole) copies the events
- * into blocks handed over through a ring of READ_BLOCKS, so reading runs on
- * another CPU beside correlation. The events, and so every report, are the
- * same as read in one thread: only where the work runs changes.
- *
- * A side that finds the ring empty (the correlator) or full (the reader)
- * sleeps until half of it is there for it, and is woken only then: each
- * wake-up (a futex call, on this kind of guest a costly one) is paid for a
- * half ring of events, not for one block.
- *
- * The ring is deep (16 MiB) so that the three threads (the cursor's decoding,
- * the reader, the correlator) sharing two CPUs each run longer before one
- * waits: on a 40 s `-e all` recording 64 blocks took --threads 2 from
- * 2.07 s wall to 1.78 s against 8 blocks (involuntary context switches
- * 430 against 760); waking each side every 4 blocks instead of half the
- * ring kept most of that, 128 blocks gained nothing more.
+ * A recording's events are read (merged in time order, stamped issues made
+ * whole) into a block at a time and correlated from there: a call per block,
+ * not per event (by event, the reorder's window cost a fifth of the pass
+ * more).
  */
-#define READ_BLOCKS		64
-#define READ_BLOCKS_WAKE	(READ_BLOCKS / 2)
 #define READ_BLOCK_BYTES	(256u << 10)	/* far above the largest record (64 KiB) */
 
 struct read_block {
 	size_t used;
 	uint64_t data[READ_BLOCK_BYTES / 8];	/* records at 8-byte boundaries */
 };
-
-struct read_ahead {
-	struct an_recording *x;
-	struct read_block *blocks;	/* a ring: [taken, filled) hold events */
-	unsigned taken, filled;		/* counts; block k is blocks[k % READ_BLOCKS] */
-	int done, ret;			/* the reader's end and an_input_fill's last answer */
-	int reader_sleeps, corr_sleeps;	/* which side waits for its half of the ring */
-	pthread_mutex_t lock;
-	pthread_cond_t emptied, filled_up;	/* the reader's and the correlator's wake-ups */
-};
-
-/* The reader's next empty block: when the ring is full, once the correlator has emptied half. */
-static struct read_block *empty_block(struct read_ahead *ra)
-{
-	struct read_block *b;
-
-	pthread_mutex_lock(&ra->lock);
-	if (ra->filled - ra->taken == READ_BLOCKS) {
-		ra->reader_sleeps = 1;
-		while (ra->filled - ra->taken > READ_BLOCKS - READ_BLOCKS_WAKE)
-			pthread_cond_wait(&ra->emptied, &ra->lock);
-		ra->reader_sleeps = 0;
-	}
-	b = &ra->blocks[ra->filled % READ_BLOCKS];
-	pthread_mutex_unlock(&ra->lock);
-	return b;
-}
-
-static void hand_over(struct read_ahead *ra, int done, int ret)
-{
-	pthread_mutex_lock(&ra->lock);
-	ra->filled++;
-	ra->done = done;
-	ra->ret = ret;
-	if (ra->corr_sleeps && (done || ra->filled - ra->taken >= READ_BLOCKS_WAKE))
-		pthread_cond_signal(&ra->filled_up);
-	pthread_mutex_unlock(&ra->lock);
-}
-
-static void *read_events(void *arg)
-{
-	struct read_ahead *ra = arg;
-	struct an_recording *x = ra->x;
-	int ret;
-
-	do {
-		struct read_block *b = empty_block(ra);
-
-		ret = an_input_fill(x->in, b->data, sizeof(b->data), &b->used, x->err, sizeof(x->err));
-		hand_over(ra, ret <= 0, ret);
-	} while (ret > 0);
-	return NULL;
-}
-
-/*
- * The next block the reader filled, NULL after the last; with *ret its end.
- * When the ring is empty, once the reader has filled half of it (or ended).
- */
-static struct read_block *filled_block(struct read_ahead *ra, int *ret)
-{
-	struct read_block *b = NULL;
-
-	pthread_mutex_lock(&ra->lock);
-	if (ra->filled == ra->taken && !ra->done) {
-		ra->corr_sleeps = 1;
-		while (ra->filled - ra->taken < READ_BLOCKS_WAKE && !ra->done)
-			pthread_cond_wait(&ra->filled_up, &ra->lock);
-		ra->corr_sleeps = 0;
-	}
-	if (ra->filled != ra->taken)
-		b = &ra->blocks[ra->taken % READ_BLOCKS];
-	*ret = ra->ret;
-	pthread_mutex_unlock(&ra->lock);
-	return b;
-}
-
-static void block_taken(struct read_ahead *ra)
-{
-	pthread_mutex_lock(&ra->lock);
-	ra->taken++;
-	if (ra->reader_sleeps && ra->filled - ra->taken <= READ_BLOCKS - READ_BLOCKS_WAKE)
-		pthread_cond_signal(&ra->emptied);
-	pthread_mutex_unlock(&ra->lock);
-}
 
 static void take_block(struct an_recording *x, struct an_corr *c, const struct read_block *b)
 {
@@ -475,36 +376,8 @@ static void take_block(struct an_recording *x, struct an_corr *c, const struct r
 	}
 }
 
-/* Every event of the recording through a reader thread; an_input_fill's last answer. */
-static int take_read_ahead(struct an_recording *x, struct an_corr *c)
-{
-	struct read_ahead ra = { .x = x, .lock = PTHREAD_MUTEX_INITIALIZER,
-				 .emptied = PTHREAD_COND_INITIALIZER,
-				 .filled_up = PTHREAD_COND_INITIALIZER };
-	struct read_block *b;
-	pthread_t reader;
-	int ret;
-
-	if (!(ra.blocks = malloc(READ_BLOCKS * sizeof(*ra.blocks))) ||
-	    pthread_create(&reader, NULL, read_events, &ra)) {
-		free(ra.blocks);
-		return -2;	/* no thread: the caller reads in this one */
-	}
-	while ((b = filled_block(&ra, &ret))) {
-		take_block(x, c, b);
-		block_taken(&ra);
-	}
-	pthread_join(reader, NULL);
-	free(ra.blocks);
-	return ret;
-}
-
-/*
- * Every event of the recording, read in this thread a block at a time as
- * the reader thread reads them (by event, the reorder's window cost a fifth
- * of the pass more); an_input_fill's last answer.
- */
-static int take_in_turn(struct an_recording *x, struct an_corr *c)
+/* Every event of the recording; an_input_fill's last answer. */
+static int take_events(struct an_recording *x, struct an_corr *c)
 {
 	struct read_block *b = malloc(sizeof(*b));
 	int ret;
@@ -560,19 +433,17 @@ static void pass_recording(struct an_recording *x)
 		return;
 	}
 	/*
-	 * CPUs to spare: decoding the chunks is a thread's of its own too (the
-	 * OS shares them). Spans may pair block events in time order: they
+	 * A CPU to spare: the cursor's own thread decodes the chunks ahead, this
+	 * one does the rest. Spans may pair block events in time order: they
 	 * take the stamped issues' events as such.
 	 */
-	an_input_cursor(x->in, x->read_ahead, !x->spans);
+	an_input_cursor(x->in, x->decode_ahead, !x->spans);
 	if (an_input_start(x->in, own_clock(x, from), own_clock(x, to), x->err, sizeof(x->err))) {
 		an_corr_free(c);
 		return;
 	}
 	an_spans_reset(x->spans);
-	ret = x->read_ahead ? take_read_ahead(x, c) : -2;
-	if (ret == -2)
-		ret = take_in_turn(x, c);
+	ret = take_events(x, c);
 	an_corr_finish(c);
 	an_spans_finish(x->spans, x->emit, x);
 	x->corr = *an_corr_stats(c);
@@ -686,9 +557,16 @@ int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap)
 	/* A worker per CPU, at most one per recording; this thread is one of them. */
 	if (r->threads && r->threads < workers)
 		workers = r->threads;
-	/* CPUs to spare after that: each recording's reading gets a thread of its own */
+	/*
+	 * CPUs to spare after that: each recording's decoding gets a thread of
+	 * its own. Not its reading too: a third thread reading into a ring of
+	 * blocks between the two (each event crossing CPUs twice) took a 40 s
+	 * `-e all` recording on 2 CPUs to 0.67 s wall and 1.14 s CPU, against
+	 * 0.58 s and 1.11 s without it and 1.11 s in one thread
+	 * (scripts/bench/RESULTS.md, 2026-12-03).
+	 */
 	for (a = 0; a < r->nrecs; a++)
-		r->recs[a].read_ahead = workers >= 2 * r->nrecs;
+		r->recs[a].decode_ahead = workers >= 2 * r->nrecs;
 	if (workers > r->nrecs)
 		workers = r->nrecs;
 	threads = calloc(workers, sizeof(*threads));

@@ -80,7 +80,7 @@ struct an_recording {
 	uint64_t shift;		/* added to its event times to put them on the run's clock */
 	uint32_t dev;		/* --dev as this recording numbers it, 0 any */
 	uint16_t index;
-	int read_ahead;		/* read by a thread of its own during a pass */
+	int decode_ahead;	/* its chunks decoded by a thread of their own during a pass */
 	struct an_run *run;
 	/* One pass: */
 	int as_is;		/* its I/Os need no move onto the run's clock and no filter (on_io) */
