@@ -1661,7 +1661,8 @@ static inline __attribute__((always_inline)) void corr_event(struct an_corr *c,
 
 void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 {
-	an_corr_events(c, h, h->size, NULL);
+	/* a block of 1 byte: the loop takes h, whatever its size, and no other */
+	an_corr_events(c, h, 1, NULL);
 }
 
 void an_corr_events(struct an_corr *c, const void *buf, size_t len, struct an_names *names)
