@@ -1001,7 +1001,7 @@ static uint32_t raw_device_owner(struct an_corr *c, const struct st_ev_block_bio
 	return dev == AN_NONE || dev == e->p.dev ? i : named;
 }
 
-static void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
+static inline __attribute__((always_inline)) void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 {
 	uint32_t owner = io_of_thread(c, e->h.tid);
 	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio);
@@ -1548,7 +1548,9 @@ void an_corr_finish(struct an_corr *c)
 
 /* ---- dispatch ---------------------------------------------------------- */
 
-void an_corr_event(struct an_corr *c, const struct st_event_header *h)
+/* One event into the correlator: an_corr_events()' step, inline there alone. */
+static inline __attribute__((always_inline)) void corr_event(struct an_corr *c,
+							     const struct st_event_header *h)
 {
 	c->st.events++;
 	c->cur_tid = h->tid;
@@ -1654,6 +1656,27 @@ void an_corr_event(struct an_corr *c, const struct st_event_header *h)
 				sys_exit(c, (const struct st_ev_sys_exit *)h);
 		}
 		break;
+	}
+}
+
+void an_corr_event(struct an_corr *c, const struct st_event_header *h)
+{
+	/* a block of 1 byte: the loop takes h, whatever its size, and no other */
+	an_corr_events(c, h, 1, NULL);
+}
+
+void an_corr_events(struct an_corr *c, const void *buf, size_t len, struct an_names *names)
+{
+	const uint8_t *p = buf, *end = p + len;
+
+	/* one frame for the block: the registers its handlers need are saved once, not per event */
+	while (p < end) {
+		const struct st_event_header *h = (const void *)p;
+
+		if (names && an_names_wants(h->type))
+			an_names_event(names, h);
+		corr_event(c, h);
+		p += st_record_span(h);
 	}
 }
 

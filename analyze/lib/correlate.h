@@ -67,6 +67,13 @@ void an_corr_set_names(struct an_corr *c, const struct an_names *names);
 int an_corr_enable_causes(struct an_corr *c);
 /* One event, built-in layout, header->size already checked by the caller. */
 void an_corr_event(struct an_corr *c, const struct st_event_header *ev);
+/*
+ * The events of a block laid out as st_cursor_fill() fills it (len bytes),
+ * each first into names (an_names_event; NULL: none kept) when it names a
+ * task or a file, then into the correlator: an_corr_event() without a
+ * call per event.
+ */
+void an_corr_events(struct an_corr *c, const void *buf, size_t len, struct an_names *names);
 /* End of input: everything still open is emitted as incomplete. */
 void an_corr_finish(struct an_corr *c);
 const struct an_corr_stats *an_corr_stats(struct an_corr *c);

@@ -225,7 +225,7 @@ int an_stats_merge(struct an_stats *dst, struct an_stats *src)
 		dg->split += sg->split;
 		dg->requeues += sg->requeues;
 		for (k = 0; k < AN_ST_COUNT; k++)
-			if (an_qest_merge(&dg->st[k], &sg->st[k]))
+			if (an_qest_take(&dg->st[k], &sg->st[k]))
 				return -1;
 	}
 	return 0;

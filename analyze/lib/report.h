@@ -80,8 +80,9 @@ void an_stats_print(struct an_stats *s, const struct an_span_defs *spans, FILE *
 		    uint64_t duration_ns);
 /*
  * dst += src, group by group with the same label (src's samples move to dst
- * unchanged: the same quantiles as if dst had seen src's I/Os). A dst is
- * either fed I/Os or merged into, not both. 0 or -1 (out of memory).
+ * unchanged: the same quantiles as if dst had seen src's I/Os; a group's
+ * statistics may move, leaving src's empty, to be freed). A dst is either
+ * fed I/Os or merged into, not both. 0 or -1 (out of memory).
  */
 int an_stats_merge(struct an_stats *dst, struct an_stats *src);
 /* Merge every group's stage s into dst (for whole-trace CDFs). */

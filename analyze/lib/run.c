@@ -368,6 +368,11 @@ struct read_block {
 
 static void take_block(struct an_recording *x, struct an_corr *c, const struct read_block *b)
 {
+	/* spans take each event after the correlator: those go one by one */
+	if (!x->spans) {
+		an_corr_events(c, b->data, b->used, x->names);
+		return;
+	}
 	for (size_t off = 0; off < b->used;) {
 		const struct st_event_header *ev = (const void *)((const char *)b->data + off);
 

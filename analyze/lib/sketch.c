@@ -181,6 +181,23 @@ int an_qest_merge(struct an_qest *dst, struct an_qest *src)
 }
 
 /*
+ * an_qest_merge() for a src freed after: an empty dst takes src's samples or
+ * sketch as they are, no copy and no sketch of its own to fill (nor its
+ * pages to touch), and src is left empty.
+ */
+int an_qest_take(struct an_qest *dst, struct an_qest *src)
+{
+	size_t limit = dst->limit;
+
+	if (dst->n || dst->samples || dst->sk.counts || (!src->sk.counts && src->cap > limit))
+		return an_qest_merge(dst, src);
+	*dst = *src;
+	dst->limit = limit;
+	an_qest_init(src, src->limit);
+	return 0;
+}
+
+/*
  * LSD radix sort, a byte per pass, skipping bytes every sample shares (the
  * high bytes of nanosecond latencies): quantiles of the exact samples are
  * read at report time, for every group and stage, so this is on the path.

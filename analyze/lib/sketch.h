@@ -133,6 +133,8 @@ static inline int an_qest_add_zero(struct an_qest *e)
 	return 0;
 }
 int an_qest_merge(struct an_qest *dst, struct an_qest *src);
+/* an_qest_merge() that may move src's samples or sketch into dst: src is left empty, to be freed. */
+int an_qest_take(struct an_qest *dst, struct an_qest *src);
 int an_qest_is_exact(const struct an_qest *e);
 /*
  * Text form for summaries: "N SUM MIN MAX" and " INDEX:COUNT" for every

@@ -105,10 +105,14 @@ static void put_dup2(struct st_writer *w, uint64_t ts, int oldfd, int newfd)
 /*
  * The file of each I/O (by_cgroup: its --by cgroup label), in the order the
  * I/Os began, joined by " | ", after `passes` passes over the file (the
- * names of the last pass).
+ * names of the last pass); blocks: the events read a block at a time into
+ * an_corr_events(), which keeps the names itself, as st-analyze's passes do.
  */
-static void labels_of(char *path, int passes, int by_cgroup, char *buf, size_t cap)
+static void labels_of(char *path, int passes, int by_cgroup, int blocks, char *buf, size_t cap)
 {
+	static uint64_t block[2 * ST_CURSOR_FILL_MIN / 8];
+	size_t used;
+	int ret;
 	const struct st_event_header *ev;
 	struct an_names *names;
 	struct an_input *in;
@@ -130,7 +134,13 @@ static void labels_of(char *path, int passes, int by_cgroup, char *buf, size_t c
 		}
 		an_corr_new(&c, 0, collect, NULL);
 		an_corr_set_names(c, names);
-		while (an_input_next(in, &ev, err, sizeof(err)) > 0) {
+		if (blocks) {
+			do {
+				ret = an_input_fill(in, block, sizeof(block), &used, err, sizeof(err));
+				an_corr_events(c, block, used, names);
+			} while (ret > 0);
+		}
+		while (!blocks && an_input_next(in, &ev, err, sizeof(err)) > 0) {
 			if (an_names_wants(ev->type))
 				an_names_event(names, ev);
 			an_corr_event(c, ev);
@@ -151,13 +161,17 @@ static void labels_of(char *path, int passes, int by_cgroup, char *buf, size_t c
 
 static void expect_files(char *path, const char *name, const char *want)
 {
-	char got[1024];
+	char got[1024], blocks_name[128];
 	int passes;
 
+	snprintf(blocks_name, sizeof(blocks_name), "%s.blocks", name);
 	/* the second pass (st-analyze --quantile may make two) starts from the metadata again */
 	for (passes = 1; passes <= 2; passes++) {
-		labels_of(path, passes, 0, got, sizeof(got));
+		labels_of(path, passes, 0, 0, got, sizeof(got));
 		check(!strcmp(got, want), name, "pass %d: got \"%s\", want \"%s\"", passes, got, want);
+		labels_of(path, passes, 0, 1, got, sizeof(got));
+		check(!strcmp(got, want), blocks_name, "pass %d: got \"%s\", want \"%s\"", passes, got,
+		      want);
 	}
 }
 
@@ -260,7 +274,7 @@ int main(void)
 	{
 		char got[512];
 
-		labels_of(a, 1, 1, got, sizeof(got));
+		labels_of(a, 1, 1, 0, got, sizeof(got));
 		check(!strcmp(got, "/fio-a | /fio-a | / | 77 | - | /fio-a"), "names.cgroup_labels",
 		      "got \"%s\"", got);
 	}
@@ -280,7 +294,7 @@ int main(void)
 		st_writer_set_meta(w, "cgroup.4242", "/fio-a");
 		put_read_in(w, 1000, 3, 4242, old.size);
 		st_writer_close(w, NULL, 0);
-		labels_of(a, 1, 1, got, sizeof(got));
+		labels_of(a, 1, 1, 0, got, sizeof(got));
 		check(!strcmp(got, "-"), "names.cgroup_before_1_4", "got \"%s\"", got);
 	}
 

@@ -170,6 +170,49 @@ static void test_qest_zero(void)
 	an_qest_free(&z);
 }
 
+/*
+ * an_qest_take() into an empty qest: src's own array or sketch moves (no
+ * copy), src is left empty; into one with samples, a merge.
+ */
+static void test_qest_take(void)
+{
+	struct an_qest exact, sketch, into_empty, into_empty2, full;
+	uint64_t *samples, *counts, i;
+
+	an_qest_init(&exact, 100);
+	an_qest_init(&sketch, 100);
+	an_qest_init(&into_empty, 100);
+	an_qest_init(&into_empty2, 100);
+	an_qest_init(&full, 100);
+	for (i = 1; i <= 50; i++)
+		an_qest_add(&exact, i * 1000);
+	for (i = 1; i <= 500; i++)
+		an_qest_add(&sketch, i * 1000);
+	samples = exact.samples;
+	counts = sketch.sk.counts;
+	an_qest_add(&full, 7);
+	an_qest_take(&into_empty, &exact);
+	check(into_empty.samples == samples && into_empty.n == 50 && into_empty.min == 1000 &&
+	      into_empty.max == 50000 && an_qest_quantile(&into_empty, 0.5) == 25000 &&
+	      !exact.samples && !exact.n && exact.min == UINT64_MAX,
+	      "qest.take_exact_moves", "n %llu, array %s", (unsigned long long)into_empty.n,
+	      into_empty.samples == samples ? "moved" : "copied");
+	an_qest_take(&into_empty2, &sketch);
+	check(into_empty2.sk.counts == counts && into_empty2.n == 500 && into_empty2.sk.n == 500 &&
+	      !sketch.sk.counts && !sketch.n,
+	      "qest.take_sketch_moves", "n %llu, sketch %s", (unsigned long long)into_empty2.n,
+	      into_empty2.sk.counts == counts ? "moved" : "copied");
+	an_qest_take(&full, &into_empty);
+	check(full.n == 51 && full.min == 7 && full.samples != samples && into_empty.n == 50,
+	      "qest.take_merges", "n %llu min %llu", (unsigned long long)full.n,
+	      (unsigned long long)full.min);
+	an_qest_free(&exact);
+	an_qest_free(&sketch);
+	an_qest_free(&into_empty);
+	an_qest_free(&into_empty2);
+	an_qest_free(&full);
+}
+
 /* The log-linear layout sketch.h describes, bucket by bucket. */
 static uint32_t layout_index(unsigned bits, uint64_t v)
 {
@@ -215,5 +258,6 @@ int main(void)
 	test_merge();
 	test_qest();
 	test_qest_zero();
+	test_qest_take();
 	return check_failures != 0;
 }
