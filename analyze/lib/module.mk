@@ -31,3 +31,10 @@ $(ANALYZE_ASAN_LIB): $(ANALYZE_OBJS:$(B)/%=$(ASAN_B)/%)
 $(ANALYZE_ASAN_TESTS): $(ASAN_B)/tests/analyze/%: $(ASAN_B)/tests/analyze/%.o $(ANALYZE_ASAN_LIB) $(LIBCOMMON_ASAN) $(LIBST_ASAN)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) $(MHD_LIBS) -ljson-c -lm -pthread
+
+# count-allocs.so: preloaded by t_alloc.sh, counts a program's allocation calls.
+TEST_TOOLS += $(B)/tests/analyze/count-allocs.so
+
+$(B)/tests/analyze/count-allocs.so: tests/analyze/count_allocs.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) -fPIC -shared -o $@ $<

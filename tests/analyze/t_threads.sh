@@ -3,9 +3,9 @@
 # never what it prints. Real recordings of fio on a loop device (`-e all` and
 # `-e block`, the two readers' paths: stamped issues put back in time order,
 # compact completions made whole) are analyzed with one thread (read and
-# correlated in turn), two (a thread reads while another correlates, and one
-# more decodes the chunks ahead) and four (two files: a thread each, each read
-# by one more, each decoded by one more): the summary,
+# correlated in turn), two (one more decodes the chunks ahead) and four (two
+# files: a thread each, and where the CPUs allow, one more each decoding its
+# chunks ahead): the summary,
 # --quantile, their CSV and the time series are the same byte for byte, and
 # each recording's read count equals fio's.
 . "$(dirname "$0")/../lib.sh"
