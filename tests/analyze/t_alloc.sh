@@ -2,15 +2,16 @@
 # st-analyze allocates nothing per event (issue 25): its calls to malloc,
 # calloc, realloc and the aligned allocators (count-allocs.so, preloaded)
 # grow with its tables' doublings and the tasks and files a trace names, not
-# with the trace's length. A trace and one ten times as long, each through the
-# summary with one thread and with the default, --quantile 99.95, --csv,
-# --heatmap lat, --by file (and --why on recordings): the longer one's count exceeds the
-# shorter one's by at most one call per 1,000 more events. Measured: 6-122
-# more calls for synthetic traces of 20,000 and 200,000 I/Os (1.5 M more
-# events), 961 for real 4 s and 40 s `-e all` recordings (11 M more); a
-# call per I/O would add 180,000 to the synthetic pair. Synthetic traces
-# (st-format synth) always; real `-e all` recordings of fio (stamped issues,
-# compact completions, the why events) where BPF is there.
+# with the trace's length. A trace and one ten times as long, each through
+# the summary with one thread and with the default, --quantile 99.95, --csv,
+# --heatmap lat, --by file (and --why on recordings): the longer one's count
+# exceeds the shorter one's by at most one call per 1,000 more events.
+# Measured: 49-122 more calls for synthetic traces of 20,000 and 200,000
+# I/Os (1.5 M more events), 6-131 for recordings of 5,000 and 50,000 (294 k
+# more), 961 for real 4 s and 40 s `-e all` recordings (11 M more); a
+# malloc per completion adds 45,000-180,000. Synthetic traces (st-format
+# synth) always; real `-e all` recordings of fio (stamped issues, compact
+# completions, the why events) where BPF is there.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 COUNT_ALLOCS=$ST_BUILD/tests/analyze/count-allocs.so
