@@ -139,6 +139,12 @@ int st_reader_fail(struct st_reader *r, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
+ * Room for cap bytes in buf, what it held kept; ST_ENOMEM. The one way a
+ * chunk buffer grows: a large one is a mapping of its own (huge pages), which
+ * realloc and free must not be given.
+ */
+int st_chunk_buf_reserve(struct st_chunk_buf *buf, size_t cap);
+/*
  * st_chunk_decode() in two halves, for a cursor decoding chunks ahead in a
  * thread of its own: st_chunk_load() touches nothing of r but reads (chunk i
  * exists), so threads may call it at once, and says what is wrong in *why

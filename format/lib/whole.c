@@ -371,14 +371,8 @@ int st_whole_adapt_chunk(const struct st_whole *w, struct st_chunk_buf *in,
 	if (need > ST_MAX_CHUNK_RAW && need / 2 > in->len)
 		return *why = "records more than twice their stored size in this build's layouts",
 		       ST_EFORMAT;
-	if (need > out->cap) {
-		void *data = realloc(out->data, need);
-
-		if (!data)
-			return ST_ENOMEM;
-		out->data = data;
-		out->cap = need;
-	}
+	if (st_chunk_buf_reserve(out, need))
+		return ST_ENOMEM;
 	/* records that pass as stored are copied a run at a time */
 	dst = out->data;
 	for (; p < end; p += ((const struct st_event_header *)p)->size) {
