@@ -55,28 +55,30 @@ static void plan_keep(struct file_in *f)
 		f->keep[builtin[k].id] = 1;
 }
 
-int an_input_open(struct an_input **inp, char *const *paths, int npaths, struct an_names *names,
-		  char *err, size_t cap)
+int an_input_adopt(struct an_input **inp, struct st_reader **readers, char *const *paths,
+		   int npaths, struct an_names *names, char *err, size_t cap)
 {
 	struct an_input *in = calloc(1, sizeof(*in));
 	int i;
 
 	*inp = in;
 	if (!in || !(in->files = calloc((size_t)npaths, sizeof(*in->files)))) {
+		for (i = 0; i < npaths; i++)
+			st_reader_close(readers[i]);
 		snprintf(err, cap, "out of memory");
 		return -1;
 	}
 	in->advance = -1;
 	in->names = names;
+	/* every reader is the input's from here, to close with it whatever happens below */
+	for (i = 0; i < npaths; i++) {
+		in->files[i].path = paths[i];
+		in->files[i].r = readers[i];
+	}
+	in->nfiles = npaths;
 	for (i = 0; i < npaths; i++) {
 		struct file_in *f = &in->files[i];
 
-		f->path = paths[i];
-		in->nfiles++;
-		if (st_reader_open(&f->r, f->path, 0)) {
-			snprintf(err, cap, "%s: %s", f->path, st_reader_errmsg(f->r));
-			return -1;
-		}
 		if (an_names_load_meta(names, f->r)) {
 			snprintf(err, cap, "%s: out of memory", f->path);
 			return -1;
@@ -86,6 +88,31 @@ int an_input_open(struct an_input **inp, char *const *paths, int npaths, struct 
 		in->info.files++;
 	}
 	return 0;
+}
+
+int an_input_open(struct an_input **inp, char *const *paths, int npaths, struct an_names *names,
+		  char *err, size_t cap)
+{
+	struct st_reader **readers = calloc((size_t)npaths ? (size_t)npaths : 1, sizeof(*readers));
+	int i, ret;
+
+	*inp = NULL;
+	if (!readers) {
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < npaths; i++)
+		if (st_reader_open(&readers[i], paths[i], 0)) {
+			snprintf(err, cap, "%s: %s", paths[i],
+				 readers[i] ? st_reader_errmsg(readers[i]) : "out of memory");
+			while (i >= 0)
+				st_reader_close(readers[i--]);
+			free(readers);
+			return -1;
+		}
+	ret = an_input_adopt(inp, readers, paths, npaths, names, err, cap);
+	free(readers);
+	return ret;
 }
 
 /* The next whole event of file f the analysis takes. */

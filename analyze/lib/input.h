@@ -46,6 +46,14 @@ struct an_input_info {
 int an_input_open(struct an_input **in, char *const *paths, int npaths, struct an_names *names,
 		  char *err, size_t cap);
 /*
+ * an_input_open() of files already open, readers[i] for paths[i] (a caller
+ * that read their metadata first). The input takes the readers:
+ * an_input_close() closes them, after a failure too (when *in is NULL,
+ * they are closed already).
+ */
+int an_input_adopt(struct an_input **in, struct st_reader **readers, char *const *paths,
+		   int npaths, struct an_names *names, char *err, size_t cap);
+/*
  * One file being written (st_reader ST_READ_LIVE). ST_E* (<0) with the
  * message in err: ST_ETRUNCATED while it lacks its header or schema.
  */

@@ -10,6 +10,7 @@
 
 /* What says which recording a file belongs to, and its time span. */
 struct file_id {
+	struct st_reader *rd;	/* open until its recording's input takes it */
 	char host[128];
 	char offset[32];	/* clock.realtime_offset_ns, "" absent */
 	int64_t clock_offset, clock_step;
@@ -24,17 +25,18 @@ static void meta_copy(const struct st_reader *rd, const char *key, char *buf, si
 	snprintf(buf, cap, "%s", v ? v : "");
 }
 
+/* The file at path opened, kept in id->rd for its recording's input. */
 static int identify(struct file_id *id, const char *path, char *err, size_t cap)
 {
-	struct st_reader *rd;
 	const struct st_file_info *fi;
+	struct st_reader *rd;
 	char end[32];
 
-	if (st_reader_open(&rd, path, 0)) {
-		snprintf(err, cap, "%s: %s", path, rd ? st_reader_errmsg(rd) : "out of memory");
-		st_reader_close(rd);
+	if (st_reader_open(&id->rd, path, 0)) {
+		snprintf(err, cap, "%s: %s", path, id->rd ? st_reader_errmsg(id->rd) : "out of memory");
 		return -1;
 	}
+	rd = id->rd;
 	meta_copy(rd, "host.name", id->host, sizeof(id->host));
 	if (!id->host[0])
 		snprintf(id->host, sizeof(id->host), "?");
@@ -45,7 +47,6 @@ static int identify(struct file_id *id, const char *path, char *err, size_t cap)
 	fi = st_reader_info(rd);
 	id->first_ts = fi->first_ts;
 	id->last_ts = fi->last_ts;
-	st_reader_close(rd);
 	return 0;
 }
 
@@ -127,26 +128,35 @@ static void label_hosts(struct an_run *r, const struct file_id *ids, char *const
 	}
 }
 
-/* Open recording rec: the files of ids that belong to it, in the order given. */
-static int open_recording(struct an_run *r, unsigned rec, const struct file_id *ids,
+/*
+ * Open recording rec: the files of ids that belong to it, in the order
+ * given, read by the readers identify() opened (its input takes them).
+ */
+static int open_recording(struct an_run *r, unsigned rec, struct file_id *ids,
 			  char *const *files, int nfiles, char *err, size_t cap)
 {
 	struct an_recording *x = &r->recs[rec];
 	char **paths = calloc((size_t)nfiles, sizeof(*paths));
+	struct st_reader **readers = calloc((size_t)nfiles, sizeof(*readers));
 	int i, n = 0, ret;
 
 	x->index = (uint16_t)rec;
 	x->run = r;
-	if (!paths || an_names_new(&x->names)) {
+	if (!paths || !readers || an_names_new(&x->names)) {
 		free(paths);
+		free(readers);
 		snprintf(err, cap, "out of memory");
 		return -1;
 	}
 	for (i = 0; i < nfiles; i++)
-		if (ids[i].rec == rec)
-			paths[n++] = files[i];
-	ret = an_input_open(&x->in, paths, n, x->names, err, cap);
+		if (ids[i].rec == rec) {
+			paths[n] = files[i];
+			readers[n++] = ids[i].rd;
+			ids[i].rd = NULL;
+		}
+	ret = an_input_adopt(&x->in, readers, paths, n, x->names, err, cap);
 	free(paths);
+	free(readers);
 	return ret ? ret : an_spans_new(&x->spans, &r->spans, x->in, err, cap);
 }
 
@@ -222,6 +232,9 @@ int an_run_open(struct an_run *r, char *const *files, int nfiles, const struct a
 	common_clock(r, ids, first);
 	ret = 0;
 out:
+	/* the files no recording's input took: those after a failure */
+	for (i = 0; ids && i < nfiles; i++)
+		st_reader_close(ids[i].rd);
 	free(ids);
 	free(first);
 	return ret;
