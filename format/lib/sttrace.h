@@ -379,7 +379,8 @@ int st_chunk_peek(const void *buf, size_t len, struct st_chunk_info *ci);
  * process chunks in parallel or verify them. Records are in file order.
  * The caller zero-initializes buf and frees it with st_chunk_buf_free();
  * data is the library's to grow and free (a large buffer is a mapping of
- * its own, asked for huge pages: not for realloc or free). Events chunks are checked record by record: every size is a multiple of 8
+ * its own, asked for huge pages: not for realloc or free). Events chunks
+ * are checked record by record: every size is a multiple of 8
  * and matches the schema's type, every timestamp lies in the chunk's range.
  * On failure st_reader_errmsg() names the chunk and its offset.
  */
