@@ -23,14 +23,14 @@ $(ASAN_B)/tests/analyze/test_quantile $(ASAN_B)/tests/analyze/test_recordings: $
 # Objects first: an extra object (synth.o) needs the archives after it.
 $(ANALYZE_TESTS): $(B)/tests/analyze/%: $(B)/tests/analyze/%.o $(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) $(MHD_LIBS) -ljson-c -lm -pthread
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -ljson-c -lm -pthread
 
 $(ANALYZE_ASAN_LIB): $(ANALYZE_OBJS:$(B)/%=$(ASAN_B)/%)
 	$(Q)$(AR) rcs $@ $^
 
 $(ANALYZE_ASAN_TESTS): $(ASAN_B)/tests/analyze/%: $(ASAN_B)/tests/analyze/%.o $(ANALYZE_ASAN_LIB) $(LIBCOMMON_ASAN) $(LIBST_ASAN)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) $(MHD_LIBS) -ljson-c -lm -pthread
+	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -ljson-c -lm -pthread
 
 # count-allocs.so: preloaded by t_alloc.sh, counts a program's allocation calls.
 TEST_TOOLS += $(B)/tests/analyze/count-allocs.so

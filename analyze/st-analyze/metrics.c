@@ -5,8 +5,14 @@
  * The follower's thread adds I/Os under a mutex; libmicrohttpd's thread
  * renders the page under the same mutex into a buffer it then sends, so a
  * slow or vanished scraper holds the lock only while the page is printed.
+ *
+ * libmicrohttpd is loaded by the first an_metrics_start(), not linked: it
+ * and the TLS libraries it brings cost every st-analyze run 1.3 ms of
+ * start-up and 170 page faults, 2 % of a 4 s recording's summary
+ * (scripts/bench/RESULTS.md, 2026-12-03 06:00).
  */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <netdb.h>
@@ -49,6 +55,46 @@ struct an_metrics {
 	uint64_t bound_ns[AN_METRICS_BUCKETS];
 	const struct an_span_defs *spans;	/* the run's, for the span stages' names */
 };
+
+/* libmicrohttpd's functions this file calls, from the library once loaded. */
+static struct {
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+} mhd;
+
+/*
+ * Load libmicrohttpd (MHD_SONAME: the one the build found, module.mk) into
+ * mhd; 0, or -1 with why in err. It stays loaded: the daemon's thread runs
+ * its code until an_metrics_stop().
+ */
+static int mhd_load(char *err, size_t cap)
+{
+	void *lib;
+
+	if (mhd.start_daemon)
+		return 0;
+	if (!(lib = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL))) {
+		snprintf(err, cap, "cannot load %s (Debian: apt-get install libmicrohttpd12): %s",
+			 MHD_SONAME, dlerror());
+		return -1;
+	}
+#define MHD_SYM(f) (*(void **)&mhd.f = dlsym(lib, "MHD_" #f))
+	if (!MHD_SYM(stop_daemon) || !MHD_SYM(lookup_connection_value) ||
+	    !MHD_SYM(create_response_from_buffer) || !MHD_SYM(add_response_header) ||
+	    !MHD_SYM(queue_response) || !MHD_SYM(destroy_response) || !MHD_SYM(start_daemon)) {
+		snprintf(err, cap, "%s: %s", MHD_SONAME, dlerror());
+		mhd.start_daemon = NULL;
+		dlclose(lib);
+		return -1;
+	}
+#undef MHD_SYM
+	return 0;
+}
 
 /* Bucket k's bound: 10^(3 + k/5) ns to three digits, so that its le label is exactly it. */
 static uint64_t bound_ns(unsigned k)
@@ -294,7 +340,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 			      size_t *upload_size, void **state)
 {
 	struct an_metrics *m = cls;
-	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	const char *accept = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	int om = accept && strstr(accept, "application/openmetrics-text");
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
@@ -308,9 +354,9 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 	if (strcmp(url, "/metrics")) {
 		static char missing[] = "st-analyze serves /metrics\n";
 
-		resp = MHD_create_response_from_buffer(sizeof(missing) - 1, missing, MHD_RESPMEM_PERSISTENT);
-		ret = resp ? MHD_queue_response(conn, MHD_HTTP_NOT_FOUND, resp) : MHD_NO;
-		MHD_destroy_response(resp);
+		resp = mhd.create_response_from_buffer(sizeof(missing) - 1, missing, MHD_RESPMEM_PERSISTENT);
+		ret = resp ? mhd.queue_response(conn, MHD_HTTP_NOT_FOUND, resp) : MHD_NO;
+		mhd.destroy_response(resp);
 		return ret;
 	}
 	if (!(out = open_memstream(&page, &len)))
@@ -322,16 +368,16 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 		free(page);
 		return MHD_NO;
 	}
-	resp = MHD_create_response_from_buffer(len, page, MHD_RESPMEM_MUST_FREE);
+	resp = mhd.create_response_from_buffer(len, page, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(page);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+	mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 				om ? "application/openmetrics-text; version=1.0.0; charset=utf-8" :
 				     "text/plain; version=0.0.4; charset=utf-8");
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
+	ret = mhd.queue_response(conn, MHD_HTTP_OK, resp);
+	mhd.destroy_response(resp);
 	return ret;
 }
 
@@ -387,12 +433,12 @@ int an_metrics_start(struct an_metrics **mp, const char *addr, const struct an_s
 		m->bound_ns[k] = bound_ns(k);
 	m->spans = spans;
 	pthread_mutex_init(&m->lock, NULL);
-	if ((fd = listen_on(addr, err, cap)) < 0) {
+	if (mhd_load(err, cap) || (fd = listen_on(addr, err, cap)) < 0) {
 		an_metrics_stop(m);
 		return -1;
 	}
 	/* Few scrapers: one thread, a handful of connections, idle ones dropped after 10 s. */
-	m->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL,
+	m->daemon = mhd.start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL,
 				     answer, m, MHD_OPTION_LISTEN_SOCKET, fd,
 				     MHD_OPTION_CONNECTION_LIMIT, 32u, MHD_OPTION_CONNECTION_TIMEOUT, 10u,
 				     MHD_OPTION_END);
@@ -411,7 +457,7 @@ void an_metrics_stop(struct an_metrics *m)
 	if (!m)
 		return;
 	if (m->daemon)
-		MHD_stop_daemon(m->daemon);
+		mhd.stop_daemon(m->daemon);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }

@@ -10,6 +10,17 @@ st-analyze --help | grep -q '^usage: st-analyze' && st-analyze --help | grep -q 
 	st-analyze diff --help | grep -q '^usage: st-analyze diff' && pass analyze.help ||
 	fail analyze.help "--help text missing"
 
+# libmicrohttpd (and the TLS libraries it brings) is loaded for --metrics
+# only (metrics.c): a summary maps zstd, never it.
+LD_DEBUG=libs st-analyze "$dir/a.sttrace" 2>"$dir/libs" >/dev/null
+if ! grep -q 'calling init: .*libzstd' "$dir/libs"; then
+	fail analyze.metrics_loaded_lazily "LD_DEBUG=libs listed no library: $(head -1 "$dir/libs")"
+elif grep -q microhttpd "$dir/libs"; then
+	fail analyze.metrics_loaded_lazily "a summary loaded $(grep -o '[^ /]*microhttpd[^ ]*' "$dir/libs" | head -1)"
+else
+	pass analyze.metrics_loaded_lazily
+fi
+
 # expect_error NAME WORD ARGS...: exit 2 and one stderr line mentioning WORD.
 expect_error() {
 	local name=$1 word=$2 rc
