@@ -16,15 +16,17 @@
 #     another build's st-analyze with this one's, a line each
 #     (BENCH_SECTIONS=threads: only this, on the FILEs given)
 # Then a synthetic trace of about EVENTS events (st-format synth):
-#   - summary throughput: events per CPU-second (st-analyze is single-threaded,
-#     so this is one core), next to the library alone on the same file: the
+#   - summary throughput: events per CPU-second (of both threads: the one
+#     decoding ahead and the pass), next to the library alone on the same file: the
 #     time-ordered cursor (st-format cat of a type the trace lacks iterates
 #     every event and prints none) and chunk decoding (st-format verify)
 #   - peak RSS of the summary on a trace and on a 10x larger one (goal < 1.5x)
 #   - --quantile 99.95 and --heatmap lat relative to the summary (goal < 2x)
 #   - two recordings analyzed together (one thread each) against the same two
-#     analyzed one after the other: wall-clock throughput ratio (goal >= 1.7
-#     on 2 cores), runs alternated so both see the same load
+#     analyzed one after the other with --threads 1 (one thread each too:
+#     alone, a file's chunks would be decoded by a second thread): wall-clock
+#     throughput ratio (goal >= 1.7 on 2 cores), runs alternated so both see
+#     the same load
 # With BENCH_CALLGRIND=1, each real recording of at most 3 M events is also
 # counted in instructions (valgrind --tool=callgrind), which the load of a
 # shared machine does not move: the summary against verify, and the decoding
@@ -202,13 +204,14 @@ read -r cur_cpu _ _ <<<"$(best "$B/st-format" cat -t sched_process_exit "$big")"
 read -r _ _ small_rss <<<"$(best "$B/st-analyze" "$small")"
 read -r q_cpu _ _ <<<"$(best "$B/st-analyze" --quantile 99.95 "$big")"
 read -r h_cpu _ _ <<<"$(best "$B/st-analyze" --heatmap lat "$big")"
-# The pair one after the other (two processes) and together (one process,
-# a thread per recording), alternated; the least wall time of three each.
+# The pair one after the other (two processes, a thread each) and together
+# (one process, a thread per recording), alternated; the least wall time of
+# three each.
 pair_ev=$(($(events_of "${pair[0]}") + $(events_of "${pair[1]}")))
 seq_wall="" seq_cpu="" par_wall="" par_cpu="" par_rss=""
 least() { awk -v a="$1" -v b="${2:-1e9}" 'BEGIN { print a < b ? a : b }'; }
 for i in 1 2 3; do
-	read -r c w _ <<<"$(measure sh -c '"$0" "$1" >/dev/null && "$0" "$2"' "$B/st-analyze" "${pair[@]}")"
+	read -r c w _ <<<"$(measure sh -c '"$0" --threads 1 "$1" >/dev/null && "$0" --threads 1 "$2"' "$B/st-analyze" "${pair[@]}")"
 	seq_wall=$(least "$w" "$seq_wall") seq_cpu=$(least "$c" "$seq_cpu")
 	read -r c w rss <<<"$(measure "$B/st-analyze" "${pair[@]}")"
 	par_wall=$(least "$w" "$par_wall") par_cpu=$(least "$c" "$par_cpu") par_rss=$rss
@@ -219,7 +222,7 @@ awk -v ev="$ev" -v evs="$ev_small" -v sc="$sum_cpu" -v sw="$sum_wall" -v vc="$ve
     -v pe="$pair_ev" -v sqw="$seq_wall" -v sqc="$seq_cpu" -v pw="$par_wall" -v pc="$par_cpu" \
     -v pr="$par_rss" 'BEGIN {
 	printf "trace: %d events\n", ev
-	printf "summary:               %.2f s CPU (%.2f s wall), %.2f M events/s on one core (goal >= 10)\n", sc, sw, ev / sc / 1e6
+	printf "summary:               %.2f s CPU (%.2f s wall), %.2f M events per CPU-second (goal >= 10)\n", sc, sw, ev / sc / 1e6
 	printf "cursor alone:          %.2f s CPU, %.2f M events/s (libsttrace, events in time order)\n", cc, ev / cc / 1e6
 	printf "decode alone:          %.2f s CPU, %.2f M events/s (st-format verify: decompression + checksums)\n", vc, ev / vc / 1e6
 	printf "analyzer itself:       %.2f s CPU, %.1f ns per event (summary - cursor)\n", sc - cc, (sc - cc) / ev * 1e9
