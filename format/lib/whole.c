@@ -1558,16 +1558,29 @@ static int reordered_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf,
 }
 
 /*
- * A record of a `noted` type made whole as *h (a compact completion at
- * out, room for any built-in record), what it tells noted; <0 out of
- * memory.
+ * A NOTED_PASS record read with stamped issues resolved, handed out as
+ * stored: what it tells noted, one test of its type for the two steps
+ * (complete_whole(), note_record()), whose types do not overlap; <0 out
+ * of memory.
  */
 static inline __attribute__((always_inline)) int
-take_noted(struct st_whole *w, const struct st_event_header **h, void *out)
+note_passed(struct st_whole *w, const struct st_event_header *h)
 {
-	if (w->compact && !(*h = complete_whole(w, *h, out)))
-		return ST_ENOMEM;
-	note_record(w, *h);
+	switch (h->type) {
+	case ST_EV_block_bio_queue:
+		note_bio(w, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
+		break;
+	case ST_EV_block_rq_requeue:
+		note_requeue(w, ((const struct st_ev_block_rq *)h)->p.rq);
+		break;
+	case ST_EV_block_rq_complete:
+		note_complete(w, (const struct st_ev_block_rq_complete *)h);
+		break;
+	case ST_EV_block_rq_issue:
+		if (w->compact && note_issued(&w->issued, (const struct st_ev_block_rq_issue *)h))
+			return ST_ENOMEM;
+		break;
+	}
 	return 0;
 }
 
@@ -1575,17 +1588,21 @@ take_noted(struct st_whole *w, const struct st_event_header **h, void *out)
  * A NOTED_MAKE record read with stamped issues resolved, written at out
  * (room for any built-in record) as the event to hand out: its bytes
  * there, 0 when it is left out (a stamped issue of a file with plain
- * ones), <0 out of memory.
+ * ones), <0 out of memory. What complete_whole() and note_record() do
+ * for its two types, each tested once.
  */
 static int resolve_made(struct st_whole *w, const struct st_event_header *h, uint8_t *out)
 {
-	if (take_noted(w, &h, out))
-		return ST_ENOMEM;
 	if (h->type == ST_EV_block_rq_issue_stamped) {
+		if (w->compact && note_issued(&w->issued, (const struct st_ev_block_rq_issue *)h))
+			return ST_ENOMEM;
 		if (!w->stamped_ok)
 			return 0;
 		h = resolve_stamped(w, (const void *)h, (void *)out);
-	} else if (h != (const void *)out) {
+	} else if (w->compact) {
+		h = make_whole(w, (const void *)h, (void *)out);
+		note_complete(w, (const struct st_ev_block_rq_complete *)h);
+	} else {
 		/* a compact completion in a file whose counts have none: as stored */
 		memcpy(out, h, h->size);
 	}
@@ -1608,7 +1625,7 @@ static int resolved_next(struct st_whole *w, struct st_cursor *c, const struct s
 			return ret;
 		}
 		if (w->noted[(*ev)->type] != NOTED_MAKE)
-			return w->noted[(*ev)->type] && take_noted(w, ev, w->made) ? ST_ENOMEM : 1;
+			return w->noted[(*ev)->type] && note_passed(w, *ev) ? ST_ENOMEM : 1;
 		ret = resolve_made(w, *ev, (uint8_t *)w->made);
 		if (ret < 0)
 			return ret;
@@ -1639,11 +1656,10 @@ static int resolve_run(struct st_whole *w, const uint8_t **p, const uint8_t *end
 		if (w->noted[h->type] != NOTED_MAKE) {
 			/*
 			 * Stored sizes are multiples of 8: records copied together
-			 * lie as filled. (One that passes is made into none: w->made
-			 * stays unused.)
+			 * lie as filled.
 			 */
 			if (at + (size_t)(q - run) + h->size > cap ||
-			    (w->noted[h->type] && (err = take_noted(w, &h, w->made))))
+			    (w->noted[h->type] && (err = note_passed(w, h))))
 				break;
 			q += h->size;
 			continue;
