@@ -1648,6 +1648,7 @@ static int resolve_run(struct st_whole *w, const uint8_t **p, const uint8_t *end
 {
 	const uint8_t *q = *p, *run = q;	/* run to q: records passed, not copied yet */
 	size_t at = *used;
+	size_t room = cap - at;	/* what buf has left past run to q: one test a record */
 	int made, err = 0;
 
 	while (q < end) {
@@ -1658,9 +1659,9 @@ static int resolve_run(struct st_whole *w, const uint8_t **p, const uint8_t *end
 			 * Stored sizes are multiples of 8: records copied together
 			 * lie as filled.
 			 */
-			if (at + (size_t)(q - run) + h->size > cap ||
-			    (w->noted[h->type] && (err = note_passed(w, h))))
+			if (h->size > room || (w->noted[h->type] && (err = note_passed(w, h))))
 				break;
+			room -= h->size;
 			q += h->size;
 			continue;
 		}
@@ -1669,13 +1670,14 @@ static int resolve_run(struct st_whole *w, const uint8_t **p, const uint8_t *end
 			at += (size_t)(q - run);
 		}
 		run = q;
-		if (cap - at < MAX_RECORD)
+		if (room < MAX_RECORD)
 			break;
 		if ((made = resolve_made(w, h, buf + at)) < 0) {
 			err = made;
 			break;
 		}
 		at += (size_t)made;
+		room -= (size_t)made;
 		q += h->size;
 		run = q;
 	}
