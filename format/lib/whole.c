@@ -1256,9 +1256,10 @@ static __attribute__((cold)) int issued_grow(struct issued *is)
 }
 
 /*
- * Request rq's entry (rq != 0), a new one (rq set, the rest 0) when it has
- * none; NULL when out of memory. One probe finds it or the free entry a
- * new one takes, unless the table must grow first.
+ * Request rq's entry (rq != 0), a new one when it has none, for the caller
+ * to write whole (rq first: until then a new one reads as free); NULL when
+ * out of memory. One probe finds it or the free entry a new one takes,
+ * unless the table must grow first.
  */
 static struct issued_rq *issued_entry(struct issued *is, uint64_t rq)
 {
@@ -1276,7 +1277,6 @@ static struct issued_rq *issued_entry(struct issued *is, uint64_t rq)
 			;
 	}
 	is->count++;
-	is->tab[i] = (struct issued_rq){ .rq = rq };
 	return &is->tab[i];
 }
 
