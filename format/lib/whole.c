@@ -1219,7 +1219,8 @@ static void issued_free(struct issued *is)
 }
 
 /* Request rq's entry, NULL when it has none. */
-static struct issued_rq *issued_find(const struct issued *is, uint64_t rq)
+static inline __attribute__((always_inline)) struct issued_rq *
+issued_find(const struct issued *is, uint64_t rq)
 {
 	size_t i;
 
@@ -1261,7 +1262,8 @@ static __attribute__((cold)) int issued_grow(struct issued *is)
  * out of memory. One probe finds it or the free entry a new one takes,
  * unless the table must grow first.
  */
-static struct issued_rq *issued_entry(struct issued *is, uint64_t rq)
+static inline __attribute__((always_inline)) struct issued_rq *
+issued_entry(struct issued *is, uint64_t rq)
 {
 	size_t i;
 
@@ -1281,7 +1283,7 @@ static struct issued_rq *issued_entry(struct issued *is, uint64_t rq)
 }
 
 /* Forget entry r: later members of its probe run move back into the hole. */
-static void issued_del(struct issued *is, struct issued_rq *r)
+static inline __attribute__((always_inline)) void issued_del(struct issued *is, struct issued_rq *r)
 {
 	size_t i = (size_t)(r - is->tab), j = i, home;
 
@@ -1301,8 +1303,8 @@ static void issued_del(struct issued *is, struct issued_rq *r)
 }
 
 /* An issue (block_rq_issue, or the stamped one, which extends it): what the request's completion leaves out. */
-static __attribute__((noinline)) int note_issued(struct issued *is,
-						const struct st_ev_block_rq_issue *e)
+static inline __attribute__((always_inline)) int issued_note(struct issued *is,
+							     const struct st_ev_block_rq_issue *e)
 {
 	struct issued_rq *r;
 
@@ -1325,9 +1327,9 @@ static __attribute__((noinline)) int note_issued(struct issued *is,
  * file lacks (issued before the trace) has no position: sector 0, as an
  * orphan completion it is not measured.
  */
-static __attribute__((noinline)) const struct st_event_header *
-make_whole(struct st_whole *w, const struct st_ev_block_rq_complete_compact *e,
-	   struct st_ev_block_rq_complete *c)
+static inline __attribute__((always_inline)) const struct st_event_header *
+whole_of_compact(struct st_whole *w, const struct st_ev_block_rq_complete_compact *e,
+		 struct st_ev_block_rq_complete *c)
 {
 	struct issued_rq *r = issued_find(&w->issued, e->p.rq);
 
@@ -1348,6 +1350,25 @@ make_whole(struct st_whole *w, const struct st_ev_block_rq_complete_compact *e,
 			issued_del(&w->issued, r);
 	}
 	return &c->h;
+}
+
+/*
+ * issued_note() and whole_of_compact() out of line, for the loops they
+ * would grow (the window's; resolve_run()'s, for a plain issue):
+ * resolve_made(), once per I/O with stamped issues resolved, has them
+ * inline.
+ */
+static __attribute__((noinline)) int note_issued(struct issued *is,
+						const struct st_ev_block_rq_issue *e)
+{
+	return issued_note(is, e);
+}
+
+static __attribute__((noinline)) const struct st_event_header *
+make_whole(struct st_whole *w, const struct st_ev_block_rq_complete_compact *e,
+	   struct st_ev_block_rq_complete *c)
+{
+	return whole_of_compact(w, e, c);
 }
 
 /* Issues noted, a compact completion made whole at out; NULL when out of memory. */
@@ -1594,13 +1615,13 @@ note_passed(struct st_whole *w, const struct st_event_header *h)
 static int resolve_made(struct st_whole *w, const struct st_event_header *h, uint8_t *out)
 {
 	if (h->type == ST_EV_block_rq_issue_stamped) {
-		if (w->compact && note_issued(&w->issued, (const struct st_ev_block_rq_issue *)h))
+		if (w->compact && issued_note(&w->issued, (const struct st_ev_block_rq_issue *)h))
 			return ST_ENOMEM;
 		if (!w->stamped_ok)
 			return 0;
 		h = resolve_stamped(w, (const void *)h, (void *)out);
 	} else if (w->compact) {
-		h = make_whole(w, (const void *)h, (void *)out);
+		h = whole_of_compact(w, (const void *)h, (void *)out);
 		note_complete(w, (const struct st_ev_block_rq_complete *)h);
 	} else {
 		/* a compact completion in a file whose counts have none: as stored */
