@@ -1713,10 +1713,11 @@ static int resolve_run(struct st_whole *w, const uint8_t **p, const uint8_t *end
 
 /*
  * st_whole_fill() with stamped issues resolved: the cursor's runs through
- * resolve_run(). What did not fit waits in pending.
+ * resolve_run(). What did not fit waits in pending. Out of line (once a
+ * fill), so that its loop and the window's are compiled each on its own.
  */
-static int resolved_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t cap,
-			 size_t *used)
+static __attribute__((noinline)) int resolved_fill(struct st_whole *w, struct st_cursor *c,
+						   uint8_t *buf, size_t cap, size_t *used)
 {
 	const uint8_t *p = w->pending, *end = w->pending_end;
 	int ret;
