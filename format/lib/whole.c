@@ -1612,7 +1612,8 @@ note_passed(struct st_whole *w, const struct st_event_header *h)
  * ones), <0 out of memory. What complete_whole() and note_record() do
  * for its two types, each tested once.
  */
-static int resolve_made(struct st_whole *w, const struct st_event_header *h, uint8_t *out)
+static inline __attribute__((always_inline)) int
+resolve_made(struct st_whole *w, const struct st_event_header *h, uint8_t *out)
 {
 	if (h->type == ST_EV_block_rq_issue_stamped) {
 		if (w->compact && issued_note(&w->issued, (const struct st_ev_block_rq_issue *)h))
