@@ -1580,28 +1580,16 @@ static int reordered_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf,
 
 /*
  * A NOTED_PASS record read with stamped issues resolved, handed out as
- * stored: what it tells noted, one test of its type for the two steps
- * (complete_whole(), note_record()), whose types do not overlap; <0 out
- * of memory.
+ * stored: what it tells noted, complete_whole()'s step (an issue's) or
+ * note_record()'s, their types apart; <0 out of memory.
  */
 static inline __attribute__((always_inline)) int
 note_passed(struct st_whole *w, const struct st_event_header *h)
 {
-	switch (h->type) {
-	case ST_EV_block_bio_queue:
-		note_bio(w, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
-		break;
-	case ST_EV_block_rq_requeue:
-		note_requeue(w, ((const struct st_ev_block_rq *)h)->p.rq);
-		break;
-	case ST_EV_block_rq_complete:
-		note_complete(w, (const struct st_ev_block_rq_complete *)h);
-		break;
-	case ST_EV_block_rq_issue:
-		if (w->compact && note_issued(&w->issued, (const struct st_ev_block_rq_issue *)h))
-			return ST_ENOMEM;
-		break;
-	}
+	if (h->type == ST_EV_block_rq_issue)
+		return w->compact && note_issued(&w->issued, (const struct st_ev_block_rq_issue *)h) ?
+		       ST_ENOMEM : 0;
+	note_record(w, h);
 	return 0;
 }
 
