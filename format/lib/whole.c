@@ -1219,7 +1219,8 @@ static void issued_free(struct issued *is)
 }
 
 /* Request rq's entry, NULL when it has none. */
-static struct issued_rq *issued_find(const struct issued *is, uint64_t rq)
+static inline __attribute__((always_inline)) struct issued_rq *
+issued_find(const struct issued *is, uint64_t rq)
 {
 	size_t i;
 
@@ -1256,11 +1257,13 @@ static __attribute__((cold)) int issued_grow(struct issued *is)
 }
 
 /*
- * Request rq's entry (rq != 0), a new one (rq set, the rest 0) when it has
- * none; NULL when out of memory. One probe finds it or the free entry a
- * new one takes, unless the table must grow first.
+ * Request rq's entry (rq != 0), a new one when it has none, for the caller
+ * to write whole (rq first: until then a new one reads as free); NULL when
+ * out of memory. One probe finds it or the free entry a new one takes,
+ * unless the table must grow first.
  */
-static struct issued_rq *issued_entry(struct issued *is, uint64_t rq)
+static inline __attribute__((always_inline)) struct issued_rq *
+issued_entry(struct issued *is, uint64_t rq)
 {
 	size_t i;
 
@@ -1276,12 +1279,11 @@ static struct issued_rq *issued_entry(struct issued *is, uint64_t rq)
 			;
 	}
 	is->count++;
-	is->tab[i] = (struct issued_rq){ .rq = rq };
 	return &is->tab[i];
 }
 
 /* Forget entry r: later members of its probe run move back into the hole. */
-static void issued_del(struct issued *is, struct issued_rq *r)
+static inline __attribute__((always_inline)) void issued_del(struct issued *is, struct issued_rq *r)
 {
 	size_t i = (size_t)(r - is->tab), j = i, home;
 
@@ -1301,8 +1303,8 @@ static void issued_del(struct issued *is, struct issued_rq *r)
 }
 
 /* An issue (block_rq_issue, or the stamped one, which extends it): what the request's completion leaves out. */
-static __attribute__((noinline)) int note_issued(struct issued *is,
-						const struct st_ev_block_rq_issue *e)
+static inline __attribute__((always_inline)) int issued_note(struct issued *is,
+							     const struct st_ev_block_rq_issue *e)
 {
 	struct issued_rq *r;
 
@@ -1325,9 +1327,9 @@ static __attribute__((noinline)) int note_issued(struct issued *is,
  * file lacks (issued before the trace) has no position: sector 0, as an
  * orphan completion it is not measured.
  */
-static __attribute__((noinline)) const struct st_event_header *
-make_whole(struct st_whole *w, const struct st_ev_block_rq_complete_compact *e,
-	   struct st_ev_block_rq_complete *c)
+static inline __attribute__((always_inline)) const struct st_event_header *
+whole_of_compact(struct st_whole *w, const struct st_ev_block_rq_complete_compact *e,
+		 struct st_ev_block_rq_complete *c)
 {
 	struct issued_rq *r = issued_find(&w->issued, e->p.rq);
 
@@ -1348,6 +1350,25 @@ make_whole(struct st_whole *w, const struct st_ev_block_rq_complete_compact *e,
 			issued_del(&w->issued, r);
 	}
 	return &c->h;
+}
+
+/*
+ * issued_note() and whole_of_compact() out of line, for the loops they
+ * would grow (the window's; resolve_run()'s, for a plain issue):
+ * resolve_made(), once per I/O with stamped issues resolved, has them
+ * inline.
+ */
+static __attribute__((noinline)) int note_issued(struct issued *is,
+						const struct st_ev_block_rq_issue *e)
+{
+	return issued_note(is, e);
+}
+
+static __attribute__((noinline)) const struct st_event_header *
+make_whole(struct st_whole *w, const struct st_ev_block_rq_complete_compact *e,
+	   struct st_ev_block_rq_complete *c)
+{
+	return whole_of_compact(w, e, c);
 }
 
 /* Issues noted, a compact completion made whole at out; NULL when out of memory. */
@@ -1558,16 +1579,17 @@ static int reordered_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf,
 }
 
 /*
- * A record of a `noted` type made whole as *h (a compact completion at
- * out, room for any built-in record), what it tells noted; <0 out of
- * memory.
+ * A NOTED_PASS record read with stamped issues resolved, handed out as
+ * stored: what it tells noted, complete_whole()'s step (an issue's) or
+ * note_record()'s, their types apart; <0 out of memory.
  */
 static inline __attribute__((always_inline)) int
-take_noted(struct st_whole *w, const struct st_event_header **h, void *out)
+note_passed(struct st_whole *w, const struct st_event_header *h)
 {
-	if (w->compact && !(*h = complete_whole(w, *h, out)))
-		return ST_ENOMEM;
-	note_record(w, *h);
+	if (h->type == ST_EV_block_rq_issue)
+		return w->compact && note_issued(&w->issued, (const struct st_ev_block_rq_issue *)h) ?
+		       ST_ENOMEM : 0;
+	note_record(w, h);
 	return 0;
 }
 
@@ -1575,17 +1597,22 @@ take_noted(struct st_whole *w, const struct st_event_header **h, void *out)
  * A NOTED_MAKE record read with stamped issues resolved, written at out
  * (room for any built-in record) as the event to hand out: its bytes
  * there, 0 when it is left out (a stamped issue of a file with plain
- * ones), <0 out of memory.
+ * ones), <0 out of memory. What complete_whole() and note_record() do
+ * for its two types, each tested once.
  */
-static int resolve_made(struct st_whole *w, const struct st_event_header *h, uint8_t *out)
+static inline __attribute__((always_inline)) int
+resolve_made(struct st_whole *w, const struct st_event_header *h, uint8_t *out)
 {
-	if (take_noted(w, &h, out))
-		return ST_ENOMEM;
 	if (h->type == ST_EV_block_rq_issue_stamped) {
+		if (w->compact && issued_note(&w->issued, (const struct st_ev_block_rq_issue *)h))
+			return ST_ENOMEM;
 		if (!w->stamped_ok)
 			return 0;
 		h = resolve_stamped(w, (const void *)h, (void *)out);
-	} else if (h != (const void *)out) {
+	} else if (w->compact) {
+		h = whole_of_compact(w, (const void *)h, (void *)out);
+		note_complete(w, (const struct st_ev_block_rq_complete *)h);
+	} else {
 		/* a compact completion in a file whose counts have none: as stored */
 		memcpy(out, h, h->size);
 	}
@@ -1608,7 +1635,7 @@ static int resolved_next(struct st_whole *w, struct st_cursor *c, const struct s
 			return ret;
 		}
 		if (w->noted[(*ev)->type] != NOTED_MAKE)
-			return w->noted[(*ev)->type] && take_noted(w, ev, w->made) ? ST_ENOMEM : 1;
+			return w->noted[(*ev)->type] && note_passed(w, *ev) ? ST_ENOMEM : 1;
 		ret = resolve_made(w, *ev, (uint8_t *)w->made);
 		if (ret < 0)
 			return ret;
@@ -1631,6 +1658,7 @@ static int resolve_run(struct st_whole *w, const uint8_t **p, const uint8_t *end
 {
 	const uint8_t *q = *p, *run = q;	/* run to q: records passed, not copied yet */
 	size_t at = *used;
+	size_t room = cap - at;	/* what buf has left past run to q: one test a record */
 	int made, err = 0;
 
 	while (q < end) {
@@ -1639,12 +1667,11 @@ static int resolve_run(struct st_whole *w, const uint8_t **p, const uint8_t *end
 		if (w->noted[h->type] != NOTED_MAKE) {
 			/*
 			 * Stored sizes are multiples of 8: records copied together
-			 * lie as filled. (One that passes is made into none: w->made
-			 * stays unused.)
+			 * lie as filled.
 			 */
-			if (at + (size_t)(q - run) + h->size > cap ||
-			    (w->noted[h->type] && (err = take_noted(w, &h, w->made))))
+			if (h->size > room || (w->noted[h->type] && (err = note_passed(w, h))))
 				break;
+			room -= h->size;
 			q += h->size;
 			continue;
 		}
@@ -1653,13 +1680,14 @@ static int resolve_run(struct st_whole *w, const uint8_t **p, const uint8_t *end
 			at += (size_t)(q - run);
 		}
 		run = q;
-		if (cap - at < MAX_RECORD)
+		if (room < MAX_RECORD)
 			break;
 		if ((made = resolve_made(w, h, buf + at)) < 0) {
 			err = made;
 			break;
 		}
 		at += (size_t)made;
+		room -= (size_t)made;
 		q += h->size;
 		run = q;
 	}
@@ -1674,10 +1702,11 @@ static int resolve_run(struct st_whole *w, const uint8_t **p, const uint8_t *end
 
 /*
  * st_whole_fill() with stamped issues resolved: the cursor's runs through
- * resolve_run(). What did not fit waits in pending.
+ * resolve_run(). What did not fit waits in pending. Out of line (once a
+ * fill), so that its loop and the window's are compiled each on its own.
  */
-static int resolved_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t cap,
-			 size_t *used)
+static __attribute__((noinline)) int resolved_fill(struct st_whole *w, struct st_cursor *c,
+						   uint8_t *buf, size_t cap, size_t *used)
 {
 	const uint8_t *p = w->pending, *end = w->pending_end;
 	int ret;
