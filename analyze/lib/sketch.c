@@ -119,20 +119,30 @@ static int to_sketch(struct an_qest *e)
 	return 0;
 }
 
+/* Room in the array for `need` samples (need <= limit), doubling it. */
+static int reserve(struct an_qest *e, size_t need)
+{
+	size_t cap = e->cap ? e->cap : 64;
+	uint64_t *p;
+
+	if (need <= e->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	if (cap > e->limit)
+		cap = e->limit;
+	p = realloc(e->samples, cap * sizeof(*p));
+	if (!p)
+		return -1;
+	e->samples = p;
+	e->cap = cap;
+	return 0;
+}
+
 static int add_sample(struct an_qest *e, uint64_t v)
 {
-	if (e->nsamples == e->cap) {
-		size_t cap = e->cap ? e->cap * 2 : 64;
-		uint64_t *p;
-
-		if (cap > e->limit)
-			cap = e->limit;
-		p = realloc(e->samples, cap * sizeof(*p));
-		if (!p)
-			return -1;
-		e->samples = p;
-		e->cap = cap;
-	}
+	if (reserve(e, e->nsamples + 1))
+		return -1;
 	e->samples[e->nsamples++] = v;
 	e->sorted = 0;
 	return 0;
@@ -149,6 +159,28 @@ int an_qest_add_slow(struct an_qest *e, uint64_t v)
 		return 0;
 	}
 	return add_sample(e, v);
+}
+
+int an_qest_add_zeros(struct an_qest *e, uint64_t count)
+{
+	if (!count)
+		return 0;
+	/* a sketch past the limit, as the count-th single add would have made it */
+	if (!e->sk.counts && e->nsamples + count > e->limit && to_sketch(e))
+		return -1;
+	if (e->sk.counts) {
+		e->sk.counts[0] += count;
+		e->sk.n += count;
+	} else {
+		if (reserve(e, e->nsamples + count))
+			return -1;
+		memset(e->samples + e->nsamples, 0, count * sizeof(*e->samples));
+		e->nsamples += count;
+		e->sorted = 0;
+	}
+	e->n += count;
+	e->min = 0;
+	return 0;
 }
 
 int an_qest_merge(struct an_qest *dst, struct an_qest *src)

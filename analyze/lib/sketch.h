@@ -109,29 +109,12 @@ static inline int an_qest_add(struct an_qest *e, uint64_t v)
 	return 0;
 }
 /*
- * an_qest_add(e, 0), for a stage that is 0 for most I/Os (the causes of a
- * recording without lock waits, reclaim or throttling): no bucket to
- * compute (0's is 0) and no maximum to compare.
+ * count calls of an_qest_add(e, 0) at once: the same samples, mode and
+ * quantiles. For a stage that is 0 for most I/Os (the causes of a recording
+ * without lock waits, reclaim or throttling), counted apart and added once.
+ * 0 or -1 (out of memory).
  */
-static inline int an_qest_add_zero(struct an_qest *e)
-{
-	uint64_t *counts = e->sk.counts;
-
-	if (counts) {
-		e->n++;
-		e->min = 0;
-		e->sk.n++;
-		counts[0]++;
-		return 0;
-	}
-	if (e->nsamples >= e->cap)
-		return an_qest_add_slow(e, 0);
-	e->n++;
-	e->min = 0;
-	e->samples[e->nsamples++] = 0;
-	e->sorted = 0;
-	return 0;
-}
+int an_qest_add_zeros(struct an_qest *e, uint64_t count);
 int an_qest_merge(struct an_qest *dst, struct an_qest *src);
 /* an_qest_merge() that may move src's samples or sketch into dst: src is left empty, to be freed. */
 int an_qest_take(struct an_qest *dst, struct an_qest *src);

@@ -137,11 +137,16 @@ static void test_qest(void)
 	an_qest_free(&m);
 }
 
-/* an_qest_add_zero() is an_qest_add(e, 0): in exact mode, across the switch, in the sketch. */
-static void test_qest_zero(void)
+/*
+ * an_qest_add_zeros(e, count) is count calls of an_qest_add(e, 0): the zeros
+ * counted apart and added at checkpoints, while exact (50), across the
+ * switch to the sketch (150: 85 samples and 66 zeros past the limit of 100)
+ * and in the sketch (299).
+ */
+static void test_qest_zeros(void)
 {
 	struct an_qest a, z;
-	uint64_t i, q50a = 0, q50z = 0;
+	uint64_t i, zeros = 0, q50a = 0, q50z = 0;
 	int same = 1;
 
 	an_qest_init(&a, 100);
@@ -153,17 +158,20 @@ static void test_qest_zero(void)
 		if (v)
 			an_qest_add(&z, v);
 		else
-			an_qest_add_zero(&z);
-		if (i == 50 || i == 299) {
+			zeros++;
+		if (i == 50 || i == 150 || i == 299) {
+			same &= !an_qest_add_zeros(&z, zeros) && a.n == z.n && a.sk.n == z.sk.n;
+			zeros = 0;
 			q50a = an_qest_quantile(&a, 0.5);
 			q50z = an_qest_quantile(&z, 0.5);
-			same &= q50a == q50z && an_qest_quantile(&a, 0.9) == an_qest_quantile(&z, 0.9) &&
-				an_qest_is_exact(&a) == an_qest_is_exact(&z);
+			same &= q50a == q50z && an_qest_quantile(&a, 0.1) == an_qest_quantile(&z, 0.1) &&
+				an_qest_quantile(&a, 0.9) == an_qest_quantile(&z, 0.9) &&
+				an_qest_is_exact(&a) == an_qest_is_exact(&z) && an_qest_is_exact(&z) == (i == 50);
 		}
 	}
-	check(same && a.n == z.n && a.sum == z.sum && a.min == z.min && a.max == z.max && z.min == 0 &&
-	      a.sk.n == z.sk.n && !an_qest_is_exact(&z),
-	      "qest.add_zero", "n %llu/%llu min %llu/%llu p50 %llu/%llu", (unsigned long long)a.n,
+	check(same && !an_qest_add_zeros(&z, 0) && a.n == z.n && a.sum == z.sum && a.min == z.min &&
+	      a.max == z.max && z.min == 0 && a.sk.n == z.sk.n && !an_qest_is_exact(&z),
+	      "qest.add_zeros", "n %llu/%llu min %llu/%llu p50 %llu/%llu", (unsigned long long)a.n,
 	      (unsigned long long)z.n, (unsigned long long)a.min, (unsigned long long)z.min,
 	      (unsigned long long)q50a, (unsigned long long)q50z);
 	an_qest_free(&a);
@@ -257,7 +265,7 @@ int main(void)
 	test_distribution(2, "bimodal_long_tail");
 	test_merge();
 	test_qest();
-	test_qest_zero();
+	test_qest_zeros();
 	test_qest_take();
 	return check_failures != 0;
 }
