@@ -54,13 +54,12 @@ void an_sketch_merge(struct an_sketch *dst, const struct an_sketch *src)
 	dst->n += src->n;
 }
 
-uint64_t an_sketch_rank(const struct an_sketch *s, uint64_t r)
+/* an_sketch_rank() of a sketch with samples, whatever its n says (an an_qest's is not kept). */
+static uint64_t rank_value(const struct an_sketch *s, uint64_t r)
 {
 	uint64_t seen = 0;
 	uint32_t i;
 
-	if (!s->n)
-		return 0;
 	if (r < 1)
 		r = 1;
 	for (i = 0; i < s->nbuckets; i++) {
@@ -69,6 +68,11 @@ uint64_t an_sketch_rank(const struct an_sketch *s, uint64_t r)
 			return an_sketch_value(s->bits, i);
 	}
 	return an_sketch_value(s->bits, s->nbuckets - 1);
+}
+
+uint64_t an_sketch_rank(const struct an_sketch *s, uint64_t r)
+{
+	return s->n ? rank_value(s, r) : 0;
 }
 
 static uint64_t nearest_rank(uint64_t n, double q)
@@ -170,7 +174,6 @@ int an_qest_add_zeros(struct an_qest *e, uint64_t count)
 		return -1;
 	if (e->sk.counts) {
 		e->sk.counts[0] += count;
-		e->sk.n += count;
 	} else {
 		if (reserve(e, e->nsamples + count))
 			return -1;
@@ -265,7 +268,7 @@ static int radix_sort(uint64_t *v, size_t n)
 uint64_t an_qest_rank(struct an_qest *e, uint64_t r)
 {
 	if (e->sk.counts) {
-		uint64_t v = an_sketch_rank(&e->sk, r);
+		uint64_t v = e->n ? rank_value(&e->sk, r) : 0;
 
 		/* A bucket's middle may lie past the extremes, which are exact. */
 		return v < e->min ? e->min : v > e->max ? e->max : v;
@@ -361,7 +364,6 @@ int an_qest_load(struct an_qest *e, const char *p)
 		e->sk.counts[idx] += count;
 		total += count;
 	}
-	e->sk.n = total;
 	/* The counts must add up to n, and the extremes lie in order. */
 	if (*p || total != e->n || (e->n && e->min > e->max))
 		return -1;

@@ -68,7 +68,7 @@ struct an_qest {
 	uint64_t *samples;	/* exact mode: the samples (sorted lazily) */
 	size_t nsamples, cap, limit;
 	int sorted;
-	struct an_sketch sk;	/* sketch mode when sk.counts != NULL */
+	struct an_sketch sk;	/* sketch mode when sk.counts != NULL; sk.n is not kept (n is) */
 	uint64_t n, sum, min, max;
 };
 
@@ -96,8 +96,7 @@ static inline int an_qest_add(struct an_qest *e, uint64_t v)
 	if (counts) {
 		/* e's fields before the bucket: a store through counts may alias e, which is then reloaded */
 		an_qest_note(e, v);
-		/* an_sketch_add() with the bits every an_qest uses, a constant. */
-		e->sk.n++;
+		/* an_sketch_add() with the bits every an_qest uses, a constant, and n counted once */
 		counts[an_sketch_index(AN_SKETCH_BITS, v)]++;
 		return 0;
 	}

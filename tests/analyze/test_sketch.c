@@ -160,7 +160,7 @@ static void test_qest_zeros(void)
 		else
 			zeros++;
 		if (i == 50 || i == 150 || i == 299) {
-			same &= !an_qest_add_zeros(&z, zeros) && a.n == z.n && a.sk.n == z.sk.n;
+			same &= !an_qest_add_zeros(&z, zeros) && a.n == z.n;
 			zeros = 0;
 			q50a = an_qest_quantile(&a, 0.5);
 			q50z = an_qest_quantile(&z, 0.5);
@@ -170,12 +170,48 @@ static void test_qest_zeros(void)
 		}
 	}
 	check(same && !an_qest_add_zeros(&z, 0) && a.n == z.n && a.sum == z.sum && a.min == z.min &&
-	      a.max == z.max && z.min == 0 && a.sk.n == z.sk.n && !an_qest_is_exact(&z),
+	      a.max == z.max && z.min == 0 && !an_qest_is_exact(&z),
 	      "qest.add_zeros", "n %llu/%llu min %llu/%llu p50 %llu/%llu", (unsigned long long)a.n,
 	      (unsigned long long)z.n, (unsigned long long)a.min, (unsigned long long)z.min,
 	      (unsigned long long)q50a, (unsigned long long)q50z);
 	an_qest_free(&a);
 	an_qest_free(&z);
+}
+
+/*
+ * A summary's stage saved and loaded back answers the same quantiles, alone
+ * and merged into another: a sketch's quantiles come from the qest's n (its
+ * sketch's own count is not kept).
+ */
+static void test_qest_save_load(void)
+{
+	struct an_qest a, loaded, merged;
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&text, &len);
+	int same = 1;
+
+	an_qest_init(&a, 100);
+	an_qest_init(&loaded, 100);
+	an_qest_init(&merged, 100);
+	for (i = 0; i < 1000; i++)
+		an_qest_add(&a, i % 4 ? 5000 + i * 37 : 0);
+	same &= f && !an_qest_save(&a, f) && !fclose(f) && !an_qest_load(&loaded, text) &&
+		!an_qest_merge(&merged, &loaded);
+	for (i = 1; same && i < 100; i++) {
+		uint64_t want = an_qest_quantile(&a, i / 100.0);
+
+		same = an_qest_quantile(&loaded, i / 100.0) == want &&
+		       an_qest_quantile(&merged, i / 100.0) == want;
+	}
+	check(same && loaded.n == 1000 && merged.n == 1000 && !an_qest_is_exact(&loaded),
+	      "qest.save_load", "p50 %llu, loaded %llu, merged %llu",
+	      (unsigned long long)an_qest_quantile(&a, 0.5), (unsigned long long)an_qest_quantile(&loaded, 0.5),
+	      (unsigned long long)an_qest_quantile(&merged, 0.5));
+	free(text);
+	an_qest_free(&a);
+	an_qest_free(&loaded);
+	an_qest_free(&merged);
 }
 
 /*
@@ -206,7 +242,7 @@ static void test_qest_take(void)
 	      "qest.take_exact_moves", "n %llu, array %s", (unsigned long long)into_empty.n,
 	      into_empty.samples == samples ? "moved" : "copied");
 	an_qest_take(&into_empty2, &sketch);
-	check(into_empty2.sk.counts == counts && into_empty2.n == 500 && into_empty2.sk.n == 500 &&
+	check(into_empty2.sk.counts == counts && into_empty2.n == 500 &&
 	      !sketch.sk.counts && !sketch.n,
 	      "qest.take_sketch_moves", "n %llu, sketch %s", (unsigned long long)into_empty2.n,
 	      into_empty2.sk.counts == counts ? "moved" : "copied");
@@ -266,6 +302,7 @@ int main(void)
 	test_merge();
 	test_qest();
 	test_qest_zeros();
+	test_qest_save_load();
 	test_qest_take();
 	return check_failures != 0;
 }
