@@ -211,6 +211,8 @@ int an_stats_merge(struct an_stats *dst, struct an_stats *src)
 	uint32_t g;
 	int k;
 
+	if (an_stats_settle(src))
+		return -1;
 	for (g = 0; g < src->ngroups; g++) {
 		struct an_group *sg = &src->groups[g];
 		struct an_group *dg = group_by_label(dst, sg->label);
@@ -240,11 +242,29 @@ struct stage_sink {
 static inline __attribute__((always_inline)) void add_stage(void *ctx, unsigned k, uint64_t ns)
 {
 	struct stage_sink *sink = ctx;
-	/* the causes are 0 for most I/Os (k is a constant here: the test goes for the other stages) */
-	int zero = k >= AN_ST_RUNQ && k < AN_ST_OTHER && !ns;
-
-	if (zero ? an_qest_add_zero(&sink->g->st[k]) : an_qest_add(&sink->g->st[k], ns))
+	/* the causes are 0 for most I/Os, only counted (k is a constant here: the test goes for the other stages) */
+	if (k >= AN_ST_RUNQ && k < AN_ST_OTHER && !ns)
+		sink->g->zero_causes[k - AN_ST_RUNQ]++;
+	else if (an_qest_add(&sink->g->st[k], ns))
 		sink->s->failed = 1;
+}
+
+int an_stats_settle(struct an_stats *s)
+{
+	uint32_t g;
+	int k;
+
+	for (g = 0; g < s->ngroups; g++)
+		for (k = 0; k < AN_CAUSE_COUNT; k++) {
+			struct an_group *gr = &s->groups[g];
+
+			if (an_qest_add_zeros(&gr->st[AN_ST_RUNQ + k], gr->zero_causes[k])) {
+				s->failed = 1;
+				return -1;
+			}
+			gr->zero_causes[k] = 0;
+		}
+	return 0;
 }
 
 void an_stats_add(struct an_stats *s, const struct an_io *io)

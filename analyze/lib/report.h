@@ -36,6 +36,8 @@ struct an_group {
 	uint64_t merged;	/* merges of the I/Os' bios into requests (an_io.merges) */
 	uint64_t unjoined;	/* complete syscalls whose bios did not join (AN_IO_UNJOINED) */
 	struct an_qest st[AN_ST_COUNT];
+	/* I/Os whose cause was 0, not yet in st[AN_ST_RUNQ + cause] (an_stats_settle) */
+	uint64_t zero_causes[AN_CAUSE_COUNT];
 };
 
 #define AN_GROUP_RECENT 4	/* an_stats.recent's entries, a power of two */
@@ -69,8 +71,15 @@ uint64_t an_label_hash(const char *s);
 
 void an_stats_init(struct an_stats *s, enum an_by by, size_t exact_limit, const struct an_names *names);
 void an_stats_free(struct an_stats *s);
-/* One I/O: complete ones feed the stage statistics, incomplete ones are counted. */
+/*
+ * One I/O: complete ones feed the stage statistics, incomplete ones are
+ * counted. A cause of 0 (most I/Os' every cause) is only counted, in the
+ * group's zero_causes: an_stats_settle() adds those samples to st[], and
+ * must come before st[] is read.
+ */
 void an_stats_add(struct an_stats *s, const struct an_io *io);
+/* Every group's zero_causes into its st[]; 0 or -1 (out of memory: failed is set). */
+int an_stats_settle(struct an_stats *s);
 /* Groups sorted by label (stable output). */
 void an_stats_sort(struct an_stats *s);
 /* 1 if every quantile of every group came from exact samples. */
@@ -79,7 +88,7 @@ int an_stats_exact(const struct an_stats *s);
 void an_stats_print(struct an_stats *s, const struct an_span_defs *spans, FILE *out, int csv,
 		    uint64_t duration_ns);
 /*
- * dst += src, group by group with the same label (src's samples move to dst
+ * dst += src, group by group with the same label (src settled first; its samples move to dst
  * unchanged: the same quantiles as if dst had seen src's I/Os; a group's
  * statistics may move, leaving src's empty, to be freed). A dst is either
  * fed I/Os or merged into, not both. 0 or -1 (out of memory).

@@ -54,13 +54,12 @@ void an_sketch_merge(struct an_sketch *dst, const struct an_sketch *src)
 	dst->n += src->n;
 }
 
-uint64_t an_sketch_rank(const struct an_sketch *s, uint64_t r)
+/* an_sketch_rank() of a sketch with samples, whatever its n says (an an_qest's is not kept). */
+static uint64_t rank_value(const struct an_sketch *s, uint64_t r)
 {
 	uint64_t seen = 0;
 	uint32_t i;
 
-	if (!s->n)
-		return 0;
 	if (r < 1)
 		r = 1;
 	for (i = 0; i < s->nbuckets; i++) {
@@ -69,6 +68,11 @@ uint64_t an_sketch_rank(const struct an_sketch *s, uint64_t r)
 			return an_sketch_value(s->bits, i);
 	}
 	return an_sketch_value(s->bits, s->nbuckets - 1);
+}
+
+uint64_t an_sketch_rank(const struct an_sketch *s, uint64_t r)
+{
+	return s->n ? rank_value(s, r) : 0;
 }
 
 static uint64_t nearest_rank(uint64_t n, double q)
@@ -119,20 +123,30 @@ static int to_sketch(struct an_qest *e)
 	return 0;
 }
 
+/* Room in the array for `need` samples (need <= limit), doubling it. */
+static int reserve(struct an_qest *e, size_t need)
+{
+	size_t cap = e->cap ? e->cap : 64;
+	uint64_t *p;
+
+	if (need <= e->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	if (cap > e->limit)
+		cap = e->limit;
+	p = realloc(e->samples, cap * sizeof(*p));
+	if (!p)
+		return -1;
+	e->samples = p;
+	e->cap = cap;
+	return 0;
+}
+
 static int add_sample(struct an_qest *e, uint64_t v)
 {
-	if (e->nsamples == e->cap) {
-		size_t cap = e->cap ? e->cap * 2 : 64;
-		uint64_t *p;
-
-		if (cap > e->limit)
-			cap = e->limit;
-		p = realloc(e->samples, cap * sizeof(*p));
-		if (!p)
-			return -1;
-		e->samples = p;
-		e->cap = cap;
-	}
+	if (reserve(e, e->nsamples + 1))
+		return -1;
 	e->samples[e->nsamples++] = v;
 	e->sorted = 0;
 	return 0;
@@ -149,6 +163,27 @@ int an_qest_add_slow(struct an_qest *e, uint64_t v)
 		return 0;
 	}
 	return add_sample(e, v);
+}
+
+int an_qest_add_zeros(struct an_qest *e, uint64_t count)
+{
+	if (!count)
+		return 0;
+	/* a sketch past the limit, as the count-th single add would have made it */
+	if (!e->sk.counts && e->nsamples + count > e->limit && to_sketch(e))
+		return -1;
+	if (e->sk.counts) {
+		e->sk.counts[0] += count;
+	} else {
+		if (reserve(e, e->nsamples + count))
+			return -1;
+		memset(e->samples + e->nsamples, 0, count * sizeof(*e->samples));
+		e->nsamples += count;
+		e->sorted = 0;
+	}
+	e->n += count;
+	e->min = 0;
+	return 0;
 }
 
 int an_qest_merge(struct an_qest *dst, struct an_qest *src)
@@ -233,7 +268,7 @@ static int radix_sort(uint64_t *v, size_t n)
 uint64_t an_qest_rank(struct an_qest *e, uint64_t r)
 {
 	if (e->sk.counts) {
-		uint64_t v = an_sketch_rank(&e->sk, r);
+		uint64_t v = e->n ? rank_value(&e->sk, r) : 0;
 
 		/* A bucket's middle may lie past the extremes, which are exact. */
 		return v < e->min ? e->min : v > e->max ? e->max : v;
@@ -329,7 +364,6 @@ int an_qest_load(struct an_qest *e, const char *p)
 		e->sk.counts[idx] += count;
 		total += count;
 	}
-	e->sk.n = total;
 	/* The counts must add up to n, and the extremes lie in order. */
 	if (*p || total != e->n || (e->n && e->min > e->max))
 		return -1;

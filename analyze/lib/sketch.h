@@ -68,7 +68,7 @@ struct an_qest {
 	uint64_t *samples;	/* exact mode: the samples (sorted lazily) */
 	size_t nsamples, cap, limit;
 	int sorted;
-	struct an_sketch sk;	/* sketch mode when sk.counts != NULL */
+	struct an_sketch sk;	/* sketch mode when sk.counts != NULL; sk.n is not kept (n is) */
 	uint64_t n, sum, min, max;
 };
 
@@ -96,8 +96,7 @@ static inline int an_qest_add(struct an_qest *e, uint64_t v)
 	if (counts) {
 		/* e's fields before the bucket: a store through counts may alias e, which is then reloaded */
 		an_qest_note(e, v);
-		/* an_sketch_add() with the bits every an_qest uses, a constant. */
-		e->sk.n++;
+		/* an_sketch_add() with the bits every an_qest uses, a constant, and n counted once */
 		counts[an_sketch_index(AN_SKETCH_BITS, v)]++;
 		return 0;
 	}
@@ -109,29 +108,12 @@ static inline int an_qest_add(struct an_qest *e, uint64_t v)
 	return 0;
 }
 /*
- * an_qest_add(e, 0), for a stage that is 0 for most I/Os (the causes of a
- * recording without lock waits, reclaim or throttling): no bucket to
- * compute (0's is 0) and no maximum to compare.
+ * count calls of an_qest_add(e, 0) at once: the same samples, mode and
+ * quantiles. For a stage that is 0 for most I/Os (the causes of a recording
+ * without lock waits, reclaim or throttling), counted apart and added once.
+ * 0 or -1 (out of memory).
  */
-static inline int an_qest_add_zero(struct an_qest *e)
-{
-	uint64_t *counts = e->sk.counts;
-
-	if (counts) {
-		e->n++;
-		e->min = 0;
-		e->sk.n++;
-		counts[0]++;
-		return 0;
-	}
-	if (e->nsamples >= e->cap)
-		return an_qest_add_slow(e, 0);
-	e->n++;
-	e->min = 0;
-	e->samples[e->nsamples++] = 0;
-	e->sorted = 0;
-	return 0;
-}
+int an_qest_add_zeros(struct an_qest *e, uint64_t count);
 int an_qest_merge(struct an_qest *dst, struct an_qest *src);
 /* an_qest_merge() that may move src's samples or sketch into dst: src is left empty, to be freed. */
 int an_qest_take(struct an_qest *dst, struct an_qest *src);

@@ -468,6 +468,8 @@ static void print_view(struct follower *f, uint64_t now)
 	struct tm tm;
 	FILE *out = stdout;
 
+	an_stats_settle(&f->run);
+	an_stats_settle(&f->last);
 	clock_gettime(CLOCK_REALTIME, &wall);
 	localtime_r(&wall.tv_sec, &tm);
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);

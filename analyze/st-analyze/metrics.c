@@ -9,7 +9,7 @@
  * libmicrohttpd is loaded by the first an_metrics_start(), not linked: it
  * and the TLS libraries it brings cost every st-analyze run 1.3 ms of
  * start-up and 170 page faults, 2 % of a 4 s recording's summary
- * (scripts/bench/RESULTS.md, 2026-12-03 06:00).
+ * (scripts/bench/RESULTS.md, 2026-12-03 05:35).
  */
 #include <arpa/inet.h>
 #include <dlfcn.h>

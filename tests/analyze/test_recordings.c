@@ -266,6 +266,7 @@ static void check_stats_stages(void)
 
 		an_stats_init(&st, AN_BY_OP, 10000, NULL);
 		an_stats_add(&st, &ios[i]);
+		an_stats_settle(&st);
 		for (k = 0; k < AN_ST_COUNT; k++) {
 			const struct an_qest *e = &st.groups[0].st[k];
 			uint64_t ns = 0;
@@ -280,6 +281,47 @@ static void check_stats_stages(void)
 	}
 	check(!bad, "recordings.stats_stages", "%u stages of the I/Os other than an_io_stage(), "
 	      "the first I/O %u stage %u", bad, first / 100, first % 100);
+}
+
+/*
+ * Causes of 0 are counted apart by an_stats_add() and added to the stages
+ * by an_stats_merge(): 100 I/Os without a cause and 50 with all six, past
+ * an exact limit of 100, merged into a run's an_stats, as the summary does.
+ */
+static void check_stats_zero_causes(void)
+{
+	struct an_stats fed, run;
+	struct an_io io;
+	unsigned i, k, bad = 0;
+
+	memset(&io, 0, sizeof(io));
+	io.q2q = UINT64_MAX;
+	io.fd = -1;
+	io.offset = -1;
+	io.op = AN_OP_READ;
+	io.flags = AN_IO_SYSCALL | AN_IO_WHY;
+	io.ts[AN_TS_SYS_ENTER] = 1000;
+	io.ts[AN_TS_SYS_EXIT] = 2000;
+	an_stats_init(&fed, AN_BY_OP, 100, NULL);
+	an_stats_init(&run, AN_BY_OP, 100, NULL);
+	for (i = 0; i < 150; i++) {
+		for (k = 0; k < AN_CAUSE_COUNT; k++)
+			io.cause_ns[k] = i < 100 ? 0 : 10 * (k + 1);
+		an_stats_add(&fed, &io);
+	}
+	if (an_stats_merge(&run, &fed) || run.ngroups != 1)
+		bad = 1;
+	for (k = 0; !bad && k < AN_CAUSE_COUNT; k++) {
+		struct an_qest *e = &run.groups[0].st[AN_ST_RUNQ + k];
+
+		bad = e->n != 150 || e->min != 0 || e->max != 10 * (k + 1) || e->sum != 500 * (k + 1) ||
+		      an_qest_is_exact(e) || an_qest_quantile(e, 0.5) != 0 ||
+		      an_qest_quantile(e, 0.9) != 10 * (k + 1);
+	}
+	check(!bad, "recordings.stats_zero_causes", "a cause's samples after the merge other than its "
+	      "100 zeros and 50 values");
+	an_stats_free(&fed);
+	an_stats_free(&run);
 }
 
 int main(void)
@@ -299,6 +341,7 @@ int main(void)
 	}
 	check_two_hosts(alpha, beta);
 	check_stats_stages();
+	check_stats_zero_causes();
 	synth_opts_init(&o);
 	o.ios = 20000;
 	o.seed = 11;

@@ -137,11 +137,16 @@ static void test_qest(void)
 	an_qest_free(&m);
 }
 
-/* an_qest_add_zero() is an_qest_add(e, 0): in exact mode, across the switch, in the sketch. */
-static void test_qest_zero(void)
+/*
+ * an_qest_add_zeros(e, count) is count calls of an_qest_add(e, 0): the zeros
+ * counted apart and added at checkpoints, while exact (50), across the
+ * switch to the sketch (150: 85 samples and 66 zeros past the limit of 100)
+ * and in the sketch (299).
+ */
+static void test_qest_zeros(void)
 {
 	struct an_qest a, z;
-	uint64_t i, q50a = 0, q50z = 0;
+	uint64_t i, zeros = 0, q50a = 0, q50z = 0;
 	int same = 1;
 
 	an_qest_init(&a, 100);
@@ -153,21 +158,60 @@ static void test_qest_zero(void)
 		if (v)
 			an_qest_add(&z, v);
 		else
-			an_qest_add_zero(&z);
-		if (i == 50 || i == 299) {
+			zeros++;
+		if (i == 50 || i == 150 || i == 299) {
+			same &= !an_qest_add_zeros(&z, zeros) && a.n == z.n;
+			zeros = 0;
 			q50a = an_qest_quantile(&a, 0.5);
 			q50z = an_qest_quantile(&z, 0.5);
-			same &= q50a == q50z && an_qest_quantile(&a, 0.9) == an_qest_quantile(&z, 0.9) &&
-				an_qest_is_exact(&a) == an_qest_is_exact(&z);
+			same &= q50a == q50z && an_qest_quantile(&a, 0.1) == an_qest_quantile(&z, 0.1) &&
+				an_qest_quantile(&a, 0.9) == an_qest_quantile(&z, 0.9) &&
+				an_qest_is_exact(&a) == an_qest_is_exact(&z) && an_qest_is_exact(&z) == (i == 50);
 		}
 	}
-	check(same && a.n == z.n && a.sum == z.sum && a.min == z.min && a.max == z.max && z.min == 0 &&
-	      a.sk.n == z.sk.n && !an_qest_is_exact(&z),
-	      "qest.add_zero", "n %llu/%llu min %llu/%llu p50 %llu/%llu", (unsigned long long)a.n,
+	check(same && !an_qest_add_zeros(&z, 0) && a.n == z.n && a.sum == z.sum && a.min == z.min &&
+	      a.max == z.max && z.min == 0 && !an_qest_is_exact(&z),
+	      "qest.add_zeros", "n %llu/%llu min %llu/%llu p50 %llu/%llu", (unsigned long long)a.n,
 	      (unsigned long long)z.n, (unsigned long long)a.min, (unsigned long long)z.min,
 	      (unsigned long long)q50a, (unsigned long long)q50z);
 	an_qest_free(&a);
 	an_qest_free(&z);
+}
+
+/*
+ * A summary's stage saved and loaded back answers the same quantiles, alone
+ * and merged into another: a sketch's quantiles come from the qest's n (its
+ * sketch's own count is not kept).
+ */
+static void test_qest_save_load(void)
+{
+	struct an_qest a, loaded, merged;
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&text, &len);
+	int same = 1;
+
+	an_qest_init(&a, 100);
+	an_qest_init(&loaded, 100);
+	an_qest_init(&merged, 100);
+	for (i = 0; i < 1000; i++)
+		an_qest_add(&a, i % 4 ? 5000 + i * 37 : 0);
+	same &= f && !an_qest_save(&a, f) && !fclose(f) && !an_qest_load(&loaded, text) &&
+		!an_qest_merge(&merged, &loaded);
+	for (i = 1; same && i < 100; i++) {
+		uint64_t want = an_qest_quantile(&a, i / 100.0);
+
+		same = an_qest_quantile(&loaded, i / 100.0) == want &&
+		       an_qest_quantile(&merged, i / 100.0) == want;
+	}
+	check(same && loaded.n == 1000 && merged.n == 1000 && !an_qest_is_exact(&loaded),
+	      "qest.save_load", "p50 %llu, loaded %llu, merged %llu",
+	      (unsigned long long)an_qest_quantile(&a, 0.5), (unsigned long long)an_qest_quantile(&loaded, 0.5),
+	      (unsigned long long)an_qest_quantile(&merged, 0.5));
+	free(text);
+	an_qest_free(&a);
+	an_qest_free(&loaded);
+	an_qest_free(&merged);
 }
 
 /*
@@ -198,7 +242,7 @@ static void test_qest_take(void)
 	      "qest.take_exact_moves", "n %llu, array %s", (unsigned long long)into_empty.n,
 	      into_empty.samples == samples ? "moved" : "copied");
 	an_qest_take(&into_empty2, &sketch);
-	check(into_empty2.sk.counts == counts && into_empty2.n == 500 && into_empty2.sk.n == 500 &&
+	check(into_empty2.sk.counts == counts && into_empty2.n == 500 &&
 	      !sketch.sk.counts && !sketch.n,
 	      "qest.take_sketch_moves", "n %llu, sketch %s", (unsigned long long)into_empty2.n,
 	      into_empty2.sk.counts == counts ? "moved" : "copied");
@@ -257,7 +301,8 @@ int main(void)
 	test_distribution(2, "bimodal_long_tail");
 	test_merge();
 	test_qest();
-	test_qest_zero();
+	test_qest_zeros();
+	test_qest_save_load();
 	test_qest_take();
 	return check_failures != 0;
 }
