@@ -54,9 +54,12 @@ struct thr {
 	uint64_t dirty_ext, dirty_ext_io;
 	struct wait ring[RUNQ_RING];	/* its last runq waits */
 	uint32_t delay_next;	/* next slot of delays */
-	/* a record came dated before one it followed: the ring is not in time order */
+	/*
+	 * Records pushed since the last one dated before the one it followed,
+	 * while the ring still holds that pair (DELAY_RING - 1 more pushes):
+	 * not 0, the ring is not in time order.
+	 */
 	uint8_t delays_unsorted;
-	uint64_t delay_newest;	/* the latest time of its records */
 	struct delay_sample delays[DELAY_RING];	/* its last svc_run_delay records */
 };
 
@@ -352,12 +355,18 @@ static void on_page_cache(const struct st_ev_page_cache *e, struct an_io *io)
 		io->cache = AN_CACHE_MISS;
 }
 
+/*
+ * The ring is in time order again once the pair out of order has left it:
+ * one record dated early (a raiser's sample from before its last, a CPU's
+ * records behind another's) would otherwise send every later lookup of
+ * the thread through the scans of the whole ring.
+ */
 static void delay_push(struct thr *t, struct delay_sample d)
 {
-	if (d.ts < t->delay_newest)
-		t->delays_unsorted = 1;
-	else
-		t->delay_newest = d.ts;
+	if (d.ts < t->delays[(t->delay_next + DELAY_RING - 1) % DELAY_RING].ts)
+		t->delays_unsorted = DELAY_RING - 1;
+	else if (t->delays_unsorted)
+		t->delays_unsorted--;
 	t->delays[t->delay_next] = d;
 	t->delay_next = (t->delay_next + 1) % DELAY_RING;
 }

@@ -609,6 +609,43 @@ static void test_run_delay_ring(void)
 }
 
 /*
+ * A late sample leaves the ring out of time order only while the pair out
+ * of order is in it: ksoftirqd's samples at 1000 * i (i = 1..10), a pread
+ * 43100..48000 issued at 43500, ksoftirqd's samples at 45000 (10000) and,
+ * late, 44000 (9000), the completion at 46800, then 30 samples after it
+ * (47000 on) before the call returns. The ring of 32 still holds 45000 and
+ * 44000: the sample before the completion is 45000's, the one before it
+ * 44000's: svc_runq 1000 (from 44000 to 45000), other 3900. Walked newest
+ * first, as a ring in time order is, 44000 would come first (svc_runq 0).
+ * 31 samples later the pair has left the ring, which is in order again: a
+ * second pread 60000..63000 issued at 60400, completed at 62000 (ksoftirqd
+ * at 61000 (30500) and 62000 (31000)): svc_runq 500, other 2500.
+ */
+static void test_run_delay_ring_sorted(void)
+{
+	struct an_corr *c = start();
+
+	for (uint64_t i = 1; i <= 10; i++)
+		svc_delay(c, 1000 * i, SOFTIRQ, 100 * i);
+	pread_issued(c, 43100, 500, 0xb1, 0x100);
+	svc_delay(c, 45000, SOFTIRQ, 10000);
+	svc_delay(c, 44000, SOFTIRQ, 9000);
+	complete(c, 46800, SOFTIRQ, 0x100);
+	for (uint64_t i = 0; i < 30; i++)
+		svc_delay(c, 47000 + 10 * i, SOFTIRQ, 20000 + i);
+	sys_rd(c, ST_EV_sys_exit_pread64, 48000, 4096, 500);
+	expect("run_delay_ring_pair_kept", 0, 0, 1000, 0, 0, 0, 0, 3900);
+	svc_delay(c, 50000, SOFTIRQ, 30000);
+	pread_issued(c, 60000, 500, 0xb2, 0x200);
+	svc_delay(c, 61000, SOFTIRQ, 30500);
+	svc_delay(c, 62000, SOFTIRQ, 31000);
+	complete(c, 62000, SOFTIRQ, 0x200);
+	sys_rd(c, ST_EV_sys_exit_pread64, 63000, 4096, 500);
+	expect("run_delay_ring_sorted_again", 1, 0, 500, 0, 0, 0, 0, 2500);
+	an_corr_free(c);
+}
+
+/*
  * No sched records, ksoftirqd completing what the loop worker raised
  * (format 1.7): the worker's wait before its raise counts too. ksoftirqd
  * completed an earlier request at 5000 (its run_delay 1000), raised by the
@@ -778,6 +815,7 @@ int main(void)
 	test_off();
 	test_run_delay();
 	test_run_delay_ring();
+	test_run_delay_ring_sorted();
 	test_run_delay_raiser();
 	test_run_delay_dirty();
 	test_sched_decides();
