@@ -4,7 +4,11 @@
 # Real recordings first: fio psync 4k randrw (70 % reads, 2 jobs) on a loop
 # device over /dev/shm, recorded with `-e block` and `-e all` for
 # BENCH_REAL_SECONDS (default 4), and `-e all` for ten times as long (the
-# memory check); or the recordings given as FILE arguments. For each:
+# memory check), each with fio as st-record's command (`-- fio`: a task
+# filter); then `-e block` and `-e all` again system-wide, st-record started
+# alone as on a production host (no task filter: no block_bio_queue
+# records, so the stamped issues stand for them and are read through the
+# reorder window); or the recordings given as FILE arguments. For each:
 #   - st-analyze's summary CPU against `st-format verify` of the same file
 #     (every chunk decoded and checked; goal: summary <= 2x verify)
 #   - --quantile 99.95 and --heatmap lat against the summary (goal <= 1.3x)
@@ -69,15 +73,24 @@ best() {
 	echo "$best_out"
 }
 
-# record PRESET SECONDS OUT: fio on a fresh loop device, recorded by st-record.
+# record PRESET SECONDS OUT [system]: fio on a fresh loop device, recorded
+# by st-record: fio as its command, or with `system` st-record alone on the
+# device while fio runs, stopped by SIGINT.
 record() {
 	(
 		. tests/lib.sh
 		st_loopdev dev 256
-		"$B/st-record" -o "$3" -e "$1" -d "$dev" -- \
-			fio --name=bench --filename="$dev" --direct=1 --rw=randrw --rwmixread=70 \
-			--bs=4k --size=200M --time_based --runtime="$2" --numjobs=2 \
-			--ioengine=psync --group_reporting --output=/dev/null >/dev/null 2>&1
+		fio=(fio --name=bench --filename="$dev" --direct=1 --rw=randrw --rwmixread=70
+			--bs=4k --size=200M --time_based --runtime="$2" --numjobs=2
+			--ioengine=psync --group_reporting --output=/dev/null)
+		if [ "${4:-}" != system ]; then
+			"$B/st-record" -o "$3" -e "$1" -d "$dev" -- "${fio[@]}" >/dev/null 2>&1
+			exit
+		fi
+		. tests/record/common.sh
+		rec_start "$3" "$3.log" -e "$1" -d "$dev" || exit 1
+		"${fio[@]}" >/dev/null 2>&1
+		rec_stop
 	)
 }
 
@@ -168,10 +181,11 @@ if [ $# -gt 0 ]; then
 	for f in "$@"; do real "$f"; done
 elif [ "${BENCH_REAL:-1}" != 0 ]; then
 	secs=${BENCH_REAL_SECONDS:-4}
-	echo "real recordings (fio psync 4k randrw on a loop device, ${secs} s and $((10 * secs)) s):"
-	for spec in block:$secs all:$secs all:$((10 * secs)); do
-		f="$DIR/real-${spec%%:*}-${spec#*:}s.sttrace"
-		[ -s "$f" ] || record "${spec%%:*}" "${spec#*:}" "$f" ||
+	echo "real recordings (fio psync 4k randrw on a loop device, ${secs} s and $((10 * secs)) s; -system: st-record with no task filter):"
+	for spec in block:$secs all:$secs all:$((10 * secs)) block:$secs:system all:$secs:system; do
+		IFS=: read -r preset secs_of mode <<<"$spec"
+		f="$DIR/real-$preset-${secs_of}s${mode:+-$mode}.sttrace"
+		[ -s "$f" ] || record "$preset" "$secs_of" "$f" "$mode" ||
 			{ echo "analyze.sh: recording $f failed (root and BPF needed; BENCH_REAL=0 skips)" >&2; exit 1; }
 		real "$f"
 	done
