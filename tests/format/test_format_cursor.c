@@ -1153,6 +1153,84 @@ static int test_two_cpus_runs(void)
 	return bad;
 }
 
+/*
+ * Stamped issues 10 us apart whose stamps are mostly up to 40 us old and
+ * one in 8 up to 20 ms old: the window holds their dated-back queue and
+ * allocation events as late records, the near ones a few places from the
+ * end of those held (kept in order by insertion), the far ones thousands
+ * (in the heap). Every event comes in time order, each issue's queueing
+ * and allocation at the time its stamps give, none lost; st_cursor_fill()
+ * gives what st_cursor_next() does.
+ */
+static int test_late_records_in_order(void)
+{
+	const uint64_t n = 30000, start = 1000000000;
+	struct st_writer *w;
+	struct mem_sink m = { 0 };
+	struct st_reader *r1 = NULL, *r2 = NULL;
+	struct st_cursor *c = NULL;
+	const struct st_event_header *h;
+	uint64_t want_q = 0, want_g = 0, got_q = 0, got_g = 0, last = 0, count[3] = { 0 };
+	size_t events, errors;
+	int err = 0, bad, ret = 0;
+
+	rnd_seed(23);
+	if (!(w = mem_writer(__func__, &m, 4096, 1)))
+		return 1;
+	for (uint64_t i = 0; i < n && !err; i++) {
+		struct st_ev_block_rq_issue_stamped is = { 0 };
+
+		is.h = (struct st_event_header){ .ts = start + i * 10000, .type = ST_EV_block_rq_issue_stamped,
+						 .size = sizeof(is) };
+		is.p.rq = 0x1000 + i * 0x100;
+		is.p.dev = 7 << 20;
+		is.p.nr_sector = 8;
+		is.p.nr_bios = 1;
+		is.p.bios[0] = 0x100000 + i * 0x100;
+		is.p.bio_sectors[0] = 8;
+		is.p.stamped = ST_STAMPED_GETRQ | ST_STAMPED_QUEUE(0);
+		is.p.queue_ago[0] = (uint32_t)(i % 8 ? rnd_below(40000) : rnd_below(20000000));
+		is.p.getrq_ago = is.p.queue_ago[0] / 2;
+		want_q += is.h.ts - is.p.queue_ago[0];
+		want_g += is.h.ts - is.p.getrq_ago;
+		err = st_writer_append(w, &is, sizeof(is));
+	}
+	bad = expectf(!st_writer_close(w, NULL, 0) && !err, __func__, "write") ||
+	      open_mem(__func__, &r1, m.data, m.len, 0) || open_mem(__func__, &r2, m.data, m.len, 0) ||
+	      expectf(!st_cursor_open(r1, 0, UINT64_MAX, 0, &c), __func__, "cursor");
+	while (!bad && (ret = st_cursor_next(c, &h)) > 0) {
+		bad = expectf(h->ts >= last, __func__, "event %llu at %llu, after one at %llu",
+			      (unsigned long long)(count[0] + count[1] + count[2]),
+			      (unsigned long long)h->ts, (unsigned long long)last);
+		last = h->ts;
+		if (h->type == ST_EV_block_bio_queue) {
+			got_q += h->ts;
+			count[0]++;
+		} else if (h->type == ST_EV_block_getrq) {
+			got_g += h->ts;
+			count[1]++;
+		} else {
+			bad = bad || expectf(h->type == ST_EV_block_rq_issue, __func__, "type %u", h->type);
+			count[2]++;
+		}
+	}
+	bad = bad || expectf(!ret && count[0] == n && count[1] == n && count[2] == n, __func__,
+			     "%llu queueings, %llu allocations, %llu issues of %llu, then %d",
+			     (unsigned long long)count[0], (unsigned long long)count[1],
+			     (unsigned long long)count[2], (unsigned long long)n, ret) ||
+	      expectf(got_q == want_q && got_g == want_g, __func__,
+		      "queueings' times sum to %llu (stamps: %llu), allocations' %llu (%llu)",
+		      (unsigned long long)got_q, (unsigned long long)want_q,
+		      (unsigned long long)got_g, (unsigned long long)want_g) ||
+	      same_filled(__func__, r1, r2, 0, &events, &errors) ||
+	      expectf(events == 3 * n && !errors, __func__, "filled: %zu events, %zu errors", events, errors);
+	st_cursor_close(c);
+	st_reader_close(r1);
+	st_reader_close(r2);
+	free(m.data);
+	return bad;
+}
+
 int main(void)
 {
 	RUN(test_out_of_order_within_chunks);
@@ -1170,5 +1248,6 @@ int main(void)
 	RUN(test_fill_same_denser);
 	RUN(test_stamped_resolved);
 	RUN(test_two_cpus_runs);
+	RUN(test_late_records_in_order);
 	return check_failures != 0;
 }
