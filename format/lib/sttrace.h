@@ -445,20 +445,22 @@ int st_chunk_next(const struct st_chunk_buf *buf, size_t *pos, const struct st_e
 #define ST_CURSOR_RAW	1u
 #define ST_CURSOR_AHEAD	2u
 /*
- * ST_CURSOR_STAMPED: in a file that holds block_bio_queue records, a
- * block_rq_issue_stamped comes as itself, in time order, instead of as the
- * block_getrq and bio merge events it stands for and a block_rq_issue (it
- * extends one): nothing is dated before its record, so no window is read
- * ahead, for a reader that matches those events to their I/O by bio and
- * request and needs no other order for them. Its `stamped` word then says
- * what it stands for, dated as whole events are: ST_STAMPED_GETRQ, a
- * block_getrq at ts - getrq_ago for bios[ST_STAMPED_FIRST(stamped)];
- * ST_STAMPED_MERGED(i), a merge of bios[i] at ts - queue_ago[i]; the other
- * queue bits and times as stored. None of them comes late, where a whole
- * event dated more than the window before the issue does. Without
- * block_bio_queue records (stamped issues stand for them too, and bio
- * queueing is read in time order), and on a live reader, the flag changes
- * nothing.
+ * ST_CURSOR_STAMPED: a block_rq_issue_stamped comes as itself, in time
+ * order, instead of as the block_getrq and the merges of its stored bios it
+ * stands for and a block_rq_issue (it extends one), for a reader that
+ * matches those events to their I/O by bio and request and needs no other
+ * order for them. Its `stamped` word then says what it stands for, dated
+ * as whole events are: ST_STAMPED_GETRQ, a block_getrq at ts - getrq_ago
+ * for bios[ST_STAMPED_FIRST(stamped)]; ST_STAMPED_MERGED(i), a merge of
+ * bios[i] at ts - queue_ago[i]; the other queue bits and times as stored.
+ * None of them comes late, where a whole event dated more than the window
+ * before the issue does. In a file that holds block_bio_queue records
+ * nothing is then dated before its record: no window is read ahead. In
+ * one without them, the stamped issues stand for the bios' queueing too,
+ * which is read in time order: those block_bio_queue events (and the
+ * merges of the bios past the stored ones) are made as in whole events,
+ * through the window, the issue after them. On a live reader the flag
+ * changes nothing.
  */
 #define ST_CURSOR_STAMPED	4u
 struct st_cursor;

@@ -204,6 +204,12 @@ struct st_whole {
 	 * those come as themselves, resolved, in the stored time order (no ro).
 	 */
 	uint8_t resolve;
+	/*
+	 * ST_CURSOR_STAMPED on a file with stamped issues and no queue
+	 * events: those come as themselves, resolved, through ro, after the
+	 * queue events made of them.
+	 */
+	uint8_t resolve_late;
 	const uint8_t *pending, *pending_end;	/* the rest of a run when st_whole_fill()'s buf filled */
 	/*
 	 * Type id -> NOTED_PASS or NOTED_MAKE for the records read through
@@ -1201,6 +1207,31 @@ static int stands_for_getrq(const struct st_whole *w, const struct stages *s)
 }
 
 /*
+ * e as itself (ST_CURSOR_STAMPED) at out: its `stamped` word telling the
+ * allocation and the stored bios' merges s plans, dated as the events
+ * synthesize() makes of them (their dates in s: stage_dates() where merges
+ * are told).
+ */
+static void tell_stages(const struct st_whole *w, const struct st_ev_block_rq_issue_stamped *e,
+			const struct stages *s, struct st_ev_block_rq_issue_stamped *out)
+{
+	uint32_t i;
+
+	*out = *e;
+	out->p.stamped = e->p.stamped & ~(ST_STAMPED_GETRQ | ST_STAMPED_RESOLVED);
+	out->p.getrq_ago = 0;
+	if (stands_for_getrq(w, s)) {
+		out->p.stamped |= ST_STAMPED_GETRQ | ST_STAMPED_FIRST_BIO(s->first);
+		out->p.getrq_ago = (uint32_t)(e->h.ts - s->g);
+	}
+	for (i = 0; s->merge && i < s->n; i++)
+		if (i != s->first) {
+			out->p.stamped |= ST_STAMPED_MERGED(i);
+			out->p.queue_ago[i] = (uint32_t)(e->h.ts - merge_date(e, s, i));
+		}
+}
+
+/*
  * The events the stamped issue e stands for, those the file lacks. Each
  * stored bio is queued at its stamp, or where the kernel kept none at the
  * request's allocation (G), or at the issue; the earliest queued got the
@@ -1230,7 +1261,12 @@ static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stam
 	struct stages s;
 	uint64_t sector;
 	uint32_t i, left;
-	struct st_ev_block_rq_issue issue;
+	union {
+		struct st_ev_block_rq_issue plain;
+		struct st_ev_block_rq_issue_stamped told;
+	} issue;
+	/* resolve_late: the stored bios' allocation and merges told by the issue, not made */
+	int make = !w->resolve_late;
 	int ret = 0;
 
 	stage_first(w, e, &s);
@@ -1239,7 +1275,7 @@ static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stam
 	if (s.queue && s.n)
 		ret |= push_bio(ro, e, ST_EV_block_bio_queue, s.q[s.first], e->p.bios[s.first],
 				s.at[s.first], s.len[s.first]);
-	if (stands_for_getrq(w, &s))
+	if (make && stands_for_getrq(w, &s))
 		ret |= push_bio(ro, e, ST_EV_block_getrq, s.g, e->p.bios[s.first], s.at[s.first],
 				s.len[s.first]);
 	for (i = 0; i < s.n && (s.queue || s.merge); i++) {
@@ -1251,7 +1287,7 @@ static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stam
 		if (s.queue)
 			ret |= push_bio(ro, e, ST_EV_block_bio_queue, s.q[i], e->p.bios[i], s.at[i],
 					s.len[i]);
-		if (s.merge)
+		if (make && s.merge)
 			ret |= push_bio(ro, e, i < s.first ? ST_EV_block_bio_frontmerge :
 					ST_EV_block_bio_backmerge, merged, e->p.bios[i], s.at[i], s.len[i]);
 	}
@@ -1267,10 +1303,14 @@ static int synthesize(struct st_whole *w, const struct st_ev_block_rq_issue_stam
 		sector += len_i;
 		left -= len_i;
 	}
-	memcpy(&issue, e, sizeof(issue));
-	issue.h.type = ST_EV_block_rq_issue;
-	issue.h.size = sizeof(issue);
-	return ret | reorder_push(ro, &issue.h);
+	if (!make) {
+		tell_stages(w, e, &s, &issue.told);
+		return ret | reorder_push(ro, &issue.told.h);
+	}
+	memcpy(&issue.plain, e, sizeof(issue.plain));
+	issue.plain.h.type = ST_EV_block_rq_issue;
+	issue.plain.h.size = sizeof(issue.plain);
+	return ret | reorder_push(ro, &issue.plain.h);
 }
 
 /*
@@ -1285,24 +1325,12 @@ static const struct st_event_header *resolve_stamped(struct st_whole *w,
 						     struct st_ev_block_rq_issue_stamped *out)
 {
 	struct stages s;
-	uint32_t i;
 
 	stage_first(w, e, &s);
 	if (s.merge && s.n > 1)
 		stage_dates(w, e, &s);
 	note_issue(w, e);
-	*out = *e;
-	out->p.stamped = e->p.stamped & ~(ST_STAMPED_GETRQ | ST_STAMPED_RESOLVED);
-	out->p.getrq_ago = 0;
-	if (stands_for_getrq(w, &s)) {
-		out->p.stamped |= ST_STAMPED_GETRQ | ST_STAMPED_FIRST_BIO(s.first);
-		out->p.getrq_ago = (uint32_t)(e->h.ts - s.g);
-	}
-	for (i = 0; s.merge && i < s.n; i++)
-		if (i != s.first) {
-			out->p.stamped |= ST_STAMPED_MERGED(i);
-			out->p.queue_ago[i] = (uint32_t)(e->h.ts - merge_date(e, &s, i));
-		}
+	tell_stages(w, e, &s, out);
 	return &out->h;
 }
 
@@ -1895,6 +1923,8 @@ int st_whole_open(struct st_reader *r, unsigned flags, struct st_whole **wp)
 	plan_stamped(w);
 	w->resolve = (flags & ST_CURSOR_STAMPED) && w->stamped && !w->synth_queue &&
 		     !st_reader_live(r);
+	w->resolve_late = (flags & ST_CURSOR_STAMPED) && w->stamped && w->synth_queue &&
+			  !st_reader_live(r);
 	return plan_types(w);
 }
 

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A file with queue events and stamped issues correlated twice: from whole
- * events (the stamped issues' allocations and merges as events of their
- * own, in time order) and with ST_CURSOR_STAMPED (told by the issues, at
- * the issues). The I/Os that come out are the same, field by field, in
- * the cases where telling them late could differ: a call that returns
- * before its bio's request is issued (the bio handed to another I/O), a
- * request from a plug's cache stamped before its bio was queued, bios
- * stamped just before their queue record (kernels before 6.18 date a
- * bio's queueing so), an allocation 300 ms before its issue (older than
- * the whole events' window: only the out-of-order count differs, as the
- * stamped issue is not out of order), and a mix of all of them.
+ * A file with stamped issues correlated twice: from whole events (the
+ * stamped issues' allocations and merges as events of their own, in time
+ * order) and with ST_CURSOR_STAMPED (told by the issues, at the issues).
+ * The I/Os that come out are the same, field by field, in the cases where
+ * telling them late could differ: a call that returns before its bio's
+ * request is issued (the bio handed to another I/O), a request from a
+ * plug's cache stamped before its bio was queued, bios stamped just before
+ * their queue record (kernels before 6.18 date a bio's queueing so), an
+ * allocation 300 ms before its issue (older than the whole events' window:
+ * only the out-of-order count differs, as the stamped issue is not out of
+ * order), and a mix of all of them; and in files without queue events
+ * (their queueings made of the stamps in either reading): requests of 1 to
+ * 3 bios, one queued 300 ms before its issue, and 3,000 of them 40 us
+ * apart.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -171,6 +174,37 @@ static void late(struct st_writer *w, uint64_t t, uint64_t bio, uint64_t rq)
 	complete(w, t + 300100000ull, rq, 4096);
 }
 
+/*
+ * Without queue events (st-record system-wide: the stamps alone date the
+ * queueings): a pwritev of 1 to 3 bios in one request, some unstamped,
+ * allocated before or after its first bio's queueing, issued by the
+ * calling thread, completed before the call returns.
+ */
+static void unqueued(struct st_writer *w, uint64_t t, uint64_t bio, uint64_t rq)
+{
+	uint32_t nb = 1 + (uint32_t)(rq >> 12) % 3, tid = 30 + (uint32_t)(rq >> 12) % 2;
+	uint64_t b[3] = { bio, bio + 0x100, bio + 0x200 }, q[3] = { t + 1000, t + 1500, 0 };
+	uint64_t g = (rq >> 12) % 4 ? t + 1200 : t + 800;
+
+	if ((rq >> 12) % 5 == 0)
+		q[1] = 0;
+	call(w, ST_EV_sys_enter_pwritev, t, tid, 0);
+	issue(w, t + 5000, tid, rq, rq, nb, b, g, q, ST_OP_WRITE);
+	complete(w, t + 60000, rq, 4096 * nb);
+	call(w, ST_EV_sys_exit_pwritev, t + 61000, tid, 4096 * nb);
+}
+
+/* Without queue events: queued and allocated 300 ms before the issue, 5 I/Os in between. */
+static void unqueued_late(struct st_writer *w, uint64_t t, uint64_t bio, uint64_t rq)
+{
+	uint64_t a[1] = { bio }, q[1] = { t };
+
+	for (uint64_t k = 1; k <= 5; k++)
+		unqueued(w, t + k * 50000000ull, bio + k * 0x1000, rq + k * 0x1000);
+	issue(w, t + 300000000ull, 0, rq, rq, 1, a, t + 10000, q, ST_OP_WRITE);
+	complete(w, t + 300100000ull, rq, 4096);
+}
+
 typedef void (*scenario_fn)(struct st_writer *w, uint64_t t, uint64_t bio, uint64_t rq);
 
 /* Correlate path with the cursor's flags: the I/Os in *k, the counts in *st. */
@@ -197,11 +231,13 @@ static int correlate(const char *path, unsigned flags, struct ios *k, struct an_
 }
 
 /*
- * The file of scenario `fn` (or, with fn NULL, 200 of them all in turn)
- * correlated both ways: the same I/Os, merges and counts; `late_ones` the
- * out-of-order events the whole events have more.
+ * The file of `count` scenarios `fn` `gap` ns apart (with fn NULL, those
+ * with queue events in turn) correlated both ways: the same I/Os, merges
+ * and counts; `late_ones` the out-of-order events the whole events have
+ * more.
  */
-static void same_both_ways(const char *name, scenario_fn fn, uint64_t late_ones)
+static void same_both_ways(const char *name, scenario_fn fn, uint64_t count, uint64_t gap,
+			   uint64_t late_ones)
 {
 	static struct ios whole, stamped;
 	static const scenario_fn all[] = { hand_off, plug_cache, stamped_early, merged };
@@ -213,8 +249,8 @@ static void same_both_ways(const char *name, scenario_fn fn, uint64_t late_ones)
 	if (fd >= 0)
 		close(fd);
 	w = builtin_writer(path, NULL);
-	for (uint64_t k = 0; w && k < (fn ? 1 : 200); k++)
-		(fn ? fn : all[k % 4])(w, T0 + k * 400000, 0xa0000 + (k % 7) * 0x1000,
+	for (uint64_t k = 0; w && k < count; k++)
+		(fn ? fn : all[k % 4])(w, T0 + k * gap, 0xa0000 + (k % 7) * 0x1000,
 				       0x100000 + k * 0x1000);
 	if (w)
 		st_writer_close(w, NULL, 0);
@@ -275,12 +311,16 @@ static void cases_hold(void)
 
 int main(void)
 {
-	same_both_ways("hand_off", hand_off, 0);
-	same_both_ways("plug_cache", plug_cache, 0);
-	same_both_ways("stamped_early", stamped_early, 0);
-	same_both_ways("merged", merged, 0);
-	same_both_ways("late", late, 1);
-	same_both_ways("mixed", NULL, 0);
+	same_both_ways("hand_off", hand_off, 1, 0, 0);
+	same_both_ways("plug_cache", plug_cache, 1, 0, 0);
+	same_both_ways("stamped_early", stamped_early, 1, 0, 0);
+	same_both_ways("merged", merged, 1, 0, 0);
+	same_both_ways("late", late, 1, 0, 1);
+	same_both_ways("mixed", NULL, 200, 400000, 0);
+	same_both_ways("unqueued", unqueued, 1, 0, 0);
+	same_both_ways("unqueued_late", unqueued_late, 1, 0, 1);
+	/* 40 us apart: a request is issued while the next is queued, some complete out of order */
+	same_both_ways("unqueued_many", unqueued, 3000, 40000, 0);
 	cases_hold();
 	return check_failures != 0;
 }

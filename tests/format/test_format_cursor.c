@@ -772,14 +772,15 @@ static int test_fill_same_denser(void)
 
 /*
  * A `block` recording with its queue events (-e block under a task filter,
- * block-queue): I/Os 30 us apart of 1 to 3 bios, each queued 2-5 us before
- * its stamped issue, some bios unstamped, some allocations stamped before
- * their first bio's queueing (a plug's cached clock), one bio in 8 at the
- * address the previous I/O's first bio completed at and stamped before
- * that, one request in 16 requeued and issued again; compact completions
- * 10 us after the issue, a call between I/Os.
+ * block-queue), or without them (`queued` 0: system-wide, the stamps alone
+ * date the queueings): I/Os 30 us apart of 1 to 3 bios, each queued 2-5 us
+ * before its stamped issue, some bios unstamped, some allocations stamped
+ * before their first bio's queueing (a plug's cached clock), one bio in 8
+ * at the address the previous I/O's first bio completed at and stamped
+ * before that, one request in 16 requeued and issued again; compact
+ * completions 10 us after the issue, a call between I/Os.
  */
-static int write_queued(const char *test, struct mem_sink *m)
+static int write_queued(const char *test, struct mem_sink *m, int queued)
 {
 	struct st_writer *w = mem_writer(test, m, 4096, 1);
 	uint64_t ts = 1000000000, prev_bio = 0;
@@ -822,7 +823,7 @@ static int write_queued(const char *test, struct mem_sink *m)
 			q.p.sector = is.p.sector + 8 * k;
 			q.p.dev = is.p.dev;
 			q.p.nr_sector = 8;
-			err = st_writer_append(w, &q, sizeof(q));
+			err = queued && st_writer_append(w, &q, sizeof(q));
 		}
 		prev_bio = is.p.bios[0];
 		is.p.bytes = is.p.nr_sector * 512;
@@ -848,9 +849,9 @@ static int write_queued(const char *test, struct mem_sink *m)
 	return expectf(!st_writer_close(w, NULL, 0) && !err, test, "write");
 }
 
-/* What whole events say of one issue: the allocation (its bio, ts 0 none) and the bios merged. */
+/* What whole events say of one issue: the allocation (its bio, ts 0 none) and the bios merged, when. */
 struct issue_stages {
-	uint64_t rq, getrq_bio, getrq_ts, merged[ST_RQ_BIOS];
+	uint64_t rq, getrq_bio, getrq_ts, merged[ST_RQ_BIOS], merged_ts[ST_RQ_BIOS];
 	uint32_t nmerged;
 };
 
@@ -901,6 +902,7 @@ static int whole_issue(struct st_cursor *c, struct issue_stages *st,
 				st->getrq_bio = held[k].p.bio;
 				st->getrq_ts = held[k].h.ts;
 			} else if (st->nmerged < ST_RQ_BIOS) {
+				st->merged_ts[st->nmerged] = held[k].h.ts;
 				st->merged[st->nmerged++] = held[k].p.bio;
 			}
 			held[k] = held[--nheld];
@@ -911,13 +913,14 @@ static int whole_issue(struct st_cursor *c, struct issue_stages *st,
 }
 
 /*
- * ST_CURSOR_STAMPED on a file with queue events: each stamped issue comes
- * as itself in time order, and its resolved `stamped` word names the
- * allocation (bio and time) and the merges that the whole events made of
- * it; every other event comes as from the whole events, in their order;
- * st_cursor_fill() gives what st_cursor_next() does.
+ * ST_CURSOR_STAMPED: each stamped issue comes as itself in time order, and
+ * its resolved `stamped` word names the allocation (bio and time) and the
+ * merges that the whole events made of it; every other event comes as from
+ * the whole events, in their order: in a file with queue events, as
+ * stored; in one without, the queue events made of the stamped issues,
+ * through the window; st_cursor_fill() gives what st_cursor_next() does.
  */
-static int test_stamped_resolved(void)
+static int stamped_resolved(const char *test, int queued)
 {
 	struct mem_sink m = { 0 };
 	struct st_reader *r1 = NULL, *r2 = NULL;
@@ -927,10 +930,10 @@ static int test_stamped_resolved(void)
 	int bad;
 
 	rnd_seed(17);
-	bad = write_queued(__func__, &m) || open_mem(__func__, &r1, m.data, m.len, 0) ||
-	      open_mem(__func__, &r2, m.data, m.len, 0) ||
+	bad = write_queued(test, &m, queued) || open_mem(test, &r1, m.data, m.len, 0) ||
+	      open_mem(test, &r2, m.data, m.len, 0) ||
 	      expectf(!st_cursor_open(r1, 0, UINT64_MAX, 0, &whole) &&
-		      !st_cursor_open(r2, 0, UINT64_MAX, ST_CURSOR_STAMPED, &kept), __func__, "cursors");
+		      !st_cursor_open(r2, 0, UINT64_MAX, ST_CURSOR_STAMPED, &kept), test, "cursors");
 	while (!bad) {
 		const struct st_event_header *h, *other;
 		struct issue_stages st;
@@ -938,20 +941,20 @@ static int test_stamped_resolved(void)
 
 		if (ret <= 0) {
 			wret = whole_issue(whole, &st, &other);
-			bad = expectf(ret == 0 && wret == 0, __func__, "end: %d kept, %d whole", ret, wret);
+			bad = expectf(ret == 0 && wret == 0, test, "end: %d kept, %d whole", ret, wret);
 			break;
 		}
-		bad = expectf(h->ts >= last, __func__, "event %zu before the one before it",
+		bad = expectf(h->ts >= last, test, "event %zu before the one before it",
 			      issues + others) ||
 		      expectf(!is_stage_type(h->type) || h->type == ST_EV_block_rq_issue_stamped,
-			      __func__, "a stage event (type %u) with ST_CURSOR_STAMPED", h->type);
+			      test, "a stage event (type %u) with ST_CURSOR_STAMPED", h->type);
 		last = h->ts;
 		wret = whole_issue(whole, &st, &other);
 		if (bad)
 			break;
 		if (h->type != ST_EV_block_rq_issue_stamped) {
 			bad = expectf(wret == 1 && other->size == h->size && !memcmp(other, h, h->size),
-				      __func__, "event %zu differs from the whole events'", issues + others);
+				      test, "event %zu differs from the whole events'", issues + others);
 			others++;
 			continue;
 		}
@@ -959,27 +962,35 @@ static int test_stamped_resolved(void)
 			const struct st_ev_block_rq_issue_stamped *e = (const void *)h;
 			uint32_t s = e->p.stamped, nmerged = 0;
 
-			bad = expectf(wret == 2 && st.rq == e->p.rq, __func__,
+			bad = expectf(wret == 2 && st.rq == e->p.rq, test,
 				      "issue %zu: not the whole events' next issue", issues);
 			for (uint32_t b = 0; !bad && b < ST_RQ_BIOS; b++) {
 				int listed = 0;
+				uint64_t when = 0;
 
 				for (uint32_t k = 0; k < st.nmerged; k++)
-					listed |= st.merged[k] == e->p.bios[b];
+					if (st.merged[k] == e->p.bios[b]) {
+						listed = 1;
+						when = st.merged_ts[k];
+					}
 				if (s & ST_STAMPED_MERGED(b))
 					nmerged++;
-				bad = expectf(!(s & ST_STAMPED_MERGED(b)) == !listed, __func__,
+				bad = expectf(!(s & ST_STAMPED_MERGED(b)) == !listed, test,
 					      "issue %zu: bio %u merged %d, whole events %d", issues, b,
-					      !!(s & ST_STAMPED_MERGED(b)), listed);
+					      !!(s & ST_STAMPED_MERGED(b)), listed) ||
+				      expectf(!listed || e->h.ts - e->p.queue_ago[b] == when, test,
+					      "issue %zu: bio %u merged at %llu, whole events at %llu",
+					      issues, b, (unsigned long long)(e->h.ts - e->p.queue_ago[b]),
+					      (unsigned long long)when);
 			}
-			bad = bad || expectf(nmerged == st.nmerged, __func__, "issue %zu: %u merges, %u",
+			bad = bad || expectf(nmerged == st.nmerged, test, "issue %zu: %u merges, %u",
 					     issues, nmerged, st.nmerged) ||
-			      expectf(!(s & ST_STAMPED_GETRQ) == !st.getrq_ts, __func__,
+			      expectf(!(s & ST_STAMPED_GETRQ) == !st.getrq_ts, test,
 				      "issue %zu: allocation %d, whole events %d", issues,
 				      !!(s & ST_STAMPED_GETRQ), !!st.getrq_ts) ||
 			      expectf(!(s & ST_STAMPED_GETRQ) ||
 				      (e->p.bios[ST_STAMPED_FIRST(s)] == st.getrq_bio &&
-				       e->h.ts - e->p.getrq_ago == st.getrq_ts), __func__,
+				       e->h.ts - e->p.getrq_ago == st.getrq_ts), test,
 				      "issue %zu: allocation of bio %llx at %llu, whole events %llx at %llu",
 				      issues, (unsigned long long)e->p.bios[ST_STAMPED_FIRST(s)],
 				      (unsigned long long)(e->h.ts - e->p.getrq_ago),
@@ -992,17 +1003,27 @@ static int test_stamped_resolved(void)
 	}
 	/* the cases the file has: allocations, merges, issues after a requeue (no stage event) */
 	bad = bad || expectf(issues > 20000 && others > 60000 && getrqs > 10000 && merges > 10000 &&
-			     requeued > 100, __func__, "%zu issues, %zu others, %zu allocations, "
+			     requeued > 100, test, "%zu issues, %zu others, %zu allocations, "
 			     "%zu merges, %zu issued again", issues, others, getrqs, merges, requeued);
 	st_cursor_close(whole);
 	st_cursor_close(kept);
-	bad = bad || same_filled(__func__, r1, r2, ST_CURSOR_STAMPED, &events, &errors) ||
-	      expectf(events == issues + others && !errors, __func__, "filled: %zu events, %zu errors",
+	bad = bad || same_filled(test, r1, r2, ST_CURSOR_STAMPED, &events, &errors) ||
+	      expectf(events == issues + others && !errors, test, "filled: %zu events, %zu errors",
 		      events, errors);
 	st_reader_close(r1);
 	st_reader_close(r2);
 	free(m.data);
 	return bad;
+}
+
+static int test_stamped_resolved(void)
+{
+	return stamped_resolved(__func__, 1);
+}
+
+static int test_stamped_resolved_unqueued(void)
+{
+	return stamped_resolved(__func__, 0);
 }
 
 /*
@@ -1247,6 +1268,7 @@ int main(void)
 	RUN(test_fill_same_clock_end);
 	RUN(test_fill_same_denser);
 	RUN(test_stamped_resolved);
+	RUN(test_stamped_resolved_unqueued);
 	RUN(test_two_cpus_runs);
 	RUN(test_late_records_in_order);
 	return check_failures != 0;
