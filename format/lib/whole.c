@@ -601,23 +601,30 @@ static int fifo_grow(struct reorder *ro, size_t need)
 	size_t cap = ro->fifo_cap ? ro->fifo_cap : 65536;
 	uint8_t *p;
 
-	/* doubled until half as large again as what it holds: a third or more free after */
-	while (cap < (used + need) * 3 / 2)
+	/*
+	 * Doubled until half as large again as what it holds (a third or more
+	 * free after), and room for the newer entries after the older ones.
+	 */
+	while (cap < (used + need) * 3 / 2 ||
+	       (ro->fifo_wrapped && cap < ro->fifo_end + ro->fifo_in + need))
 		cap *= 2;
-	if (!(p = malloc(cap)))
+	/*
+	 * realloc, not a new buffer: a large one keeps its pages (glibc moves
+	 * them, mremap), where each page of a new one costs a fault. Copies
+	 * into new buffers, 64 KiB to 4 MiB, took 2,100 faults on a 4 s
+	 * system-wide `-e block` recording, against 620 for a whole summary
+	 * of one with queue events (no window).
+	 */
+	if (!(p = realloc(ro->fifo, cap)))
 		return -1;
-	if (ro->fifo_wrapped) {
-		memcpy(p, ro->fifo + ro->fifo_out, ro->fifo_end - ro->fifo_out);
-		memcpy(p + ro->fifo_end - ro->fifo_out, ro->fifo, ro->fifo_in);
-	} else if (used) {
-		memcpy(p, ro->fifo + ro->fifo_out, used);
-	}
-	free(ro->fifo);
 	ro->fifo = p;
+	if (ro->fifo_wrapped) {
+		/* the newer entries, at the front, go on after the older ones */
+		memcpy(p + ro->fifo_end, p, ro->fifo_in);
+		ro->fifo_in += ro->fifo_end;
+		ro->fifo_wrapped = 0;
+	}
 	ro->fifo_cap = ro->fifo_lim = cap;
-	ro->fifo_out = 0;
-	ro->fifo_in = used;
-	ro->fifo_wrapped = 0;
 	return 0;
 }
 
