@@ -137,6 +137,11 @@ struct issued {
 };
 
 struct reorder {
+	/*
+	 * The FIFO's bytes grow as a decoded chunk's do (st_chunk_buf_reserve:
+	 * megabytes on huge pages, a fault each), fifo their start.
+	 */
+	struct st_chunk_buf fifo_mem;
 	uint8_t *fifo;			/* records from fifo_out to fifo_in, in a ring */
 	size_t fifo_out, fifo_in, fifo_end, fifo_cap;
 	int fifo_wrapped;		/* fifo_in has started again at the front */
@@ -599,7 +604,6 @@ static int fifo_grow(struct reorder *ro, size_t need)
 	size_t used = ro->fifo_wrapped ? ro->fifo_end - ro->fifo_out + ro->fifo_in :
 					 ro->fifo_in - ro->fifo_out;
 	size_t cap = ro->fifo_cap ? ro->fifo_cap : 65536;
-	uint8_t *p;
 
 	/*
 	 * Doubled until half as large again as what it holds (a third or more
@@ -609,22 +613,21 @@ static int fifo_grow(struct reorder *ro, size_t need)
 	       (ro->fifo_wrapped && cap < ro->fifo_end + ro->fifo_in + need))
 		cap *= 2;
 	/*
-	 * realloc, not a new buffer: a large one keeps its pages (glibc moves
-	 * them, mremap), where each page of a new one costs a fault. The
-	 * summary of a 4 s system-wide `-e block` recording took 2,767 page
-	 * faults with new buffers (64 KiB to 4 MiB), 1,755 so; one of a
-	 * recording with queue events (no window) takes 620.
+	 * Each page of a buffer touched first costs a fault: the summary of a
+	 * 4 s system-wide `-e block` recording took 2,767 page faults when the
+	 * FIFO grew into new malloc'd buffers (64 KiB to 4 MiB), against 620
+	 * for one of a recording with queue events (no window).
 	 */
-	if (!(p = realloc(ro->fifo, cap)))
+	if (st_chunk_buf_reserve(&ro->fifo_mem, cap))
 		return -1;
-	ro->fifo = p;
+	ro->fifo = ro->fifo_mem.data;
 	if (ro->fifo_wrapped) {
 		/* the newer entries, at the front, go on after the older ones */
-		memcpy(p + ro->fifo_end, p, ro->fifo_in);
+		memcpy(ro->fifo + ro->fifo_end, ro->fifo, ro->fifo_in);
 		ro->fifo_in += ro->fifo_end;
 		ro->fifo_wrapped = 0;
 	}
-	ro->fifo_cap = ro->fifo_lim = cap;
+	ro->fifo_cap = ro->fifo_lim = ro->fifo_mem.cap;
 	return 0;
 }
 
@@ -992,7 +995,7 @@ static void reorder_free(struct reorder *ro)
 	reorder_clear(ro);
 	free(ro->heap);
 	free(ro->ring);
-	free(ro->fifo);
+	st_chunk_buf_free(&ro->fifo_mem);
 	free(ro->slots.rec);
 }
 
