@@ -138,15 +138,15 @@ struct issued {
 
 struct reorder {
 	/*
-	 * The FIFO's bytes grow as a decoded chunk's do (st_chunk_buf_reserve:
-	 * megabytes on huge pages, a fault each), fifo their start.
+	 * Records from fifo_out to fifo_in, in a ring of fifo.cap bytes that
+	 * grows as a decoded chunk's buffer does (st_chunk_buf_reserve:
+	 * megabytes on huge pages, a fault each).
 	 */
-	struct st_chunk_buf fifo_mem;
-	uint8_t *fifo;			/* records from fifo_out to fifo_in, in a ring */
-	size_t fifo_out, fifo_in, fifo_end, fifo_cap;
+	struct st_chunk_buf fifo;
+	size_t fifo_out, fifo_in, fifo_end;
 	int fifo_wrapped;		/* fifo_in has started again at the front */
 	/*
-	 * How far fifo_in may go without fifo_room(): fifo_cap, or while
+	 * How far fifo_in may go without fifo_room(): fifo.cap, or while
 	 * wrapped fifo_out - 1 (fifo_out > 0 then): a push checks one bound.
 	 */
 	size_t fifo_lim;
@@ -587,11 +587,17 @@ static int late_before(const struct reorder *ro, uint64_t ts, uint64_t index)
 	return l->ts < ts || (l->ts == ts && l->fifo_at <= index);
 }
 
+/* The FIFO's bytes. */
+static inline uint8_t *fifo_bytes(const struct reorder *ro)
+{
+	return ro->fifo.data;
+}
+
 static const struct st_event_header *fifo_first(const struct reorder *ro)
 {
 	if (!ro->fifo_wrapped && ro->fifo_out == ro->fifo_in)
 		return NULL;
-	return (const struct st_event_header *)(ro->fifo + ro->fifo_out);
+	return (const struct st_event_header *)(fifo_bytes(ro) + ro->fifo_out);
 }
 
 /*
@@ -603,7 +609,7 @@ static int fifo_grow(struct reorder *ro, size_t need)
 {
 	size_t used = ro->fifo_wrapped ? ro->fifo_end - ro->fifo_out + ro->fifo_in :
 					 ro->fifo_in - ro->fifo_out;
-	size_t cap = ro->fifo_cap ? ro->fifo_cap : 65536;
+	size_t cap = ro->fifo.cap ? ro->fifo.cap : 65536;
 
 	/*
 	 * Doubled until half as large again as what it holds (a third or more
@@ -618,16 +624,15 @@ static int fifo_grow(struct reorder *ro, size_t need)
 	 * FIFO grew into new malloc'd buffers (64 KiB to 4 MiB), against 620
 	 * for one of a recording with queue events (no window).
 	 */
-	if (st_chunk_buf_reserve(&ro->fifo_mem, cap))
+	if (st_chunk_buf_reserve(&ro->fifo, cap))
 		return -1;
-	ro->fifo = ro->fifo_mem.data;
 	if (ro->fifo_wrapped) {
 		/* the newer entries, at the front, go on after the older ones */
-		memcpy(ro->fifo + ro->fifo_end, ro->fifo, ro->fifo_in);
+		memcpy(fifo_bytes(ro) + ro->fifo_end, fifo_bytes(ro), ro->fifo_in);
 		ro->fifo_in += ro->fifo_end;
 		ro->fifo_wrapped = 0;
 	}
-	ro->fifo_cap = ro->fifo_lim = ro->fifo_mem.cap;
+	ro->fifo_lim = ro->fifo.cap;
 	return 0;
 }
 
@@ -640,7 +645,7 @@ static __attribute__((noinline)) int fifo_room(struct reorder *ro, size_t need)
 {
 	if (!fifo_first(ro)) {
 		ro->fifo_out = ro->fifo_in = 0;
-		if (need <= ro->fifo_cap)
+		if (need <= ro->fifo.cap)
 			return 0;
 	}
 	if (!ro->fifo_wrapped && need < ro->fifo_out) {
@@ -664,7 +669,7 @@ fifo_put(struct reorder *ro, const void *src, size_t size, size_t need, uint64_t
 {
 	if (ro->fifo_in + need > ro->fifo_lim && fifo_room(ro, need))
 		return -1;
-	memcpy(ro->fifo + ro->fifo_in, src, size);
+	memcpy(fifo_bytes(ro) + ro->fifo_in, src, size);
 	ro->fifo_in += need;
 	ro->fifo_newest = last_ts;
 	ro->fifo_in_count += count;
@@ -696,7 +701,7 @@ static void fifo_skip(struct reorder *ro, size_t bytes, uint64_t count)
 	if (ro->fifo_out == ro->fifo_end) {
 		ro->fifo_out = 0;
 		ro->fifo_wrapped = 0;
-		ro->fifo_lim = ro->fifo_cap;
+		ro->fifo_lim = ro->fifo.cap;
 	}
 }
 
@@ -927,7 +932,7 @@ static int reorder_drain(struct reorder *ro, int at_end, uint8_t *buf, size_t ca
 			size_t stop = end < fit ? end : fit, before = at;
 
 			while (at < stop) {
-				f = (const struct st_event_header *)(ro->fifo + at);
+				f = (const struct st_event_header *)(fifo_bytes(ro) + at);
 				if (f->ts >= below)
 					break;
 				before = at;
@@ -943,7 +948,7 @@ static int reorder_drain(struct reorder *ro, int at_end, uint8_t *buf, size_t ca
 			}
 		}
 		while (at < end) {
-			f = (const struct st_event_header *)(ro->fifo + at);
+			f = (const struct st_event_header *)(fifo_bytes(ro) + at);
 			if (!(ro->eager ? reorder_due(ro, f->ts, at_end) : f->ts <= due_max) ||
 			    !(f->ts < late_ts || (f->ts == late_ts && late_at > ro->fifo_out_count + count)))
 				break;
@@ -957,7 +962,7 @@ static int reorder_drain(struct reorder *ro, int at_end, uint8_t *buf, size_t ca
 		/* (none: the first is not due, or does not fit) */
 		if (!count)
 			break;
-		memcpy(buf + *used, ro->fifo + start, at - start);
+		memcpy(buf + *used, fifo_bytes(ro) + start, at - start);
 		*used += at - start;
 		fifo_skip(ro, at - start, count);
 	}
@@ -983,7 +988,7 @@ static void reorder_clear(struct reorder *ro)
 	ro->fifo_out = ro->fifo_in = 0;
 	ro->fifo_in_count = ro->fifo_out_count = 0;
 	ro->fifo_wrapped = 0;
-	ro->fifo_lim = ro->fifo_cap;
+	ro->fifo_lim = ro->fifo.cap;
 	ro->eager = 0;
 	ro->pending = ro->pending_end = NULL;
 	ro->fifo_newest = 0;
@@ -995,7 +1000,7 @@ static void reorder_free(struct reorder *ro)
 	reorder_clear(ro);
 	free(ro->heap);
 	free(ro->ring);
-	st_chunk_buf_free(&ro->fifo_mem);
+	st_chunk_buf_free(&ro->fifo);
 	free(ro->slots.rec);
 }
 
