@@ -7,7 +7,10 @@
 # files: a thread each, and where the CPUs allow, one more each decoding its
 # chunks ahead): the summary,
 # --quantile, their CSV and the time series are the same byte for byte, and
-# each recording's read count equals fio's.
+# each recording's read count equals fio's. Each preset is recorded twice:
+# for fio alone (`-- fio`: its bios' queueings are stored) and system-wide
+# (`-d` alone, as on a production host: no queueing is stored, and the
+# reader makes each from its stamped issue through the reorder window).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 rec_require_bpf analyze_threads
@@ -15,16 +18,32 @@ rec_require_fio analyze_threads
 
 st_tmpdir T
 st_loopdev L 128
+FIO=(fio --name=t --filename="$L" --direct=1 --rw=randrw --rwmixread=70 --bs=4k --size=100M
+	--number_ios=6000 --numjobs=2 --ioengine=psync --group_reporting --output-format=json)
 for preset in all block; do
 	check "analyze_threads_record_$preset" st-record -o "$T/$preset.sttrace" -e "$preset" -d "$L" -- \
-		fio --name=t --filename="$L" --direct=1 --rw=randrw --rwmixread=70 --bs=4k --size=100M \
-		--number_ios=6000 --numjobs=2 --ioengine=psync --group_reporting \
-		--output-format=json --output="$T/$preset.json"
+		"${FIO[@]}" --output="$T/$preset.json"
+	if rec_start "$T/sys-$preset.sttrace" "$T/sys-$preset.log" -e "$preset" -d "$L"; then
+		"${FIO[@]}" --output="$T/sys-$preset.json" >/dev/null 2>&1 &&
+			rec_stop && pass "analyze_threads_record_sys-$preset" ||
+			fail "analyze_threads_record_sys-$preset" "fio or st-record failed: $(tail -1 "$T/sys-$preset.log")"
+	else
+		fail "analyze_threads_record_sys-$preset" "$(cat "$T/sys-$preset.log")"
+	fi
+	# what makes it system-wide for the reader: stamped issues, no stored queueing
+	queued=$(rec_count "$T/sys-$preset.sttrace" block_bio_queue)
+	stamped=$(rec_count "$T/sys-$preset.sttrace" block_rq_issue_stamped)
+	if [ "$queued" -eq 0 ] && [ "$stamped" -ge 6000 ]; then
+		pass "analyze_threads_sys_unqueued_$preset"
+	else
+		fail "analyze_threads_sys_unqueued_$preset" "sys-$preset.sttrace holds $queued block_bio_queue and $stamped stamped issues"
+	fi
 done
+PRESETS="all block sys-all sys-block"
 
 # two threads or more decode each file's chunks ahead (ST_CURSOR_AHEAD), which
 # takes a file of several events chunks to do anything
-for preset in all block; do
+for preset in $PRESETS; do
 	chunks=$(st-format info "$T/$preset.sttrace" | sed -n 's/^chunks .* \([0-9]*\) events,.*/\1/p')
 	if [ "${chunks:-0}" -ge 4 ]; then
 		pass "analyze_threads_chunks_$preset"
@@ -36,7 +55,7 @@ done
 i=0
 for args in "" "--quantile 99.9 --top 50" "--csv" "--csv --quantile 99 --top 100000" "--interval 200ms --by comm"; do
 	i=$((i + 1))
-	for files in all.sttrace block.sttrace "all.sttrace block.sttrace"; do
+	for files in all.sttrace block.sttrace sys-all.sttrace sys-block.sttrace "all.sttrace block.sttrace"; do
 		set -- $files
 		paths=("${@/#/$T/}")
 		differ=""
@@ -58,7 +77,7 @@ done
 
 # the reports are right, not only alike: each recording's reads are fio's (the
 # kernel now and then runs no completion probe: those I/Os are incomplete)
-for preset in all block; do
+for preset in $PRESETS; do
 	want=$(jq '.jobs[0].read.total_ios' "$T/$preset.json")
 	got=$(st-analyze "$T/$preset.sttrace" --csv --by op --dev "$L" --threads 2 2>/dev/null |
 		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
