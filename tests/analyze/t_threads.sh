@@ -24,9 +24,15 @@ for preset in all block; do
 	check "analyze_threads_record_$preset" st-record -o "$T/$preset.sttrace" -e "$preset" -d "$L" -- \
 		"${FIO[@]}" --output="$T/$preset.json"
 	if rec_start "$T/sys-$preset.sttrace" "$T/sys-$preset.log" -e "$preset" -d "$L"; then
-		"${FIO[@]}" --output="$T/sys-$preset.json" >/dev/null 2>&1 &&
-			rec_stop && pass "analyze_threads_record_sys-$preset" ||
-			fail "analyze_threads_record_sys-$preset" "fio or st-record failed: $(tail -1 "$T/sys-$preset.log")"
+		"${FIO[@]}" --output="$T/sys-$preset.json" >/dev/null 2>&1
+		fio_rc=$?
+		rec_stop
+		rec_rc=$?
+		if [ "$fio_rc" -eq 0 ] && [ "$rec_rc" -eq 0 ]; then
+			pass "analyze_threads_record_sys-$preset"
+		else
+			fail "analyze_threads_record_sys-$preset" "fio exited $fio_rc, st-record $rec_rc: $(tail -1 "$T/sys-$preset.log")"
+		fi
 	else
 		fail "analyze_threads_record_sys-$preset" "$(cat "$T/sys-$preset.log")"
 	fi
