@@ -392,6 +392,11 @@ int st_whole_adapt_chunk(const struct st_whole *w, struct st_chunk_buf *in,
 	}
 	/* counted only when some type more than doubles: room for twice the records else */
 	need = w->at_most_double ? 2 * in->len : adapted_len(w, in);
+	/* every record is of a type this build drops: nothing to copy, maybe nowhere to copy it */
+	if (!need) {
+		out->len = 0;
+		return 0;
+	}
 	/*
 	 * A hostile schema's records could grow 64 times: past twice the
 	 * largest chunk, a chunk whose records more than double is refused.
