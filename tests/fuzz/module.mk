@@ -44,3 +44,54 @@ fuzz: $(FUZZ_BIN)
 
 test-asan: $(FORMAT_ASAN_TESTS) $(FUZZ_REPLAY_ASAN)
 	$(Q)tests/run.sh $(FORMAT_ASAN_TESTS) $(FUZZ_REPLAY_ASAN)
+
+# fuzz_analyze: libanalyze on event sequences from the input (fuzz_analyze.c),
+# replayed over tests/fuzz/corpus-analyze in `make test` (plain and
+# sanitized) and, with clang, `make fuzz-analyze`. Its seeds: seed-synth-*
+# from `make fuzz-analyze-seeds` (synthetic traces), seed-real-* the first
+# records of 4 s recordings of fio on a loop device made by gen_analyze_seeds
+# (`-e block` and `-e all`, with `-- fio` and system-wide, and make demo's).
+FUZZ_ANALYZE_REPLAY := $(B)/tests/fuzz_analyze_replay
+FUZZ_ANALYZE_REPLAY_ASAN := $(ASAN_B)/tests/fuzz_analyze_replay
+TESTS += $(FUZZ_ANALYZE_REPLAY) $(FUZZ_ANALYZE_REPLAY_ASAN)
+FUZZ_ANALYZE_CORPUS := -DFUZZ_CORPUS='"$(CURDIR)/tests/fuzz/corpus-analyze"'
+
+$(B)/tests/fuzz/replay_analyze.o: tests/fuzz/replay_main.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) $(FUZZ_ANALYZE_CORPUS) -MMD -MP -c $< -o $@
+
+$(ASAN_B)/tests/fuzz/replay_analyze.o: tests/fuzz/replay_main.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) $(FUZZ_ANALYZE_CORPUS) -MMD -MP -c $< -o $@
+
+$(FUZZ_ANALYZE_REPLAY): $(B)/tests/fuzz/fuzz_analyze.o $(B)/tests/fuzz/replay_analyze.o \
+		$(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -lm -pthread
+
+$(FUZZ_ANALYZE_REPLAY_ASAN): $(ASAN_B)/tests/fuzz/fuzz_analyze.o $(ASAN_B)/tests/fuzz/replay_analyze.o \
+		$(ANALYZE_ASAN_LIB) $(LIBCOMMON_ASAN) $(LIBST_ASAN)
+	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -lm -pthread
+
+FUZZ_ANALYZE_BIN := $(B)/fuzz/fuzz_analyze
+
+$(FUZZ_ANALYZE_BIN): tests/fuzz/fuzz_analyze.c $(ANALYZE_SRCS) $(COMMON_SRCS) $(LIBST_SRCS) \
+		$(wildcard analyze/lib/*.h format/lib/*.h common/*.h)
+	@mkdir -p $(dir $@)
+	$(Q)clang -std=gnu11 -O1 -g $(CPPFLAGS) -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ \
+		tests/fuzz/fuzz_analyze.c $(ANALYZE_SRCS) $(COMMON_SRCS) $(LIBST_SRCS) $(LIBST_LIBS) -lm
+
+$(B)/tests/gen_analyze_seeds: $(B)/tests/fuzz/gen_analyze_seeds.o $(LIBST)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)
+
+.PHONY: fuzz-analyze fuzz-analyze-seeds
+fuzz-analyze-seeds: $(B)/tests/gen_analyze_seeds $(B)/st-format
+	@mkdir -p $(B)/fuzz tests/fuzz/corpus-analyze
+	$(Q)for s in 1 2 3; do $(B)/st-format synth -o $(B)/fuzz/synth-$$s.sttrace --ios 50 --seed $$s \
+		--devices 2 --procs 4 --cpus 4 && \
+		$(B)/tests/gen_analyze_seeds $(B)/fuzz/synth-$$s.sttrace 2000 tests/fuzz/corpus-analyze/seed-synth-$$s || exit 1; done
+
+fuzz-analyze: $(FUZZ_ANALYZE_BIN)
+	@mkdir -p $(B)/fuzz/corpus-analyze
+	$(FUZZ_ANALYZE_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
+		$(B)/fuzz/corpus-analyze tests/fuzz/corpus-analyze
