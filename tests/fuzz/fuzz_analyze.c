@@ -11,7 +11,8 @@
  * other type id ends the record at the next 8 bytes. They are written into
  * a trace with a small host's metadata (devices, processes, files), read
  * from a memfd, and analyzed as st-analyze does: the summary with its time
- * series, sizes and seeks, then --quantile. libanalyze must answer or
+ * series, sizes, seeks and depth, --why, then --quantile, grouped as the
+ * input's length says. libanalyze must answer or
  * refuse, never crash, hang or grow without bound.
  *
  * Seeds (tests/fuzz/corpus-analyze): the first records of real and
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "analyze/lib/run.h"
+#include "analyze/lib/why.h"
 #include "format/lib/sttrace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -114,7 +116,23 @@ static int write_trace(struct trace_file *f, const uint8_t *data, size_t size)
 	return st_writer_close(w, NULL, 0) || ret ? -1 : 0;
 }
 
-static void analyze(struct trace_file *f, FILE *out)
+/* --why's pass over the I/Os the summary's pass counted (st-analyze --why). */
+static void why(struct an_run *r, FILE *out)
+{
+	char err[512];
+	struct an_why w;
+
+	if (an_why_init(&w, &r->stats, AN_ST_TOTAL, 0.9, r->origins))
+		return;
+	r->emit = an_why_add;
+	r->emit_ctx = &w;
+	if (!an_run_pass(r, AN_WANT_EMIT, err, sizeof(err)))
+		an_why_print(&w, &r->spans, out, 0);
+	an_why_free(&w);
+}
+
+/* The summary with its time series, sizes, seeks and depth, --why, then --quantile: grouped by `by`. */
+static void analyze(struct trace_file *f, enum an_by by, FILE *out)
 {
 	char *files[] = { f->path };
 	char err[512];
@@ -127,16 +145,20 @@ static void analyze(struct trace_file *f, FILE *out)
 	r.stale_ns = 60000000000ull;
 	r.threads = 1;
 	r.stage = AN_ST_TOTAL;
-	an_stats_init(&r.stats, AN_BY_DEVOP, 100, NULL);
-	an_dist_init(&r.dist, AN_DIST_SIZE | AN_DIST_SEEK | AN_DIST_DEPTH, AN_BY_DEVOP, AN_ST_TOTAL, NULL);
+	an_stats_init(&r.stats, by, 100, NULL);
+	an_dist_init(&r.dist, AN_DIST_SIZE | AN_DIST_SEEK | AN_DIST_DEPTH, by, AN_ST_TOTAL, NULL);
 	if (!an_series_init(&r.series, an_run_t0(&r), an_run_t0(&r) + an_run_duration(&r),
 			    an_run_duration(&r) / 16 + 1, AN_ST_TOTAL)) {
 		if (!an_run_pass(&r, AN_WANT_STATS | AN_WANT_SERIES | AN_WANT_DIST, err, sizeof(err)) &&
 		    !an_dist_finish(&r.dist, an_run_t0(&r), an_run_t0(&r) + an_run_duration(&r))) {
 			an_run_print_header(&r, out);
+			an_dist_print_sizes(&r.dist, out, 0);
+			an_dist_print_seeks(&r.dist, r.origins, out, 1);
+			an_dist_print_depth(&r.dist, r.origins, out, 0);
+			an_series_print(&r.series, &r.spans, out, 1);
+			why(&r, out);
 			an_stats_sort(&r.stats);
 			an_stats_print(&r.stats, &r.spans, out, 0, an_run_duration(&r));
-			an_series_print(&r.series, &r.spans, out, 1);
 		}
 		an_series_free(&r.series);
 	}
@@ -160,7 +182,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		snprintf(f.path, sizeof(f.path), "/proc/self/fd/%d", f.fd);
 	}
+	/* the input's length picks the grouping: every one is tried without a byte of the events */
 	if (!write_trace(&f, data, size))
-		analyze(&f, out);
+		analyze(&f, (enum an_by)(size % (AN_BY_CACHE + 1)), out);
 	return 0;
 }
