@@ -355,7 +355,7 @@ static int sweep_depth(struct an_dist *d)
 	}
 	for (i = 0; i < d->nrqs; i++) {
 		const struct an_dist_rq *rq = &d->rqs[i];
-		uint64_t key = ((uint64_t)rq->recording << 32 | rq->dev) | 1ull << 63;
+		uint64_t key = ((uint64_t)rq->recording << 32 | rq->dev) | 1ull << 63, from, to;
 		uint32_t k;
 
 		if (!rq->complete)	/* in flight until an end the trace does not hold */
@@ -375,9 +375,18 @@ static int sweep_depth(struct an_dist *d)
 				goto out;
 		}
 		d->depths[k].requests++;
-		/* In flight inside the span only. */
-		ev[n++] = (struct depth_event){ rq->issue < d->t0 ? d->t0 : rq->issue, k, 1 };
-		ev[n++] = (struct depth_event){ rq->complete > d->t1 ? d->t1 : rq->complete, k, -1 };
+		/*
+		 * In flight inside the span only. A request with no time there
+		 * (a completion dated at or before its issue: a hostile file or
+		 * skewed clocks) adds none: its completion would sort first and
+		 * take the depth below zero.
+		 */
+		from = rq->issue < d->t0 ? d->t0 : rq->issue;
+		to = rq->complete > d->t1 ? d->t1 : rq->complete;
+		if (from < to) {
+			ev[n++] = (struct depth_event){ from, k, 1 };
+			ev[n++] = (struct depth_event){ to, k, -1 };
+		}
 	}
 	qsort(ev, n, sizeof(*ev), cmp_event);
 	for (i = 0; i < n; i++) {
