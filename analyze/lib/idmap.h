@@ -5,8 +5,9 @@
  *
  * Open addressing with linear probing and backward-shift deletion, so there
  * are no tombstones and lookups stay short however many inserts and removals
- * a long trace makes. Key 0 is reserved (the kernel never hands out a NULL
- * identity and tids are never 0 in traced events).
+ * a long trace makes. Key 0 marks an empty slot: it is never stored (the
+ * kernel never hands out a NULL identity; a key that may be 0, such as a
+ * sector, is stored plus one), and an_idmap_get() of it is AN_NONE.
  */
 #ifndef AN_IDMAP_H
 #define AN_IDMAP_H
@@ -53,11 +54,16 @@ int an_idmap_put_growing(struct an_idmap *m, uint64_t key, uint32_t val);
 /* Empty slot i, which holds a key (the backward shift, out of line). */
 void an_idmap_remove_at(struct an_idmap *m, size_t i);
 
-/* Insert or replace; 0 or -1 when out of memory. Inline, as the removals: a few per I/O. */
+/*
+ * Insert or replace; 0 or -1 when out of memory. Inline, as the removals: a few per I/O.
+ * Key 0 stores nothing: a hostile file's bio or tid 0, counted, grew the table for nothing.
+ */
 static inline int an_idmap_put(struct an_idmap *m, uint64_t key, uint32_t val)
 {
 	size_t i;
 
+	if (!key)
+		return 0;
 	/* Keep the load factor under 1/2 so probe sequences stay short. */
 	if ((m->count + 1) * 2 > m->mask + 1)
 		return an_idmap_put_growing(m, key, val);

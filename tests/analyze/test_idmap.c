@@ -102,6 +102,22 @@ static void run(struct model *md, const char *name)
 	check(ok, name, "%s", why);
 }
 
+/* Key 0 marks an empty slot: puts of it store and count nothing, however many. */
+static void test_key_zero(void)
+{
+	struct an_idmap m;
+	int i;
+
+	check(!an_idmap_init(&m, 16), "idmap.key_zero.init", "out of memory");
+	for (i = 0; i < 1000; i++)
+		an_idmap_put(&m, 0, (uint32_t)i);
+	an_idmap_put(&m, 7, 1);
+	check(m.count == 1 && m.mask < 64 && an_idmap_get(&m, 0) == AN_NONE && an_idmap_get(&m, 7) == 1,
+	      "idmap.key_zero", "count %zu, capacity %zu after 1000 puts of key 0 and one of key 7",
+	      m.count, m.mask + 1);
+	an_idmap_free(&m);
+}
+
 int main(void)
 {
 	static struct model md;
@@ -118,5 +134,6 @@ int main(void)
 	 * the rest of the run back, including across the table's end. */
 	colliding_keys(&md, 1024);
 	run(&md, "idmap.colliding_run");
+	test_key_zero();
 	return check_failures != 0;
 }
