@@ -51,7 +51,8 @@ struct an_corr {
 	struct an_pool ios, bios, rqs, aios;
 	struct an_idmap bio_map, rq_map;
 	struct an_idmap sys_by_tid;	/* tid -> I/O of its open data syscall */
-	struct an_idmap sys_by_sector;	/* offset / 512 -> open read or write call at that offset */
+	struct an_idmap sys_by_sector;	/* offset / 512 + 1 (sector_key) -> the newest open read or write
+					   call at that offset, the others linked through sector_next, _prev */
 	struct an_idmap uring_by_tid;	/* tid -> io_uring I/O it submitted last */
 	struct an_idmap uring_by_req;	/* io_kiocb address -> I/O */
 	struct an_idmap uring_enter_tid;	/* tids seen in io_uring_enter: 1 in a call that only waits */
@@ -301,6 +302,46 @@ static void reap_unlink(struct an_corr *c, uint32_t i)
 }
 
 /*
+ * The calls open at one sector (their offset / 512), newest first: two
+ * threads may read one offset of a raw device at once, and a bio dispatched
+ * by a third belongs to the one of them still without a bio
+ * (raw_device_owner).
+ */
+static uint64_t sector_key(uint64_t sector)
+{
+	return sector + 1;	/* the first sector's key not 0, which no map holds */
+}
+
+static void sector_link(struct an_corr *c, uint32_t i)
+{
+	struct an_io *io = IO(c, i);
+	uint64_t key = sector_key((uint64_t)io->offset / 512);
+	uint32_t newest = get_sparse(&c->sys_by_sector, key);
+
+	if (newest != AN_NONE)
+		IO(c, newest)->sector_prev = i;
+	io->sector_next = newest;
+	io->sector_prev = AN_NONE;
+	io->flags |= AN_IO_AT_SECTOR;
+	put_map(c, &c->sys_by_sector, key, i);
+}
+
+static void sector_unlink(struct an_corr *c, uint32_t i)
+{
+	const struct an_io *io = IO(c, i);
+	uint64_t key = sector_key((uint64_t)io->offset / 512);
+
+	if (io->sector_next != AN_NONE)
+		IO(c, io->sector_next)->sector_prev = io->sector_prev;
+	if (io->sector_prev != AN_NONE)
+		IO(c, io->sector_prev)->sector_next = io->sector_next;
+	else if (io->sector_next != AN_NONE)
+		put_map(c, &c->sys_by_sector, key, io->sector_next);
+	else
+		an_idmap_del(&c->sys_by_sector, key);
+}
+
+/*
  * Hand the I/O to the consumer and recycle its entry. Inline, as are
  * io_maybe_finish, rq_stamp_io and io_of_thread: on every I/O's path, where
  * a call's saved registers cost about what their bodies do.
@@ -311,8 +352,8 @@ static inline __attribute__((always_inline)) void io_finish(struct an_corr *c, u
 
 	if (io->flags & AN_IO_SYSCALL) {
 		an_idmap_del_if(&c->sys_by_tid, io->tid, i);
-		if (io->offset >= 0)
-			an_idmap_del_if(&c->sys_by_sector, (uint64_t)io->offset / 512, i);
+		if (io->flags & AN_IO_AT_SECTOR)
+			sector_unlink(c, i);
 	}
 	if (io->flags & AN_IO_URING) {
 		an_idmap_del_if(&c->uring_by_tid, io->tid, i);
@@ -484,7 +525,7 @@ sys_enter(struct an_corr *c, const struct st_ev_sys_enter *e)
 	io->run_delay_enter = e->p.run_delay;
 	put_map(c, &c->sys_by_tid, e->h.tid, i);
 	if (io->op != AN_OP_FSYNC && e->p.offset >= 0 && e->p.offset % 512 == 0)
-		put_map(c, &c->sys_by_sector, (uint64_t)e->p.offset / 512, i);
+		sector_link(c, i);
 }
 
 static void sys_exit(struct an_corr *c, const struct st_ev_sys_exit *e)
@@ -968,37 +1009,51 @@ static uint32_t io_waiting_for(struct an_corr *c, const struct st_ev_block_bio *
 }
 
 /*
+ * Calls open at one sector that raw_device_owner asks, newest first: a
+ * hostile file's thousands of calls at one offset cost each bio no more.
+ */
+#define RAW_OWNER_ASKS 32
+
+/* Whether the open call i at bio e's sector can own it: of its op, no bio yet, on its device. */
+static int raw_call_takes(struct an_corr *c, uint32_t i, const struct st_ev_block_bio *e)
+{
+	const struct an_io *io = IO(c, i);
+	uint32_t dev;
+
+	if ((io->flags & AN_IO_DONE) || io->nbios || io->op != op_of_opf(e->p.opf, e->p.nr_sector) ||
+	    io->ts[AN_TS_SYS_ENTER] > e->h.ts)
+		return 0;
+	dev = an_idmap_get(&c->dev_by_tid, io->tid);
+	return dev == AN_NONE || dev == e->p.dev;
+}
+
+/*
  * A request is dispatched by whichever thread runs its queue (kblockd, or
  * another thread's call on the same device), not always by the thread that
  * queued it, and a stamped issue dates its bios' queueing in the thread that
  * dispatched it. A read or write of a raw block device lies at its call's
- * offset: the open call at this bio's sector, of its op, without a bio yet,
- * of a thread on this device (or none yet), owns it before the thread named,
- * unless the named thread's call is at that offset too. (Measured: two fio
- * jobs reading one loop device at once lost 1-2 of 800 reads to kblockd or
- * to each other in 3 of 6 runs.)
+ * offset: a call open at this bio's sector that can take it
+ * (raw_call_takes) owns it before the thread named, unless the named
+ * thread's call is at that offset without a bio yet. Of several (two jobs
+ * reading one offset at once), the oldest: the first to enter queues first,
+ * as a rule. (Measured: two fio jobs reading one loop device at once lost
+ * 1-2 of 800 reads to kblockd or to each other in 3 of 6 runs; reading the
+ * same offsets in the same order, 1 in about 4 runs, with only the newest
+ * call at an offset known.)
  */
 static uint32_t raw_device_owner(struct an_corr *c, const struct st_ev_block_bio *e, uint32_t named)
 {
-	const struct an_io *io;
-	uint32_t i, dev;
+	uint32_t i, oldest = AN_NONE, asked = 0;
 
-	/*
-	 * The named call at this offset is its own (two jobs of one seed read
-	 * the same offsets); asked first, it spares the look-up for most bios.
-	 */
-	if (named != AN_NONE && IO(c, named)->offset >= 0 &&
+	/* asked first, it spares the look-up for most bios */
+	if (named != AN_NONE && IO(c, named)->offset >= 0 && !IO(c, named)->nbios &&
 	    (uint64_t)IO(c, named)->offset / 512 == e->p.sector)
 		return named;
-	i = get_sparse(&c->sys_by_sector, e->p.sector);
-	if (i == AN_NONE || i == named)
-		return named;
-	io = IO(c, i);
-	if (!(io->flags & AN_IO_LIVE) || (io->flags & AN_IO_DONE) || io->nbios ||
-	    io->op != op_of_opf(e->p.opf, e->p.nr_sector) || io->ts[AN_TS_SYS_ENTER] > e->h.ts)
-		return named;
-	dev = an_idmap_get(&c->dev_by_tid, io->tid);
-	return dev == AN_NONE || dev == e->p.dev ? i : named;
+	for (i = get_sparse(&c->sys_by_sector, sector_key(e->p.sector)); i != AN_NONE && asked++ < RAW_OWNER_ASKS;
+	     i = IO(c, i)->sector_next)
+		if (raw_call_takes(c, i, e))
+			oldest = i;
+	return oldest != AN_NONE ? oldest : named;
 }
 
 static inline __attribute__((always_inline)) void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)

@@ -82,6 +82,8 @@ enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, A
 						   the why events, analyze/lib/cause.h) */
 #define AN_IO_RUNQ_COUNTED	(1u << 13)	/* its runq from the kernel's run_delay counts, not the
 						   sched records: no culprit known */
+#define AN_IO_AT_SECTOR		(1u << 14)	/* internal: a call in the list of those open at its
+						   offset's sector */
 
 struct an_io {
 	uint64_t ts[AN_TS_COUNT];
@@ -104,6 +106,8 @@ struct an_io {
 	uint32_t file;		/* the file fd named as the I/O began (an_names_fd_file), 0 unknown */
 	uint32_t gen;		/* internal: reuse generation */
 	uint32_t reap_next;	/* internal: next I/O of its thread waiting for a reap */
+	uint32_t sector_next, sector_prev;	/* internal: the older and newer calls open at its
+						   offset's sector */
 	uint64_t span_ns;	/* span records: END - START */
 	uint16_t syscall;	/* enter event type id, 0 none */
 	uint8_t span;		/* span records: span index + 1; 0 for I/Os */

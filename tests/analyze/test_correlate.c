@@ -625,6 +625,94 @@ static void test_raw_device_dispatched(void)
 }
 
 /*
+ * Two threads read the same offset of a raw block device at once (fio jobs
+ * of one offset sequence), and a request is dispatched by a thread other
+ * than its own: each call still gets one bio, the one at its offset.
+ *   - 40 and 41 at sector 96: 41 issues its own; kblockd (99) then issues
+ *     40's, whose offset the newer call 41 holds, its bio already queued.
+ *   - 42 and 43 at sector 128: 42 issues its own, then runs the queue and
+ *     issues 43's too, in a call at that offset with its bio queued.
+ *   - 44 and 45 at sector 160: 45 reads and returns; kblockd then issues
+ *     44's, the offset's newer call gone.
+ */
+static void test_raw_device_same_offset_dispatched(void)
+{
+	struct an_corr *c = start(0);
+	int n, ok;
+
+	pread_at(c, 1000, 40, 96 * 512);
+	pread_at(c, 1010, 41, 96 * 512);
+	bio(c, ST_EV_block_bio_queue, 1100, 41, 0xa, 96, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1110, 41, 0x100, ST_OP_READ, 1, 0xa, 0);
+	bio(c, ST_EV_block_bio_queue, 1120, 99, 0xb, 96, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 1130, 99, 0x101, ST_OP_READ, 1, 0xb, 0);
+	pread_at(c, 2000, 42, 128 * 512);
+	pread_at(c, 2010, 43, 128 * 512);
+	bio(c, ST_EV_block_bio_queue, 2100, 42, 0xc, 128, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 2110, 42, 0x102, ST_OP_READ, 1, 0xc, 0);
+	bio(c, ST_EV_block_bio_queue, 2120, 42, 0xd, 128, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 2130, 42, 0x103, ST_OP_READ, 1, 0xd, 0);
+	pread_at(c, 3000, 44, 160 * 512);
+	pread_at(c, 3010, 45, 160 * 512);
+	bio(c, ST_EV_block_bio_queue, 3100, 45, 0xe, 160, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 3110, 45, 0x104, ST_OP_READ, 1, 0xe, 0);
+	rq(c, ST_EV_block_rq_complete, 3200, 0, 0x104, ST_OP_READ, 1, 0xe, 0);
+	sys(c, ST_EV_sys_exit_pread64, 3300, 45, 4096);
+	bio(c, ST_EV_block_bio_queue, 3400, 99, 0xf, 160, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, 3410, 99, 0x105, ST_OP_READ, 1, 0xf, 0);
+	rq(c, ST_EV_block_rq_complete, 4000, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 4010, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
+	rq(c, ST_EV_block_rq_complete, 4020, 0, 0x102, ST_OP_READ, 1, 0xc, 0);
+	rq(c, ST_EV_block_rq_complete, 4030, 0, 0x103, ST_OP_READ, 1, 0xd, 0);
+	rq(c, ST_EV_block_rq_complete, 4040, 0, 0x105, ST_OP_READ, 1, 0xf, 0);
+	sys(c, ST_EV_sys_exit_pread64, 4100, 40, 4096);
+	sys(c, ST_EV_sys_exit_pread64, 4110, 41, 4096);
+	sys(c, ST_EV_sys_exit_pread64, 4120, 42, 4096);
+	sys(c, ST_EV_sys_exit_pread64, 4130, 43, 4096);
+	sys(c, ST_EV_sys_exit_pread64, 4140, 44, 4096);
+	an_corr_finish(c);
+	ok = nout == 6;
+	for (n = 0; ok && n < nout; n++)
+		ok = out[n].tid >= 40 && out[n].tid <= 45 && out[n].nbios == 1 && out[n].syscall &&
+		     out[n].sector == (uint64_t)out[n].offset / 512;
+	check(ok, "correlate.raw_device_same_offset_dispatched", "%d I/Os, want 6 calls of one bio each", nout);
+	for (n = 0; n < nout; n++)
+		if (out[n].tid == 40 || out[n].tid == 43 || out[n].tid == 44)
+			check(stage(n, AN_ST_D2C) == (out[n].tid == 40 ? 2880 : out[n].tid == 43 ? 1900 : 630),
+			      "correlate.raw_device_same_offset_dispatched.d2c", "tid %u D2C %" PRIu64,
+			      out[n].tid, stage(n, AN_ST_D2C));
+	an_corr_free(c);
+}
+
+/*
+ * A hostile file's 1,000 calls open at one offset of a raw device: a bio
+ * kblockd dispatches there asks only the newest 32 (RAW_OWNER_ASKS), so
+ * thousands of bios cost no more each, and joins the oldest of those
+ * without a bio: the call of thread 1968.
+ */
+static void with_bio(void *ctx, const struct an_io *io)
+{
+	uint32_t *tid = ctx;
+
+	if (io->nbios)
+		*tid = io->nbios == 1 && !*tid ? io->tid : UINT32_MAX;
+}
+
+static void test_raw_device_owner_bounded(void)
+{
+	struct an_corr *c = NULL;
+	uint32_t tid, owner = 0;
+
+	an_corr_new(&c, 0, with_bio, &owner);
+	for (tid = 1000; tid < 2000; tid++)
+		pread_at(c, tid, tid, 0);
+	bio(c, ST_EV_block_bio_queue, 3000, 99, 0xa, 0, ST_OP_READ);
+	an_corr_finish(c);
+	check(owner == 1968, "correlate.raw_device_owner_bounded", "the bio's call: thread %u", owner);
+	an_corr_free(c);
+}
+
+/*
  * An fsync that waits for jbd2's journal commit: the bios jbd2 queues on
  * the file system's device while the fsync is open, and completes before
  * it returns, are its jnl stage; one queued before it entered is not.
@@ -1120,6 +1208,8 @@ int main(void)
 	test_fsync_journal();
 	test_held_back();
 	test_raw_device_dispatched();
+	test_raw_device_same_offset_dispatched();
+	test_raw_device_owner_bounded();
 	test_fsync_flush_sequence();
 	test_fsync_flush_only();
 	test_fua_write();

@@ -50,7 +50,8 @@
 #     leaves the warm run mostly hits; a test that drops the page cache
 #     meanwhile takes all of it, and the workload check says so.
 #   - cgroups: two fio jobs of direct 4k reads (300 and 500) at once, each
-#     from a cgroup v2 group of its own.
+#     from a cgroup v2 group of its own, reading the same offsets in the
+#     same order (fio's I/O logs: job a's 300 are job b's first 300).
 # Checks of sttrace against that truth, the bounds of issue 24, on the
 # device's or the workload file's I/Os of st-analyze's per-I/O list:
 #   - why.hog.runq: recorded with -e all,sched (every switch and wakeup of
@@ -101,12 +102,15 @@
 #     all `direct` (a block device's direct I/O has no iomap_dio_rw_begin:
 #     bios of its own and no page put in the cache say it).
 #   - why.cgroups.by_cgroup: `st-analyze --by cgroup` counts each group's
-#     reads as its fio did. (Three CI rehearsals lost 1-4 reads: a request
-#     dispatched by kblockd or by the other job's call; a raw device's bio
-#     now joins the call at its offset. The jobs read with seeds of their
-#     own: with fio's one seed they read the same offsets, and two calls
-#     open at one offset left a bio to the thread that issued it, which lost
-#     one read of each job in two of about ten runs.)
+#     reads as its fio did. The two jobs read the same offsets in the same
+#     order (fio 3.33 seeds the offsets by the job's number whatever
+#     --randseed says, unless --randrepeat=0), so their calls are often
+#     open at one offset at once while one of them, or kblockd, dispatches
+#     the other's request: each bio must join the call at its offset still
+#     without one. (Three CI rehearsals lost 1-4 reads to a request
+#     dispatched by kblockd or by the other job's call, before a raw
+#     device's bio joined the call at its offset; then one read in about
+#     4 runs, while only the newest call open at an offset was known.)
 # Every cgroup, loop device, mount, file, sysctl and the tracefs instance is
 # restored or removed at exit, also on failure.
 . "$(dirname "$0")/../lib.sh"
@@ -512,13 +516,24 @@ fi
 V2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
 rec_start "$T/cgroups.sttrace" "$T/cgroups.log" -e all -d "$RAW" ||
 	{ fail why.cgroups "st-record did not start: $(cat "$T/cgroups.log")"; exit 1; }
-sh -c "$IN_CGROUP" sh "$CGA" "${DIRECT[@]}" --name=a --number_ios=300 --randseed=1 \
-	--output="$T/cg_a.json" &
+sh -c "$IN_CGROUP" sh "$CGA" "${DIRECT[@]}" --name=a --number_ios=300 \
+	--output="$T/cg_a.json" --write_iolog="$T/cg_a.iolog" &
 CG_A_PID=$!
-sh -c "$IN_CGROUP" sh "$CGB" "${DIRECT[@]}" --name=b --number_ios=500 --randseed=2 \
-	--output="$T/cg_b.json"
+sh -c "$IN_CGROUP" sh "$CGB" "${DIRECT[@]}" --name=b --number_ios=500 \
+	--output="$T/cg_b.json" --write_iolog="$T/cg_b.iolog"
 wait "$CG_A_PID"
 rec_stop
+# offsets JOB: the offsets the job read, in its order (fio's I/O log,
+# version 3: "MSEC FILE read OFFSET LENGTH")
+offsets() {
+	awk '$3 == "read" { print $4 }' "$T/$1.iolog"
+}
+same=$(paste -d' ' <(offsets cg_a) <(offsets cg_b | head -300) | awk '$1 == $2' | wc -l)
+if [ "$same" = 300 ]; then
+	pass why.cgroups.workload
+else
+	fail why.cgroups.workload "$same of job a's 300 reads at job b's offset of the same rank, want all"
+fi
 st-analyze --by cgroup --csv --dev "$DISK" "$T/cgroups.sttrace" >"$T/by_cgroup.csv" 2>"$T/by_cgroup.err"
 A=/${CGA#"$V2"/}
 B=/${CGB#"$V2"/}
