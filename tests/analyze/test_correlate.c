@@ -76,6 +76,14 @@ static void rq(struct an_corr *c, uint16_t type, uint64_t ts, uint32_t tid, uint
 	an_corr_event(c, &e.h);
 }
 
+/* thread tid queues a one-bio read at sector, issued 10 ns later as request rq_id */
+static void read_issued(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t id, uint64_t sector,
+			uint64_t rq_id)
+{
+	bio(c, ST_EV_block_bio_queue, ts, tid, id, sector, ST_OP_READ);
+	rq(c, ST_EV_block_rq_issue, ts + 10, tid, rq_id, ST_OP_READ, 1, id, 0);
+}
+
 static void sys(struct an_corr *c, uint16_t type, uint64_t ts, uint32_t tid, int64_t arg)
 {
 	struct st_ev_sys_enter e = { .p = { .fd = 3, .count = 4096, .offset = 8192 } };
@@ -371,8 +379,7 @@ static void test_incomplete(void)
 	rq(c, ST_EV_block_rq_complete, 80, 0, 0x701, ST_OP_READ, 1, 0, 0);
 	/* Open at the end: issued, never completed. */
 	sys(c, ST_EV_sys_enter_pread64, 100, 9, 0);
-	bio(c, ST_EV_block_bio_queue, 110, 9, 0xa, 0, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 120, 9, 0x702, ST_OP_READ, 1, 0xa, 0);
+	read_issued(c, 110, 9, 0xa, 0, 0x702);
 	check(nout == 0, "correlate.incomplete.not_emitted_early", "%d", nout);
 	an_corr_finish(c);
 	check(st->orphan_exits == 1 && st->orphan_completions == 1 && st->orphan_requests == 1,
@@ -395,8 +402,7 @@ static void test_lost_completion(void)
 	const struct an_corr_stats *st = an_corr_stats(c);
 
 	sys(c, ST_EV_sys_enter_pread64, 100, 9, 0);
-	bio(c, ST_EV_block_bio_queue, 110, 9, 0xa, 0, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 120, 9, 0x800, ST_OP_READ, 1, 0xa, 0);
+	read_issued(c, 110, 9, 0xa, 0, 0x800);
 	sys(c, ST_EV_sys_exit_pread64, 200, 9, 4096);
 	sys(c, ST_EV_sys_enter_pread64, 300, 9, 0);
 	bio(c, ST_EV_block_bio_queue, 310, 9, 0xb, 64, ST_OP_READ);
@@ -505,8 +511,7 @@ static void test_writeback_inode(void)
 	      "correlate.writeback_inode.fsync_parts", "wb %" PRIu64 " jnl %" PRIu64,
 	      fsync >= 0 ? stage(fsync, AN_ST_WB) : 0, fsync >= 0 ? stage(fsync, AN_ST_JNL) : 0);
 	sys(c, ST_EV_sys_enter_pread64, 2000, 9, 0);
-	bio(c, ST_EV_block_bio_queue, 2010, 9, 0xe, 16, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 2020, 9, 0x620, ST_OP_READ, 1, 0xe, 0);
+	read_issued(c, 2010, 9, 0xe, 16, 0x620);
 	rq_inode(c, 2020, 9, 0x620, 14);
 	rq(c, ST_EV_block_rq_complete, 2100, 0, 0x620, ST_OP_READ, 1, 0xe, 0);
 	sys(c, ST_EV_sys_exit_pread64, 2110, 9, 4096);
@@ -589,13 +594,10 @@ static void test_raw_device_dispatched(void)
 
 	pread_at(c, 1000, 20, 8192);
 	pread_at(c, 1010, 21, 16384);
-	bio(c, ST_EV_block_bio_queue, 1100, 21, 0xa, 32, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 1110, 21, 0x100, ST_OP_READ, 1, 0xa, 0);
-	bio(c, ST_EV_block_bio_queue, 1120, 21, 0xb, 16, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 1130, 21, 0x101, ST_OP_READ, 1, 0xb, 0);
+	read_issued(c, 1100, 21, 0xa, 32, 0x100);
+	read_issued(c, 1120, 21, 0xb, 16, 0x101);
 	pread_at(c, 2000, 22, 24576);
-	bio(c, ST_EV_block_bio_queue, 2100, 99, 0xc, 48, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 2110, 99, 0x102, ST_OP_READ, 1, 0xc, 0);
+	read_issued(c, 2100, 99, 0xc, 48, 0x102);
 	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
 	rq(c, ST_EV_block_rq_complete, 1600, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
 	sys(c, ST_EV_sys_exit_pread64, 1700, 21, 4096);
@@ -604,10 +606,8 @@ static void test_raw_device_dispatched(void)
 	sys(c, ST_EV_sys_exit_pread64, 2600, 22, 4096);
 	pread_at(c, 3000, 23, 40960);
 	pread_at(c, 3010, 24, 40960);
-	bio(c, ST_EV_block_bio_queue, 3100, 23, 0xd, 80, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 3110, 23, 0x103, ST_OP_READ, 1, 0xd, 0);
-	bio(c, ST_EV_block_bio_queue, 3120, 24, 0xe, 80, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 3130, 24, 0x104, ST_OP_READ, 1, 0xe, 0);
+	read_issued(c, 3100, 23, 0xd, 80, 0x103);
+	read_issued(c, 3120, 24, 0xe, 80, 0x104);
 	rq(c, ST_EV_block_rq_complete, 3500, 0, 0x103, ST_OP_READ, 1, 0xd, 0);
 	rq(c, ST_EV_block_rq_complete, 3600, 0, 0x104, ST_OP_READ, 1, 0xe, 0);
 	sys(c, ST_EV_sys_exit_pread64, 3700, 23, 4096);
@@ -642,24 +642,18 @@ static void test_raw_device_same_offset_dispatched(void)
 
 	pread_at(c, 1000, 40, 96 * 512);
 	pread_at(c, 1010, 41, 96 * 512);
-	bio(c, ST_EV_block_bio_queue, 1100, 41, 0xa, 96, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 1110, 41, 0x100, ST_OP_READ, 1, 0xa, 0);
-	bio(c, ST_EV_block_bio_queue, 1120, 99, 0xb, 96, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 1130, 99, 0x101, ST_OP_READ, 1, 0xb, 0);
+	read_issued(c, 1100, 41, 0xa, 96, 0x100);
+	read_issued(c, 1120, 99, 0xb, 96, 0x101);
 	pread_at(c, 2000, 42, 128 * 512);
 	pread_at(c, 2010, 43, 128 * 512);
-	bio(c, ST_EV_block_bio_queue, 2100, 42, 0xc, 128, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 2110, 42, 0x102, ST_OP_READ, 1, 0xc, 0);
-	bio(c, ST_EV_block_bio_queue, 2120, 42, 0xd, 128, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 2130, 42, 0x103, ST_OP_READ, 1, 0xd, 0);
+	read_issued(c, 2100, 42, 0xc, 128, 0x102);
+	read_issued(c, 2120, 42, 0xd, 128, 0x103);
 	pread_at(c, 3000, 44, 160 * 512);
 	pread_at(c, 3010, 45, 160 * 512);
-	bio(c, ST_EV_block_bio_queue, 3100, 45, 0xe, 160, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 3110, 45, 0x104, ST_OP_READ, 1, 0xe, 0);
+	read_issued(c, 3100, 45, 0xe, 160, 0x104);
 	rq(c, ST_EV_block_rq_complete, 3200, 0, 0x104, ST_OP_READ, 1, 0xe, 0);
 	sys(c, ST_EV_sys_exit_pread64, 3300, 45, 4096);
-	bio(c, ST_EV_block_bio_queue, 3400, 99, 0xf, 160, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 3410, 99, 0x105, ST_OP_READ, 1, 0xf, 0);
+	read_issued(c, 3400, 99, 0xf, 160, 0x105);
 	rq(c, ST_EV_block_rq_complete, 4000, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
 	rq(c, ST_EV_block_rq_complete, 4010, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
 	rq(c, ST_EV_block_rq_complete, 4020, 0, 0x102, ST_OP_READ, 1, 0xc, 0);
@@ -837,11 +831,9 @@ static void test_uring(void)
 	struct an_corr *c = start(0);
 
 	uring(c, ST_EV_io_uring_submit_req, 100, 5, 0x1000, 0);
-	bio(c, ST_EV_block_bio_queue, 110, 5, 0xa, 0, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 120, 5, 0x801, ST_OP_READ, 1, 0xa, 0);
+	read_issued(c, 110, 5, 0xa, 0, 0x801);
 	uring(c, ST_EV_io_uring_submit_req, 200, 5, 0x2000, 0);
-	bio(c, ST_EV_block_bio_queue, 210, 5, 0xb, 8, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 220, 5, 0x802, ST_OP_READ, 1, 0xb, 0);
+	read_issued(c, 210, 5, 0xb, 8, 0x802);
 	rq(c, ST_EV_block_rq_complete, 600, 0, 0x802, ST_OP_READ, 1, 0, 0);
 	uring(c, ST_EV_io_uring_complete, 650, 0, 0x2000, 4096);
 	rq(c, ST_EV_block_rq_complete, 900, 0, 0x801, ST_OP_READ, 1, 0, 0);
@@ -984,8 +976,7 @@ static void submit_two_iocbs(struct an_corr *c)
 {
 	sys(c, ST_EV_sys_enter_io_submit, 1000, 6, 0);
 	fs(c, ST_EV_iomap_dio_rw_begin, 1005, 6);
-	bio(c, ST_EV_block_bio_queue, 1010, 6, 0xa, 0, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 1020, 6, 0x100, ST_OP_READ, 1, 0xa, 0);
+	read_issued(c, 1010, 6, 0xa, 0, 0x100);
 	fs(c, ST_EV_iomap_dio_rw_begin, 1030, 6);
 	bio(c, ST_EV_block_bio_queue, 1035, 6, 0xb, 64, ST_OP_READ);
 	rq(c, ST_EV_block_rq_issue, 1040, 6, 0x101, ST_OP_READ, 1, 0xb, 0);
@@ -1054,8 +1045,7 @@ static void test_aio_submit(void)
 	submit_two_iocbs(c);
 	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
 	rq(c, ST_EV_block_rq_complete, 1600, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
-	bio(c, ST_EV_block_bio_queue, 1700, 6, 0xc, 128, ST_OP_READ);
-	rq(c, ST_EV_block_rq_issue, 1710, 6, 0x102, ST_OP_READ, 1, 0xc, 0);
+	read_issued(c, 1700, 6, 0xc, 128, 0x102);
 	rq(c, ST_EV_block_rq_complete, 1800, 0, 0x102, ST_OP_READ, 1, 0xc, 0);
 	getevents(c, 1900, 6, 0, 0);
 	getevents(c, 1910, 6, 1, 2);
