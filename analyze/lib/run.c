@@ -15,8 +15,25 @@ struct file_id {
 	char offset[32];	/* clock.realtime_offset_ns, "" absent */
 	int64_t clock_offset, clock_step;
 	uint64_t first_ts, last_ts;
+	/* a part of st-record --rotate's set: its number (1 the first), 0 none; when it was open */
+	uint64_t part, part_from, part_to;
 	unsigned rec;
 };
+
+static uint64_t meta_u64(const struct st_reader *rd, const char *key, uint64_t absent)
+{
+	const char *v = st_meta_get(rd, key);
+
+	return v ? strtoull(v, NULL, 10) : absent;
+}
+
+/* The first part names the next (record.next_file); the others carry their number. */
+static void identify_part(struct file_id *id)
+{
+	id->part = meta_u64(id->rd, "record.file_index", st_meta_get(id->rd, "record.next_file") ? 1 : 0);
+	id->part_from = meta_u64(id->rd, "record.start_ts", 0);
+	id->part_to = meta_u64(id->rd, "record.end_ts", UINT64_MAX);
+}
 
 static void meta_copy(const struct st_reader *rd, const char *key, char *buf, size_t cap)
 {
@@ -47,6 +64,7 @@ static int identify(struct file_id *id, const char *path, char *err, size_t cap)
 	fi = st_reader_info(rd);
 	id->first_ts = fi->first_ts;
 	id->last_ts = fi->last_ts;
+	identify_part(id);
 	return 0;
 }
 
@@ -58,11 +76,14 @@ static int overlap(const struct file_id *a, int64_t shift_a, const struct file_i
 }
 
 /*
- * Do a and b follow one another, as parts of one recording do? They may
- * overlap a little (events reach a file in per-CPU batches, so one file's
- * last ones can follow the next file's first), but by less than half the
- * shorter one: two recordings made side by side, or the same file again,
- * overlap wholly.
+ * Do a and b follow one another, as parts of one recording do? Two parts of
+ * a rotating set do when each was open while the other was not: every
+ * record goes to the part open as it is drained, however old (a backlog in
+ * the ring buffer, drained into the next part, took a part's events back
+ * 96 ms into its 98 ms predecessor in t_flight). Other files may overlap a
+ * little (events reach a file in per-CPU batches, so one file's last ones
+ * can follow the next file's first), but by less than half the shorter one:
+ * two recordings made side by side, or the same file again, overlap wholly.
  */
 static int follow(const struct file_id *a, const struct file_id *b)
 {
@@ -70,6 +91,8 @@ static int follow(const struct file_id *a, const struct file_id *b)
 	uint64_t to = a->last_ts < b->last_ts ? a->last_ts : b->last_ts;
 	uint64_t span_a = a->last_ts - a->first_ts, span_b = b->last_ts - b->first_ts;
 
+	if (a->part && b->part && a->part != b->part)
+		return a->part_to <= b->part_from || b->part_to <= a->part_from;
 	return to < from || (to - from) * 2 < (span_a < span_b ? span_a : span_b);
 }
 
