@@ -31,7 +31,7 @@ static uint64_t meta_u64(const struct st_reader *rd, const char *key, uint64_t a
 static void identify_part(struct file_id *id)
 {
 	id->part = meta_u64(id->rd, "record.file_index", st_meta_get(id->rd, "record.next_file") ? 1 : 0);
-	id->part_from = meta_u64(id->rd, "record.start_ts", 0);
+	id->part_from = st_trace_start(id->rd);
 	id->part_to = meta_u64(id->rd, "record.end_ts", UINT64_MAX);
 }
 
