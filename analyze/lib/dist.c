@@ -245,6 +245,12 @@ static long seek_entry(struct an_dist *d, struct an_idmap *map, uint16_t recordi
 	return (long)d->nseeks++;
 }
 
+/* A distance in sectors as a signed one: a hostile file's, past 2^63, held at the largest. */
+static int64_t seek_sectors(uint64_t n)
+{
+	return n > INT64_MAX ? INT64_MAX : (int64_t)n;
+}
+
 /*
  * btt's seek distance (btt/seek.c, not absolute mode): 0 when the request
  * overlaps or touches the previous one, forward from its end, backward from
@@ -259,9 +265,9 @@ static int64_t seek_distance(struct an_dist_seek *s, const struct an_dist_rq *rq
 	    (s->last_start <= end && end <= s->last_end))
 		dist = 0;
 	else if (start > s->last_end)
-		dist = (int64_t)(start - s->last_end);
+		dist = seek_sectors(start - s->last_end);
 	else
-		dist = (int64_t)start - (int64_t)s->last_start;
+		dist = -seek_sectors(s->last_start - start);
 	s->last_start = start;
 	s->last_end = end;
 	return dist;
