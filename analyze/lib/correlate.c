@@ -51,8 +51,9 @@ struct an_corr {
 	struct an_pool ios, bios, rqs, aios;
 	struct an_idmap bio_map, rq_map;
 	struct an_idmap sys_by_tid;	/* tid -> I/O of its open data syscall */
-	struct an_idmap sys_by_sector;	/* offset / 512 + 1 (sector_key) -> the newest open read or write
-					   call at that offset, the others linked through sector_next, _prev */
+	struct an_idmap sys_by_sector;	/* sector_key(offset / 512) -> the newest open read or
+					   write call at that offset; the others through
+					   sector_next and sector_prev */
 	struct an_idmap uring_by_tid;	/* tid -> io_uring I/O it submitted last */
 	struct an_idmap uring_by_req;	/* io_kiocb address -> I/O */
 	struct an_idmap uring_enter_tid;	/* tids seen in io_uring_enter: 1 in a call that only waits */
@@ -1049,8 +1050,8 @@ static uint32_t raw_device_owner(struct an_corr *c, const struct st_ev_block_bio
 	if (named != AN_NONE && IO(c, named)->offset >= 0 && !IO(c, named)->nbios &&
 	    (uint64_t)IO(c, named)->offset / 512 == e->p.sector)
 		return named;
-	for (i = get_sparse(&c->sys_by_sector, sector_key(e->p.sector)); i != AN_NONE && asked++ < RAW_OWNER_ASKS;
-	     i = IO(c, i)->sector_next)
+	i = get_sparse(&c->sys_by_sector, sector_key(e->p.sector));
+	for (; i != AN_NONE && asked < RAW_OWNER_ASKS; i = IO(c, i)->sector_next, asked++)
 		if (raw_call_takes(c, i, e))
 			oldest = i;
 	return oldest != AN_NONE ? oldest : named;
