@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * text.h - a string from a trace as text on one line, in every output that
+ * is not JSON (CSV, `st-format cat`, gnuplot's scripts and data files).
+ *
+ * A trace's strings (a command name, a path, a device or host name) hold
+ * whatever bytes the process or the file's author put there: newlines,
+ * quotes, control bytes, bytes that are not UTF-8. Written as they are, a
+ * newline starts a new CSV row or a new gnuplot command. So printable ASCII
+ * stands for itself, a backslash is written \\ and any other byte \xNN: the
+ * text is one line, holds no control byte, and every byte can be told back.
+ * Each output quotes the result in its own way around this (csv.h, plot.c).
+ */
+#ifndef STTRACE_TEXT_H
+#define STTRACE_TEXT_H
+
+#include <stdio.h>
+
+/* One byte of a string. */
+void text_char(FILE *out, unsigned char c);
+/* A NUL-terminated string. */
+void text_line(FILE *out, const char *s);
+
+#endif /* STTRACE_TEXT_H */
