@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* csv.c - RFC 4180 fields (csv.h). */
-#include <ctype.h>
 #include <string.h>
 
 #include "common/csv.h"
+#include "common/text.h"
 
 void csv_field(FILE *out, const char *s)
 {
@@ -11,15 +11,13 @@ void csv_field(FILE *out, const char *s)
 
 	if (quote)
 		putc('"', out);
+	if (*s && s[1] && strchr(CSV_GUARDED, *s))
+		putc('\'', out);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p == '"')
 			fputs("\"\"", out);
-		else if (*p == '\\')
-			fputs("\\\\", out);
-		else if (isprint(*p))
-			putc(*p, out);
 		else
-			fprintf(out, "\\x%02x", *p);
+			text_char(out, *p);
 	}
 	if (quote)
 		putc('"', out);

@@ -83,6 +83,18 @@ else
 	pass analyze.inject.dat_lines
 fi
 
+# CSV: a name beginning with = + - @ (or ') is no formula: a ' goes in front (common/csv.h).
+"$ST_BUILD/tests/replace-strings" "$dir/s.sttrace" "$dir/f.sttrace" fio '=1+2' &&
+	"$ST_BUILD/tests/replace-strings" "$dir/f.sttrace" "$dir/g.sttrace" rocksdb '@SUM(A1)' ||
+	{ fail analyze.inject.csv "cannot make the trace"; exit 1; }
+st-analyze "$dir/g.sttrace" --by comm --csv >"$dir/comm.csv" 2>/dev/null
+cells=$(python3 -c 'import csv, sys; print(" ".join(sorted(r[0] for r in list(csv.reader(open(sys.argv[1])))[1:])))' \
+	"$dir/comm.csv")
+case " $cells " in
+*" '=1+2 "*" '@SUM(A1) "*) pass analyze.inject.csv_formula ;;
+*) fail analyze.inject.csv_formula "first cells: $cells" ;;
+esac
+
 # HTML: a name is text, never markup: the page's one script is its own.
 "$ST_BUILD/tests/replace-strings" "$dir/s.sttrace" "$dir/h.sttrace" postgres '<script>alert(1)</script>' &&
 	st-analyze "$dir/h.sttrace" --html "$dir/r.html" >/dev/null 2>&1 ||
@@ -101,3 +113,11 @@ else
 	fail analyze.inject.perfetto "no valid JSON holding the command name"
 fi
 
+# fio's iolog: a device name stays one field of one line, under /dev.
+st-format convert "$t" --to fio-iolog -o "$dir/io.log" >/dev/null 2>&1
+if awk 'NR > 1 && ($2 !~ /^\/dev\/[^\/]*$/ || NF < 3 || NF > 5) { bad = 1 } END { exit bad || NR < 2 }' \
+	"$dir/io.log" && grep -qF '/dev/v\x0a!touch\x20PWN_dev\x0a# add' "$dir/io.log"; then
+	pass analyze.inject.iolog
+else
+	fail analyze.inject.iolog "a device name broke a line: $(grep -m1 -v '^[0-9]* /dev/[a-z0-9]* ' "$dir/io.log" | head -c 80)"
+fi
