@@ -13,12 +13,7 @@ void csv_field(FILE *out, const char *s)
 		putc('"', out);
 	if (*s && s[1] && strchr(CSV_GUARDED, *s))
 		putc('\'', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"')
-			fputs("\"\"", out);
-		else
-			text_char(out, *p);
-	}
+	text_quoted(out, s, '"', "\"\"");
 	if (quote)
 		putc('"', out);
 }

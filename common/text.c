@@ -14,6 +14,15 @@ void text_char(FILE *out, unsigned char c)
 
 void text_line(FILE *out, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		text_char(out, *p);
+	text_quoted(out, s, 0, "");	/* no byte of s is 0 */
+}
+
+void text_quoted(FILE *out, const char *s, char quote, const char *as)
+{
+	for (const char *p = s; *p; p++) {
+		if (*p == quote)
+			fputs(as, out);
+		else
+			text_char(out, (unsigned char)*p);
+	}
 }

@@ -20,5 +20,7 @@
 void text_char(FILE *out, unsigned char c);
 /* A NUL-terminated string. */
 void text_line(FILE *out, const char *s);
+/* The same with each `quote` byte written as `as`: the inside of a quoted field. */
+void text_quoted(FILE *out, const char *s, char quote, const char *as);
 
 #endif /* STTRACE_TEXT_H */

@@ -46,12 +46,7 @@ static const char render_tail[] = "}\nset output\n";
 static void gp_string(FILE *gp, const char *s)
 {
 	putc('\'', gp);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '\'')
-			fputs("\\x27", gp);
-		else
-			text_char(gp, *p);
-	}
+	text_quoted(gp, s, '\'', "\\x27");
 	putc('\'', gp);
 }
 

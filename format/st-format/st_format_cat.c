@@ -86,12 +86,7 @@ static void put_string(const void *rec, const struct st_field *f, enum sf_cat_st
 		return;
 	}
 	putchar('"');
-	for (const unsigned char *p = (const unsigned char *)buf; *p; p++) {
-		if (*p == '"')
-			fputs("\\\"", stdout);
-		else
-			text_char(stdout, *p);
-	}
+	text_quoted(stdout, buf, '"', "\\\"");
 	putchar('"');
 }
 

@@ -71,7 +71,15 @@ else
 	st-analyze diff "$HOSTILE/diff-title-inj.sum" "$HOSTILE/diff-title-inj.sum" --gnuplot "$dir/h-diff" \
 		>/dev/null 2>&1
 	route analyze.inject.hostile_diff "$dir/h-diff" "'\\x27;system(\"id>PWN_d\")#'"
-	bad=$(cd "$dir" && ls | grep -v -e '^[0-9st]\.sttrace$' -e '^t\.sttrace$' -e '^host\.sum$' \
+	# gnuplot's SVG holds a name as text, never as markup
+	"$ST_BUILD/tests/replace-strings" "$dir/s.sttrace" "$dir/x.sttrace" rocksdb.3.dat '<script>alert(1)</script>' &&
+		st-analyze "$dir/x.sttrace" --by file --sizes --gnuplot "$dir/svg" >/dev/null 2>&1
+	if grep -q '&lt;script>alert(1)&lt;/script>' "$dir/svg/sizes.svg" && ! grep -q '<script' "$dir/svg/sizes.svg"; then
+		pass analyze.inject.svg
+	else
+		fail analyze.inject.svg "a name became markup in sizes.svg, or is missing"
+	fi
+	bad=$(cd "$dir" && ls | grep -v -e '^[0-9stx]\.sttrace$' -e '^host\.sum$' -e '^svg$' \
 		-e '^file$' -e '^comm$' -e '^dev$' -e '^diff$' -e '^h-file$' -e '^h-comm$' -e '^h-dev$' -e '^h-diff$')
 	[ -z "$bad" ] && pass analyze.inject.nothing_else || fail analyze.inject.nothing_else "made: $bad"
 fi
