@@ -14,6 +14,7 @@
 #ifndef STTRACE_TEXT_H
 #define STTRACE_TEXT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 /* One byte of a string. */
@@ -22,5 +23,14 @@ void text_char(FILE *out, unsigned char c);
 void text_line(FILE *out, const char *s);
 /* The same with each `quote` byte written as `as`: the inside of a quoted field. */
 void text_quoted(FILE *out, const char *s, char quote, const char *as);
+
+/*
+ * For an output that must be UTF-8 (JSON, Prometheus' labels): the sequence
+ * at s, its length when it is well-formed UTF-8 (shortest form, no
+ * surrogates, at most U+10FFFF), else, with *bad set, the length of its
+ * maximal subpart (at least 1), which the Unicode Standard replaces by one
+ * U+FFFD. s ends with a NUL, no continuation byte, so the walk stops there.
+ */
+size_t text_utf8(const unsigned char *s, int *bad);
 
 #endif /* STTRACE_TEXT_H */
