@@ -33,4 +33,17 @@ void text_quoted(FILE *out, const char *s, char quote, const char *as);
  */
 size_t text_utf8(const unsigned char *s, int *bad);
 
+/*
+ * s for a terminal (the text reports, st-format info): each byte a terminal
+ * acts on (a C0 control such as ESC or CR, DEL, a C1 control U+0080..U+009F)
+ * and each byte that is not UTF-8 as \xNN. A name in a trace then cannot
+ * move the cursor, rewrite what was printed, retitle the window, set the
+ * clipboard (OSC 52) or have the terminal answer a query into its input; a
+ * UTF-8 name shows as it is.
+ */
+void text_put_shown(FILE *out, const char *s);
+/* The same as a string: s itself when it holds no such byte, else a copy in buf (cap bytes, cut). */
+#define TEXT_SHOWN_MAX 1024	/* a buf for a name of 255 bytes, each as \xNN */
+const char *text_shown(const char *s, char *buf, size_t cap);
+
 #endif /* STTRACE_TEXT_H */

@@ -129,3 +129,23 @@ if awk 'NR > 1 && ($2 !~ /^\/dev\/[^\/]*$/ || NF < 3 || NF > 5) { bad = 1 } END 
 else
 	fail analyze.inject.iolog "a device name broke a line: $(grep -m1 -v '^[0-9]* /dev/[a-z0-9]* ' "$dir/io.log" | head -c 80)"
 fi
+
+# A terminal: no report prints a byte it acts on (ESC, BEL, CR, C1, not UTF-8);
+# the name shows with those as \xNN, its UTF-8 as it is.
+"$ST_BUILD/tests/replace-strings" "$dir/s.sttrace" "$dir/e.sttrace" postgres $'p\e]0;X\a\xc2\x9b\xff\xc3\xa9\r' &&
+	st-analyze "$dir/e.sttrace" --by comm --save-summary "$dir/e.sum" >/dev/null 2>&1 ||
+	{ fail analyze.inject.terminal "cannot make the trace"; exit 1; }
+{
+	st-analyze "$dir/e.sttrace" --by comm --sizes --hist
+	st-analyze "$dir/e.sttrace" --quantile 99 --top 50 --why
+	st-analyze "$dir/e.sttrace" --by file --top-by comm
+	st-analyze diff "$dir/e.sum" "$dir/e.sum"
+	st-format info "$dir/e.sttrace"
+} >"$dir/terminal.out" 2>&1
+if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]\|\xc2[\x80-\x9f]\|\xff' "$dir/terminal.out"; then
+	fail analyze.inject.terminal "a control byte reached the terminal: $(LC_ALL=C grep -c $'\e' "$dir/terminal.out") ESC"
+elif [ "$(grep -cF 'p\x1b]0;X\x07\xc2\x9b\xffé\x0d' "$dir/terminal.out")" -lt 5 ]; then
+	fail analyze.inject.terminal "the name is not shown escaped"
+else
+	pass analyze.inject.terminal
+fi
