@@ -130,7 +130,8 @@ else
 	fail analyze.inject.iolog "a device name broke a line: $(grep -m1 -v '^[0-9]* /dev/[a-z0-9]* ' "$dir/io.log" | head -c 80)"
 fi
 
-# A terminal: no report prints a byte it acts on (ESC, BEL, CR, C1, not UTF-8);
+# A terminal: no report, nor blkparse's text, prints a byte it acts on (ESC, BEL, CR, C1,
+# not UTF-8);
 # the name shows with those as \xNN, its UTF-8 as it is.
 "$ST_BUILD/tests/replace-strings" "$dir/s.sttrace" "$dir/e.sttrace" postgres $'p\e]0;X\a\xc2\x9b\xff\xc3\xa9\r' &&
 	st-analyze "$dir/e.sttrace" --by comm --save-summary "$dir/e.sum" >/dev/null 2>&1 ||
@@ -141,6 +142,7 @@ fi
 	st-analyze "$dir/e.sttrace" --by file --top-by comm
 	st-analyze diff "$dir/e.sum" "$dir/e.sum"
 	st-format info "$dir/e.sttrace"
+	st-format convert "$dir/e.sttrace" --to blkparse -o "$dir/e.blkparse" && cat "$dir/e.blkparse"
 } >"$dir/terminal.out" 2>&1
 if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]\|\xc2[\x80-\x9f]\|\xff' "$dir/terminal.out"; then
 	fail analyze.inject.terminal "a control byte reached the terminal: $(LC_ALL=C grep -c $'\e' "$dir/terminal.out") ESC"
