@@ -472,8 +472,16 @@ int rp_plan_build(struct rp_plan *p, const struct rp_opts *o, char *err, size_t 
 	for (i = 0; i < p->nios; i++)
 		p->rec_bytes += p->ios[i].len;
 	p->span = p->ios[p->nios - 1].at - p->ios[0].at;
-	for (i = p->nios; i-- > 0;)
-		p->ios[i].at -= p->ios[0].at;
+	for (i = p->nios; i-- > 0;) {
+		struct rp_io *io = &p->ios[i];
+		uint64_t end;
+
+		io->at -= p->ios[0].at;
+		/* a crafted completion before its start must not wrap the end around */
+		end = io->rec_lat > UINT64_MAX - io->at ? UINT64_MAX : io->at + io->rec_lat;
+		if (end > p->rec_elapsed)
+			p->rec_elapsed = end;
+	}
 	ret = 0;
 out:
 	if (ret)

@@ -102,7 +102,8 @@ struct rp_plan {
 	uint32_t *stream_first;	/* file level: first I/O of each recorded thread */
 	uint32_t nstreams;
 	uint32_t ncpus;		/* block level: CPUs the I/Os were recorded on (at most 65536) */
-	uint64_t span;		/* recorded ns from the first to the last I/O start */
+	uint64_t span;		/* recorded ns from the first to the last I/O start: the schedule */
+	uint64_t rec_elapsed;	/* recorded ns from the first I/O's start to the last completion */
 	uint64_t rec_bytes;
 	uint64_t skipped;	/* recorded I/Os not replayable (unmapped device, failed call) */
 	char input_note[256];	/* "" or what the reader said of a damaged input */
@@ -130,8 +131,7 @@ void rp_targets_close(struct rp_plan *p);
 struct rp_result {
 	unsigned threads;		/* submitting threads used */
 	uint64_t issued, completed, failed, bytes;
-	uint64_t span_ns;		/* first to last submission (the plan's span, replayed) */
-	uint64_t elapsed_ns;		/* first submission to last completion */
+	uint64_t elapsed_ns;		/* first submission to last completion: the rates' span */
 	int interrupted;		/* stopped by SIGINT/SIGTERM */
 	int first_errno;		/* of the first failed I/O, 0 none */
 	struct an_qest lat[AN_OP_COUNT];	/* achieved: submission to completion */
