@@ -118,7 +118,8 @@ void rp_plan_free(struct rp_plan *p);
  * files under the target directory, created and filled to cover their
  * recorded offsets) after the safety checks: writes need --allow-write; a
  * target written that a file system or another device uses (mounted, held,
- * a loop device's backing, a loop device sharing its backing file) is
+ * claimed elsewhere, a loop device's backing, itself or through an overlay,
+ * a loop device sharing its backing file) is
  * refused without --force-in-use; a file-level file is never a symbolic
  * link and its fill must fit in the space free; a target smaller than the
  * highest recorded offset (without --wrap) is refused. Applies --align and
