@@ -141,9 +141,11 @@ static void unescape(char *s)
  * The layer file that `rel` (a path inside an overlay, from its root) is,
  * after the overlay's super options `opts` ("rw,lowerdir=A:B,upperdir=U,..."):
  * the first of upperdir, then each lowerdir, that holds rel, as the overlay
- * itself looks it up. Its identity into real; 0 when no layer holds it.
+ * itself looks it up, its layers' paths taken below `root` (the root of the
+ * mount namespace that mounted it). Its identity into real; 0 when no layer
+ * holds it.
  */
-static int overlay_lookup(char *opts, const char *rel, struct stat *real)
+static int overlay_lookup(const char *root, char *opts, const char *rel, struct stat *real)
 {
 	enum { LAYERS = 500 };	/* the kernel's own bound on lower layers */
 	char *layers[LAYERS + 1] = { NULL }, *opt, *dir, *save, *dsave, path[PATH_MAX];
@@ -162,7 +164,7 @@ static int overlay_lookup(char *opts, const char *rel, struct stat *real)
 		if (!layers[i])
 			continue;
 		unescape(layers[i]);
-		if (snprintf(path, sizeof(path), "%s%s", layers[i], rel) < (int)sizeof(path) &&
+		if (snprintf(path, sizeof(path), "%s%s%s", root, layers[i], rel) < (int)sizeof(path) &&
 		    !lstat(path, real))
 			return 1;
 	}
@@ -170,32 +172,36 @@ static int overlay_lookup(char *opts, const char *rel, struct stat *real)
 }
 
 /*
- * The file under an overlay that the file st, reached as the absolute path
- * `path`, is: the overlay gives st its own device and inode numbers, and a
- * loop device over a file of its merged directory names those, not the
- * layer's file that holds the data (nor the other way round). Overlays
- * mounted in this mount namespace (/proc/self/mountinfo); 0 when st is on
- * none of them, path no longer names it, or no layer holds it.
+ * overlay_layer() in the mount namespace of process `proc` ("/proc/self",
+ * "/proc/123"), whose paths are below proc/root: 1 found; 0 when a mount
+ * there has st's device but no overlay's layer holds path; -1 when path is
+ * not st there or no mount there has st's device.
  */
-static int overlay_layer(const struct stat *st, const char *path, struct stat *real)
+static int overlay_in(const char *proc, const struct stat *st, const char *path, struct stat *real)
 {
 	FILE *f;
-	char line[8192], root[PATH_MAX], mnt[PATH_MAX], opts[8192], rel[PATH_MAX];
+	char line[8192], root[PATH_MAX], mnt[PATH_MAX], opts[8192], rel[PATH_MAX], top[64];
 	struct stat now;
 	unsigned maj, min;
 	size_t len;
-	int found = 0;
+	int found = -1;
 
-	/* an overlay has an anonymous device number (major 0), as tmpfs or btrfs */
-	if (major(st->st_dev) || !path || path[0] != '/' || stat(path, &now) || !same_node(st, &now) ||
-	    !(f = fopen("/proc/self/mountinfo", "r")))
-		return 0;
+	snprintf(top, sizeof(top), "%s/root", proc);
+	snprintf(rel, sizeof(rel), "%s%s", top, path);
+	if (stat(rel, &now) || !same_node(st, &now))
+		return -1;	/* path is not st in this namespace */
+	snprintf(line, sizeof(line), "%s/mountinfo", proc);
+	if (!(f = fopen(line, "r")))
+		return -1;
 	/* "49 30 0:40 / /merged rw,relatime - overlay ov rw,lowerdir=...,upperdir=...,workdir=..." */
-	while (!found && fgets(line, sizeof(line), f)) {
+	while (found < 1 && fgets(line, sizeof(line), f)) {
 		const char *sep = strstr(line, " - overlay ");
 
-		if (!sep || sscanf(line, "%*u %*u %u:%u %4095s %4095s", &maj, &min, root, mnt) != 4 ||
-		    makedev(maj, min) != st->st_dev || sscanf(sep, " - overlay %*s %8191s", opts) != 1)
+		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &maj, &min, root, mnt) != 4 ||
+		    makedev(maj, min) != st->st_dev)
+			continue;
+		found = 0;
+		if (!sep || sscanf(sep, " - overlay %*s %8191s", opts) != 1)
 			continue;
 		unescape(root);
 		unescape(mnt);
@@ -203,10 +209,56 @@ static int overlay_layer(const struct stat *st, const char *path, struct stat *r
 		if (strncmp(path, mnt, len) || path[len] != '/')
 			continue;
 		snprintf(rel, sizeof(rel), "%s%s", strcmp(root, "/") ? root : "", path + len);
-		found = overlay_lookup(opts, rel, real);
+		found = overlay_lookup(top, opts, rel, real);
 	}
 	fclose(f);
 	return found;
+}
+
+/*
+ * The file under an overlay that the file st, reached as the absolute path
+ * `path`, is: the overlay gives st its own device and inode numbers, and a
+ * loop device over a file of its merged directory names those, not the
+ * layer's file that holds the data (nor the other way round). The overlay
+ * is looked for in this mount namespace, then, when no mount here has st's
+ * device, in every other one a process is in (a loop device's backing file
+ * path is the one it had where it was set up). 0 when st is on no overlay,
+ * path does not name it, or no layer holds it.
+ */
+static int overlay_layer(const struct stat *st, const char *path, struct stat *real)
+{
+	enum { SPACES = 1024 };
+	char proc[32], ns[48], link[64], seen[SPACES][24];
+	unsigned nseen = 0, i;
+	struct dirent *e;
+	DIR *d;
+	int found;
+
+	/* an overlay has an anonymous device number (major 0), as tmpfs or btrfs */
+	if (major(st->st_dev) || !path || path[0] != '/')
+		return 0;
+	if ((found = overlay_in("/proc/self", st, path, real)) >= 0 || !(d = opendir("/proc")))
+		return found > 0;
+	while (found < 1 && (e = readdir(d))) {
+		ssize_t n;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(proc, sizeof(proc), "/proc/%.20s", e->d_name);
+		snprintf(ns, sizeof(ns), "%s/ns/mnt", proc);
+		if ((n = readlink(ns, link, sizeof(link) - 1)) <= 0)
+			continue;
+		link[n] = '\0';
+		for (i = 0; i < nseen && strcmp(seen[i], link); i++)
+			;
+		if (i < nseen)
+			continue;	/* a namespace already read */
+		if (nseen < SPACES)
+			snprintf(seen[nseen++], sizeof(seen[0]), "%.23s", link);
+		found = overlay_in(proc, st, path, real);
+	}
+	closedir(d);
+	return found > 0;
 }
 
 /*

@@ -10,7 +10,9 @@
 #   overlay    an ext4 image in an overlay's upper directory, loop-mounted
 #              through the overlay's merged directory: --target the image
 #              under upper/ (and, as before, under merged/); loop-mounted
-#              from upper/: --target the image under merged/
+#              from upper/: --target the image under merged/; the overlay
+#              mounted only in another mount namespace, loop-mounted here
+#              through /proc/PID/root: --target the image under upper/
 # The trace: 16 writes of 64 KiB over the first MiB (blktrace records
 # imported). Each passes when st-replay --allow-write exits 1 with one
 # line saying why, the image's sha256 is the same before and after, and
@@ -67,19 +69,29 @@ clean() {
 # No lazy init: nothing is written after the mount but what st-replay would.
 mkext4() { mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$1"; }
 
+# elsewhere VAR MNT MOUNT...: MOUNT (a mount command onto the directory MNT)
+# run in a new mount namespace that a sleeping process, its pid in VAR,
+# keeps until exit; fails unless MNT is mounted there and not here.
+elsewhere() {
+	local _var=$1 _mnt=$2 _pid
+	shift 2
+	unshare -m --propagation private sh -c '"$@" && exec sleep 600' sh "$@" &
+	_pid=$!
+	at_exit "kill $_pid; wait $_pid"
+	printf -v "$_var" '%s' "$_pid"
+	for _ in $(seq 50); do
+		grep -q " $_mnt " "/proc/$_pid/mountinfo" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q " $_mnt " "/proc/$_pid/mountinfo" 2>/dev/null && ! grep -q " $_mnt " /proc/self/mountinfo
+}
+
 # namespace: A mounted only in a namespace that a sleeping process keeps.
 st_loopdev A 64
 IMGA=$(losetup -nO BACK-FILE "$A")
 mkext4 "$A"
 mkdir "$T/nsmnt"
-unshare -m --propagation private sh -c "mount '$A' '$T/nsmnt' && exec sleep 600" &
-HOLDER=$!
-at_exit "kill $HOLDER; wait $HOLDER"
-for _ in $(seq 50); do
-	grep -q " $T/nsmnt " "/proc/$HOLDER/mountinfo" 2>/dev/null && break
-	sleep 0.1
-done
-if ! grep -q " $T/nsmnt " "/proc/$HOLDER/mountinfo" 2>/dev/null || grep -q " $T/nsmnt " /proc/self/mountinfo; then
+if ! elsewhere HOLDER "$T/nsmnt" mount "$A" "$T/nsmnt"; then
 	fail replay_in_use_elsewhere_namespace "could not mount $A in another mount namespace only"
 else
 	refused replay_in_use_elsewhere_namespace_direct "$A: mounted or held where" "$IMGA" --target "$A"
@@ -137,4 +149,22 @@ if mount -t overlay sttrace-ov -o "lowerdir=$O/lower,upperdir=$O/upper,workdir=$
 	clean replay_in_use_elsewhere_overlay_reverse_fsck e2fsck -fn "$O/upper/img.img"
 else
 	fail replay_in_use_elsewhere_overlay "cannot mount an overlay on $O/merged"
+fi
+
+# overlay_namespace: the overlay mounted only in another mount namespace, a
+# loop device here over its merged/img.img (reached through /proc/PID/root),
+# its ext4 mounted here: --target the image under upper/.
+O=$SHM/ov2
+mkdir -p "$O/lower" "$O/upper" "$O/work" "$O/merged" "$T/ovmnt2"
+truncate -s 64M "$O/upper/img.img"
+mkext4 "$O/upper/img.img"
+if ! elsewhere OVHOLDER "$O/merged" mount -t overlay sttrace-ov -o "lowerdir=$O/lower,upperdir=$O/upper,workdir=$O/work" "$O/merged"; then
+	fail replay_in_use_elsewhere_overlay_namespace "could not mount an overlay in another mount namespace only"
+else
+	rp_loop_on G "/proc/$OVHOLDER/root$O/merged/img.img"
+	mount "$G" "$T/ovmnt2" && at_exit "umount '$T/ovmnt2'"
+	refused replay_in_use_elsewhere_overlay_namespace "$O/upper/img.img: backs loop device $(basename "$G") (over $O/merged/img.img, this file through an overlay)" \
+		"$O/upper/img.img" --target "$O/upper/img.img"
+	umount "$T/ovmnt2"
+	clean replay_in_use_elsewhere_overlay_namespace_fsck e2fsck -fn "$O/upper/img.img"
 fi
