@@ -124,12 +124,18 @@ else
 	fi
 fi
 
+# overlay DIR: lower/, upper/ holding an ext4 image img.img, work/ and
+# merged/ in DIR, and the mount command of the overlay on merged/.
+overlay() {
+	mkdir -p "$1/lower" "$1/upper" "$1/work" "$1/merged" && truncate -s 64M "$1/upper/img.img" &&
+		mkext4 "$1/upper/img.img" || return 1
+	OVERLAY=(mount -t overlay sttrace-ov -o "lowerdir=$1/lower,upperdir=$1/upper,workdir=$1/work" "$1/merged")
+}
+
 # overlay: the image in upper/, loop-mounted as merged/img.img.
 O=$SHM/ov
-mkdir -p "$O/lower" "$O/upper" "$O/work" "$O/merged" "$T/ovmnt"
-truncate -s 64M "$O/upper/img.img"
-mkext4 "$O/upper/img.img"
-if mount -t overlay sttrace-ov -o "lowerdir=$O/lower,upperdir=$O/upper,workdir=$O/work" "$O/merged"; then
+mkdir "$T/ovmnt"
+if overlay "$O" && "${OVERLAY[@]}"; then
 	at_exit "umount '$O/merged'"
 	rp_loop_on E "$O/merged/img.img"
 	mount "$E" "$T/ovmnt" && at_exit "umount '$T/ovmnt'"
@@ -155,10 +161,8 @@ fi
 # loop device here over its merged/img.img (reached through /proc/PID/root),
 # its ext4 mounted here: --target the image under upper/.
 O=$SHM/ov2
-mkdir -p "$O/lower" "$O/upper" "$O/work" "$O/merged" "$T/ovmnt2"
-truncate -s 64M "$O/upper/img.img"
-mkext4 "$O/upper/img.img"
-if ! elsewhere OVHOLDER "$O/merged" mount -t overlay sttrace-ov -o "lowerdir=$O/lower,upperdir=$O/upper,workdir=$O/work" "$O/merged"; then
+mkdir "$T/ovmnt2"
+if ! overlay "$O" || ! elsewhere OVHOLDER "$O/merged" "${OVERLAY[@]}"; then
 	fail replay_in_use_elsewhere_overlay_namespace "could not mount an overlay in another mount namespace only"
 else
 	rp_loop_on G "/proc/$OVHOLDER/root$O/merged/img.img"
