@@ -231,6 +231,7 @@ static int overlay_layer(const struct stat *st, const char *path, struct stat *r
 	char proc[32], ns[48], link[64], seen[SPACES][24];
 	unsigned nseen = 0, i;
 	struct dirent *e;
+	ssize_t n;
 	DIR *d;
 	int found;
 
@@ -239,9 +240,11 @@ static int overlay_layer(const struct stat *st, const char *path, struct stat *r
 		return 0;
 	if ((found = overlay_in("/proc/self", st, path, real)) >= 0 || !(d = opendir("/proc")))
 		return found > 0;
+	if ((n = readlink("/proc/self/ns/mnt", seen[0], sizeof(seen[0]) - 1)) > 0) {
+		seen[0][n] = '\0';	/* this namespace: read already */
+		nseen = 1;
+	}
 	while (found < 1 && (e = readdir(d))) {
-		ssize_t n;
-
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
 		snprintf(proc, sizeof(proc), "/proc/%.20s", e->d_name);
