@@ -71,11 +71,22 @@ mkext4() { mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$1"; }
 
 # elsewhere VAR MNT MOUNT...: MOUNT (a mount command onto the directory MNT)
 # run in a new mount namespace that a sleeping process, its pid in VAR,
-# keeps until exit; fails unless MNT is mounted there and not here.
+# keeps until exit; fails unless MNT is mounted there and not here. The
+# new namespace starts with a copy of every mount of the machine; all but
+# MNT and those above it are let go at once (umount -l there), or the file
+# systems other programs unmount meanwhile would stay mounted in the copy
+# (seen: t_in_use, run beside it, could not mkfs its unmounted device).
 elsewhere() {
 	local _var=$1 _mnt=$2 _pid
 	shift 2
-	unshare -m --propagation private sh -c '"$@" && exec sleep 600' sh "$@" &
+	unshare -m --propagation private sh -c 'mnt=$1
+		shift
+		"$@" || exit 1
+		awk "{ print \$5 }" /proc/self/mountinfo | sort -r | while read -r m; do
+			case "$mnt/" in "$m"/*) continue ;; esac
+			[ "$m" = / ] || umount -l "$m" 2>/dev/null
+		done
+		exec sleep 600' sh "$_mnt" "$@" &
 	_pid=$!
 	at_exit "kill $_pid; wait $_pid"
 	printf -v "$_var" '%s' "$_pid"
