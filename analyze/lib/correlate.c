@@ -1412,7 +1412,7 @@ static void rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
 	}
 }
 
-/* Copy the stage times of a request completed at `completed_at` into an I/O it carries. */
+/* Copy the stage times of a request completed at `completed_at` (0: abandoned) into an I/O it carries. */
 static inline __attribute__((always_inline)) void
 rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at)
 {
@@ -1424,7 +1424,7 @@ rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at)
 	io->requeues += re->requeues;
 	io->requeue_ns += re->issue_ts - re->first_issue_ts;
 	/* PREFLUSH/FUA data on a device that needs a post-flush: data done -> sequence done. */
-	if (re->data_done_ts) {
+	if (re->data_done_ts && completed_at) {
 		set_min(&io->ts[AN_TS_FLUSH_BEGIN], re->data_done_ts);
 		set_max(&io->ts[AN_TS_FLUSH_DONE], completed_at);
 	}
@@ -1437,7 +1437,12 @@ static void rq_free(struct an_corr *c, uint32_t r)
 	an_pool_put(&c->rqs, r);
 }
 
-/* Complete (completed_at != 0) or abandon a request with everything it carries. */
+/*
+ * Complete (completed_at != 0) or abandon a request with everything it
+ * carries. An abandoned request (its completion not in the trace) was still
+ * inserted and issued when it was: its I/Os keep those times, so that they
+ * count where btt counts every D (sizes, seeks).
+ */
 static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int32_t error)
 {
 	uint32_t b = RQ(c, r)->head, i;
@@ -1454,7 +1459,7 @@ static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int
 		uint32_t next = BIO(c, b)->rq_next;
 
 		i = io_of_bio(c, b);
-		if (i != AN_NONE && completed_at)
+		if (i != AN_NONE)
 			rq_stamp_io(c, r, i, completed_at);
 		bio_release(c, b, completed_at, error);
 		b = next;
@@ -1463,8 +1468,8 @@ static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int
 	if (i != AN_NONE && IO(c, i)->gen == RQ(c, r)->io_gen) {
 		struct an_io *io = IO(c, i);
 
+		rq_stamp_io(c, r, i, completed_at);
 		if (completed_at) {
-			rq_stamp_io(c, r, i, completed_at);
 			set_max(&io->ts[AN_TS_COMPLETE], completed_at);
 			io->svc_tid = c->cur_tid;
 		} else {

@@ -6,11 +6,14 @@
  * each depth of two overlapping requests (a bio merged into one of them
  * not a third), biolatency's slots, exact sizes,
  * and two recordings' counts merged; a request whose completion the trace
- * lacks counts in sizes and seeks (btt counts its D), not in depth.
+ * lacks counts in sizes and seeks (btt counts its D), not in depth, also
+ * when it comes out of the correlator (the recorded events of one).
  */
 #include <string.h>
 
+#include "analyze/lib/correlate.h"
 #include "analyze/lib/dist.h"
+#include "tests/analyze/events.h"
 #include "tests/check.h"
 
 #define DEV (7u << 20 | 3)
@@ -196,11 +199,89 @@ static int test_uncompleted_request(void)
 	return ret;
 }
 
+static void to_dist(void *ctx, const struct an_io *io)
+{
+	an_dist_add(ctx, io);
+}
+
+/* fio's 4 KiB read at `sector`: its bio queued, then issued as request rq 10 us later. */
+static void read_issued(struct an_corr *c, uint64_t ts, uint64_t bio, uint64_t sector, uint64_t rq)
+{
+	struct st_ev_block_bio q = { .p = { .bio = bio, .sector = sector, .dev = DEV, .nr_sector = 8,
+					    .opf = ST_OP_READ } };
+	struct st_ev_block_rq_issue d = { .p = { .rq = rq, .sector = sector, .dev = DEV, .nr_sector = 8,
+						 .bytes = 4096, .opf = ST_OP_READ, .nr_bios = 1,
+						 .bios = { bio } } };
+
+	head(&q.h, ST_EV_block_bio_queue, sizeof(q), ts);
+	an_corr_event(c, &q.h);
+	head(&d.h, ST_EV_block_rq_issue, sizeof(d), ts + 10000);
+	an_corr_event(c, &d.h);
+}
+
+static void completed(struct an_corr *c, uint64_t ts, uint64_t rq, uint64_t sector)
+{
+	struct st_ev_block_rq_complete e = { .p = { .rq = rq, .sector = sector, .dev = DEV,
+						    .nr_sector = 8, .bytes = 4096, .opf = ST_OP_READ } };
+
+	head(&e.h, ST_EV_block_rq_complete, sizeof(e), ts);
+	an_corr_event(c, &e.h);
+}
+
+static int test_reused_request(void)
+{
+	/*
+	 * A sequential fio run's recording (t_seek.sh, reports_seek_seq_btt,
+	 * on a loaded machine): the read at sector 17984, request 0x2580, has
+	 * no completion in the trace; the kernel reuses 0x2580 for the read at
+	 * 18000 two reads later. btt sees four D's, each where the one before
+	 * ended: four zero-distance seeks past the first (from sector 0), not
+	 * a seek of 8 sectors over a missing read.
+	 */
+	struct an_names *names;
+	struct an_corr *c;
+	struct an_dist d;
+	int ret = 1;
+
+	if (an_names_new(&names))
+		return expectf(0, __func__, "out of memory");
+	an_dist_init(&d, AN_DIST_SEEK | AN_DIST_SIZE, AN_BY_DEVOP, AN_ST_TOTAL, names);
+	if (an_corr_new(&c, 0, to_dist, &d)) {
+		an_dist_free(&d);
+		an_names_free(names);
+		return expectf(0, __func__, "out of memory");
+	}
+	read_issued(c, 473806638119, 0xba68, 17976, 0x2400);
+	completed(c, 473806661314, 0x2400, 17976);
+	read_issued(c, 473806667484, 0xbb08, 17984, 0x2580);
+	read_issued(c, 473807024633, 0xbc98, 17992, 0x2700);
+	completed(c, 473807049301, 0x2700, 17992);
+	read_issued(c, 473807056252, 0xbc78, 18000, 0x2580);
+	completed(c, 473807079637, 0x2580, 18000);
+	an_corr_finish(c);
+	if (!expectf(!an_dist_finish(&d, 0, 473807100000), __func__, "finish failed")) {
+		const struct an_dist_seek *dev = seek_row(&d, 0);
+
+		ret = expectf(dev && dev->zero == 3 && dev->fwd.n == 1 && dev->fwd.slot[14] == 1 &&
+			      !dev->back.n, __func__,
+			      "seeks: zero %lu forward %lu, want 3 and 1 (the first, 17976 from 0)",
+			      dev ? (unsigned long)dev->zero : 0, dev ? (unsigned long)dev->fwd.n : 0) ||
+		      expectf(d.ngroups == 1 && d.groups[0].size_count[0] == 4, __func__,
+			      "4 KiB counted %lu times, want 4",
+			      d.ngroups ? (unsigned long)d.groups[0].size_count[0] : 0);
+	}
+	an_corr_free(c);
+	an_dist_free(&d);
+	an_names_free(names);
+	return ret;
+}
+
 int main(void)
 {
 	RUN(test_seek_btt_rule);
 	RUN(test_depth);
 	RUN(test_hist_and_sizes);
 	RUN(test_uncompleted_request);
+	RUN(test_reused_request);
 	return check_failures != 0;
 }
