@@ -945,6 +945,8 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 	io_maybe_finish(c, i);
 }
 
+static void rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at);
+
 /* Take a bio out of its request's chain (its request will never complete it). */
 static void rq_unlink_bio(struct an_corr *c, uint32_t b)
 {
@@ -1075,9 +1077,15 @@ static inline __attribute__((always_inline)) void bio_queue(struct an_corr *c, c
 		if (BIO(c, b)->rq == AN_NONE && old != AN_NONE &&
 		    (owner == AN_NONE ? IO(c, old)->tid == e->h.tid : old == owner))
 			return;
-		/* Address reused: the old bio's completion was lost. */
-		if (BIO(c, b)->rq != AN_NONE)
+		/*
+		 * Address reused: the old bio's completion was lost. Its request
+		 * was still issued (btt counts its D): its I/O keeps those times.
+		 */
+		if (BIO(c, b)->rq != AN_NONE) {
+			if (old != AN_NONE)
+				rq_stamp_io(c, BIO(c, b)->rq, old, 0);
 			rq_unlink_bio(c, b);
+		}
 		bio_release(c, b, 0, 0);
 	}
 	/* (a held bio has a rule of its own, below, which dates its wait) */

@@ -7,7 +7,8 @@
  * not a third), biolatency's slots, exact sizes,
  * and two recordings' counts merged; a request whose completion the trace
  * lacks counts in sizes and seeks (btt counts its D), not in depth, also
- * when it comes out of the correlator (the recorded events of one).
+ * when it comes out of the correlator (the recorded events of two: the
+ * kernel reused the request, or the bio's address, first).
  */
 #include <string.h>
 
@@ -276,6 +277,49 @@ static int test_reused_request(void)
 	return ret;
 }
 
+static int test_reused_bio(void)
+{
+	/*
+	 * Another such recording: the reads at 10080, 10088 and 10096 have no
+	 * completion in the trace, and fio's next bios reuse their (on-stack)
+	 * addresses before the kernel reuses their requests: the bio at 0xc88
+	 * of the read at 10080 is the read at 10112's. btt sees five D's, each
+	 * where the one before ended.
+	 */
+	struct an_names *names;
+	struct an_corr *c;
+	struct an_dist d;
+	int ret = 1;
+
+	if (an_names_new(&names))
+		return expectf(0, __func__, "out of memory");
+	an_dist_init(&d, AN_DIST_SEEK, AN_BY_DEVOP, AN_ST_TOTAL, names);
+	if (an_corr_new(&c, 0, to_dist, &d)) {
+		an_dist_free(&d);
+		an_names_free(names);
+		return expectf(0, __func__, "out of memory");
+	}
+	read_issued(c, 798114393936, 0xae8, 10072, 0x9300);
+	completed(c, 798114401971, 0x9300, 10072);
+	read_issued(c, 798114411629, 0xc88, 10080, 0x9480);
+	read_issued(c, 798114658421, 0xae8, 10088, 0x9600);
+	read_issued(c, 798114862864, 0xc58, 10096, 0x9780);
+	read_issued(c, 798114995652, 0xc88, 10104, 0x9a80);
+	completed(c, 798115012123, 0x9a80, 10104);
+	an_corr_finish(c);
+	if (!expectf(!an_dist_finish(&d, 0, 798115100000), __func__, "finish failed")) {
+		const struct an_dist_seek *dev = seek_row(&d, 0);
+
+		ret = expectf(dev && dev->zero == 4 && dev->fwd.n == 1 && !dev->back.n, __func__,
+			      "seeks: zero %lu forward %lu, want 4 and 1 (the first, 10072 from 0)",
+			      dev ? (unsigned long)dev->zero : 0, dev ? (unsigned long)dev->fwd.n : 0);
+	}
+	an_corr_free(c);
+	an_dist_free(&d);
+	an_names_free(names);
+	return ret;
+}
+
 int main(void)
 {
 	RUN(test_seek_btt_rule);
@@ -283,5 +327,6 @@ int main(void)
 	RUN(test_hist_and_sizes);
 	RUN(test_uncompleted_request);
 	RUN(test_reused_request);
+	RUN(test_reused_bio);
 	return check_failures != 0;
 }
