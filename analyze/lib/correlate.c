@@ -1409,6 +1409,20 @@ static void rq_inode(struct an_corr *c, const struct st_ev_block_rq_inode *e)
 	}
 }
 
+/* The cgroup an issued request's I/O was charged to: its I/Os are that group's. */
+static void rq_cgroup(struct an_corr *c, const struct st_ev_block_rq_cgroup *e)
+{
+	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq), b, i;
+
+	if (r == AN_NONE)
+		return;
+	for (b = RQ(c, r)->head; b != AN_NONE; b = BIO(c, b)->rq_next)
+		if ((i = io_of_bio(c, b)) != AN_NONE)
+			IO(c, i)->charged = e->p.blkcg;
+	if ((i = RQ(c, r)->io) != AN_NONE && IO(c, i)->gen == RQ(c, r)->io_gen)
+		IO(c, i)->charged = e->p.blkcg;
+}
+
 static void rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
 {
 	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
@@ -1670,6 +1684,9 @@ static inline __attribute__((always_inline)) void corr_event(struct an_corr *c,
 		break;
 	case ST_EV_block_rq_inode:
 		rq_inode(c, (const struct st_ev_block_rq_inode *)h);
+		break;
+	case ST_EV_block_rq_cgroup:
+		rq_cgroup(c, (const struct st_ev_block_rq_cgroup *)h);
 		break;
 	case ST_EV_block_rq_complete:
 		rq_complete(c, (const struct st_ev_block_rq_complete *)h);
