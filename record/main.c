@@ -177,7 +177,7 @@ static int finish(struct recorder *r)
 	rec_meta_release(r->tracker, r->w, UINT64_MAX);
 	rec_meta_procs(r->w);
 	rec_meta_cgroups(r->tracker, r->w);
-	rec_meta_blkcgs(r->w);
+	rec_meta_blkcgs(r->tracker, r->w);
 	rec_probes_store_runs(&r->probes, r->w);
 	lost = rec_store_lost(r);
 	rec_store_ring_fill(r);
