@@ -11,6 +11,7 @@
 # that close it) on a circle of calls; exit 2 when BUILD holds no object
 # of those folders (build first).
 set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:-$(dirname "$0")/../build}
 DIRS="format/lib record"
 
@@ -27,26 +28,8 @@ for o in $objs; do
 	f=${f%.o}.c
 	nm "$o" | awk -v f="$f" '$1 == "U" { print "use", f, $2; next }
 		NF == 3 && $2 ~ /^[TW]$/ { print "def", f, $3 }'
-done | awk '
+done | awk -f "$HERE/circles.awk" -f /dev/fd/3 3<<'EOF'
 function fault(msg) { print "check-calls: " msg; bad = 1 }
-function visit(u,   n, i, v, parts, k, path) {
-	color[u] = 1
-	stack[++depth] = u
-	n = split(adj[u], parts, " ")
-	for (i = 1; i <= n; i++) {
-		v = parts[i]
-		if (color[v] == 1) {
-			path = v
-			for (k = depth; stack[k] != v; k--) ;
-			for (; k < depth; k++) path = path " -> " stack[k + 1]
-			path = path " -> " v
-			fault("circle of calls: " path " (" why[u SUBSEP v] ")")
-		} else if (!color[v])
-			visit(v)
-	}
-	depth--
-	color[u] = 2
-}
 $1 == "def" { owner[$3] = $2; next }
 { uses[++nuse] = $2 " " $3 }
 END {
@@ -60,7 +43,7 @@ END {
 		adj[u] = adj[u] " " v
 		if (!(u in seen)) { seen[u] = 1; order[++nnodes] = u }
 	}
-	for (i = 1; i <= nnodes; i++)
-		if (!color[order[i]]) visit(order[i])
+	circles("calls")
 	exit bad
-}'
+}
+EOF
