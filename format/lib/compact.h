@@ -29,7 +29,10 @@ struct issued {
 	size_t count;
 };
 
-/* An issue (block_rq_issue, or the stamped one, which extends it): what the request's completion leaves out; <0 out of memory. */
+/*
+ * An issue (block_rq_issue, or the stamped one, which extends it): what
+ * the request's completion leaves out; <0 out of memory.
+ */
 int st_issued_note(struct issued *is, const struct st_ev_block_rq_issue *e);
 /*
  * The block_rq_complete a compact one stands for: the request's position

@@ -41,9 +41,12 @@ static int take_requeued(struct st_stamped *st, uint64_t rq)
 
 /*
  * A stamped issue: its bios live at least until then, and until its
- * request completes.
+ * request completes. (Inline, as stage_first(): once per I/O, in either
+ * reading of stamped issues; out of line they cost 0.3 % of the
+ * instructions of st-analyze on a `-e block` recording.)
  */
-static void note_issue(struct st_stamped *st, const struct st_ev_block_rq_issue_stamped *e)
+static inline __attribute__((always_inline)) void
+note_issue(struct st_stamped *st, const struct st_ev_block_rq_issue_stamped *e)
 {
 	struct rq_seen *r = &st->rq_seen[seen_slot(e->p.rq)];
 	uint32_t n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS, i;
@@ -84,7 +87,8 @@ struct stages {
  * What a stamped issue stands for, and which stored bio got the request
  * (the stamps' word: the earliest queued), dated from the stamps alone.
  */
-static void stage_first(struct st_stamped *st, const struct st_ev_block_rq_issue_stamped *e, struct stages *s)
+static inline __attribute__((always_inline)) void
+stage_first(struct st_stamped *st, const struct st_ev_block_rq_issue_stamped *e, struct stages *s)
 {
 	uint32_t i;
 
