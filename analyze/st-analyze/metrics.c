@@ -296,11 +296,11 @@ static void counter(FILE *out, const struct an_metrics *m, int om, const char *n
 
 /* A health field per host; the ring's (the fields from ring_bytes on) only of hosts whose recording has them. */
 static void health_metric(FILE *out, const struct an_metrics *m, int om, const char *name,
-			  const char *type, const char *help, size_t field)
+			  const char *type, const char *unit, const char *help, size_t field)
 {
 	int ring = field >= offsetof(struct health, h.ring_bytes);
 
-	family(out, om, name, type, !strcmp(type, "gauge") ? "bytes" : NULL, help);
+	family(out, om, name, type, unit, help);
 	for (unsigned i = 0; i < m->nhealth; i++) {
 		const struct health *h = &m->health[i];
 
@@ -312,44 +312,63 @@ static void health_metric(FILE *out, const struct an_metrics *m, int om, const c
 	}
 }
 
-static void render(FILE *out, const struct an_metrics *m, int om)
+/* One labelled sample of stage k of series s in histogram family hist: "_bucket", "_sum", "_count". */
+static void put_sample(FILE *out, const struct an_metrics *m, const struct series *s, unsigned k,
+		       const char *hist, const char *suffix, int stage_label)
 {
-	static const char hist[] = "sttrace_io_latency_seconds";
+	fprintf(out, "%s%s", hist, suffix);
+	put_labels(out, s);
+	if (stage_label) {
+		fputs(",stage=\"", out);
+		put_label(out, an_stage_name(m->spans, (enum an_stage)k));
+		fputc('"', out);
+	}
+}
 
-	family(out, om, hist, "histogram", "seconds",
-	       "Latency of each stage of the I/Os st-analyze correlated (stages: st-analyze --help).");
+/*
+ * The stages of `stages` as histograms of family hist; a stage whose every
+ * observation is 0 is one the recording could not measure (Q2G where the
+ * kernel stamps no queue time, a cause the I/Os never met) and is left out.
+ */
+static void histogram(FILE *out, const struct an_metrics *m, int om, const char *hist,
+		      const char *help, uint32_t stages, int stage_label)
+{
+	family(out, om, hist, "histogram", "seconds", help);
 	for (unsigned i = 0; i < m->nseries; i++) {
 		const struct series *s = &m->series[i];
 
 		for (unsigned k = 0; k < AN_ST_COUNT; k++) {
 			uint64_t cum = 0;
 
-			if (!(s->stages & (1u << k)))
+			if (!(s->stages & stages & (1u << k)) || !s->sum_ns[k])
 				continue;
 			for (unsigned b = 0; b <= AN_METRICS_BUCKETS; b++) {
 				cum += b < AN_METRICS_BUCKETS ? s->buckets[k][b] : 0;
-				fprintf(out, "%s_bucket", hist);
-				put_labels(out, s);
-				fputs(",stage=\"", out);
-				put_label(out, an_stage_name(m->spans, (enum an_stage)k));
+				put_sample(out, m, s, k, hist, "_bucket", stage_label);
 				if (b < AN_METRICS_BUCKETS)
-					fprintf(out, "\",le=\"%.9g\"} %llu\n", m->bound_ns[b] / 1e9,
+					fprintf(out, ",le=\"%.9g\"} %llu\n", m->bound_ns[b] / 1e9,
 						(unsigned long long)cum);
 				else
-					fprintf(out, "\",le=\"+Inf\"} %llu\n", (unsigned long long)s->n[k]);
+					fprintf(out, ",le=\"+Inf\"} %llu\n", (unsigned long long)s->n[k]);
 			}
-			fprintf(out, "%s_sum", hist);
-			put_labels(out, s);
-			fputs(",stage=\"", out);
-			put_label(out, an_stage_name(m->spans, (enum an_stage)k));
-			fprintf(out, "\"} %.9f\n", s->sum_ns[k] / 1e9);
-			fprintf(out, "%s_count", hist);
-			put_labels(out, s);
-			fputs(",stage=\"", out);
-			put_label(out, an_stage_name(m->spans, (enum an_stage)k));
-			fprintf(out, "\"} %llu\n", (unsigned long long)s->n[k]);
+			put_sample(out, m, s, k, hist, "_sum", stage_label);
+			fprintf(out, "} %.9f\n", s->sum_ns[k] / 1e9);
+			put_sample(out, m, s, k, hist, "_count", stage_label);
+			fprintf(out, "} %llu\n", (unsigned long long)s->n[k]);
 		}
 	}
+}
+
+static void render(FILE *out, const struct an_metrics *m, int om)
+{
+	uint32_t q2q = 1u << AN_ST_Q2Q;
+
+	histogram(out, m, om, "sttrace_io_latency_seconds",
+		  "Latency of each stage of the I/Os st-analyze correlated, and of its causes "
+		  "(stages: st-analyze --help).", ~q2q, 1);
+	histogram(out, m, om, "sttrace_io_interval_seconds",
+		  "Time from one I/O's start to the next one's on the same device and op (btt's Q2Q).",
+		  q2q, 0);
 	counter(out, m, om, "sttrace_io_total", "Complete I/Os.", offsetof(struct series, ios));
 	counter(out, m, om, "sttrace_io_bytes_total", "Bytes of the complete I/Os.",
 		offsetof(struct series, bytes));
@@ -358,17 +377,20 @@ static void render(FILE *out, const struct an_metrics *m, int om)
 	counter(out, m, om, "sttrace_io_incomplete_total",
 		"I/Os without their end (open at the end, stale, or missing a completion).",
 		offsetof(struct series, incomplete));
-	health_metric(out, m, om, "sttrace_events_total", "counter",
+	health_metric(out, m, om, "sttrace_events_total", "counter", NULL,
 		      "Events read from the recording (rate(): the recorder's events/s).",
 		      offsetof(struct health, h.events));
-	health_metric(out, m, om, "sttrace_lost_events_total", "counter",
-		      "Events the kernel side could not record (ring buffer full).",
-		      offsetof(struct health, h.lost));
-	health_metric(out, m, om, "sttrace_recording_bytes", "gauge",
+	health_metric(out, m, om, "sttrace_lost_events_total", "counter", NULL,
+		      "Events lost: the kernel side could not record them (ring buffer full), or the "
+		      "recorder dropped them (its output too slow).", offsetof(struct health, h.lost));
+	health_metric(out, m, om, "sttrace_recording_bytes", "gauge", "bytes",
 		      "Size of the recording read so far.", offsetof(struct health, h.file_bytes));
-	health_metric(out, m, om, "sttrace_recorder_ring_buffer_bytes", "gauge",
+	health_metric(out, m, om, "sttrace_recording_ended", "gauge", NULL,
+		      "1 once the recording has ended: the values are final (served until SIGINT).",
+		      offsetof(struct health, h.ended));
+	health_metric(out, m, om, "sttrace_recorder_ring_buffer_bytes", "gauge", "bytes",
 		      "Size of st-record's BPF ring buffer.", offsetof(struct health, h.ring_bytes));
-	health_metric(out, m, om, "sttrace_recorder_ring_buffer_used_max_bytes", "gauge",
+	health_metric(out, m, om, "sttrace_recorder_ring_buffer_used_max_bytes", "gauge", "bytes",
 		      "The most st-record's BPF ring buffer held at a drain since the recording began "
 		      "(events are lost when it is full).", offsetof(struct health, h.ring_used_max));
 	if (om)
