@@ -90,9 +90,9 @@ static int open_sink(struct recorder *r)
 {
 	/* a compressed chunk is at most slightly larger than its raw bytes */
 	size_t buf_size = r->opts.chunk_size + r->opts.chunk_size / 16 + (64u << 10);
-	int ret = rec_sink_init(&r->sink, r->out_fd, r->opts.qd, buf_size);
+	int ret = rec_sink_init(&r->sink, r->out_fd, r->opts.qd, buf_size, r->opts.stream_buffer);
 
-	return ret ? rec_fail("io_uring", strerror(-ret)) : 0;
+	return ret ? rec_fail(r->path, strerror(-ret)) : 0;
 }
 
 int rec_open_writer(struct recorder *r, int argc, char **argv)
@@ -154,6 +154,14 @@ int rec_close_file(struct recorder *r, struct st_writer **w, const char *path, u
 	*w = NULL;
 	if (r->status_line)
 		fputc('\n', stderr);
+	if (ret && r->sink.unwritten) {
+		fprintf(stderr, "%s: %s: the output took no more for %.1f s after the end: the last "
+			"%llu bytes of the file not written; it ends at its last complete chunk "
+			"(st-format recover makes it whole)\n", REC_NAME, path,
+			(double)REC_STREAM_END_WAIT_NS / 1e9, (unsigned long long)r->sink.unwritten);
+		rec_stop_for_write_error(r);
+		return REC_EXIT_FAIL;
+	}
 	if (ret) {
 		fprintf(stderr, "%s: %s: %s; recording stopped, the file keeps every complete "
 			"chunk written before (st-format recover makes it whole)\n", REC_NAME, path,
@@ -178,7 +186,7 @@ static int discard_sync(void *ctx)
 }
 
 /* Where a writer that only holds metadata writes. */
-static const struct st_sink discard_sink = { discard_write, discard_sync, NULL };
+static const struct st_sink discard_sink = { .write = discard_write, .sync = discard_sync };
 
 /* Every metadata key of src into dst: a new file knows what the recording knew. */
 static void copy_meta(struct st_writer *dst, const struct st_writer *src)

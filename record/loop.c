@@ -49,7 +49,9 @@ int rec_loop_open(struct recorder *r)
 	    timerfd_settime(r->timerfd, 0, &its, NULL) || add_fd(r->epfd, r->sigfd, EPOLLIN) ||
 	    add_fd(r->epfd, r->timerfd, EPOLLIN) ||
 	    /* edge-triggered: only the BPF side's forced wakeups, not every waiting record */
-	    add_fd(r->epfd, r->probes.ring.fd, EPOLLIN | EPOLLET))
+	    add_fd(r->epfd, r->probes.ring.fd, EPOLLIN | EPOLLET) ||
+	    /* a stream's waiting pieces go out as soon as it takes more (rec_sink_reap) */
+	    (r->sink.stream && add_fd(r->epfd, r->sink.fd, EPOLLOUT | EPOLLET)))
 		return rec_fail("event loop", strerror(errno));
 	return 0;
 }
@@ -120,17 +122,21 @@ static void seal_waiting(struct recorder *r, uint64_t now)
 }
 
 /*
- * The most the BPF ring buffer held at a drain since the recording began:
- * a metadata update that goes out with the next seal, only when it grew.
+ * The most the BPF ring buffer held at a drain since the recording began,
+ * and the longest time between two drains (a recorder that got no CPU, or
+ * waited for something): metadata updates that go out with the next seal,
+ * only when they grew.
  */
 void rec_store_ring_fill(struct recorder *r)
 {
-	uint64_t fill = r->probes.ring.fill_max;
+	uint64_t fill = r->probes.ring.fill_max, gap = r->probes.ring.gap_max_ns;
 
-	if (fill == r->ring_fill_stored)
-		return;
-	rec_set_meta_u64(r->w, "record.ringbuf_used_max_bytes", fill);
+	if (fill != r->ring_fill_stored)
+		rec_set_meta_u64(r->w, "record.ringbuf_used_max_bytes", fill);
+	if (gap != r->drain_gap_stored)
+		rec_set_meta_u64(r->w, "record.drain_gap_max_ns", gap);
 	r->ring_fill_stored = fill;
+	r->drain_gap_stored = gap;
 }
 
 /* Once a second: keep the file readable, the counts current, the limits enforced. */

@@ -112,11 +112,16 @@ static void summary(struct recorder *r, const struct st_writer_stats *st, uint64
 		fputc('\n', stderr);
 	fprintf(stderr, "%s: %s: %llu events, %llu lost, %.1f MB raw -> %.1f MB, %.1f bytes/event, "
 		"%.1f s, %.2f s CPU, %llu writes (avg %.3f ms, max %.3f ms)\n", REC_NAME, r->stop_reason,
-		(unsigned long long)st->events, (unsigned long long)lost,
+		(unsigned long long)(st->events - st->dropped_events), (unsigned long long)lost,
 		(double)st->raw_bytes / 1e6, file_mb,
 		st->events ? file_mb * 1e6 / (double)st->events : 0.0,
 		(double)(end_ns - r->start_ns) / 1e9, cpu, (unsigned long long)r->sink.writes, avg_ms,
 		(double)r->sink.lat_max_ns / 1e6);
+	if (st->dropped_events)
+		fprintf(stderr, "%s: the output did not keep up: %llu events dropped in %llu whole "
+			"chunks (counted lost), %.1f MB waited for it at most (--stream-buffer)\n",
+			REC_NAME, (unsigned long long)st->dropped_events,
+			(unsigned long long)st->dropped_chunks, (double)r->sink.queued_max / 1e6);
 }
 
 /* Drain what the probes left, write the closing metadata and footer. 0 or REC_EXIT_FAIL. */
@@ -128,6 +133,7 @@ static int finish(struct recorder *r)
 	/* the window closes for every probe at once; detaching takes a while */
 	rec_probes_set_window(&r->probes, 0);
 	end_ns = rec_now_ns();
+	rec_sink_set_deadline(&r->sink, end_ns + REC_STREAM_END_WAIT_NS);
 	if (r->opts.duration_ns && end_ns > r->start_ns + r->opts.duration_ns)
 		end_ns = r->start_ns + r->opts.duration_ns;
 	rec_probes_detach(&r->probes);

@@ -67,6 +67,10 @@ static const char usage_text[] =
 "  -d, --device DEV         only this disk (/dev/sdb, sdb, 8:16; a partition\n"
 "                           selects its disk)\n"
 "      --qd N               output writes in flight (1-256, default 4)\n"
+"      --stream-buffer SIZE output a stream (-o -, a FIFO, a socket) may hold\n"
+"                           back while it is slower than the events (default\n"
+"                           64M, at least 1M); past it, whole chunks of\n"
+"                           events are dropped and counted lost\n"
 "      --ringbuf-size SIZE  kernel ring buffer (default 4M, at least 16K; rounded up\n"
 "                           to a power of 2)\n"
 "  -z, --zstd-level N       compression level (-7..19, default 1: the recorder\n"
@@ -85,11 +89,12 @@ static const char usage_text[] =
 "\n"
 "With -- CMD, st-record starts CMD once the probes are attached, traces it and\n"
 "its children, stops when it exits and returns its exit status.\n"
-"Exit status: 0 ok, 1 runtime failure (e.g. output device full), 2 bad usage.\n";
+"Exit status: 0 ok, 1 runtime failure (e.g. output device full, or a stream\n"
+"that took nothing more for 1 s after the end), 2 bad usage.\n";
 
 enum { OPT_MAX_SIZE = 256, OPT_CGROUP, OPT_QD, OPT_RINGBUF, OPT_CHUNK, OPT_CONFIG, OPT_FORCE,
        OPT_VERSION, OPT_ROTATE, OPT_KEEP, OPT_RING, OPT_AFTER, OPT_TRIGGER, OPT_TRIGGER_GAP,
-       OPT_MAX_TRIGGERS, OPT_NO_STAMPS, OPT_FLUSH_INTERVAL };
+       OPT_MAX_TRIGGERS, OPT_NO_STAMPS, OPT_FLUSH_INTERVAL, OPT_STREAM_BUFFER };
 
 static const struct option long_opts[] = {
 	{ "output",       required_argument, NULL, 'o' },
@@ -109,6 +114,7 @@ static const struct option long_opts[] = {
 	{ "cgroup",       required_argument, NULL, OPT_CGROUP },
 	{ "device",       required_argument, NULL, 'd' },
 	{ "qd",           required_argument, NULL, OPT_QD },
+	{ "stream-buffer", required_argument, NULL, OPT_STREAM_BUFFER },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 	{ "zstd-level",   required_argument, NULL, 'z' },
 	{ "chunk-size",   required_argument, NULL, OPT_CHUNK },
@@ -225,6 +231,9 @@ static int set_option(struct rec_opts *o, const char *name, const char *val, cha
 		if (parse_integer(val, 1, 256, &l))
 			goto bad;
 		o->qd = (unsigned)l;
+	} else if (!strcmp(name, "stream-buffer")) {
+		if (parse_size(val, &o->stream_buffer) || o->stream_buffer < (1u << 20))
+			goto bad;
 	} else if (!strcmp(name, "ringbuf-size")) {
 		if (parse_size(val, &u) || u > (1ull << 32))
 			goto bad;
@@ -456,6 +465,7 @@ int rec_opts_parse(struct rec_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->qd = 4;
+	o->stream_buffer = 64u << 20;
 	/*
 	 * 4 MiB, not 16: the probes write each batch into the ring's next
 	 * bytes, which in a ring larger than the cache have left it since the
@@ -532,6 +542,7 @@ char *rec_opts_json(const struct rec_opts *o)
 	json_object_object_add(j, "cgroup", o->cgroup ? json_object_new_string(o->cgroup) : NULL);
 	json_object_object_add(j, "device", o->device ? json_object_new_string(o->device) : NULL);
 	json_object_object_add(j, "qd", json_object_new_int((int)o->qd));
+	json_object_object_add(j, "stream_buffer", json_object_new_uint64(o->stream_buffer));
 	json_object_object_add(j, "ringbuf_size", json_object_new_uint64(o->ringbuf_size));
 	json_object_object_add(j, "zstd_level", json_object_new_int(o->zstd_level));
 	json_object_object_add(j, "chunk_size", json_object_new_uint64(o->chunk_size));

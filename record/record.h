@@ -49,6 +49,7 @@ struct rec_opts {
 	const char *cgroup;
 	const char *device;
 	unsigned qd;			/* output writes in flight */
+	uint64_t stream_buffer;		/* --stream-buffer: bytes a stream output may hold back */
 	uint64_t ringbuf_size;
 	int zstd_level;
 	uint64_t chunk_size;
@@ -158,6 +159,7 @@ struct rec_ring {
 	uint64_t mask;
 	size_t map_size, page;
 	uint64_t fill_max;		/* most bytes waiting at a drain so far */
+	uint64_t last_drain_ns, gap_max_ns;	/* the last drain, the longest time between two */
 	rec_event_fn fn;
 	void *ctx;
 };
@@ -251,12 +253,24 @@ uint64_t rec_probes_read_skipped(struct rec_probes *p);
 void rec_probes_store_runs(struct rec_probes *p, struct st_writer *w);
 void rec_probes_stop(struct rec_probes *p);
 
-/* The output: chunk bytes written through io_uring, up to qd in flight. */
+/*
+ * The output: chunk bytes written through io_uring, up to qd in flight; to a
+ * stream, from a FIFO of pieces, without blocking (sink.c).
+ */
+struct rec_piece;
 struct rec_sink {
 	struct io_uring ring;
 	int fd;
-	bool stream;			/* a pipe or socket: in order, at its position, no sync */
+	bool stream;			/* a pipe, FIFO or socket: in order, never waited for, no sync */
 	uint64_t stream_pos;		/* a stream's next file offset */
+	bool own_fd;			/* fd: the stream reopened O_NONBLOCK, ours to close */
+	bool restore_flags;		/* or O_NONBLOCK set on the caller's fd: give back saved_flags */
+	int saved_flags;
+	struct rec_piece *head, *tail;	/* a stream's pieces waiting, oldest first */
+	uint64_t queued, queued_max;	/* bytes waiting, now and at most */
+	uint64_t queue_bound;		/* --stream-buffer: congested past it */
+	uint64_t deadline_ns;		/* the end's wait for the stream gives up then */
+	uint64_t unwritten;		/* bytes of the file the stream did not take by then */
 	unsigned qd;
 	size_t buf_size;
 	char *pool;			/* qd buffers of buf_size, registered when possible */
@@ -272,9 +286,17 @@ struct rec_sink {
 	uint64_t writes, lat_sum_ns, lat_max_ns;
 	struct st_sink sink;
 };
-int rec_sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size);
-/* Collect finished writes (and datasync) without waiting. */
+/* stream_bound: --stream-buffer, for a stream output */
+int rec_sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size, uint64_t stream_bound);
+/* Collect finished writes (and datasync), or write to a stream what it takes, without waiting. */
 void rec_sink_reap(struct rec_sink *s);
+/* A stream: write what waits, as far as the stream takes it now. */
+void rec_sink_pump(struct rec_sink *s);
+/*
+ * A stream: the closing write of the file (sync) waits for the stream until
+ * deadline_ns (event clock), then gives up with -ETIME, `unwritten` bytes short.
+ */
+void rec_sink_set_deadline(struct rec_sink *s, uint64_t deadline_ns);
 /*
  * Start an fdatasync of what is written so far, unless one is in flight; it
  * does not wait. A failure shows in the sink's first error. Returns that

@@ -26,6 +26,12 @@
  * the drain after that, so up to two periods.
  */
 #define META_HOLD_NS		(3 * DRAIN_INTERVAL_NS)
+/*
+ * A stream output that takes nothing more (a stalled pipe) gets this long
+ * after the recording's end to take the rest of the file: st-record ends
+ * within about this of SIGINT, SIGTERM or -t whatever its output does.
+ */
+#define REC_STREAM_END_WAIT_NS	1000000000ull
 
 
 struct recorder {
@@ -50,6 +56,7 @@ struct recorder {
 	uint64_t seal_events;		/* writer's events at the last --flush-interval seal */
 	uint64_t seal_ns;		/* since when appended records wait in open chunks */
 	uint64_t ring_fill_stored;	/* record.ringbuf_used_max_bytes last set */
+	uint64_t drain_gap_stored;	/* record.drain_gap_max_ns last set */
 	bool status_line;
 	/* --rotate: the file being written is number file_index, begun at file_start_ns */
 	unsigned file_index;

@@ -56,11 +56,15 @@ int rec_ring_drain(struct rec_ring *ring)
 {
 	uint64_t cons = *ring->consumer_pos;
 	uint64_t prod = __atomic_load_n(ring->producer_pos, __ATOMIC_ACQUIRE);
+	uint64_t now = rec_now_ns();
 	int ret = 0;
 
 	/* once per drain, not per record: the fill the BPF side saw before this drain */
 	if (prod - cons > ring->fill_max)
 		ring->fill_max = prod - cons;
+	if (ring->last_drain_ns && now - ring->last_drain_ns > ring->gap_max_ns)
+		ring->gap_max_ns = now - ring->last_drain_ns;
+	ring->last_drain_ns = now;
 	while (cons < prod && !ret) {
 		const uint32_t *hdr = (const uint32_t *)(ring->data + (cons & ring->mask));
 		uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);

@@ -13,11 +13,24 @@
  * nothing: st-record asks for a datasync each second (rec_sink_datasync), which
  * both bounds what a host crash loses and surfaces the disk's errors.
  *
- * A stream (a pipe or socket: `st-record -o -`) has no offsets: its writes go
- * out one at a time, in file order, at the stream's position, and there is
- * nothing to sync.
+ * A stream (a pipe, FIFO or socket: `st-record -o -`) has no offsets and may
+ * stop taking bytes for as long as its reader likes, so the event loop never
+ * waits for it: the pieces of the file wait in a FIFO of their own, written
+ * in order, without blocking (a file description of our own opened
+ * O_NONBLOCK), whenever the stream takes more (rec_sink_pump: at each turn of
+ * the loop, which also wakes when the stream becomes writable). Once
+ * --stream-buffer bytes wait, the sink is congested (st_sink.congested)
+ * and the writer drops whole events chunks,
+ * counted lost (ST_LOST_DROPPED), while the drain of the BPF ring goes on.
+ * The file's beginning, metadata, lost counts and footer are never dropped.
+ * At the end, the stream gets until a deadline (rec_sink_set_deadline) to
+ * take the rest; after it the stream ends where it stopped (the reader reads
+ * up to its last complete chunk), and the bytes not written are counted.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,23 +43,127 @@ static char *buffer_at(struct rec_sink *s, unsigned i)
 	return s->pool + (size_t)i * s->buf_size;
 }
 
-/* Write len bytes at off, synchronously, retrying short writes: 0 or -errno. */
-static int write_all(struct rec_sink *s, const void *buf, size_t len, uint64_t off)
-{
-	const char *p = buf;
+/* A piece of a stream's file waiting to be written: what one writer write() gave. */
+struct rec_piece {
+	struct rec_piece *next;
+	size_t len, done;
+	uint64_t queued_ns;
+	char data[];
+};
 
-	if (!s->stream)
-		return st_pwrite_all(s->fd, buf, len, off);
-	while (len) {
-		ssize_t n = write(s->fd, p, len);
+static void write_done(struct rec_sink *s, uint64_t submit_ns)
+{
+	uint64_t lat = rec_now_ns() - submit_ns;
+
+	s->writes++;
+	s->lat_sum_ns += lat;
+	if (lat > s->lat_max_ns)
+		s->lat_max_ns = lat;
+}
+
+void rec_sink_pump(struct rec_sink *s)
+{
+	struct rec_piece *p;
+
+	while (!s->err && (p = s->head)) {
+		ssize_t n = write(s->fd, p->data + p->done, p->len - p->done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n < 0) {
+			s->err = -errno;
+			return;
+		}
+		p->done += (size_t)n;
+		if (p->done < p->len)
+			continue;
+		write_done(s, p->queued_ns);
+		s->queued -= p->len;
+		s->head = p->next;
+		if (!s->head)
+			s->tail = NULL;
+		free(p);
 	}
+}
+
+static int stream_write(struct rec_sink *s, const void *buf, size_t len)
+{
+	struct rec_piece *p = malloc(sizeof(*p) + len);
+
+	if (!p)
+		return s->err = -ENOMEM;
+	*p = (struct rec_piece){ .len = len, .queued_ns = rec_now_ns() };
+	memcpy(p->data, buf, len);
+	if (s->tail)
+		s->tail->next = p;
+	else
+		s->head = p;
+	s->tail = p;
+	s->queued += len;
+	if (s->queued > s->queued_max)
+		s->queued_max = s->queued;
+	rec_sink_pump(s);
+	return s->err;
+}
+
+/* --stream-buffer bytes wait already (the last chunk taken may pass it, by one chunk). */
+static int stream_congested(void *ctx)
+{
+	struct rec_sink *s = ctx;
+
+	rec_sink_pump(s);
+	/* a failed stream is not congested: the writer's next write hears why */
+	return !s->err && s->queued >= s->queue_bound;
+}
+
+void rec_sink_set_deadline(struct rec_sink *s, uint64_t deadline_ns)
+{
+	s->deadline_ns = deadline_ns;
+}
+
+/* Write what waits, waiting for the stream until the deadline; what is left is counted. */
+static int stream_sync(struct rec_sink *s)
+{
+	struct pollfd pfd = { .fd = s->fd, .events = POLLOUT };
+
+	for (rec_sink_pump(s); s->head && !s->err; rec_sink_pump(s)) {
+		uint64_t now = rec_now_ns();
+
+		if (now >= s->deadline_ns) {
+			s->unwritten = s->queued - s->head->done;
+			return s->err = -ETIME;
+		}
+		if (poll(&pfd, 1, (int)((s->deadline_ns - now) / 1000000 + 1)) < 0 && errno != EINTR)
+			s->err = -errno;
+	}
+	return s->err;
+}
+
+/*
+ * A file description of the stream's own, non-blocking: O_NONBLOCK on the one
+ * st-record was given would reach every other process sharing it. Reopened
+ * through /proc (pipes and FIFOs); a socket cannot be, and gets the flag on
+ * its own description, restored at the end.
+ */
+static int stream_open(struct rec_sink *s, int fd)
+{
+	char path[64];
+	int flags;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	s->fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (s->fd >= 0) {
+		s->own_fd = true;
+		return 0;
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return -errno;
+	s->fd = fd;
+	s->saved_flags = flags;
+	s->restore_flags = true;
 	return 0;
 }
 
@@ -57,7 +174,6 @@ static void complete(struct rec_sink *s, struct io_uring_cqe *cqe)
 {
 	uint64_t tag = io_uring_cqe_get_data64(cqe);
 	unsigned b = (unsigned)tag;
-	uint64_t lat;
 	int res = cqe->res;
 
 	io_uring_cqe_seen(&s->ring, cqe);
@@ -67,17 +183,13 @@ static void complete(struct rec_sink *s, struct io_uring_cqe *cqe)
 			s->err = res;
 		return;
 	}
-	lat = rec_now_ns() - s->submit_ns[b];
-	s->writes++;
-	s->lat_sum_ns += lat;
-	if (lat > s->lat_max_ns)
-		s->lat_max_ns = lat;
+	write_done(s, s->submit_ns[b]);
 	if (res < 0 && !s->err)
 		s->err = res;
 	else if (res >= 0 && (size_t)res < s->lens[b] && !s->err)
 		/* the rest once more, synchronously: usually it reports why (ENOSPC) */
-		s->err = write_all(s, buffer_at(s, b) + res, s->lens[b] - (size_t)res,
-				   s->offsets[b] + (uint64_t)res);
+		s->err = st_pwrite_all(s->fd, buffer_at(s, b) + res, s->lens[b] - (size_t)res,
+				       s->offsets[b] + (uint64_t)res);
 	s->free_bufs[s->nfree++] = b;
 	s->inflight--;
 }
@@ -86,6 +198,10 @@ void rec_sink_reap(struct rec_sink *s)
 {
 	struct io_uring_cqe *cqe;
 
+	if (s->stream) {
+		rec_sink_pump(s);
+		return;
+	}
 	while ((s->inflight || s->syncing) && io_uring_peek_cqe(&s->ring, &cqe) == 0)
 		complete(s, cqe);
 }
@@ -119,14 +235,17 @@ static int sink_write(void *ctx, const void *buf, size_t len, uint64_t off)
 
 	if (s->err)
 		return s->err;
-	if (s->stream && off != s->stream_pos)
-		return s->err = -ESPIPE;	/* a stream cannot go back: the writer never does */
-	s->stream_pos = off + len;
+	if (s->stream) {
+		if (off != s->stream_pos)
+			return s->err = -ESPIPE;	/* a stream cannot go back: the writer never does */
+		s->stream_pos = off + len;
+		return stream_write(s, buf, len);
+	}
 	if (len > s->buf_size) {
 		/* the footer of a long recording: rare and final, written in place */
 		wait_inflight(s, 0, false);
 		if (!s->err)
-			s->err = write_all(s, buf, len, off);
+			s->err = st_pwrite_all(s->fd, buf, len, off);
 		return s->err;
 	}
 	wait_inflight(s, s->qd - 1, false);
@@ -135,8 +254,6 @@ static int sink_write(void *ctx, const void *buf, size_t len, uint64_t off)
 	b = s->free_bufs[--s->nfree];
 	memcpy(buffer_at(s, b), buf, len);
 	sqe = io_uring_get_sqe(&s->ring);
-	if (s->stream)
-		off = (uint64_t)-1;	/* the stream's own position */
 	if (s->fixed)
 		io_uring_prep_write_fixed(sqe, s->fd, buffer_at(s, b), (unsigned)len, off, (int)b);
 	else
@@ -181,8 +298,10 @@ static int sink_sync(void *ctx)
 {
 	struct rec_sink *s = ctx;
 
+	if (s->stream)
+		return stream_sync(s);
 	wait_inflight(s, 0, true);
-	if (!s->err && !s->stream && fsync(s->fd))
+	if (!s->err && fsync(s->fd))
 		s->err = -errno;
 	return s->err;
 }
@@ -201,7 +320,7 @@ static void register_pool(struct rec_sink *s)
 	free(iov);
 }
 
-int rec_sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size)
+int rec_sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size, uint64_t stream_bound)
 {
 	int ret;
 
@@ -209,10 +328,18 @@ int rec_sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size)
 
 	memset(s, 0, sizeof(*s));
 	s->fd = fd;
-	s->stream = !fstat(fd, &st) && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode);
-	s->qd = s->stream ? 1 : qd;	/* one write at a time keeps a stream in order */
-	qd = s->qd;
 	s->buf_size = (buf_size + 4095) & ~(size_t)4095;
+	s->sink.write = sink_write;
+	s->sink.sync = sink_sync;
+	s->sink.ctx = s;
+	s->stream = !fstat(fd, &st) && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode);
+	if (s->stream) {
+		s->queue_bound = stream_bound;
+		s->deadline_ns = UINT64_MAX;
+		s->sink.congested = stream_congested;
+		return stream_open(s, fd);
+	}
+	s->qd = qd;
 	ret = io_uring_queue_init(qd, &s->ring, 0);
 	if (ret < 0)
 		return ret;
@@ -228,14 +355,23 @@ int rec_sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size)
 	for (unsigned i = 0; i < qd; i++)
 		s->free_bufs[s->nfree++] = qd - 1 - i;
 	register_pool(s);
-	s->sink.write = sink_write;
-	s->sink.sync = sink_sync;
-	s->sink.ctx = s;
 	return 0;
 }
 
 void rec_sink_exit(struct rec_sink *s)
 {
+	while (s->head) {
+		struct rec_piece *p = s->head;
+
+		s->head = p->next;
+		free(p);
+	}
+	s->tail = NULL;
+	if (s->own_fd)
+		close(s->fd);
+	else if (s->restore_flags)
+		fcntl(s->fd, F_SETFL, s->saved_flags);
+	s->own_fd = s->restore_flags = false;
 	if (s->ring.ring_fd > 0) {
 		if (s->inflight || s->syncing)
 			wait_inflight(s, 0, true);

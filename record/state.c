@@ -26,6 +26,7 @@ uint64_t rec_store_lost_into(struct recorder *r, struct st_writer *w, bool rebas
 	uint64_t total = rec_probes_read_lost(&r->probes), skipped = rec_probes_read_skipped(&r->probes);
 	uint64_t *base = r->lost_base;
 	int n = r->probes.ncpus;
+	struct st_writer_stats st;
 
 	for (int cpu = 0; cpu < n; cpu++) {
 		uint64_t mine = r->probes.lost[cpu] - (base ? base[cpu] : 0);
@@ -39,7 +40,9 @@ uint64_t rec_store_lost_into(struct recorder *r, struct st_writer *w, bool rebas
 		st_writer_set_lost(w, ST_LOST_ANY_CPU, skipped - (base ? base[n] : 0));
 	if (base && rebase)
 		base[n] = skipped;
-	return total + skipped;
+	/* and the writer's own count, of whole chunks its output did not take in time */
+	st_writer_stats(w, &st);
+	return total + skipped + st.dropped_events;
 }
 
 uint64_t rec_store_lost(struct recorder *r)

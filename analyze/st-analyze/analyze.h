@@ -83,9 +83,18 @@ uint64_t an_auto_interval(const struct an_run *r, uint64_t interval);
  * views every o->interval (default 1 s) on standard output and, with
  * o->metrics, the Prometheus endpoint, until the recording ends or SIGINT.
  * Then 0 and the files it read in *files (malloc'd), for the final report;
- * else the exit status after printing the error.
+ * else the exit status after printing the error. When the recording ended
+ * by itself, the endpoint is still up: *metrics (NULL: none) is for
+ * an_follow_serve().
  */
-int an_follow(const struct an_opts *o, const char *arg, const char *prog, char ***files, int *nfiles);
+struct an_metrics;
+int an_follow(const struct an_opts *o, const char *arg, const char *prog, char ***files, int *nfiles,
+	      struct an_metrics **metrics);
+/*
+ * The endpoint keeps serving the recording's final values (a scraper sees
+ * its end, and the target stays up) until SIGINT or SIGTERM; then it stops.
+ */
+void an_follow_serve(struct an_metrics *metrics, const char *addr, const char *prog);
 
 /* --gnuplot: write the plots of r (stats and series filled) into o->gnuplot_dir. */
 int an_plot(struct an_run *r, const struct an_opts *o, FILE *info);

@@ -96,6 +96,7 @@ struct follower {
 	uint64_t first_ts, clock, view_clock;	/* event clock: first event, released up to, at the last view */
 	uint64_t events_before, lost_before;	/* the recording's counts at the last view */
 	uint64_t base_events, base_lost, base_bytes;	/* of the parts done (rotating set) */
+	uint64_t ended;		/* the recording has ended: the last view's values are final */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -462,7 +463,8 @@ static void print_view(struct follower *f, uint64_t now)
 	const struct an_input_info *info = an_input_info(f->in);
 	uint64_t events = f->base_events + info->events, lost = f->base_lost + info->lost_events;
 	double secs = trace_secs(f, f->view_clock), run = trace_secs(f, 0);
-	struct an_health health = { .events = events, .lost = lost, .file_bytes = f->base_bytes + f->size };
+	struct an_health health = { .events = events, .lost = lost, .file_bytes = f->base_bytes + f->size,
+				    .ended = f->ended };
 	struct an_group **order = calloc(f->run.ngroups ? f->run.ngroups : 1, sizeof(*order));
 	uint64_t incomplete = 0, p99 = 0;
 	struct an_qest all;
@@ -670,6 +672,7 @@ static int follow_loop(struct follower *f)
 		fprintf(stderr, "%s: out of memory while correlating\n", f->prog);
 		return 2;
 	}
+	f->ended = 1;
 	print_view(f, mono_ns());
 	return 0;
 }
@@ -686,7 +689,26 @@ static void follower_free(struct follower *f)
 	an_names_free(f->names);
 }
 
-int an_follow(const struct an_opts *o, const char *arg, const char *prog, char ***files, int *nfiles)
+void an_follow_serve(struct an_metrics *metrics, const char *addr, const char *prog)
+{
+	sigset_t stop, old;
+
+	if (!metrics)
+		return;
+	fprintf(stderr, "%s: the recording ended; --metrics %s serves its final values until SIGINT\n",
+		prog, addr);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	while (!stop_signal)
+		sigsuspend(&old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	an_metrics_stop(metrics);
+}
+
+int an_follow(const struct an_opts *o, const char *arg, const char *prog, char ***files, int *nfiles,
+	      struct an_metrics **metrics)
 {
 	struct follower f = { .o = o, .prog = prog, .arg = arg, .spool = { .fd = -1 } };
 	struct sigaction sa = { .sa_handler = on_stop };
@@ -695,6 +717,7 @@ int an_follow(const struct an_opts *o, const char *arg, const char *prog, char *
 
 	*files = NULL;
 	*nfiles = 0;
+	*metrics = NULL;
 	f.pattern = strpbrk(arg, "*?[") != NULL;
 	f.tty = isatty(STDOUT_FILENO);
 	if (o->metrics && an_metrics_start(&f.metrics, o->metrics, &o->spans, err, sizeof(err))) {
@@ -723,6 +746,10 @@ int an_follow(const struct an_opts *o, const char *arg, const char *prog, char *
 		fprintf(stdout, "--- end of the recording (%s): the report of %s follows\n",
 			stop_signal ? "interrupted" : "its end", f.nparts > 1 ? "its files" : "its file");
 	fflush(stdout);
+	if (!ret && !stop_signal) {	/* the end by itself: the endpoint serves on (an_follow_serve) */
+		*metrics = f.metrics;
+		f.metrics = NULL;
+	}
 	/* standard input's copy (spool.fd) stays open for the report: the path names it */
 	follower_free(&f);
 	if (ret) {

@@ -105,7 +105,9 @@ static const char usage_text[] =
 "                     the same as without --follow\n"
 "  --metrics ADDR:PORT\n"
 "                     with --follow, serve Prometheus metrics at\n"
-"                     http://ADDR:PORT/metrics (PORT alone: 127.0.0.1)\n"
+"                     http://ADDR:PORT/metrics (PORT alone: 127.0.0.1);\n"
+"                     after the recording's end, its final values until\n"
+"                     SIGINT\n"
 "Filters (an I/O counts when it starts inside the window):\n"
 "  --dev DEV          device: name (loop0), /dev/name or major:minor\n"
 "  --pid PID, --comm NAME\n"
@@ -401,8 +403,9 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 static int report_followed(const struct an_opts *o, const char *arg)
 {
 	struct an_run r;
+	struct an_metrics *metrics;
 	char **files;
-	int nfiles, ret = an_follow(o, arg, PROG, &files, &nfiles);
+	int nfiles, ret = an_follow(o, arg, PROG, &files, &nfiles, &metrics);
 
 	if (ret)
 		return ret;
@@ -411,6 +414,8 @@ static int report_followed(const struct an_opts *o, const char *arg)
 		ret = report_main(&r, o);
 		an_run_close(&r);
 	}
+	fflush(stdout);
+	an_follow_serve(metrics, o->metrics, PROG);
 	while (nfiles)
 		free(files[--nfiles]);
 	free(files);

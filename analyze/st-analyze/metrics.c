@@ -6,6 +6,16 @@
  * renders the page under the same mutex into a buffer it then sends, so a
  * slow or vanished scraper holds the lock only while the page is printed.
  *
+ * Slow clients: a connection that sends its request a line at a time, never
+ * idle for long (a Slowloris), is not ended by libmicrohttpd's timeout, which
+ * counts idle time only; 40 of them held every connection slot and kept the
+ * scrapes out (issue 45). So each connection's age is kept (libmicrohttpd's
+ * start and close notices, and each answer, all in its one thread): when a
+ * connection starts, the ones that have had no answer for SLOW_NS are cut
+ * (shutdown: libmicrohttpd then closes them), and the oldest past
+ * CONN_KEEP, so the library's own limit (CONN_MAX) is never what turns a
+ * scraper away.
+ *
  * libmicrohttpd is loaded by the first an_metrics_start(), not linked: it
  * and the TLS libraries it brings cost every st-analyze run 1.3 ms of
  * start-up and 170 page faults, 2 % of a 4 s recording's summary
@@ -17,10 +27,12 @@
 #include <math.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -31,6 +43,17 @@
 #include "common/text.h"
 
 #define LABEL_MAX 64
+#define CONN_MAX	128u			/* libmicrohttpd's limit: never reached */
+#define CONN_KEEP	32u			/* connections kept when another one starts */
+#define SLOW_NS		5000000000ull		/* without an answer for this long: cut */
+#define IDLE_S		5u			/* libmicrohttpd's own idle timeout */
+
+/* A connection of the endpoint, from its start to its close notice. */
+struct conn {
+	int fd;			/* -1: the slot is free */
+	bool cut;		/* shut down, its close notice to come */
+	uint64_t since_ns;	/* its start, or its last answer */
+};
 
 struct series {
 	char host[LABEL_MAX], dev[LABEL_MAX];
@@ -55,6 +78,7 @@ struct an_metrics {
 	unsigned nhealth;
 	uint64_t bound_ns[AN_METRICS_BUCKETS];
 	const struct an_span_defs *spans;	/* the run's, for the span stages' names */
+	struct conn conns[CONN_MAX];		/* libmicrohttpd's thread only */
 };
 
 /* libmicrohttpd's functions this file calls, from the library once loaded. */
@@ -66,6 +90,7 @@ static struct {
 	__typeof__(MHD_add_response_header) *add_response_header;
 	__typeof__(MHD_queue_response) *queue_response;
 	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_get_connection_info) *get_connection_info;
 } mhd;
 
 /*
@@ -87,7 +112,8 @@ static int mhd_load(char *err, size_t cap)
 #define MHD_SYM(f) (*(void **)&mhd.f = dlsym(lib, "MHD_" #f))
 	if (!MHD_SYM(stop_daemon) || !MHD_SYM(lookup_connection_value) ||
 	    !MHD_SYM(create_response_from_buffer) || !MHD_SYM(add_response_header) ||
-	    !MHD_SYM(queue_response) || !MHD_SYM(destroy_response) || !MHD_SYM(start_daemon)) {
+	    !MHD_SYM(queue_response) || !MHD_SYM(destroy_response) || !MHD_SYM(get_connection_info) ||
+	    !MHD_SYM(start_daemon)) {
 		snprintf(err, cap, "%s: %s", MHD_SONAME, dlerror());
 		mhd.start_daemon = NULL;
 		dlclose(lib);
@@ -270,11 +296,11 @@ static void counter(FILE *out, const struct an_metrics *m, int om, const char *n
 
 /* A health field per host; the ring's (the fields from ring_bytes on) only of hosts whose recording has them. */
 static void health_metric(FILE *out, const struct an_metrics *m, int om, const char *name,
-			  const char *type, const char *help, size_t field)
+			  const char *type, const char *unit, const char *help, size_t field)
 {
 	int ring = field >= offsetof(struct health, h.ring_bytes);
 
-	family(out, om, name, type, !strcmp(type, "gauge") ? "bytes" : NULL, help);
+	family(out, om, name, type, unit, help);
 	for (unsigned i = 0; i < m->nhealth; i++) {
 		const struct health *h = &m->health[i];
 
@@ -286,44 +312,63 @@ static void health_metric(FILE *out, const struct an_metrics *m, int om, const c
 	}
 }
 
-static void render(FILE *out, const struct an_metrics *m, int om)
+/* One labelled sample of stage k of series s in histogram family hist: "_bucket", "_sum", "_count". */
+static void put_sample(FILE *out, const struct an_metrics *m, const struct series *s, unsigned k,
+		       const char *hist, const char *suffix, int stage_label)
 {
-	static const char hist[] = "sttrace_io_latency_seconds";
+	fprintf(out, "%s%s", hist, suffix);
+	put_labels(out, s);
+	if (stage_label) {
+		fputs(",stage=\"", out);
+		put_label(out, an_stage_name(m->spans, (enum an_stage)k));
+		fputc('"', out);
+	}
+}
 
-	family(out, om, hist, "histogram", "seconds",
-	       "Latency of each stage of the I/Os st-analyze correlated (stages: st-analyze --help).");
+/*
+ * The stages of `stages` as histograms of family hist; a stage whose every
+ * observation is 0 is one the recording could not measure (Q2G where the
+ * kernel stamps no queue time, a cause the I/Os never met) and is left out.
+ */
+static void histogram(FILE *out, const struct an_metrics *m, int om, const char *hist,
+		      const char *help, uint32_t stages, int stage_label)
+{
+	family(out, om, hist, "histogram", "seconds", help);
 	for (unsigned i = 0; i < m->nseries; i++) {
 		const struct series *s = &m->series[i];
 
 		for (unsigned k = 0; k < AN_ST_COUNT; k++) {
 			uint64_t cum = 0;
 
-			if (!(s->stages & (1u << k)))
+			if (!(s->stages & stages & (1u << k)) || !s->sum_ns[k])
 				continue;
 			for (unsigned b = 0; b <= AN_METRICS_BUCKETS; b++) {
 				cum += b < AN_METRICS_BUCKETS ? s->buckets[k][b] : 0;
-				fprintf(out, "%s_bucket", hist);
-				put_labels(out, s);
-				fputs(",stage=\"", out);
-				put_label(out, an_stage_name(m->spans, (enum an_stage)k));
+				put_sample(out, m, s, k, hist, "_bucket", stage_label);
 				if (b < AN_METRICS_BUCKETS)
-					fprintf(out, "\",le=\"%.9g\"} %llu\n", m->bound_ns[b] / 1e9,
+					fprintf(out, ",le=\"%.9g\"} %llu\n", m->bound_ns[b] / 1e9,
 						(unsigned long long)cum);
 				else
-					fprintf(out, "\",le=\"+Inf\"} %llu\n", (unsigned long long)s->n[k]);
+					fprintf(out, ",le=\"+Inf\"} %llu\n", (unsigned long long)s->n[k]);
 			}
-			fprintf(out, "%s_sum", hist);
-			put_labels(out, s);
-			fputs(",stage=\"", out);
-			put_label(out, an_stage_name(m->spans, (enum an_stage)k));
-			fprintf(out, "\"} %.9f\n", s->sum_ns[k] / 1e9);
-			fprintf(out, "%s_count", hist);
-			put_labels(out, s);
-			fputs(",stage=\"", out);
-			put_label(out, an_stage_name(m->spans, (enum an_stage)k));
-			fprintf(out, "\"} %llu\n", (unsigned long long)s->n[k]);
+			put_sample(out, m, s, k, hist, "_sum", stage_label);
+			fprintf(out, "} %.9f\n", s->sum_ns[k] / 1e9);
+			put_sample(out, m, s, k, hist, "_count", stage_label);
+			fprintf(out, "} %llu\n", (unsigned long long)s->n[k]);
 		}
 	}
+}
+
+static void render(FILE *out, const struct an_metrics *m, int om)
+{
+	uint32_t q2q = 1u << AN_ST_Q2Q;
+
+	histogram(out, m, om, "sttrace_io_latency_seconds",
+		  "Latency of each stage of the I/Os st-analyze correlated, and of its causes "
+		  "(stages: st-analyze --help).", ~q2q, 1);
+	histogram(out, m, om, "sttrace_io_interval_seconds",
+		  "Time from one I/O's start to the next one's on the same device and op (btt's Q2Q).",
+		  q2q, 0);
 	counter(out, m, om, "sttrace_io_total", "Complete I/Os.", offsetof(struct series, ios));
 	counter(out, m, om, "sttrace_io_bytes_total", "Bytes of the complete I/Os.",
 		offsetof(struct series, bytes));
@@ -332,21 +377,91 @@ static void render(FILE *out, const struct an_metrics *m, int om)
 	counter(out, m, om, "sttrace_io_incomplete_total",
 		"I/Os without their end (open at the end, stale, or missing a completion).",
 		offsetof(struct series, incomplete));
-	health_metric(out, m, om, "sttrace_events_total", "counter",
+	health_metric(out, m, om, "sttrace_events_total", "counter", NULL,
 		      "Events read from the recording (rate(): the recorder's events/s).",
 		      offsetof(struct health, h.events));
-	health_metric(out, m, om, "sttrace_lost_events_total", "counter",
-		      "Events the kernel side could not record (ring buffer full).",
-		      offsetof(struct health, h.lost));
-	health_metric(out, m, om, "sttrace_recording_bytes", "gauge",
+	health_metric(out, m, om, "sttrace_lost_events_total", "counter", NULL,
+		      "Events lost: the kernel side could not record them (ring buffer full), or the "
+		      "recorder dropped them (its output too slow).", offsetof(struct health, h.lost));
+	health_metric(out, m, om, "sttrace_recording_bytes", "gauge", "bytes",
 		      "Size of the recording read so far.", offsetof(struct health, h.file_bytes));
-	health_metric(out, m, om, "sttrace_recorder_ring_buffer_bytes", "gauge",
+	health_metric(out, m, om, "sttrace_recording_ended", "gauge", NULL,
+		      "1 once the recording has ended: the values are final (served until SIGINT).",
+		      offsetof(struct health, h.ended));
+	health_metric(out, m, om, "sttrace_recorder_ring_buffer_bytes", "gauge", "bytes",
 		      "Size of st-record's BPF ring buffer.", offsetof(struct health, h.ring_bytes));
-	health_metric(out, m, om, "sttrace_recorder_ring_buffer_used_max_bytes", "gauge",
+	health_metric(out, m, om, "sttrace_recorder_ring_buffer_used_max_bytes", "gauge", "bytes",
 		      "The most st-record's BPF ring buffer held at a drain since the recording began "
 		      "(events are lost when it is full).", offsetof(struct health, h.ring_used_max));
 	if (om)
 		fputs("# EOF\n", out);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void cut(struct conn *c)
+{
+	shutdown(c->fd, SHUT_RDWR);
+	c->cut = true;
+}
+
+/* A connection starts: the slow ones go, and the oldest past CONN_KEEP. */
+static void conn_started(struct an_metrics *m, int fd, void **ctx)
+{
+	uint64_t now = now_ns();
+	struct conn *slot = NULL;
+	unsigned live = 0;
+
+	for (unsigned i = 0; i < CONN_MAX; i++) {
+		struct conn *c = &m->conns[i];
+
+		if (c->fd < 0) {
+			slot = slot ? slot : c;
+			continue;
+		}
+		if (!c->cut && now - c->since_ns > SLOW_NS)
+			cut(c);
+		live += !c->cut;
+	}
+	while (live >= CONN_KEEP) {
+		struct conn *oldest = NULL;
+
+		for (unsigned i = 0; i < CONN_MAX; i++)
+			if (m->conns[i].fd >= 0 && !m->conns[i].cut &&
+			    (!oldest || m->conns[i].since_ns < oldest->since_ns))
+				oldest = &m->conns[i];
+		cut(oldest);
+		live--;
+	}
+	if (!slot) {	/* not with libmicrohttpd's limit at CONN_MAX */
+		shutdown(fd, SHUT_RDWR);
+		return;
+	}
+	*slot = (struct conn){ .fd = fd, .since_ns = now };
+	*ctx = slot;
+}
+
+static void notify(void *cls, struct MHD_Connection *conn, void **ctx,
+		   enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *info;
+	struct conn *c = *ctx;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (c)
+			c->fd = -1;
+		*ctx = NULL;
+		return;
+	}
+	info = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (info)
+		conn_started(cls, info->connect_fd, ctx);
 }
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
@@ -362,7 +477,11 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 	size_t len = 0;
 	FILE *out;
 
+	const union MHD_ConnectionInfo *info = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
 	(void)version, (void)upload, (void)upload_size, (void)state;
+	if (info && info->socket_context)	/* a request came whole: the connection's clock restarts */
+		((struct conn *)info->socket_context)->since_ns = now_ns();
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return MHD_NO;
 	if (strcmp(url, "/metrics")) {
@@ -446,16 +565,18 @@ int an_metrics_start(struct an_metrics **mp, const char *addr, const struct an_s
 	for (unsigned k = 0; k < AN_METRICS_BUCKETS; k++)
 		m->bound_ns[k] = bound_ns(k);
 	m->spans = spans;
+	for (unsigned i = 0; i < CONN_MAX; i++)
+		m->conns[i].fd = -1;
 	pthread_mutex_init(&m->lock, NULL);
 	if (mhd_load(err, cap) || (fd = listen_on(addr, err, cap)) < 0) {
 		an_metrics_stop(m);
 		return -1;
 	}
-	/* Few scrapers: one thread, a handful of connections, idle ones dropped after 10 s. */
+	/* Few scrapers: one thread; idle connections dropped after IDLE_S, slow ones (conn_started) */
 	m->daemon = mhd.start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL,
 				     answer, m, MHD_OPTION_LISTEN_SOCKET, fd,
-				     MHD_OPTION_CONNECTION_LIMIT, 32u, MHD_OPTION_CONNECTION_TIMEOUT, 10u,
-				     MHD_OPTION_END);
+				     MHD_OPTION_CONNECTION_LIMIT, CONN_MAX, MHD_OPTION_CONNECTION_TIMEOUT, IDLE_S,
+				     MHD_OPTION_NOTIFY_CONNECTION, notify, m, MHD_OPTION_END);
 	if (!m->daemon) {
 		snprintf(err, cap, "%s: libmicrohttpd could not start", addr);
 		close(fd);

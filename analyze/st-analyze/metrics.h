@@ -29,6 +29,7 @@ struct an_span_defs;	/* analyze/lib/span.h */
 struct an_health {
 	uint64_t events, lost;	/* events read, events lost */
 	uint64_t file_bytes;	/* of its file(s) */
+	uint64_t ended;		/* 1: the recording has ended, the values are final */
 	uint64_t ring_bytes, ring_used_max;	/* the recorder's ring buffer, the most it held; 0 0 unknown (last: metrics.c) */
 };
 

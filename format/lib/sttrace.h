@@ -135,11 +135,19 @@ struct st_writer;
  * written durable; it is called once, by st_writer_close(). Both return 0 or
  * a negative errno (-ENOSPC, -EIO, ...), which the writer turns into an
  * ST_E* code and a message, and after which it writes nothing more.
+ *
+ * congested(), optional (NULL: never), says whether the sink would have to
+ * wait to take an events chunk now (an output slower than the events). The
+ * writer asks before it seals one; while the answer is yes it drops the
+ * chunk whole instead, counts its events lost under ST_LOST_DROPPED, and
+ * writes no metadata or lost chunk either until an events chunk goes out
+ * again or the writer closes, which writes them whatever the answer.
  */
 struct st_sink {
 	int (*write)(void *ctx, const void *buf, size_t len, uint64_t offset);
 	int (*sync)(void *ctx);
 	void *ctx;
+	int (*congested)(void *ctx);
 };
 
 /*
@@ -227,13 +235,24 @@ int st_writer_set_lost(struct st_writer *w, uint32_t cpu, uint64_t lost);
  * in while it ran); the kernel counts them per probe, not per CPU.
  */
 #define ST_LOST_ANY_CPU	0xffffffffu
+/*
+ * The `cpu` of events the writer dropped in whole events chunks because its
+ * sink was congested (st_sink.congested): records the probes delivered that
+ * the output did not take in time. Counted by the writer itself.
+ */
+#define ST_LOST_DROPPED	0xfffffffeu
 
-/* Totals so far: events appended, raw bytes, bytes handed to the sink. */
+/*
+ * Totals so far: events appended, raw bytes, bytes handed to the sink; of the
+ * events appended, those dropped in whole chunks (ST_LOST_DROPPED).
+ */
 struct st_writer_stats {
 	uint64_t events;
 	uint64_t raw_bytes;
 	uint64_t file_bytes;
 	uint64_t chunks;
+	uint64_t dropped_events;
+	uint64_t dropped_chunks;
 };
 void st_writer_stats(const struct st_writer *w, struct st_writer_stats *st);
 

@@ -338,6 +338,33 @@ static int write_preamble(struct st_writer *w)
 	return 0;
 }
 
+static void lane_empty(struct lane *l)
+{
+	l->len = 0;
+	l->events = 0;
+	l->first_ts = UINT64_MAX;
+	l->last_ts = 0;
+}
+
+/*
+ * The sink is congested: the lane's records go, whole, counted as lost
+ * (ST_LOST_DROPPED) and taken out of the per-type counts, which describe the
+ * file's chunks.
+ */
+static int drop_events(struct st_writer *w, struct lane *l)
+{
+	for (size_t off = 0; off < l->len;) {
+		const struct st_event_header *h = (const void *)(l->buf + off);
+
+		w->type_events[w->type_slot[h->type] - 1]--;
+		off += h->size;
+	}
+	w->stats.dropped_events += l->events;
+	w->stats.dropped_chunks++;
+	lane_empty(l);
+	return st_writer_set_lost(w, ST_LOST_DROPPED, w->stats.dropped_events);
+}
+
 static int seal_events(struct st_writer *w, struct lane *l)
 {
 	struct st_chunk_hdr h = {
@@ -347,16 +374,16 @@ static int seal_events(struct st_writer *w, struct lane *l)
 		.last_ts = l->last_ts,
 	};
 
+	/* the file's beginning always goes out: a reader needs it to read anything */
+	if (w->schema_written && w->sink.congested && w->sink.congested(w->sink.ctx))
+		return l->len ? drop_events(w, l) : 0;
 	if (write_preamble(w))
 		return w->err;
 	if (!l->len)
 		return 0;
 	if (write_chunk(w, &h, l->buf, l->len))
 		return w->err;
-	l->len = 0;
-	l->events = 0;
-	l->first_ts = UINT64_MAX;
-	l->last_ts = 0;
+	lane_empty(l);
 	if (w->meta_pending && write_meta(w))
 		return w->err;
 	if (w->lost_pending && write_lost(w))
@@ -621,6 +648,9 @@ static int finish(struct st_writer *w)
 	int ret;
 
 	if (seal_all(w))
+		return w->err;
+	/* what a congested sink held back (seal_events) */
+	if (w->meta_pending && write_meta(w))
 		return w->err;
 	if (w->lost_pending && write_lost(w))
 		return w->err;

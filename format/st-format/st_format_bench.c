@@ -181,7 +181,7 @@ static int discard_sync(void *ctx)
 static int write_records(const struct sf_args *a, const uint8_t *raw, size_t len,
 			 uint64_t *events, uint64_t *stored)
 {
-	struct st_sink sink = { discard_write, discard_sync, stored };
+	struct st_sink sink = { .write = discard_write, .sync = discard_sync, .ctx = stored };
 	struct st_writer_opts opts = { .zstd_level = a->level, .sink = &sink };
 	struct st_writer *w;
 	char msg[256];

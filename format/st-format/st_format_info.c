@@ -164,6 +164,8 @@ static void print_lost(const struct st_reader *r, const struct st_file_info *in)
 			continue;
 		if (cpu == ST_LOST_ANY_CPU)
 			printf("%sskipped probe runs: %" PRIu64, shown++ ? ", " : " (", lost);
+		else if (cpu == ST_LOST_DROPPED)
+			printf("%sdropped, output too slow: %" PRIu64, shown++ ? ", " : " (", lost);
 		else
 			printf("%scpu %u: %" PRIu64, shown++ ? ", " : " (", cpu, lost);
 	}
@@ -175,12 +177,16 @@ static void print_ringbuf(const struct st_reader *r)
 {
 	const char *size = st_meta_get(r, "record.ringbuf_bytes");
 	const char *used = st_meta_get(r, "record.ringbuf_used_max_bytes");
-	uint64_t s, u;
+	const char *gap = st_meta_get(r, "record.drain_gap_max_ns");
+	uint64_t s, u, g;
 
 	if (!size || !used || parse_count(size, 1, UINT64_MAX, &s) || parse_count(used, 0, UINT64_MAX, &u))
 		return;
-	printf("ring buffer   %" PRIu64 " bytes, at most %" PRIu64 " used (%.1f%%)\n",
+	printf("ring buffer   %" PRIu64 " bytes, at most %" PRIu64 " used (%.1f%%)",
 	       s, u, 100.0 * (double)u / (double)s);
+	if (gap && !parse_count(gap, 0, UINT64_MAX, &g))
+		printf(", drained at most %.3f s apart", (double)g / 1e9);
+	putchar('\n');
 }
 
 static void print_span(const struct st_reader *r, const struct st_file_info *in)
@@ -291,6 +297,8 @@ static struct json_object *json_lost(const struct st_reader *r)
 			continue;
 		if (cpu == ST_LOST_ANY_CPU)
 			snprintf(cpu_key, sizeof(cpu_key), "any");
+		else if (cpu == ST_LOST_DROPPED)
+			snprintf(cpu_key, sizeof(cpu_key), "dropped");
 		else
 			snprintf(cpu_key, sizeof(cpu_key), "%u", cpu);
 		add_u64(o, cpu_key, lost);

@@ -7,7 +7,10 @@
  * _count equal, the text format by default and OpenMetrics (# EOF) when the
  * Accept header asks, and a fixed number of series whatever the number of
  * devices (the rest as device "other", per op); the recorder's ring buffer
- * use as gauges of the hosts whose recording tells it, and of no other.
+ * use as gauges of the hosts whose recording tells it, and of no other;
+ * only latencies in the latency histogram (Q2Q, the time between I/Os, in
+ * a histogram of its own), and no stage whose every observation is 0 (not
+ * measured).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -103,6 +106,13 @@ int main(void)
 	an_metrics_io(m, "h\"o\\st\nx", "loop0", &io);
 	/* a crafted device name: bytes that are not UTF-8, an escape sequence; é is UTF-8 */
 	an_metrics_io(m, "h\"o\\st\nx", "\xff\xc3(\x1b[31m\xc3\xa9\r", &io);
+	/* queued at its allocation (Q is G: Q2G not measured), 2 us after the previous I/O */
+	for (int i = 0; i < 2; i++) {
+		io = read_io(5000);
+		io.ts[AN_TS_QUEUE] = io.ts[AN_TS_GETRQ] = 500;
+		io.q2q = 2000;
+		an_metrics_io(m, "stages", "loop9", &io);
+	}
 	for (int d = 0; d < 200; d++) {
 		char dev[16];
 
@@ -126,7 +136,7 @@ int main(void)
 	      strstr(text, "stage=\"D2C\",le=\"2.51e-06\"} 2\n") &&
 	      strstr(text, "stage=\"D2C\",le=\"+Inf\"} 2\n") && strstr(text, "stage=\"D2C\"} 2\n"),
 	      "metrics.buckets", "cumulative buckets, +Inf and _count");
-	/* 201 devices: those that fit, and "other" for the reads and the writes past them */
+	/* 202 devices: those that fit, and "other" for the reads and the writes past them */
 	check(text && count_lines(text, "sttrace_io_total{") == AN_METRICS_SERIES - AN_OP_COUNT + 2 &&
 	      strstr(text, "dev=\"other\",op=\"read\"}") && strstr(text, "dev=\"other\",op=\"write\"}"),
 	      "metrics.bounded", "%d series of sttrace_io_total", text ? count_lines(text, "sttrace_io_total{") : -1);
@@ -137,6 +147,14 @@ int main(void)
 	      strstr(text, "# TYPE sttrace_recorder_ring_buffer_used_max_bytes gauge\n") &&
 	      !strstr(text, "ring_buffer_bytes{host=\"older-recorder\"}") &&
 	      !strstr(text, "used_max_bytes{host=\"older-recorder\"}"), "metrics.ring", "ring buffer gauges");
+	check(text && strstr(text, "sttrace_io_latency_seconds_count{host=\"stages\",dev=\"loop9\",op=\"read\",stage=\"Q2C\"} 2\n") &&
+	      !strstr(text, "dev=\"loop9\",op=\"read\",stage=\"Q2G\"") && !strstr(text, "stage=\"Q2Q\""),
+	      "metrics.latency_stages", "Q2C kept; Q2G (all 0: not measured) and Q2Q (no latency) left out");
+	check(text && strstr(text, "# TYPE sttrace_io_interval_seconds histogram\n") &&
+	      strstr(text, "sttrace_io_interval_seconds_count{host=\"stages\",dev=\"loop9\",op=\"read\"} 2\n") &&
+	      strstr(text, "sttrace_io_interval_seconds_bucket{host=\"stages\",dev=\"loop9\",op=\"read\",le=\"1.58e-06\"} 0\n") &&
+	      strstr(text, "sttrace_io_interval_seconds_bucket{host=\"stages\",dev=\"loop9\",op=\"read\",le=\"2.51e-06\"} 2\n"),
+	      "metrics.interval", "Q2Q as sttrace_io_interval_seconds");
 	check(om && strstr(om, "Content-Type: application/openmetrics-text; version=1.0.0") &&
 	      strstr(om, "# TYPE sttrace_io counter\n") && strstr(om, "# UNIT sttrace_io_latency_seconds seconds\n") &&
 	      strstr(om, "# UNIT sttrace_recorder_ring_buffer_bytes bytes\n") &&

@@ -195,7 +195,7 @@ static void set_metadata(struct st_writer *w)
 /* The trace through the public writer API, into m. */
 static int write_events(struct membuf *m, char *err, size_t cap)
 {
-	struct st_sink sink = { mem_write, mem_sync, m };
+	struct st_sink sink = { .write = mem_write, .sync = mem_sync, .ctx = m };
 	struct st_writer_opts opts = { .sink = &sink };
 	struct st_writer *w;
 	uint64_t ts = 1000000010000ull;

@@ -5,7 +5,8 @@
  * to its last complete chunk; I/O errors; records and types it refuses;
  * flushed data is readable before close; bad files and versions a reader
  * refuses with a message; lanes (one open events chunk per cpu % lanes) keep
- * per-CPU batches apart, each chunk in time order.
+ * per-CPU batches apart, each chunk in time order; a congested sink's
+ * events chunks dropped whole and counted.
  */
 #include <sys/stat.h>
 #include <unistd.h>
@@ -75,7 +76,7 @@ static int failing_write(void *ctx, const void *buf, size_t len, uint64_t offset
 
 static int test_sink_eio(void)
 {
-	struct st_sink sink = { failing_write, NULL, NULL };
+	struct st_sink sink = { .write = failing_write };
 	struct st_writer_opts o = { .sink = &sink };
 	struct st_writer *w;
 	char msg[256];
@@ -84,6 +85,82 @@ static int test_sink_eio(void)
 	return expectf(err == ST_EIO && strstr(st_writer_errmsg(w), "Input/output error"), __func__,
 		       "open: %d %s", err, st_writer_errmsg(w)) ||
 	       expectf(st_writer_close(w, msg, sizeof(msg)) == ST_EIO && msg[0], __func__, "close");
+}
+
+/* A memory sink that says it is congested while `congested` is set. */
+struct slow_sink {
+	struct mem_sink m;
+	int congested;
+};
+
+static int slow_write(void *ctx, const void *buf, size_t len, uint64_t offset)
+{
+	return mem_sink_write(&((struct slow_sink *)ctx)->m, buf, len, offset);
+}
+
+static int slow_congested(void *ctx)
+{
+	return ((struct slow_sink *)ctx)->congested;
+}
+
+/*
+ * While the sink is congested the writer drops whole events chunks: the file
+ * verifies, its chunks are numbered without a gap, its per-type counts are
+ * those of the chunks it holds, and the dropped events are its lost events,
+ * under ST_LOST_DROPPED; the metadata set meanwhile goes out at close.
+ */
+static int test_congested_drops(void)
+{
+	struct slow_sink s = { 0 };
+	struct st_sink sink = { .write = slow_write, .sync = NULL, .ctx = &s,
+				.congested = slow_congested };
+	struct st_writer_opts o = { .sink = &sink, .chunk_size = 1024, .zstd_level = 1 };
+	struct st_writer_stats st;
+	struct st_reader *r = NULL;
+	struct st_cursor *c = NULL;
+	const struct st_event_header *ev;
+	uint64_t read = 0, lost = 0;
+	uint32_t cpu = 0;
+	struct st_writer *w;
+	int err, bad;
+
+	if (expectf(!st_writer_open(&w, NULL, &o) && !st_writer_add_builtin_types(w),
+		    __func__, "open"))
+		return 1;
+	append_many(w, 100, &err);
+	s.congested = 1;
+	append_many(w, 300, &err);
+	st_writer_set_meta(w, "late", "set while congested");
+	s.congested = 0;
+	append_many(w, 100, &err);
+	st_writer_stats(w, &st);
+	bad = expectf(!err && st.dropped_chunks > 0 && st.dropped_events >= 250 &&
+		      st.dropped_events <= 300 + 100, __func__, "%llu events dropped in %llu chunks",
+		      (unsigned long long)st.dropped_events, (unsigned long long)st.dropped_chunks) ||
+	      expectf(!st_writer_close(w, NULL, 0), __func__, "close") ||
+	      open_mem(__func__, &r, s.m.data, s.m.len, 0);
+	if (!bad) {
+		const struct st_file_info *in = st_reader_info(r);
+
+		bad = expectf(!st_cursor_open(r, 0, UINT64_MAX, ST_CURSOR_RAW, &c), __func__, "cursor");
+		while (!bad && st_cursor_next(c, &ev) > 0)
+			read++;
+		st_cursor_close(c);
+		bad = bad || expectf(st_lost_count(r) == 1 && !st_lost_at(r, 0, &cpu, &lost), __func__,
+				     "%zu lost entries", st_lost_count(r)) ||
+		      expectf(in->footer_present && !in->missing_chunks && read == 500 - st.dropped_events &&
+			      st_type_events(r, ST_EV_sys_exit_pread64) == read &&
+			      cpu == ST_LOST_DROPPED && lost == st.dropped_events &&
+			      in->lost_events == lost && st_meta_get(r, "late"), __func__,
+			      "footer %d, %llu missing, %llu events read, %llu counted, lost %llu on cpu "
+			      "0x%x of %llu dropped", in->footer_present,
+			      (unsigned long long)in->missing_chunks, (unsigned long long)read,
+			      (unsigned long long)st_type_events(r, ST_EV_sys_exit_pread64),
+			      (unsigned long long)lost, cpu, (unsigned long long)st.dropped_events);
+	}
+	st_reader_close(r);
+	free(s.m.data);
+	return bad;
 }
 
 static const struct st_field bad_fields[] = {
@@ -550,6 +627,7 @@ int main(void)
 {
 	RUN(test_enospc);
 	RUN(test_sink_eio);
+	RUN(test_congested_drops);
 	RUN(test_refusals);
 	RUN(test_schema_refusals);
 	RUN(test_reader_schema_names);

@@ -77,7 +77,7 @@ static int mem_sink_sync(void *ctx)
 
 static inline __attribute__((unused)) struct st_sink mem_sink_of(struct mem_sink *m)
 {
-	return (struct st_sink){ mem_sink_write, mem_sink_sync, m };
+	return (struct st_sink){ .write = mem_sink_write, .sync = mem_sink_sync, .ctx = m };
 }
 
 /* A writer with options `o` into `m`, the built-in types declared; NULL (and FAIL) on error. */

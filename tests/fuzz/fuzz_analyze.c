@@ -94,7 +94,7 @@ static size_t next_record(const uint8_t *p, size_t left, uint8_t *rec, size_t ca
 static int write_trace(struct trace_file *f, const uint8_t *data, size_t size)
 {
 	static uint8_t rec[65536] __attribute__((aligned(8)));
-	const struct st_sink sink = { sink_write, sink_sync, f };
+	const struct st_sink sink = { .write = sink_write, .sync = sink_sync, .ctx = f };
 	/* small chunks and two lanes: several chunks whose times overlap, as st-record writes them */
 	const struct st_writer_opts opts = { .chunk_size = 4096, .sink = &sink, .lanes = 2 };
 	struct st_writer *w;
