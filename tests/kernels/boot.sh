@@ -34,7 +34,7 @@ shift $((OPTIND - 1))
 k=$1
 shift
 kdir=$CACHE/$k
-[ -s "$kdir/load.list" ] || { echo "boot.sh: kernel $k not fetched ($kdir): run tests/kernels/fetch.sh $k" >&2; exit 125; }
+[ -s "$kdir/load.list" ] && [ -s "$kdir/vmlinux" ] || { echo "boot.sh: kernel $k not fetched ($kdir): run tests/kernels/fetch.sh $k" >&2; exit 125; }
 command -v qemu-system-x86_64 >/dev/null || { echo "boot.sh: qemu-system-x86_64 not installed" >&2; exit 125; }
 [ -x /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' ||
 	{ echo "boot.sh: /bin/busybox is not busybox-static" >&2; exit 125; }
@@ -74,10 +74,10 @@ cp "$HERE/initramfs-init" "$root/init"
 
 start=$EPOCHREALTIME
 set +e
-timeout "$secs" qemu-system-x86_64 -accel tcg -cpu max -m 2G -smp 2 \
+timeout "$secs" qemu-system-x86_64 -accel tcg,thread=single -cpu max -m 2G -smp 2 \
 	-nodefaults -display none -no-reboot -monitor none \
 	-serial "file:$dir/console.log" \
-	-kernel "$kdir/vmlinuz" -initrd "$scratch/initramfs.cpio" \
+	-kernel "$kdir/vmlinux" -initrd "$scratch/initramfs.cpio" \
 	-append "console=ttyS0 panic=-1 loglevel=4 mitigations=off st_stage2=$HERE/guest.sh st_results=$dir" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$dir,mount_tag=results,security_model=none" \

@@ -10,7 +10,9 @@
 # package cache per release, signed by debian-archive-keyring; the host's
 # apt configuration is left as it was (only its proxy and acquire settings
 # in apt.conf.d apply). Unpacked into $CACHE/K/:
-#   vmlinuz, config (the package's /boot/config-*), release (uname -r),
+#   vmlinuz, vmlinux (its ELF image, which qemu boots through the PVH entry
+#   without the minutes of decompression under emulation), config (the
+#   package's /boot/config-*), release (uname -r),
 #   ko/*.ko (decompressed) the modules the guest loads, and load.list, the
 #   order to insmod them in (each after the modules it depends on, from the
 #   package's modules.dep; those built into the kernel are left out).
@@ -21,8 +23,9 @@ set -euo pipefail
 CACHE=${ST_KERNEL_CACHE:-/var/cache/sttrace-kernels}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # The modules the guest needs: virtio and 9p for the root, overlay for its
-# writable layer, and for the checks loop, nvme, ext4 and zram.
-MODULES="virtio_pci virtio_blk virtio_console 9pnet_virtio 9p overlay loop nvme ext4 zram crc32c_generic"
+# writable layer, and for the checks loop, nvme and ext4 (crc32c_generic:
+# ext4 asks the crypto API for it, no module dependency names it).
+MODULES="virtio_pci 9pnet_virtio 9p overlay loop nvme ext4 crc32c_generic"
 
 update=0
 if [ "${1:-}" = --update ]; then
@@ -80,11 +83,28 @@ ko_load_order() {
 		END { n = split(want, w, " "); for (i = 1; i <= n; i++) visit(w[i]) }' "$1/modules.dep"
 }
 
+# vmlinux_of VMLINUZ OUT: the kernel image inside a bzImage (as the kernel's
+# scripts/extract-vmlinux finds it: the first xz, zstd or gzip stream that
+# decompresses to an ELF file).
+vmlinux_of() {
+	local magic tool pos
+	for magic in 'fd377a585a00:xz -dc --single-stream' '28b52ffd:zstd -qdc' '1f8b08:gzip -dc'; do
+		tool=${magic#*:}
+		magic=$(echo "${magic%%:*}" | sed 's/../\\x&/g')
+		for pos in $(LC_ALL=C grep -obUaP "$magic" "$1" | cut -d: -f1); do
+			tail -c +$((pos + 1)) "$1" | $tool 2>/dev/null >"$2" || true
+			[ "$(head -c 4 "$2" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && return 0
+		done
+	done
+	echo "fetch.sh: no kernel image found in $1" >&2
+	return 1
+}
+
 fetch_one() {
 	local k=$1 rel out tmp pkg deb mdir ver f
 	rel=$(release_of "$k")
 	out=$CACHE/$k
-	if [ -s "$out/load.list" ] && [ -s "$out/vmlinuz" ] && [ "$update" = 0 ]; then
+	if [ -s "$out/load.list" ] && [ -s "$out/vmlinux" ] && [ "$update" = 0 ]; then
 		echo "fetch.sh: $k: $(cat "$out/release") (cached in $out)"
 		return 0
 	fi
@@ -92,8 +112,11 @@ fetch_one() {
 	pkg=$(apt_in "$rel" apt-cache depends linux-image-amd64 |
 		awk '$1 == "Depends:" && $2 ~ /^linux-image-.*-amd64$/ { print $2; exit }')
 	[ -n "$pkg" ] || { echo "fetch.sh: $k: no linux-image-amd64 in $rel" >&2; return 1; }
-	(cd "$CACHE/apt/$rel/archives" && apt_in "$rel" apt-get download -qq "$pkg")
-	deb=$(ls -t "$CACHE/apt/$rel/archives/${pkg}_"*.deb | head -1)
+	deb=$(ls -t "$CACHE/apt/$rel/archives/${pkg}_"*.deb 2>/dev/null | head -1)
+	if [ -z "$deb" ] || [ "$update" = 1 ]; then
+		(cd "$CACHE/apt/$rel/archives" && apt_in "$rel" apt-get download -qq "$pkg")
+		deb=$(ls -t "$CACHE/apt/$rel/archives/${pkg}_"*.deb | head -1)
+	fi
 	tmp=$(mktemp -d "$CACHE/unpack.XXXXXX")
 	trap 'rm -rf "$tmp"' RETURN
 	dpkg-deb -x "$deb" "$tmp/x"
@@ -105,6 +128,7 @@ fetch_one() {
 	rm -rf "$out.new"
 	mkdir -p "$out.new/ko"
 	cp "$tmp/x/boot/vmlinuz-$ver" "$out.new/vmlinuz"
+	vmlinux_of "$out.new/vmlinuz" "$out.new/vmlinux"
 	cp "$tmp/x/boot/config-$ver" "$out.new/config"
 	echo "$ver" >"$out.new/release"
 	echo "$pkg $(dpkg-deb -f "$deb" Version)" >"$out.new/package"
