@@ -64,6 +64,19 @@ column() {
 			s = s (j > 1 ? " " : "") (v == "" ? "." : v) } print s }'
 }
 
+# libbpf_says PRESET: what libbpf and the verifier said when the preset did
+# not load (st-record -v): libbpf's first failure, and the verifier log's
+# last line before its summary.
+libbpf_says() {
+	"$REC" -v -o "$T/v.sttrace" -e "$1" -- true >"$T/v.log" 2>&1
+	rm -f "$T/v.sttrace"
+	awk '/^libbpf: .*(failed|not found|[Ee]rror|invalid|unknown)/ && !first { first = $0 }
+		/BEGIN PROG LOAD LOG/ { inlog = 1; next }
+		/END PROG LOAD LOG/ { inlog = 0 }
+		inlog && !/^processed / && NF { last = $0 }
+		END { print first (last != "" ? "; verifier: " last : "") }' "$T/v.log"
+}
+
 presets=$("$REC" --help 2>&1 | awk '/presets:/ { on = 1; sub(/.*presets:/, "") }
 	on { for (i = 1; i <= NF; i++) { if ($i ~ /^\(/) exit; print $i } }')
 [ -n "$presets" ] || { fail "$tag.presets" "st-record --help names no preset"; exit 0; }
@@ -73,8 +86,10 @@ for p in $presets; do
 	if ! "$REC" -o "$trace" -e "$p" -- sh "$T/workload" "$T/$p.json" \
 		>"$T/$p.log" 2>&1; then
 		err=$(grep -v ': recording\|not on this kernel' "$T/$p.log" | head -1)
-		fail "$tag.preset.$p" "${err:-st-record failed}"
-		echo "| $(uname -r) | $p | no | | | ${err//|/\\|} |" >>"$TABLE"
+		why=$(libbpf_says "$p")
+		why=${why:-${err:-st-record failed}}
+		fail "$tag.preset.$p" "$why"
+		echo "| $(uname -r) | $p | no | | | ${why//|/\\|} |" >>"$TABLE"
 		rm -f "$trace"
 		continue
 	fi
@@ -110,7 +125,9 @@ counts() {
 	if [ "$want" = "$got" ]; then pass "$tag.counts.$name"; else
 		fail "$tag.counts.$name" "diskstats: $want; st-analyze: $got"; fi
 }
-counts loop "$L"
+# a device of its own: nothing else does I/O on it (not the ext4 on $L)
+st_loopdev C 64
+counts loop "$C"
 if [ -b /dev/nvme0n1 ]; then
 	counts nvme /dev/nvme0n1
 else
