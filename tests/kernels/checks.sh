@@ -77,6 +77,7 @@ libbpf_says() {
 		END { print first (last != "" ? "; verifier: " last : "") }' "$T/v.log"
 }
 
+command -v "$REC" >/dev/null || { fail "$tag" "no recorder $REC"; exit 0; }
 presets=$("$REC" --help 2>&1 | awk '/presets:/ { on = 1; sub(/.*presets:/, "") }
 	on { for (i = 1; i <= NF; i++) { if ($i ~ /^\(/) exit; print $i } }')
 [ -n "$presets" ] || { fail "$tag.presets" "st-record --help names no preset"; exit 0; }

@@ -16,16 +16,18 @@
 #   ko/*.ko (decompressed) the modules the guest loads, and load.list, the
 #   order to insmod them in (each after the modules it depends on, from the
 #   package's modules.dep; those built into the kernel are left out).
-# A kernel already unpacked is not fetched again (nothing is downloaded);
-# --update fetches the newest again.
+# A kernel already unpacked with these modules is not fetched again (nothing
+# is downloaded; with other modules, unpacked again from the package kept in
+# the cache); --update fetches the newest again.
 set -euo pipefail
 
 CACHE=${ST_KERNEL_CACHE:-/var/cache/sttrace-kernels}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # The modules the guest needs: virtio and 9p for the root, overlay for its
-# writable layer, and for the checks loop, nvme and ext4 (crc32c_generic:
-# ext4 asks the crypto API for it, no module dependency names it).
-MODULES="virtio_pci 9pnet_virtio 9p overlay loop nvme ext4 crc32c_generic"
+# writable layer, and for the checks loop, nvme, ext4 and xfs (whose
+# tracepoints exist only once it is loaded); crc32c_generic: ext4 asks the
+# crypto API for it, no module dependency names it.
+MODULES="virtio_pci 9pnet_virtio 9p overlay loop nvme ext4 xfs crc32c_generic"
 
 update=0
 if [ "${1:-}" = --update ]; then
@@ -104,7 +106,8 @@ fetch_one() {
 	local k=$1 rel out tmp pkg deb mdir ver f
 	rel=$(release_of "$k")
 	out=$CACHE/$k
-	if [ -s "$out/load.list" ] && [ -s "$out/vmlinux" ] && [ "$update" = 0 ]; then
+	if [ -s "$out/load.list" ] && [ -s "$out/vmlinux" ] && [ "$update" = 0 ] &&
+		[ "$(cat "$out/modules" 2>/dev/null)" = "$MODULES" ]; then
 		echo "fetch.sh: $k: $(cat "$out/release") (cached in $out)"
 		return 0
 	fi
@@ -131,6 +134,7 @@ fetch_one() {
 	vmlinux_of "$out.new/vmlinuz" "$out.new/vmlinux"
 	cp "$tmp/x/boot/config-$ver" "$out.new/config"
 	echo "$ver" >"$out.new/release"
+	echo "$MODULES" >"$out.new/modules"
 	echo "$pkg $(dpkg-deb -f "$deb" Version)" >"$out.new/package"
 	ko_load_order "$mdir" | while read -r f; do
 		case $f in

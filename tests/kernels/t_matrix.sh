@@ -3,7 +3,7 @@
 # (build/st-record-static) on each of Debian's kernels, 5.10, 6.1 and 6.12
 # (fetched by fetch.sh, booted by boot.sh under qemu), and natively on this
 # machine's kernel (host). KERNELS (default "5.10 6.1 6.12 host") picks
-# them: `make test-kernels K=6.1`.
+# them: `make test-kernels K=6.1`; ST_RECORD another recorder to run.
 #
 # Writes $ST_BUILD/kernels/matrix.md: the table kernel x preset x what was
 # recorded, and each kernel's wall time (boot and checks). Each boot's logs
@@ -15,7 +15,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 why=$(bpf_unavailable)
 [ -z "$why" ] || { skip kernels "$why"; exit 0; }
-REC=$ST_BUILD/st-record-static
+REC=${ST_RECORD:-$ST_BUILD/st-record-static}
 [ -x "$REC" ] || { fail kernels.static "$REC not built (make static: needs the static libraries)"; exit 0; }
 
 OUT=$ST_BUILD/kernels
@@ -23,34 +23,64 @@ mkdir -p "$OUT"
 st_tmpdir T
 : >"$T/times"
 
-for k in ${KERNELS:-5.10 6.1 6.12 host}; do
-	rows=$T/rows.$k
-	: >"$rows"
-	start=$EPOCHREALTIME
+# kernel K: the checks on K; their lines in $T/out.K, the table's rows in
+# $T/rows.K, the wall time in $T/secs.K.
+kernel() {
+	local k=$1 dir rc start=$EPOCHREALTIME
+	: >"$T/rows.$k"
 	if [ "$k" = host ]; then
-		ST_RECORD=$REC "$HERE/checks.sh" host "$rows"
+		ST_RECORD=$REC "$HERE/checks.sh" host "$T/rows.$k"
 	elif ! command -v qemu-system-x86_64 >/dev/null; then
 		skip "kernels.$k" "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
-		continue
+		return
 	elif ! "$HERE/fetch.sh" "$k" >"$T/fetch.$k" 2>&1; then
 		skip "kernels.$k" "qemu has no kernel $k to boot: fetch.sh: $(tail -1 "$T/fetch.$k")"
-		continue
+		return
 	else
 		dir=$OUT/$k/matrix
 		rm -rf "$dir"
 		mkdir -p "$dir"
-		"$HERE/boot.sh" -t 900 -o "$dir" "$k" env ST_RECORD="$REC" "$HERE/checks.sh" "$k" "$dir/rows"
+		"$HERE/boot.sh" -t 1200 -o "$dir" "$k" env ST_RECORD="$REC" "$HERE/checks.sh" "$k" "$dir/rows" 2>&1
 		rc=$?
 		[ "$rc" = 0 ] || fail "kernels.$k.boot" "boot.sh exited $rc; log: $dir/console.log: $(grep -a 'init:\|Kernel panic\|BUG' "$dir/console.log" | head -2)"
-		cp "$dir/rows" "$rows" 2>/dev/null
+		cp "$dir/rows" "$T/rows.$k" 2>/dev/null
 	fi
-	secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
-	echo "kernels.$k: ${secs} s (boot and checks)"
-	echo "| $k | $secs |" >>"$T/times"
-	cat "$rows" >>"$T/table"
+	awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f\n", b - a }' >"$T/secs.$k"
+}
+
+# All at once: each guest is one thread of qemu's (single-threaded TCG),
+# so two of them keep both cores of a 2-core machine busy.
+kernels=${KERNELS:-5.10 6.1 6.12 host}
+start=$EPOCHREALTIME
+for k in $kernels; do
+	kernel "$k" >"$T/out.$k" 2>&1 &
 done
+wait
+total=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+for k in $kernels; do
+	cat "$T/out.$k"
+	[ -s "$T/secs.$k" ] || continue
+	echo "kernels.$k: $(cat "$T/secs.$k") s (boot and checks)"
+	echo "| $k | $(cat "$T/secs.$k") |" >>"$T/times"
+	cat "$T/rows.$k" >>"$T/table"
+done
+echo "kernels: $total s for $kernels"
 
 {
+	echo "Events recorded by each preset (- : did not load):"
+	echo
+	awk -F' [|] ' '{ k = $1; sub(/^[|] /, "", k); p = $2
+			if (!(k in seen)) { seen[k] = 1; ks[++nk] = k }
+			if (!(p in pseen)) { pseen[p] = 1; ps[++np] = p }
+			cell[k, p] = $3 == "yes" ? $4 : "-" }
+		END { if (!nk) exit
+			h = "| kernel |"; r = "|---|"
+			for (j = 1; j <= np; j++) { h = h " " ps[j] " |"; r = r "---|" }
+			print h; print r
+			for (i = 1; i <= nk; i++) { l = "| " ks[i] " |"
+				for (j = 1; j <= np; j++) l = l " " cell[ks[i], ps[j]] " |"
+				print l } }' "$T/table"
+	echo
 	echo "| kernel | preset | loads | events | event types recorded | st-record said |"
 	echo "|---|---|---|---|---|---|"
 	cat "$T/table" 2>/dev/null
@@ -58,5 +88,6 @@ done
 	echo "| kernel | wall time, s (boot and checks) |"
 	echo "|---|---|"
 	cat "$T/times"
+	echo "| all, at once | $total |"
 } >"$OUT/matrix.md"
 echo "kernels: table in $OUT/matrix.md"
