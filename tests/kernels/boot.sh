@@ -78,7 +78,7 @@ timeout "$secs" qemu-system-x86_64 -accel tcg,thread=single -cpu max -m 2G -smp 
 	-nodefaults -display none -no-reboot -monitor none \
 	-serial "file:$dir/console.log" \
 	-kernel "$kdir/vmlinux" -initrd "$scratch/initramfs.cpio" \
-	-append "console=ttyS0 panic=-1 loglevel=4 mitigations=off st_stage2=$HERE/guest.sh st_results=$dir" \
+	-append "console=ttyS0 panic=-1 loglevel=4 mitigations=off no_timer_check st_stage2=$HERE/guest.sh st_results=$dir" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$dir,mount_tag=results,security_model=none" \
 	-drive "file=$nvme,if=none,id=nv,format=raw,cache=unsafe" -device nvme,serial=sttrace,drive=nv \
