@@ -15,7 +15,8 @@
 #   counted in /sys/block/DEV/stat over the recording. The NVMe disk is the
 #   guest's emulated one; outside qemu there is none (SKIP).
 # - kernels.K.fsync: in the fsync preset's recording, fsyncs of the written
-#   file show the jnl stage, and the device's flushes the flush stage.
+#   file show the jnl stage (the journal commit they waited for) and the
+#   flush stage (the device's cache flush).
 # - kernels.K.uring: in the uring preset's recording, st-analyze's reads by
 #   fio (all of them io_uring's) equal fio's read total_ios (its JSON).
 # - kernels.K.why: `st-analyze --why` of the all preset's recording shows
@@ -137,10 +138,12 @@ fi
 
 if [ -s "$T/fsync.sttrace" ]; then
 	ios_csv "$T/fsync.sttrace" >"$T/fsync.csv"
-	jnl=$(column op file jnl_us <"$T/fsync.csv" | awk -v f="$T/mnt/fs" '$1 == "fsync" && $2 == f && $3 != "." { n++ } END { print n + 0 }')
-	flush=$(column op flush_us <"$T/fsync.csv" | awk '$1 == "flush" || $2 != "." { n++ } END { print n + 0 }')
+	column op file jnl_us flush_us <"$T/fsync.csv" |
+		awk -v f="$T/mnt/fs" '$1 == "fsync" && $2 == f { n++; j += $3 != "."; fl += $4 != "." }
+			END { print n + 0, j + 0, fl + 0 }' >"$T/fsync.n"
+	read -r n jnl flush <"$T/fsync.n"
 	if [ "$jnl" -gt 0 ] && [ "$flush" -gt 0 ]; then pass "$tag.fsync"; else
-		fail "$tag.fsync" "fsyncs with jnl: $jnl, I/Os with a flush: $flush"; fi
+		fail "$tag.fsync" "of $n fsyncs, $jnl with jnl, $flush with flush"; fi
 else
 	fail "$tag.fsync" "the fsync preset recorded nothing"
 fi
