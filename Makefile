@@ -52,7 +52,7 @@ INSTALL_MAN1 :=
 INSTALL_MAN8 :=
 VERSION := $(shell sed -n 's/^\#define ST_VERSION "\(.*\)"/\1/p' format/lib/sttrace.h)
 
-.PHONY: all test check deps demo clean install
+.PHONY: all test check deps demo clean install static test-kernels
 all:
 
 include $(sort $(wildcard */*.mk */*/module.mk))
@@ -80,6 +80,11 @@ test: deps
 ALL_TESTS = $(TESTS) $(sort $(wildcard tests/*/t_*.sh))
 check: all $(TESTS) $(TEST_TOOLS)
 	$(Q)tests/run.sh $(if $(T),$(foreach t,$(ALL_TESTS),$(if $(findstring $(T),$(t)),$(t))),$(ALL_TESTS))
+
+# `make test-kernels K=6.1` runs the kernel matrix (tests/kernels/t_matrix.sh,
+# which `make test` runs on every kernel) on one kernel: 5.10, 6.1, 6.12 or host.
+test-kernels: all
+	$(Q)KERNELS="$(or $(K),5.10 6.1 6.12 host)" tests/run.sh tests/kernels/t_matrix.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

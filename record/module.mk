@@ -40,6 +40,21 @@ $(B)/st-record: $(REC_OBJS) $(LIBCOMMON) $(LIBST)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(REC_OBJS) $(LIBCOMMON) $(LIBST) $(REC_LIBS) $(LIBST_LIBS)
 
 PROGRAMS += $(B)/st-record
+
+# st-record-static: the same objects linked statically against Debian's
+# libbpf.a, libelf.a, libz.a, libzstd.a, liburing.a, libjson-c.a and
+# libxxhash.a: one file to copy onto a host (tests/kernels runs it). Built
+# by default when this machine has every archive; `make static` asks for it.
+REC_STATIC_PKGS := libbpf libelf zlib liburing json-c libzstd libxxhash
+REC_STATIC_LIBS := $(shell $(PKG_CONFIG) --static --libs $(REC_STATIC_PKGS) 2>/dev/null) -lm -pthread
+HAVE_STATIC := $(if $(strip $(foreach l,bpf elf z zstd uring json-c xxhash,\
+	$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),,$(l)))),,1)
+
+$(B)/st-record-static: $(REC_OBJS) $(LIBCOMMON) $(LIBST)
+	$(Q)$(CC) $(ST_CFLAGS) -static -o $@ $(REC_OBJS) $(LIBCOMMON) $(LIBST) $(REC_STATIC_LIBS)
+
+static: $(B)/st-record-static
+PROGRAMS += $(if $(HAVE_STATIC),$(B)/st-record-static)
 INSTALL_SBIN += $(B)/st-record
 INSTALL_MAN8 += record/st-record.8
 
