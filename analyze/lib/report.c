@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze/lib/cause.h"
+#include "analyze/lib/missing.h"
 #include "analyze/lib/report.h"
 #include "analyze/lib/span.h"
 #include "common/csv.h"
@@ -293,6 +294,21 @@ void an_stats_add(struct an_stats *s, const struct an_io *io)
 	an_io_each_stage(io, add_stage, &sink);
 }
 
+void an_stats_drop(struct an_stats *s, unsigned mask)
+{
+	for (uint32_t g = 0; g < s->ngroups; g++)
+		for (unsigned k = 0; k < AN_ST_SPAN0; k++) {
+			struct an_group *gr = &s->groups[g];
+
+			if (!(mask & 1u << k))
+				continue;
+			an_qest_free(&gr->st[k]);
+			an_qest_init(&gr->st[k], s->exact_limit);
+			if (k >= AN_ST_RUNQ && k < AN_ST_OTHER)
+				gr->zero_causes[k - AN_ST_RUNQ] = 0;
+		}
+}
+
 static int cmp_group(const void *a, const void *b)
 {
 	return strcmp(((const struct an_group *)a)->label, ((const struct an_group *)b)->label);
@@ -515,13 +531,15 @@ static void print_top_row(const struct an_top *t, int why, const struct an_io *i
 
 	fprintf(out, csv ? "%zu,%.6f" : "%4zu %10.6f", rank, (io->start - t0) / 1e9);
 	for (i = 0; i < n; i++) {
-		if (an_io_stage(io, stages[i], &ns))
+		/* a stage its kernel could not give: no value, not 0 (the header says why) */
+		if (!(origin->missing & 1u << stages[i]) && an_io_stage(io, stages[i], &ns))
 			fprintf(out, csv ? ",%.3f" : " %9.1f", an_us(ns));
 		else
 			fprintf(out, csv ? "," : " %9s", "-");
 	}
 	if (why)
-		fprintf(out, csv ? ",%s" : " %-6s", an_cache_name(io->cache));
+		fprintf(out, csv ? ",%s" : " %-6s", origin->missing & AN_MISSING_CACHE ? csv ? "" : "-" :
+			an_cache_name(io->cache));
 	if (csv) {
 		fprintf(out, ",%s,", an_op_name(io->op));
 		csv_field(out, an_names_dev(names, io->dev, dev, sizeof(dev)));

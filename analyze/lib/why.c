@@ -94,7 +94,8 @@ void an_why_add(void *ctx, const struct an_io *io)
 		return;
 	}
 	g = &w->groups[i];
-	defined = an_io_stages(io, ns);
+	defined = an_io_stages(io, ns) & ~o->missing;
+	g->recorded |= defined;
 	g->ios++;
 	for (unsigned k = 0; k < AN_ST_SPAN0; k++)
 		if (defined & 1u << k && k != AN_ST_Q2Q)
@@ -103,8 +104,9 @@ void an_why_add(void *ctx, const struct an_io *io)
 	if (defined & 1u << AN_ST_RUNQ) {
 		charge(g, AN_WHY_RUNQ, io->runq_culprit[0] ? io->runq_culprit :
 		       io->flags & AN_IO_RUNQ_COUNTED ? RUNQ_NEEDS_SCHED : "?", ns[AN_ST_RUNQ]);
-		charge(g, AN_WHY_LOCK, an_lock_kind(io->lock_flags), ns[AN_ST_LOCK]);
-		if (ns[AN_ST_THROTTLE])
+		if (defined & 1u << AN_ST_LOCK)
+			charge(g, AN_WHY_LOCK, an_lock_kind(io->lock_flags), ns[AN_ST_LOCK]);
+		if (defined & 1u << AN_ST_THROTTLE && ns[AN_ST_THROTTLE])
 			charge(g, AN_WHY_THROTTLE, an_names_blkcg(o->names, io->blkcg, name, sizeof(name)),
 			       ns[AN_ST_THROTTLE]);
 	}
@@ -139,6 +141,17 @@ static void put_row(const struct an_why_group *g, FILE *out, int csv, const char
 	}
 }
 
+/* A cause no I/O's kernel gave (analyze/lib/missing.h): empty cells in CSV. */
+static void put_missing(const struct an_why_group *g, FILE *out, int csv, const char *cause)
+{
+	if (csv) {
+		csv_field(out, g->label);
+		fprintf(out, ",%" PRIu64 ",%.3f,cause,%s,,\n", g->ios, an_us(g->threshold), cause);
+	} else {
+		fprintf(out, "  %-15s %-32s %s\n", "cause", cause, "not recorded on this kernel");
+	}
+}
+
 /* Most culprits of a kind the text shows (the CSV has them all). */
 #define TEXT_NAMES 5
 
@@ -153,7 +166,10 @@ static void print_group(struct an_why_group *g, enum an_stage stage, const struc
 		fprintf(out, "  %-15s %-32s %8s %12s\n", "kind", "name", "share", "avg_us");
 	}
 	for (unsigned k = AN_ST_RUNQ; k <= AN_ST_OTHER; k++)
-		put_row(g, out, csv, "cause", an_stage_name(NULL, k), g->stage_ns[k]);
+		if (g->recorded & 1u << k)
+			put_row(g, out, csv, "cause", an_stage_name(NULL, k), g->stage_ns[k]);
+		else
+			put_missing(g, out, csv, an_stage_name(NULL, k));
 	for (unsigned k = 0; k < AN_ST_RUNQ; k++)
 		if (g->stage_ns[k])
 			put_row(g, out, csv, "stage", an_stage_name(NULL, k), g->stage_ns[k]);

@@ -33,6 +33,7 @@ struct an_why_group {
 	uint64_t threshold;	/* the group's quantile of the stage */
 	uint64_t ios, total_ns;
 	uint64_t stage_ns[AN_ST_SPAN0];	/* the built-in stages and the causes, summed */
+	unsigned recorded;	/* the stages its I/Os had and their kernels gave */
 	struct an_why_name names[AN_WHY_KINDS][AN_WHY_NAMES + 1];
 	unsigned nnames[AN_WHY_KINDS];
 };
