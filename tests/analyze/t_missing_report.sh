@@ -27,6 +27,11 @@ st-record -e all -o "$T/r.sttrace" -- fio --name=missing --filename="$T/mnt/f" -
 	--rw=randwrite --direct=1 --fsync=4 --ioengine=psync --number_ios=400 \
 	>"$T/fio.out" 2>"$T/rec.err" || { fail missing_report "st-record: $(tail -1 "$T/rec.err")"; exit 0; }
 umount "$T/mnt"
+# this kernel's own missing events would be in both copies
+if st-format info "$T/r.sttrace" | grep -q '^ *missing\.'; then
+	skip missing_report "this kernel lacks events of -e all: $(st-format info "$T/r.sttrace" | grep -m1 '^ *missing\.')"
+	exit 0
+fi
 
 gone() { echo "missing.$1=tracepoint $2/$1 not on this kernel"; }
 # the same recording, through the same copy, with and without the keys
