@@ -1735,11 +1735,13 @@ static inline __attribute__((always_inline)) void corr_event(struct an_corr *c,
 		bio_held(c, (const struct st_ev_block_bio_held *)h);
 		break;
 	default:
-		if (h->type >= ST_EV_sys_enter_read && h->type <= ST_EV_sys_exit_sync_file_range) {
-			if ((h->type - ST_EV_sys_enter_read) % 2 == 0)
-				sys_enter(c, (const struct st_ev_sys_enter *)h);
-			else
-				sys_exit(c, (const struct st_ev_sys_exit *)h);
+		switch (st_event_kind(h->type) & (ST_KIND_MASK | ST_KIND_DATA)) {
+		case ST_KIND_SYS_ENTER | ST_KIND_DATA:
+			sys_enter(c, (const struct st_ev_sys_enter *)h);
+			break;
+		case ST_KIND_SYS_EXIT | ST_KIND_DATA:
+			sys_exit(c, (const struct st_ev_sys_exit *)h);
+			break;
 		}
 		break;
 	}
@@ -1771,8 +1773,8 @@ int an_corr_begins_io(uint16_t type)
 	/* The events io_new() is called for, once per event at most. */
 	return type == ST_EV_block_bio_queue || type == ST_EV_block_rq_issue ||
 	       type == ST_EV_io_uring_submit_req ||
-	       (type >= ST_EV_sys_enter_read && type <= ST_EV_sys_exit_sync_file_range &&
-		(type - ST_EV_sys_enter_read) % 2 == 0);
+	       (st_event_kind(type) & (ST_KIND_MASK | ST_KIND_DATA)) ==
+	       (ST_KIND_SYS_ENTER | ST_KIND_DATA);
 }
 
 /* ---- names --------------------------------------------------------------- */

@@ -438,9 +438,12 @@ static int take_events(struct an_recording *x, struct an_corr *c)
 
 int an_run_has_causes(const struct an_recording *x)
 {
+	size_t n;
+	const struct st_type *t = st_builtin_types(&n);
+
 	/* svc_run_delay too: a `why` recording of direct I/O may have no other (format 1.6) */
-	for (uint16_t id = ST_EV_sched_switch; id <= ST_EV_svc_run_delay; id++)
-		if (an_input_type_events(x->in, id))
+	for (size_t i = 0; i < n; i++)
+		if ((st_event_kind(t[i].id) & ST_KIND_WHY) && an_input_type_events(x->in, t[i].id))
 			return 1;
 	return 0;
 }

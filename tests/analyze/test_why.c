@@ -51,7 +51,7 @@ static void sys(uint16_t type, uint64_t ts)
 	struct st_ev_sys_enter e = { .p = { .fd = 3, .count = 4096, .offset = 8192 } };
 	struct st_ev_sys_exit x = { .p = { .ret = 4096 } };
 
-	if ((type - ST_EV_sys_enter_read) % 2 == 0)
+	if ((st_event_kind(type) & ST_KIND_MASK) == ST_KIND_SYS_ENTER)
 		put(&e.h, type, sizeof(e), ts, APP);
 	else
 		put(&x.h, type, sizeof(x), ts, APP);
