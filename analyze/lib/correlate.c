@@ -123,9 +123,9 @@ void an_corr_set_names(struct an_corr *c, const struct an_names *names)
 	c->names = names;
 }
 
-int an_corr_enable_causes(struct an_corr *c)
+int an_corr_enable_causes(struct an_corr *c, unsigned measured)
 {
-	return c->cause ? 0 : an_cause_new(&c->cause);
+	return c->cause ? 0 : an_cause_new(&c->cause, measured);
 }
 
 void an_corr_free(struct an_corr *c)

@@ -435,13 +435,33 @@ static int take_events(struct an_recording *x, struct an_corr *c)
 	return ret;
 }
 
-int an_run_has_causes(const struct an_recording *x)
+/* Whether x holds an event of a type in [first, last]. */
+static int has_types(const struct an_recording *x, uint16_t first, uint16_t last)
 {
-	/* svc_run_delay too: a `why` recording of direct I/O may have no other (format 1.6) */
-	for (uint16_t id = ST_EV_sched_switch; id <= ST_EV_svc_run_delay; id++)
+	for (uint16_t id = first; id <= last; id++)
 		if (an_input_type_events(x->in, id))
 			return 1;
 	return 0;
+}
+
+unsigned an_run_causes(const struct an_recording *x)
+{
+	unsigned m;
+
+	/* svc_run_delay too: a `why` recording of direct I/O may have no other (format 1.6) */
+	if (!has_types(x, ST_EV_sched_switch, ST_EV_svc_run_delay))
+		return 0;
+	/* the run queue from the sched records or the kernel's run_delay counts, which come with any */
+	m = 1u << AN_CAUSE_RUNQ | 1u << AN_CAUSE_SVC_RUNQ;
+	if (has_types(x, ST_EV_contention_begin, ST_EV_contention_end))
+		m |= 1u << AN_CAUSE_LOCK;
+	if (has_types(x, ST_EV_block_bio_held, ST_EV_block_bio_held))
+		m |= 1u << AN_CAUSE_THROTTLE;
+	if (has_types(x, ST_EV_balance_dirty_pages, ST_EV_balance_dirty_pages))
+		m |= 1u << AN_CAUSE_DIRTY;
+	if (has_types(x, ST_EV_mm_vmscan_direct_reclaim_begin, ST_EV_mm_vmscan_memcg_reclaim_end))
+		m |= 1u << AN_CAUSE_RECLAIM;
+	return m;
 }
 
 /* One recording's pass into its own consumers. */
@@ -468,7 +488,7 @@ static void pass_recording(struct an_recording *x)
 	 */
 	if (r->want != AN_WANT_STATS || r->stats.by == AN_BY_FILE)
 		an_corr_set_names(c, x->names);
-	if (an_run_has_causes(x) && an_corr_enable_causes(c)) {
+	if (an_run_causes(x) && an_corr_enable_causes(c, an_run_causes(x))) {
 		snprintf(x->err, sizeof(x->err), "out of memory");
 		an_corr_free(c);
 		return;

@@ -39,6 +39,8 @@ struct an_opts {
 	const char *metrics;	/* --metrics ADDR:PORT, NULL none */
 	int why;		/* --why: the causes of the slowest I/Os' time */
 	struct an_span_defs spans;	/* --span, in the order given */
+	const char *columns;	/* --columns LIST, into cols by an_opts_resolve() */
+	struct an_cols cols;	/* what the text tables show: --wide, --columns */
 };
 
 /* getopt_long value of --threshold, an option of diff only. */

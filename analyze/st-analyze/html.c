@@ -349,7 +349,7 @@ static void put_first_pass(struct page *p, struct an_run *r, const struct an_opt
 	}
 	fputs("<h2 id=\"summary\">Summary</h2>\n", p->out);
 	if ((m = capture(p))) {
-		an_stats_print(&r->stats, &r->spans, m, 1, an_run_duration(r));
+		an_stats_print(&r->stats, &r->spans, NULL, m, 1, an_run_duration(r));
 		put_table(p, m, "summary-table", "Stage latencies per group (us)");
 	}
 	fputs("<h2 id=\"plots\">Plots</h2>\n", p->out);
@@ -404,7 +404,7 @@ static int put_top(struct page *p, struct an_run *r, const struct an_opts *o, en
 			 an_by_name(by), an_rank_name(o->top_rank), an_by_name(by), an_rank_name(o->top_rank));
 		snprintf(id, sizeof(id), "top-%s-table", an_by_name(by));
 		if ((m = capture(p))) {
-			an_stats_print(&r->stats, &r->spans, m, 1, an_run_duration(r));
+			an_stats_print(&r->stats, &r->spans, NULL, m, 1, an_run_duration(r));
 			put_table(p, m, id, title);
 		}
 	}
@@ -429,7 +429,7 @@ static int put_tail(struct page *p, struct an_run *r, const struct an_opts *o)
 			 q, an_us(r->top.threshold), q);
 		fputs("<h2 id=\"tail\">Tail</h2>\n", p->out);
 		if ((m = capture(p))) {
-			an_top_print(&r->top, &r->spans, r->origins, r->nrecs > 1, m, 1, r->info.first_ts);
+			an_top_print(&r->top, &r->spans, r->origins, r->nrecs > 1, NULL, m, 1, r->info.first_ts);
 			put_table(p, m, "tail-table", title);
 		}
 	}

@@ -80,7 +80,12 @@ static const char usage_text[] =
 "                     histograms, depth, top comm/pid/file/cgroup, the --quantile (99)\n"
 "                     list, sortable; loads nothing, works without scripts;\n"
 "                     made 0600, never through a symlink\n"
-"  --csv              CSV instead of text for every table\n"
+"  --csv              CSV instead of text for every table: every column, always, in\n"
+"                     a fixed order (st-analyze(1)); not measured is empty\n"
+"  --wide             text tables in full: every stage measured, also at 0, the\n"
+"                     list's tid (default: what has data, within 200 columns)\n"
+"  --columns LIST     text tables show these too: stages, spans, and the list's\n"
+"                     cache, op, dev, sector, bytes, pid, tid, comm, host, file\n"
 "  --gnuplot DIR      write .dat + .gp per plot (latency CDF per stage, time series,\n"
 "                     both heatmaps; sizes, seeks, hist, depth when asked) into\n"
 "                     DIR and render PNG and SVG with gnuplot;\n"
@@ -249,7 +254,7 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 			o->quantile, an_us(r->top.threshold),
 			an_qest_is_exact(&r->stage_samples) ? "exact" : "sketch, <= 0.39% error",
 			r->stage_samples.n, r->top.above, r->top.n);
-		an_top_print(&r->top, &r->spans, r->origins, r->nrecs > 1, stdout, o->csv,
+		an_top_print(&r->top, &r->spans, r->origins, r->nrecs > 1, &o->cols, stdout, o->csv,
 			     r->info.first_ts);
 		for (unsigned a = 0; a < r->nrecs; a++)
 			print_trigger(r, &r->recs[a], info);
@@ -263,7 +268,7 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 static int has_causes(const struct an_run *r, const char *what)
 {
 	for (unsigned a = 0; a < r->nrecs; a++)
-		if (an_run_has_causes(&r->recs[a]))
+		if (an_run_causes(&r->recs[a]))
 			return 1;
 	fprintf(stderr, "%s: %s: no why events in the input (record them with st-record -e why)\n",
 		PROG, what);
@@ -298,7 +303,7 @@ static int report_why(struct an_run *r, const struct an_opts *o, FILE *info)
 		an_run_print_header(r, info);
 		fprintf(info, "why: per %s group, the I/Os at or above its p%g of %s; share of their "
 			"total time\n", an_by_name(o->by), q, an_stage_name(&r->spans, o->stage));
-		an_why_print(&w, &r->spans, stdout, o->csv);
+		an_why_print(&w, &r->spans, &o->cols, stdout, o->csv);
 	}
 	an_why_free(&w);
 	an_stats_free(&r->stats);
@@ -321,7 +326,7 @@ static void print_dists(struct an_run *r, const struct an_opts *o, FILE *info)
 		fprintf(info, "\ntop %zu %s by %s%s%s\n", o->top, an_by_name(o->top_by),
 			an_rank_name(o->top_rank), o->top_rank == AN_RANK_TAIL ? ": p99 of " : "",
 			o->top_rank == AN_RANK_TAIL ? an_stage_name(&r->spans, o->stage) : "");
-		an_stats_print(&r->stats, &r->spans, stdout, o->csv, an_run_duration(r));
+		an_stats_print(&r->stats, &r->spans, &o->cols, stdout, o->csv, an_run_duration(r));
 	}
 }
 
@@ -374,7 +379,7 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 			an_stats_sort(&r->stats);
 			print_quantile_note(&r->stats, o->exact_limit, info);
 			if (!o->interval && !o->heatmap && !reports)
-				an_stats_print(&r->stats, &r->spans, stdout, o->csv, an_run_duration(r));
+				an_stats_print(&r->stats, &r->spans, &o->cols, stdout, o->csv, an_run_duration(r));
 		}
 		print_dists(r, o, info);
 		if (o->interval && !o->heatmap)

@@ -69,7 +69,7 @@ int an_merge_main(int argc, char **argv)
 		an_stats_sort(&r.stats);
 		fprintf(info, "quantiles: the summaries' log-linear sketches, merged (relative error "
 			"<= 0.39%%)\n");
-		an_stats_print(&r.stats, &r.spans, stdout, o.csv, an_run_duration(&r));
+		an_stats_print(&r.stats, &r.spans, &o.cols, stdout, o.csv, an_run_duration(&r));
 	}
 	an_stats_free(&r.stats);
 	return ret;
