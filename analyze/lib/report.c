@@ -265,6 +265,9 @@ int an_stats_merge(struct an_stats *dst, struct an_stats *src)
 		dg->merged += sg->merged;
 		dg->split += sg->split;
 		dg->requeues += sg->requeues;
+		if (sg->first && (!dg->first || sg->first < dg->first))
+			dg->first = sg->first;
+		dg->last = sg->last > dg->last ? sg->last : dg->last;
 		for (k = 0; k < AN_ST_COUNT; k++)
 			if (an_qest_take(&dg->st[k], &sg->st[k]))
 				return -1;
@@ -310,6 +313,7 @@ void an_stats_add(struct an_stats *s, const struct an_io *io)
 {
 	struct stage_sink sink = { s, group_of(s, io) };
 	struct an_group *g = sink.g;
+	enum an_ts from, to;
 
 	if (!g) {
 		s->failed = 1;
@@ -327,6 +331,10 @@ void an_stats_add(struct an_stats *s, const struct an_io *io)
 	g->split += !!(io->flags & AN_IO_SPLIT);
 	g->requeues += io->requeues;
 	g->unjoined += !!(io->flags & AN_IO_UNJOINED);
+	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
+	if (io->start && (!g->first || io->start < g->first))
+		g->first = io->start;
+	g->last = io->ts[to] > g->last ? io->ts[to] : g->last;
 	/* each built-in stage's sketch at an offset the compiler knows, behind its own test */
 	an_io_each_stage(io, add_stage, &sink);
 }
@@ -367,7 +375,7 @@ int an_stats_merge_stage(struct an_stats *s, enum an_stage st, struct an_qest *d
 static const double report_q[] = { 0.5, 0.9, 0.99, 0.999, 0.9995 };
 #define NQ (sizeof(report_q) / sizeof(report_q[0]))
 
-static void print_stage_row(struct an_qest *e, FILE *out, int csv)
+static void print_stage_row(struct an_qest *e, FILE *out, int csv, const char *busy_s)
 {
 	unsigned i;
 
@@ -375,24 +383,32 @@ static void print_stage_row(struct an_qest *e, FILE *out, int csv)
 		an_us(e->min), an_us(e->sum / e->n));
 	for (i = 0; i < NQ; i++)
 		fprintf(out, csv ? ",%.3f" : " %9.1f", an_us(an_qest_quantile(e, report_q[i])));
-	fprintf(out, csv ? ",%.3f,%s\n" : " %9.1f\n", an_us(e->max),
-		an_qest_is_exact(e) ? "exact" : "sketch");
+	if (csv)
+		fprintf(out, ",%.3f,%s,%s\n", an_us(e->max), an_qest_is_exact(e) ? "exact" : "sketch",
+			busy_s);
+	else
+		fprintf(out, " %9.1f\n", an_us(e->max));
 }
 
 static void print_group(struct an_group *g, const struct an_span_defs *spans, const struct an_cols *cols,
-			FILE *out, int csv, double secs)
+			FILE *out, int csv, double span)
 {
+	double busy = g->last > g->first && g->first ? (double)(g->last - g->first) / 1e9 : 0;
+	double secs = busy > 0 ? busy : span;
 	double iops = secs > 0 ? g->count / secs : 0, mbs = secs > 0 ? g->bytes / secs / 1e6 : 0;
+	char busy_s[32] = "";
 	/* the causes' names are longer; a group without them keeps its columns */
 	int w = g->st[AN_ST_OTHER].n || g->st[AN_ST_RUNQ].n ? 8 : 6;
 	int k;
 
+	if (busy > 0)
+		snprintf(busy_s, sizeof(busy_s), "%.6f", busy);
 	if (!csv) {
-		fprintf(out, "\n%s: %" PRIu64 " I/Os, %.1f IOPS, %.2f MB/s, avg %.0f B; merged %"
-			PRIu64 ", split %" PRIu64 ", requeues %" PRIu64 ", errors %" PRIu64
-			", incomplete %" PRIu64 "\n", g->label, g->count, iops, mbs,
-			g->count ? (double)g->bytes / g->count : 0.0, g->merged, g->split,
-			g->requeues, g->errors, g->incomplete);
+		fprintf(out, "\n%s: %" PRIu64 " I/Os, %.1f IOPS, %.2f MB/s over %.4g s %s (of %.3f s), avg %.0f B; "
+			"merged %" PRIu64 ", split %" PRIu64 ", requeues %" PRIu64 ", errors %" PRIu64
+			", incomplete %" PRIu64 "\n", g->label, g->count, iops, mbs, secs,
+			busy > 0 ? "busy" : "recorded", span, g->count ? (double)g->bytes / g->count : 0.0,
+			g->merged, g->split, g->requeues, g->errors, g->incomplete);
 		if (g->unjoined)
 			fprintf(out, "  %" PRIu64 " without their block I/O joined (block stages missing; "
 				"fsync: no device flush joined)\n", g->unjoined);
@@ -409,11 +425,11 @@ static void print_group(struct an_group *g, const struct an_span_defs *spans, co
 				mbs, g->incomplete, g->errors, an_stage_name(spans, k));
 		} else
 			fprintf(out, "  %-*s", w, an_stage_name(spans, k));
-		print_stage_row(&g->st[k], out, csv);
+		print_stage_row(&g->st[k], out, csv, busy_s);
 	}
 	if (csv && !g->count) {
 		csv_field(out, g->label);
-		fprintf(out, ",0,0,0,%" PRIu64 ",%" PRIu64 ",,0,,,,,,,,,\n", g->incomplete, g->errors);
+		fprintf(out, ",0,0,0,%" PRIu64 ",%" PRIu64 ",,0,,,,,,,,,,\n", g->incomplete, g->errors);
 	}
 }
 
@@ -425,7 +441,7 @@ void an_stats_print(struct an_stats *s, const struct an_span_defs *spans, const 
 
 	if (csv)
 		fprintf(out, "group,ios,iops,mb_s,incomplete,errors,stage,n,min_us,avg_us,p50_us,"
-			"p90_us,p99_us,p99_9_us,p99_95_us,max_us,quantiles\n");
+			"p90_us,p99_us,p99_9_us,p99_95_us,max_us,quantiles,busy_s\n");
 	for (g = 0; g < s->ngroups; g++)
 		print_group(&s->groups[g], spans, cols, out, csv, secs);
 }

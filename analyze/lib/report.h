@@ -67,6 +67,8 @@ struct an_group {
 	uint64_t count, bytes, incomplete, errors, split, requeues;
 	uint64_t merged;	/* merges of the I/Os' bios into requests (an_io.merges) */
 	uint64_t unjoined;	/* complete syscalls whose bios did not join (AN_IO_UNJOINED) */
+	/* when the group was busy: the first complete I/O's start, the last one's end (0: not known) */
+	uint64_t first, last;
 	struct an_qest st[AN_ST_COUNT];
 	/* I/Os whose cause was 0, not yet in st[AN_ST_RUNQ + cause] (an_stats_settle) */
 	uint64_t zero_causes[AN_CAUSE_COUNT];
@@ -116,7 +118,13 @@ int an_stats_settle(struct an_stats *s);
 void an_stats_sort(struct an_stats *s);
 /* 1 if every quantile of every group came from exact samples. */
 int an_stats_exact(const struct an_stats *s);
-/* Summary table: text (csv = 0, its rows as cols says) or CSV. duration_ns for rates. */
+/*
+ * Summary table: text (csv = 0, its rows as cols says) or CSV. Rates over
+ * the time each group was busy (first, last), else over duration_ns, the
+ * recording's span, which the text prints beside them. CSV: group, ios,
+ * iops, mb_s, incomplete, errors, stage, n, min_us, avg_us, p50_us, p90_us,
+ * p99_us, p99_9_us, p99_95_us, max_us, quantiles, busy_s (empty when not known).
+ */
 void an_stats_print(struct an_stats *s, const struct an_span_defs *spans, const struct an_cols *cols,
 		    FILE *out, int csv, uint64_t duration_ns);
 /*

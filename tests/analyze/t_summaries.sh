@@ -83,8 +83,8 @@ expect_error() {
 		fail "$name" "exit $rc: $(head -2 "$dir/err" | tr '\n' ' ')"
 	fi
 }
-sed '1s/ 1$/ 2/' "${sums[0]}" >"$dir/newer.sum"
-expect_error analyze.summaries.newer "version 2 is newer" merge "$dir/newer.sum" "${sums[1]}"
+sed '1s/ 2$/ 3/' "${sums[0]}" >"$dir/newer.sum"
+expect_error analyze.summaries.newer "version 3 is newer" merge "$dir/newer.sum" "${sums[1]}"
 head -c $(($(stat -c %s "${sums[0]}") / 2)) "${sums[0]}" >"$dir/cut.sum"
 expect_error analyze.summaries.cut "cut.sum: line" merge "$dir/cut.sum"
 sed '0,/^stage /s/ \([0-9]*\):\([0-9]*\)/ 999999:\2/' "${sums[0]}" >"$dir/bucket.sum"
@@ -105,14 +105,19 @@ expect_error analyze.summaries.no_write "--save-summary" "${files[0]}" --save-su
 # A label with a newline, a backslash and a space (a command name can hold
 # them) survives a merge byte for byte, escaped as \xNN; a bad escape is an error.
 {
-	printf 'sttrace-summary 1\nby comm\nfiles 1\nrecovered 0\nevents 4\nlost_events 0\nwall_clock 0 1000\n'
+	printf 'sttrace-summary 2\nby comm\nfiles 1\nrecovered 0\nevents 4\nlost_events 0\nwall_clock 0 1000\n'
 	for c in ios incomplete stale orphan_exits orphan_requests orphan_completions out_of_order; do
 		printf 'corr.%s %d\n' $c $([ $c = ios ] && echo 1 || echo 0)
 	done
-	printf 'group 1 4096 0 0 0 0 0 a\\x0ab\\x5cc d\nstage total 1 500 500 500 378:1\nend\n'
+	printf 'group 1 4096 0 0 0 0 0 a\\x0ab\\x5cc d\nbusy 100 600\nstage total 1 500 500 500 378:1\nend\n'
 } >"$dir/label.sum"
 st-analyze merge --save-summary "$dir/label2.sum" "$dir/label.sum" >/dev/null 2>&1 &&
 	cmp -s "$dir/label.sum" "$dir/label2.sum" && pass analyze.summaries.label_escapes ||
 	fail analyze.summaries.label_escapes "$(diff "$dir/label.sum" "$dir/label2.sum" 2>&1 | head -3 | tr '\n' ' ')"
 sed 's/\\x0a/\\xZZ/' "$dir/label.sum" >"$dir/badlabel.sum"
 expect_error analyze.summaries.bad_escape "badlabel.sum: line 15" merge "$dir/badlabel.sum"
+# version 1, without busy lines, is read; a busy line twice in a group is not
+sed '1s/ 2$/ 1/; /^busy /d' "$dir/label.sum" >"$dir/v1.sum"
+check analyze.summaries.version1 st-analyze merge "$dir/v1.sum"
+sed 's/^busy .*/&\n&/' "$dir/label.sum" >"$dir/busy2.sum"
+expect_error analyze.summaries.busy_twice "busy2.sum: line 17" merge "$dir/busy2.sum"
