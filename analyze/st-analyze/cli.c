@@ -317,7 +317,7 @@ int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int n
 	if (an_run_open(r, files, nfiles, &o->spans, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		an_run_close(r);
-		return 2;
+		return EXIT_FAIL;
 	}
 	r->stale_ns = o->stale;
 	r->threads = o->threads;
@@ -335,7 +335,7 @@ int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int n
 	if (o->dev && an_run_set_dev(r, o->dev)) {
 		fprintf(stderr, "%s: --dev %s: no such device in the trace's metadata\n", prog, o->dev);
 		an_run_close(r);
-		return 2;
+		return EXIT_FAIL;
 	}
 	return 0;
 }
@@ -346,11 +346,11 @@ int an_pass(struct an_run *r, unsigned want, const char *prog)
 
 	if (an_run_pass(r, want, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
-		return 2;
+		return EXIT_FAIL;
 	}
 	if (r->stats.failed || r->series.failed || r->dist.failed) {
 		fprintf(stderr, "%s: out of memory\n", prog);
-		return 2;
+		return EXIT_FAIL;
 	}
 	return 0;
 }

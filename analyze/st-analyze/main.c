@@ -4,7 +4,7 @@
  * their stage latencies: summary, slowest I/Os, time series, heatmaps,
  * plots, and (st-analyze diff) a comparison of two traces.
  *
- * Exit status: 0 ok, 1 (diff only) regression, 2 usage error or unreadable input.
+ * Exit status: common/usage.h (0 ok, 1 failed, 2 usage, 3 diff: a regression).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -193,7 +193,8 @@ static const char usage_text[] =
 "Incomplete I/Os (open at the end, older than --stale, or missing a completion)\n"
 "are counted, never mixed into latencies; events of I/Os begun before the trace\n"
 "are counted separately. Lost events (kernel side) are shown in every report.\n"
-"Exit: 0 ok, 2 usage error or unreadable input.\n";
+"Exit: 0 ok, 1 failed (an unreadable input, not a trace, a failed write), 2 bad\n"
+"usage (one line naming it).\n";
 
 static void print_quantile_note(const struct an_stats *s, size_t limit, FILE *out)
 {
@@ -246,7 +247,7 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 	if (an_run_quantile(r, o->quantile / 100, o->exact_limit, o->top, AN_ONE_PASS_MAX, err,
 			    sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
-		ret = 2;
+		ret = EXIT_FAIL;
 	} else {
 		an_run_print_header(r, info);
 		fprintf(info, "%s p%g: %.3f us (%s over %" PRIu64 " I/Os); %" PRIu64
@@ -283,7 +284,7 @@ static int report_why(struct an_run *r, const struct an_opts *o, FILE *info)
 	int ret;
 
 	if (!has_causes(r, "--why"))
-		return 2;
+		return EXIT_FAIL;
 	an_stats_init(&r->stats, o->by, o->exact_limit, NULL);
 	ret = an_pass(r, AN_WANT_STATS, PROG);
 	if (ret) {
@@ -292,7 +293,7 @@ static int report_why(struct an_run *r, const struct an_opts *o, FILE *info)
 	}
 	if (an_why_init(&w, &r->stats, o->stage, q / 100, r->origins)) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
-		ret = 2;
+		ret = EXIT_FAIL;
 	}
 	if (!ret) {
 		r->emit = an_why_add;
@@ -339,9 +340,9 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 	int ret;
 
 	if (o->by == AN_BY_CACHE && !has_causes(r, "--by cache"))
-		return 2;
+		return EXIT_FAIL;
 	if (o->html)
-		return an_html_report(r, o, info);
+		return an_html_report(r, o, info) ? EXIT_FAIL : 0;
 	if (o->why)
 		return report_why(r, o, info);
 	if (o->quantile > 0)
@@ -364,14 +365,14 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 		if (an_series_init(&r->series, t0, t0 + an_run_duration(r), step, o->stage)) {
 			fprintf(stderr, "%s: --interval: more than %d intervals (or out of memory)\n",
 				PROG, AN_SERIES_MAX_BINS);
-			return 2;
+			return EXIT_FAIL;
 		}
 	}
 	an_stats_init(&r->stats, o->top_by >= 0 ? (enum an_by)o->top_by : o->by, o->exact_limit, NULL);
 	ret = an_pass(r, want, PROG);
 	if (!ret && (want & AN_WANT_DIST) && an_dist_finish(&r->dist, an_run_t0(r), an_run_t0(r) + an_run_duration(r))) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
-		ret = 2;
+		ret = EXIT_FAIL;
 	}
 	if (!ret) {
 		an_run_print_header(r, info);
@@ -387,12 +388,12 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 		if (o->heatmap)
 			an_heatmap_print(&r->series, o->heatmap, stdout, o->csv);
 		if (o->gnuplot_dir)
-			ret = an_plot(r, o, info);
+			ret = an_plot(r, o, info) ? EXIT_FAIL : 0;
 	}
 	if (!ret && o->save_summary && an_summary_save(r, o->save_summary, o->force ? ST_OUTPUT_FORCE : 0, err,
 						 sizeof(err))) {
 		fprintf(stderr, "%s: --save-summary %s\n", PROG, err);
-		ret = 2;
+		ret = EXIT_FAIL;
 	}
 	if (want & AN_WANT_SERIES)
 		an_series_free(&r->series);

@@ -30,7 +30,7 @@ static const char merge_usage[] =
 "  --force            follow a symlink given as --save-summary OUT\n"
 "  -h, --help, --version\n"
 "\n"
-"Exit: 0 ok, 2 usage error or unreadable or corrupt summary.\n";
+"Exit: 0 ok, 1 an unreadable or corrupt summary, 2 bad usage.\n";
 
 int an_merge_main(int argc, char **argv)
 {
@@ -52,16 +52,16 @@ int an_merge_main(int argc, char **argv)
 	for (i = optind; i < argc && !ret; i++)
 		if (an_summary_load(&r, argv[i], err, sizeof(err))) {
 			fprintf(stderr, "%s: %s\n", PROG, err);
-			ret = 2;
+			ret = EXIT_FAIL;
 		}
 	if (!ret && r.stats.failed) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
-		ret = 2;
+		ret = EXIT_FAIL;
 	}
 	if (!ret && o.save_summary && an_summary_save(&r, o.save_summary, o.force ? ST_OUTPUT_FORCE : 0, err,
 							sizeof(err))) {
 		fprintf(stderr, "%s: --save-summary %s\n", PROG, err);
-		ret = 2;
+		ret = EXIT_FAIL;
 	}
 	if (!ret) {
 		info = o.csv ? stderr : stdout;

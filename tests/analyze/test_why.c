@@ -216,13 +216,13 @@ static const char *row_where(int k1, const char *v1, int k2, const char *v2)
 	return NULL;
 }
 
-/* One line on standard error naming `what`, nothing on standard output, exit 2. */
-static void check_error(const char *args, const char *what, const char *name)
+/* One line on standard error naming `what`, nothing on standard output, exit `status`. */
+static void check_error(const char *args, int status, const char *what, const char *name)
 {
 	int st = run(args);
 	const char *nl = strchr(err_text, '\n');
 
-	check(st == 2 && nl && !nl[1] && strstr(err_text, what) && !out_text[0], name,
+	check(st == status && nl && !nl[1] && strstr(err_text, what) && !out_text[0], name,
 	      "status %d, errors '%s'", st, err_text);
 }
 
@@ -342,11 +342,11 @@ int main(void)
 	test_list();
 	test_summary_and_cache();
 	test_why();
-	check_error("old.sttrace --why", "--why", "analyze.why.error_no_events");
-	check_error("old.sttrace --by cache", "--by cache", "analyze.why.error_by_cache");
-	check_error("why.sttrace --by nonsense", "--by nonsense", "analyze.why.error_by");
-	check_error("why.sttrace --why --html x.html", "--why", "analyze.why.error_html");
-	check_error("why.sttrace --why --quantile 0", "--quantile", "analyze.why.error_quantile");
+	check_error("old.sttrace --why", 1, "--why", "analyze.why.error_no_events");
+	check_error("old.sttrace --by cache", 1, "--by cache", "analyze.why.error_by_cache");
+	check_error("why.sttrace --by nonsense", 2, "--by nonsense", "analyze.why.error_by");
+	check_error("why.sttrace --why --html x.html", 2, "--why", "analyze.why.error_html");
+	check_error("why.sttrace --why --quantile 0", 2, "--quantile", "analyze.why.error_quantile");
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	if (system(path))
 		return 1;
