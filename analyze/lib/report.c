@@ -8,6 +8,7 @@
 #include "analyze/lib/report.h"
 #include "analyze/lib/span.h"
 #include "common/csv.h"
+#include "common/text.h"
 
 double an_us(uint64_t ns)
 {
@@ -399,6 +400,7 @@ static void print_group(struct an_group *g, const struct an_span_defs *spans, co
 	char busy_s[32] = "";
 	/* the causes' names are longer; a group without them keeps its columns */
 	int w = g->st[AN_ST_OTHER].n || g->st[AN_ST_RUNQ].n ? 8 : 6;
+	char shown[TEXT_SHOWN_MAX];
 	int k;
 
 	if (busy > 0)
@@ -406,9 +408,10 @@ static void print_group(struct an_group *g, const struct an_span_defs *spans, co
 	if (!csv) {
 		fprintf(out, "\n%s: %" PRIu64 " I/Os, %.1f IOPS, %.2f MB/s over %.4g s %s (of %.3f s), avg %.0f B; "
 			"merged %" PRIu64 ", split %" PRIu64 ", requeues %" PRIu64 ", errors %" PRIu64
-			", incomplete %" PRIu64 "\n", g->label, g->count, iops, mbs, secs,
-			busy > 0 ? "busy" : "recorded", span, g->count ? (double)g->bytes / g->count : 0.0,
-			g->merged, g->split, g->requeues, g->errors, g->incomplete);
+			", incomplete %" PRIu64 "\n", text_shown(g->label, shown, sizeof(shown)), g->count, iops,
+			mbs, secs, busy > 0 ? "busy" : "recorded", span,
+			g->count ? (double)g->bytes / g->count : 0.0, g->merged, g->split, g->requeues,
+			g->errors, g->incomplete);
 		if (g->unjoined)
 			fprintf(out, "  %" PRIu64 " without their block I/O joined (block stages missing; "
 				"fsync: no device flush joined)\n", g->unjoined);
@@ -664,7 +667,7 @@ static void print_top_text(const enum an_stage *stages, unsigned n, unsigned fie
 			   uint64_t t0)
 {
 	const struct an_names *names = origin->names;
-	char line[1024], dev[32], file[160], name[128];
+	char line[1024], dev[32], file[TEXT_SHOWN_MAX + 32], name[128], shown[TEXT_SHOWN_MAX];
 	size_t len = 0;
 	uint64_t ns;
 
@@ -680,7 +683,8 @@ static void print_top_text(const enum an_stage *stages, unsigned n, unsigned fie
 	if (fields & 1u << AN_COL_OP)
 		put(line, sizeof(line), &len, " %-6s", an_op_name(io->op));
 	if (fields & 1u << AN_COL_DEV)
-		put(line, sizeof(line), &len, " %-8s", an_names_dev(names, io->dev, dev, sizeof(dev)));
+		put(line, sizeof(line), &len, " %-8s",
+		    text_shown(an_names_dev(names, io->dev, dev, sizeof(dev)), shown, sizeof(shown)));
 	if (fields & 1u << AN_COL_SECTOR)
 		put(line, sizeof(line), &len, " %12" PRIu64, io->sector);
 	if (fields & 1u << AN_COL_BYTES)
@@ -690,15 +694,17 @@ static void print_top_text(const enum an_stage *stages, unsigned n, unsigned fie
 	if (fields & 1u << AN_COL_TID)
 		put(line, sizeof(line), &len, " %7u", io->tid);
 	if (fields & 1u << AN_COL_COMM)
-		put(line, sizeof(line), &len, " %-15s", an_names_comm(names, io->pid));
+		put(line, sizeof(line), &len, " %-15s",
+		    text_shown(an_names_comm(names, io->pid), shown, sizeof(shown)));
 	if (fields & 1u << AN_COL_HOST)
-		put(line, sizeof(line), &len, " %-15s", origin->host);
+		put(line, sizeof(line), &len, " %-15s", text_shown(origin->host, shown, sizeof(shown)));
 	put(line, sizeof(line), &len, " ");
 	if (!(fields & 1u << AN_COL_FILE)) {
 		fprintf(out, "%.*s\n", (int)(len - 1), line);
 		return;
 	}
-	snprintf(file, sizeof(file), "%s%s%s%s", an_names_file(names, io, name, sizeof(name)),
+	snprintf(file, sizeof(file), "%s%s%s%s",
+		 text_shown(an_names_file(names, io, name, sizeof(name)), shown, sizeof(shown)),
 		 (io->flags & AN_IO_MERGED) ? " merged" : "", (io->flags & AN_IO_SPLIT) ? " split" : "",
 		 io->requeues ? " requeued" : "");
 	put_last(out, line, len, file, wide);
