@@ -209,6 +209,8 @@ static inline int an_io_stage(const struct an_io *io, enum an_stage s, uint64_t 
 		*ns = io->q2q;
 		return io->q2q != UINT64_MAX;
 	}
+	if (s == AN_ST_Q2G && (io->flags & AN_IO_Q_AT_G))
+		return 0;
 	if ((unsigned)s >= AN_ST_SPAN0) {
 		*ns = io->span_ns;
 		return io->span && (unsigned)s == AN_ST_SPAN0 + io->span - 1u;
@@ -246,6 +248,7 @@ an_io_each_stage(const struct an_io *io, void (*stage)(void *ctx, unsigned s, ui
 		uint64_t a, b;
 
 		if (((s == AN_ST_SYS2FS || s == AN_ST_SYS2Q) && !sys) ||
+		    (s == AN_ST_Q2G && (io->flags & AN_IO_Q_AT_G)) ||
 		    ((s == AN_ST_FS || s == AN_ST_FS2Q) && !fs) ||
 		    ((s == AN_ST_G2I || s == AN_ST_I2D) && !inserted) || (s == AN_ST_REAP && !reaped))
 			continue;

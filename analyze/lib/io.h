@@ -83,6 +83,9 @@ enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, A
 						   the why events, analyze/lib/cause.h) */
 #define AN_IO_RUNQ_COUNTED	(1u << 13)	/* its runq from the kernel's run_delay counts, not the
 						   sched records: no culprit known */
+#define AN_IO_Q_AT_G		(1u << 15)	/* its first bio's queueing unrecorded, dated at its request's
+						   allocation (a stamped issue without the bio's stamp):
+						   Q2G not measured */
 #define AN_IO_AT_SECTOR		(1u << 14)	/* internal: a call in the list of those open at its
 						   offset's sector */
 

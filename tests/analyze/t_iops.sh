@@ -7,7 +7,8 @@
 #     start-up and exit),
 #   - system-wide, -e block, started 1 s before fio and stopped 1 s after;
 # each within 3 % of fio's read IOPS and bandwidth (its JSON: total I/Os
-# over its runtime), with the recording's span (longer) beside them.
+# over its runtime), with the recording's span (longer) beside them. And
+# Q2G where it was measured only (not as zeros).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 rec_require_bpf analyze.iops
@@ -48,6 +49,15 @@ for run in cmd sys; do
 		pass "analyze.iops.$run.span"
 	else
 		fail "analyze.iops.$run.span" "busy $busy s, recording $span s: $(grep " read: " "$T/$run.txt")"
+	fi
+	# Q2G: measured with the -- fio recording's bio queue events; not
+	# measured system-wide (-e block: no block_bio_queue, and this kernel
+	# stamps no bio's queueing): no row, rather than a row of zeros
+	q2g=$(awk -F, '$1 ~ / read$/ && $7 == "Q2G" { print $16 }' "$T/$run.csv")
+	if { [ $run = cmd ] && awk -v m="$q2g" 'BEGIN { exit !(m > 0) }'; } || { [ $run = sys ] && [ -z "$q2g" ]; }; then
+		pass "analyze.iops.$run.q2g"
+	else
+		fail "analyze.iops.$run.q2g" "Q2G max '$q2g' us (want > 0 with -- fio, no row system-wide)"
 	fi
 	echo "iops: $run: st-analyze $iops IOPS $mbs MB/s over $busy s busy of $span s; fio $fio_iops IOPS $fio_mbs MB/s"
 done
