@@ -686,7 +686,18 @@ static void put_first_pass(struct page *p, struct an_run *r, const struct an_opt
 		"time each group was busy (busy_s)</p>\n", stage);
 	put_glance(p, stage);
 	fputs("</div>\n</div>\n<div class=\"row\">\n", p->out);
-	svg_heat(p->out, &r->series, 'p', "heat-position", "Position on the device over time (I/Os, log colour)");
+	/* one map of every device's sectors: named when there is one device */
+	if (r->dist.ndepths == 1) {
+		const struct an_dist_depth *dp = &r->dist.depths[0];
+		char dev[96];
+
+		snprintf(title, sizeof(title), "Position on %s over time (I/Os, log colour)",
+			 an_names_dev(r->origins[dp->recording].names, dp->dev, dev, sizeof(dev)));
+	} else {
+		snprintf(title, sizeof(title), "Position over time, all %zu devices' sectors on one axis",
+			 r->dist.ndepths);
+	}
+	svg_heat(p->out, &r->series, 'p', "heat-position", title);
 	svg_rates(p->out, &r->series);
 	svg_tail_cdf(p->out, &r->stats, o->stage, stage);
 	fputs("</div>\n", p->out);
