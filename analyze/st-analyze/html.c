@@ -468,11 +468,12 @@ static void svg_heat(FILE *out, const struct an_series *s, int kind, const char 
 		PIC_W - PIC_R + 30, PIC_H - PIC_B, PIC_W - PIC_R + 2, PIC_T - 4);
 }
 
-/* The legend's entry i: a swatch and the label, escaped. */
+/* The tail CDF's legend entry i, at the bottom left (the curves fall to the right): colour i, the label escaped. */
 static void pic_legend(FILE *out, int i, const char *label)
 {
 	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"3\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
-		PIC_L + 10, PIC_T + 8 + 14 * i, curve_colour[i % NCOLOURS], PIC_L + 28, PIC_T + 12 + 14 * i);
+		PIC_L + 10, PIC_H - PIC_B - 14 - 14 * i, curve_colour[i % NCOLOURS], PIC_L + 28,
+		PIC_H - PIC_B - 10 - 14 * i);
 	put_text(out, label);
 	fputs("</text>", out);
 }
@@ -485,46 +486,56 @@ static double nice_top(double v)
 	return v <= m ? m : v <= 2 * m ? 2 * m : v <= 5 * m ? 5 * m : 10 * m;
 }
 
-/* Per interval: read and write IOPS (the ops that have I/Os), and MB/s of all. */
+/* Curve c of the rates: read IOPS, write IOPS, read MB/s, write MB/s of bin i. */
+static double rate(const struct an_series *s, size_t i, int c)
+{
+	const struct an_bin *b = &s->bins[i];
+	double secs = s->step / 1e9;
+
+	return c == 0 ? b->reads / secs : c == 1 ? b->writes / secs :
+	       (c == 2 ? b->read_bytes : b->write_bytes) / secs / 1e6;
+}
+
+/*
+ * Per interval, per op with I/Os: IOPS (solid, left axis) and MB/s (dashed,
+ * right axis), an op's two curves in its colour.
+ */
 static void svg_rates(FILE *out, const struct an_series *s)
 {
-	static const char *const names[] = { "read IOPS", "write IOPS", "MB/s" };
-	double secs = s->step / 1e9, max[3] = { 0 }, v;
+	static const char *const names[] = { "read IOPS", "write IOPS", "read MB/s", "write MB/s" };
+	double max[4] = { 0 }, top[2];
 	int shown = 0;
 
 	for (size_t i = 0; i < s->nbins; i++)
-		for (int c = 0; c < 3; c++) {
-			v = c == 0 ? s->bins[i].reads / secs : c == 1 ? s->bins[i].writes / secs :
-			    s->bins[i].bytes / secs / 1e6;
-			max[c] = v > max[c] ? v : max[c];
-		}
+		for (int c = 0; c < 4; c++)
+			max[c] = rate(s, i, c) > max[c] ? rate(s, i, c) : max[c];
 	if (max[0] <= 0 && max[1] <= 0)
 		return;
-	pic_head(out, "rates", "IOPS per op and MB/s over time");
-	for (int c = 0; c < 3; c++) {
-		/* IOPS on the left axis, MB/s on the right, each from 0 to its top */
-		double top = nice_top(c < 2 ? (max[0] > max[1] ? max[0] : max[1]) : max[2]);
-
+	top[0] = nice_top(max[0] > max[1] ? max[0] : max[1]);
+	top[1] = nice_top(max[2] > max[3] ? max[2] : max[3]);
+	pic_head(out, "rates", "IOPS and MB/s per op over time");
+	for (int c = 0; c < 4; c++) {
 		if (max[c] <= 0)
 			continue;
 		fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s points=\"",
-			curve_colour[c], c == 2 ? " stroke-dasharray=\"4 3\"" : "");
-		for (size_t i = 0; i < s->nbins; i++) {
-			v = c == 0 ? s->bins[i].reads / secs : c == 1 ? s->bins[i].writes / secs :
-			    s->bins[i].bytes / secs / 1e6;
+			curve_colour[c % 2], c >= 2 ? " stroke-dasharray=\"4 3\"" : "");
+		for (size_t i = 0; i < s->nbins; i++)
 			fprintf(out, "%.1f,%.1f ", PIC_L + (PIC_W - PIC_L - PIC_R) * (i + 0.5) / s->nbins,
-				PIC_H - PIC_B - (PIC_H - PIC_T - PIC_B) * v / top);
-		}
+				PIC_H - PIC_B - (PIC_H - PIC_T - PIC_B) * rate(s, i, c) / top[c / 2]);
 		fputs("\"/>", out);
-		for (int t = 0; t <= 4; t++)
-			fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"%s\">%.4g</text>",
-				c < 2 ? PIC_L - 4 : PIC_W - PIC_R + 4,
-				PIC_H - PIC_B - (PIC_H - PIC_T - PIC_B) * t / 4.0 + 4, c < 2 ? "end" : "start",
-				top * t / 4);
-		pic_legend(out, shown++, names[c]);
+		fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/>"
+			"<text x=\"%d\" y=\"%d\">%s</text>", PIC_L + 10, PIC_L + 26, PIC_T + 9 + 14 * shown,
+			PIC_T + 9 + 14 * shown, curve_colour[c % 2], c >= 2 ? " stroke-dasharray=\"4 3\"" : "",
+			PIC_L + 30, PIC_T + 12 + 14 * shown, names[c]);
+		shown++;
 	}
-	fprintf(out, "<text x=\"4\" y=\"%d\">IOPS</text><text x=\"%d\" y=\"%d\">MB/s</text>", PIC_T - 8,
-		PIC_W - PIC_R + 4, PIC_T - 8);
+	for (int t = 0; t <= 4; t++)
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.6g</text>"
+			"<text x=\"%d\" y=\"%.1f\">%.6g</text>", PIC_L - 4,
+			PIC_H - PIC_B - (PIC_H - PIC_T - PIC_B) * t / 4.0 + 4, top[0] * t / 4, PIC_W - PIC_R + 4,
+			PIC_H - PIC_B - (PIC_H - PIC_T - PIC_B) * t / 4.0 + 4, top[1] * t / 4);
+	fprintf(out, "<text x=\"4\" y=\"%d\">IOPS</text><text x=\"%d\" y=\"%d\">MB/s (dashed)</text>",
+		PIC_T - 8, PIC_W - PIC_R + 4, PIC_T - 8);
 	pic_time_axis(out, (s->t1 - s->t0) / 1e9);
 	fputs("</svg>\n", out);
 }
