@@ -391,10 +391,15 @@ static void print_stage_row(struct an_qest *e, FILE *out, int csv, const char *b
 		fprintf(out, " %9.1f\n", an_us(e->max));
 }
 
+double an_group_busy_s(const struct an_group *g)
+{
+	return g->last > g->first && g->first ? (double)(g->last - g->first) / 1e9 : 0;
+}
+
 static void print_group(struct an_group *g, const struct an_span_defs *spans, const struct an_cols *cols,
 			FILE *out, int csv, double span)
 {
-	double busy = g->last > g->first && g->first ? (double)(g->last - g->first) / 1e9 : 0;
+	double busy = an_group_busy_s(g);
 	double secs = busy > 0 ? busy : span;
 	double iops = secs > 0 ? g->count / secs : 0, mbs = secs > 0 ? g->bytes / secs / 1e6 : 0;
 	char busy_s[32] = "";

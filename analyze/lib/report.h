@@ -95,6 +95,9 @@ struct an_stats {
 	int failed;		/* out of memory: some samples were dropped */
 };
 
+/* Seconds g was busy (its first complete I/O's start to the last one's end), 0 when not known. */
+double an_group_busy_s(const struct an_group *g);
+
 /* Key of io's group under `by` (never 0), and its label; host for AN_BY_HOST. */
 uint64_t an_group_key(enum an_by by, const struct an_names *names, const char *host,
 		      const struct an_io *io);

@@ -505,7 +505,9 @@ static void print_view(struct follower *f, uint64_t now)
 		for (uint32_t i = 0; i < f->run.ngroups && i < GROUPS_SHOWN; i++) {
 			fprintf(out, "%s\n", text_shown(order[i]->label, shown, sizeof(shown)));
 			print_row(out, label, group_named(&f->last, order[i]->label), secs);
-			print_row(out, "run so far", order[i], run);
+			/* the run's rates over the time the group was busy, as the report's */
+			print_row(out, "run so far", order[i],
+				  an_group_busy_s(order[i]) > 0 ? an_group_busy_s(order[i]) : run);
 		}
 		if (f->run.ngroups > GROUPS_SHOWN)
 			fprintf(out, "(%u more groups)\n", f->run.ngroups - GROUPS_SHOWN);
