@@ -119,9 +119,9 @@ static inline __attribute__((always_inline)) uint64_t group_key(enum an_by by,
 	case AN_BY_CACHE: k = io->cache; break;
 	case AN_BY_CGROUP: {
 		/* by the path: merged recordings of several hosts share labels, not ids */
-		char tmp[24];
+		char tmp[32];
 
-		k = an_label_hash(an_names_cgroup(names, io->cgroup, tmp, sizeof(tmp)));
+		k = an_label_hash(an_names_cgroup(names, io, tmp, sizeof(tmp)));
 		break;
 	}
 	default: {
@@ -167,7 +167,7 @@ void an_group_label(enum an_by by, const struct an_names *names, const char *hos
 		snprintf(buf, cap, "%s", host);
 		break;
 	case AN_BY_CGROUP:
-		snprintf(buf, cap, "%s", an_names_cgroup(names, io->cgroup, tmp, sizeof(tmp)));
+		snprintf(buf, cap, "%s", an_names_cgroup(names, io, tmp, sizeof(tmp)));
 		break;
 	case AN_BY_CACHE:
 		snprintf(buf, cap, "%s", an_cache_name(io->cache));
