@@ -16,6 +16,7 @@ struct bio_ent {
 	uint32_t rq_next;	/* next bio of that request */
 	uint32_t dev, nr_sector, opf;
 	uint8_t merged;		/* joined a request that existed (count_merge) */
+	uint8_t q_at_g;		/* queued at its request's allocation, no time of its own (AN_IO_Q_AT_G) */
 	uint64_t bio, sector, queue_ts;
 	uint64_t getrq_ts;	/* its request's allocation (bio_getrq), 0 none */
 };
@@ -123,9 +124,9 @@ void an_corr_set_names(struct an_corr *c, const struct an_names *names)
 	c->names = names;
 }
 
-int an_corr_enable_causes(struct an_corr *c)
+int an_corr_enable_causes(struct an_corr *c, unsigned measured)
 {
-	return c->cause ? 0 : an_cause_new(&c->cause);
+	return c->cause ? 0 : an_cause_new(&c->cause, measured);
 }
 
 void an_corr_free(struct an_corr *c)
@@ -906,7 +907,7 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 	uint32_t i = io_of_bio(c, b);
 	uint64_t queue_ts = be->queue_ts, getrq_ts = be->getrq_ts;
 	uint32_t dev = be->dev, opf = be->opf;
-	int flush = bio_is_flush(be), merged = be->merged;
+	int flush = bio_is_flush(be), merged = be->merged, q_at_g = be->q_at_g;
 
 	an_idmap_del_if(&c->bio_map, be->bio, b);
 	be->io = AN_NONE;
@@ -916,6 +917,7 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 	struct an_io *io = IO(c, i);
 
 	set_min(&io->ts[AN_TS_GETRQ], getrq_ts);
+	io->flags |= q_at_g ? AN_IO_Q_AT_G : 0;
 	if (merged) {
 		io->flags |= AN_IO_MERGED;
 		io->merges++;
@@ -1376,11 +1378,17 @@ rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
  */
 static void rq_issue_stamped(struct an_corr *c, const struct st_ev_block_rq_issue_stamped *e)
 {
-	uint32_t i;
+	uint32_t i, first = ST_STAMPED_FIRST(e->p.stamped);
 
-	if (e->p.stamped & ST_STAMPED_GETRQ)
-		bio_getrq(c, e->p.bios[ST_STAMPED_FIRST(e->p.stamped)],
-			  e->h.ts - e->p.getrq_ago);
+	if (e->p.stamped & ST_STAMPED_GETRQ) {
+		uint64_t g = e->h.ts - e->p.getrq_ago;
+		uint32_t b = bio_at(c, e->p.bios[first], g);
+
+		bio_getrq(c, e->p.bios[first], g);
+		/* the kernel kept no queueing time: the reader queued it at the allocation */
+		if (b != AN_NONE && !(e->p.stamped & ST_STAMPED_QUEUE(first)) && BIO(c, b)->queue_ts == g)
+			BIO(c, b)->q_at_g = 1;
+	}
 	for (i = 0; e->p.stamped & ST_STAMPED_MERGED_ANY && i < ST_RQ_BIOS; i++)
 		if (e->p.stamped & ST_STAMPED_MERGED(i))
 			bio_merge(c, e->p.bios[i], e->h.ts - e->p.queue_ago[i]);

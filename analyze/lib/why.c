@@ -96,6 +96,7 @@ void an_why_add(void *ctx, const struct an_io *io)
 	g = &w->groups[i];
 	defined = an_io_stages(io, ns);
 	g->ios++;
+	g->measured |= defined;
 	for (unsigned k = 0; k < AN_ST_SPAN0; k++)
 		if (defined & 1u << k && k != AN_ST_Q2Q)
 			g->stage_ns[k] += ns[k];
@@ -143,7 +144,7 @@ static void put_row(const struct an_why_group *g, FILE *out, int csv, const char
 #define TEXT_NAMES 5
 
 static void print_group(struct an_why_group *g, enum an_stage stage, const struct an_span_defs *spans,
-			FILE *out, int csv)
+			const struct an_cols *cols, FILE *out, int csv)
 {
 	char shown[TEXT_SHOWN_MAX];
 
@@ -152,10 +153,16 @@ static void print_group(struct an_why_group *g, enum an_stage stage, const struc
 			text_shown(g->label, shown, sizeof(shown)), g->ios, an_us(g->threshold), an_stage_name(spans, stage), an_us(g->total_ns));
 		fprintf(out, "  %-15s %-32s %8s %12s\n", "kind", "name", "share", "avg_us");
 	}
-	for (unsigned k = AN_ST_RUNQ; k <= AN_ST_OTHER; k++)
-		put_row(g, out, csv, "cause", an_stage_name(NULL, k), g->stage_ns[k]);
+	for (unsigned k = AN_ST_RUNQ; k <= AN_ST_OTHER; k++) {
+		if (csv && !(g->measured & 1u << k)) {
+			csv_field(out, g->label);
+			fprintf(out, ",%" PRIu64 ",%.3f,cause,%s,,\n", g->ios, an_us(g->threshold),
+				an_stage_name(NULL, k));
+		} else if (csv || (g->measured & 1u << k && an_cols_show(cols, k, g->stage_ns[k])))
+			put_row(g, out, csv, "cause", an_stage_name(NULL, k), g->stage_ns[k]);
+	}
 	for (unsigned k = 0; k < AN_ST_RUNQ; k++)
-		if (g->stage_ns[k])
+		if (g->stage_ns[k] || (!csv && g->measured & 1u << k && an_cols_show(cols, k, 0)))
 			put_row(g, out, csv, "stage", an_stage_name(NULL, k), g->stage_ns[k]);
 	for (unsigned k = 0; k < AN_WHY_KINDS; k++) {
 		qsort(g->names[k], g->nnames[k], sizeof(g->names[k][0]), cmp_name);
@@ -164,10 +171,11 @@ static void print_group(struct an_why_group *g, enum an_stage stage, const struc
 	}
 }
 
-void an_why_print(struct an_why *w, const struct an_span_defs *spans, FILE *out, int csv)
+void an_why_print(struct an_why *w, const struct an_span_defs *spans, const struct an_cols *cols,
+		  FILE *out, int csv)
 {
 	if (csv)
 		fprintf(out, "group,ios,threshold_us,kind,name,us,share_pct\n");
 	for (uint32_t g = 0; g < w->ngroups; g++)
-		print_group(&w->groups[g], w->stage, spans, out, csv);
+		print_group(&w->groups[g], w->stage, spans, cols, out, csv);
 }

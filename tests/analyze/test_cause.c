@@ -27,7 +27,7 @@ static struct an_corr *start(void)
 	struct an_corr *c = NULL;
 
 	nout = 0;
-	return an_corr_new(&c, 0, collect, NULL) || an_corr_enable_causes(c) ? NULL : c;
+	return an_corr_new(&c, 0, collect, NULL) || an_corr_enable_causes(c, AN_CAUSES_ALL) ? NULL : c;
 }
 
 /* The record's header (events.h) as thread tid's. */
@@ -770,7 +770,7 @@ static void test_random(void)
 	} e;
 
 	an_corr_new(&c, 0, check_bound, NULL);
-	an_corr_enable_causes(c);
+	an_corr_enable_causes(c, AN_CAUSES_ALL);
 	for (int k = 0; k < 200000; k++) {
 		uint32_t tid = 1 + (uint32_t)(x % 4), r;
 

@@ -348,6 +348,7 @@ static void check_stats_stages(void)
 	ios[0].q2q = 50;
 	ios[1].op = AN_OP_WRITE;
 	ios[1].flags = AN_IO_SYSCALL | AN_IO_WHY;
+	ios[1].causes = AN_CAUSES_ALL;
 	ios[1].ts[AN_TS_SYS_ENTER] = 1000;
 	ios[1].ts[AN_TS_QUEUE] = 1100;
 	ios[1].ts[AN_TS_COMPLETE] = 1700;
@@ -396,6 +397,7 @@ static void check_stats_zero_causes(void)
 	io.offset = -1;
 	io.op = AN_OP_READ;
 	io.flags = AN_IO_SYSCALL | AN_IO_WHY;
+	io.causes = AN_CAUSES_ALL;
 	io.ts[AN_TS_SYS_ENTER] = 1000;
 	io.ts[AN_TS_SYS_EXIT] = 2000;
 	an_stats_init(&fed, AN_BY_OP, 100, NULL);
