@@ -1234,6 +1234,7 @@ static uint32_t rq_for_dispatch(struct an_corr *c, const struct st_ev_block_rq *
 	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
 
 	if (r != AN_NONE && RQ(c, r)->issue_ts && !RQ(c, r)->requeued) {
+		c->st.missing_completions++;
 		rq_release(c, r, 0, 0);
 		r = AN_NONE;
 	}

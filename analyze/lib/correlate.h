@@ -42,6 +42,7 @@ struct an_corr_stats {
 	uint64_t orphan_exits;		/* syscall exits / uring completions without a start */
 	uint64_t orphan_requests;	/* requests whose bios were all queued before the trace */
 	uint64_t orphan_completions;	/* completions of requests never seen before */
+	uint64_t missing_completions;	/* requests issued again with no completion between */
 	uint64_t bios, merges, splits, requeues;
 	uint64_t open_ios, open_bios, open_requests;	/* in flight now */
 };

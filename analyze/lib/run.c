@@ -756,6 +756,13 @@ void an_run_print_header(const struct an_run *r, FILE *out)
 		" requests, %" PRIu64 " completions; out-of-order events %" PRIu64 "\n",
 		c->ios - c->incomplete, c->incomplete, c->stale, c->orphan_exits, c->orphan_requests,
 		c->orphan_completions, c->out_of_order);
+	/* a request issued again before its completion: the kernel skipped the probe, uncounted */
+	if (c->missing_completions > i->lost_events)
+		fprintf(out, "warning: %" PRIu64 " request%s issued again without a completion event "
+			"between: completion events missing beyond the %" PRIu64 " counted lost; "
+			"those I/Os are incomplete\n",
+			c->missing_completions, c->missing_completions == 1 ? " was" : "s were",
+			i->lost_events);
 	for (a = 0; a < r->nrecs; a++)
 		an_spans_print(r->recs[a].spans, out);
 	if (r->nrecs < 2)

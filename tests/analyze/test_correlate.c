@@ -427,6 +427,8 @@ static void test_lost_completion(void)
 	      stage(2, AN_ST_D2C) == 80 && out[2].ts[AN_TS_INSERT] == 315,
 	      "correlate.lost_completion.second_alone", "D2C %" PRIu64,
 	      nout == 3 ? stage(2, AN_ST_D2C) : 0);
+	check(st->missing_completions == 1, "correlate.lost_completion.counted",
+	      "%" PRIu64 " missing completions, want 1", st->missing_completions);
 	an_corr_free(c);
 }
 
