@@ -27,8 +27,13 @@
  *     queues it later), and a bio of no file on a device where one of
  *     them is in fsync (`open_fsyncs`: the journal commit it waits for).
  *   device filter (-d): block events by their disk, fs events by their file
- *     system device (the disk or one of its partitions). Syscall and io_uring
- *     events carry no device and are not filtered by it.
+ *     system device (the disk or one of its partitions). Data syscalls and
+ *     io_uring requests by their fd's file: a file of a file system on the
+ *     devices, or a device itself (`dev_calls`, `dev_urings`: the exit or
+ *     completion goes with its entry or submission); a pipe, a socket or
+ *     another device's file is not recorded. A request on a registered file,
+ *     io_uring_enter and the aio calls (a ring, a context) are kept; so are
+ *     openat, close and dup, which name the fds.
  *   self: the recorder's own tasks never pass the task filter. Without a task
  *     filter, and when the recorder's output is on a traced disk, bios queued
  *     by the recorder or carrying the output file's pages (writeback runs in
@@ -253,6 +258,21 @@ static __always_inline struct file *task_fd_file(const struct task_struct *task,
 	if (fdt && fd < fdt->max_fds)
 		bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)fdt->fd + fd * sizeof(file)));
 	return file ? bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file)) : NULL;
+}
+
+/*
+ * Whether fd of task names what -d selects: a file of a file system on
+ * the devices, or one of the devices itself (its block special file); a
+ * pipe, a socket, another device's file, no file: false.
+ */
+static __always_inline bool task_fd_dev_passes(const struct task_struct *task, unsigned int fd)
+{
+	struct file *file = task_fd_file(task, fd);
+	struct inode *inode = file ? file->f_inode : NULL;
+
+	if (!inode)
+		return false;
+	return fs_dev_passes((inode->i_mode & S_IFMT) == S_IFBLK ? inode->i_rdev : inode->i_sb->s_dev);
 }
 
 /* The regular file an inode is, as a key; false for anything else (a block device, a directory). */
@@ -1224,6 +1244,25 @@ static __always_inline void fsync_opens(unsigned int fd)
 		__sync_fetch_and_add(n, 1);
 }
 
+/*
+ * With -d, the threads inside a data call on what -d selects: its exit is
+ * recorded with its entry, the others' neither.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} dev_calls SEC(".maps");
+
+/* A call whose argument 0 is the fd of the data it moves or syncs (not close, dup, an aio context). */
+static __always_inline bool is_fd_data_call(__u16 type)
+{
+	return type != ST_EV_sys_enter_close && type != ST_EV_sys_enter_dup2 &&
+	       type != ST_EV_sys_enter_dup3 && type != ST_EV_sys_enter_io_submit &&
+	       type != ST_EV_sys_enter_io_getevents;
+}
+
 static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter *ctx, __u16 type,
 					  __u64 count, __s64 offset, __u64 flags)
 {
@@ -1234,6 +1273,13 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 
 	if (!task_passes())
 		return 0;
+	if (filter_ndevs && is_fd_data_call(type)) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+		if (!task_fd_dev_passes(bpf_get_current_task_btf(), (unsigned int)ctx->args[0]))
+			return 0;
+		bpf_map_update_elem(&dev_calls, &tid, &one, BPF_ANY);
+	}
 	if (task_filter_on()) {
 		/* the files it writes: their writeback is recorded too */
 		if (is_write_call(type) && fd_file_key((unsigned int)ctx->args[0], &k))
@@ -1268,6 +1314,12 @@ static __always_inline int emit_sys_exit(const struct trace_event_raw_sys_exit *
 
 	if (!task_passes())
 		return 0;
+	if (filter_ndevs && is_fd_data_call(type - 1)) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+		if (bpf_map_delete_elem(&dev_calls, &tid))
+			return 0;
+	}
 	if (task_filter_on() && is_fsync_call(type - 1))
 		fsync_closes();
 	e = reserve(sizeof(*e), type);
@@ -1567,6 +1619,17 @@ int xfs_file_fsync(struct xfs_file_fsync_args *ctx)
 
 /* ---- io_uring --------------------------------------------------------- */
 
+/* io_kiocb.flags: a registered file, its fd an index (IOSQE_FIXED_FILE, bit 0 in every kernel). */
+#define ST_REQ_F_FIXED_FILE	1u
+
+/* With -d, the io_uring requests on what -d selects: their completion is recorded with them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u8);
+} dev_urings SEC(".maps");
+
 SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 {
@@ -1574,6 +1637,16 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 
 	if (!task_passes())
 		return 0;
+	if (filter_ndevs) {
+		__u64 key = (__u64)req;
+		__u8 one = 1;
+
+		/* a registered file's index names no fd of the task: kept */
+		if (!(req->flags & ST_REQ_F_FIXED_FILE) &&
+		    !task_fd_dev_passes(bpf_get_current_task_btf(), (unsigned int)req->cqe.fd))
+			return 0;
+		bpf_map_update_elem(&dev_urings, &key, &one, BPF_ANY);
+	}
 	e = RESERVE(uring, io_uring_submit_req);
 	if (!e)
 		return 0;
@@ -1594,8 +1667,9 @@ SEC("tracepoint/io_uring/io_uring_complete")
 int io_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 {
 	struct st_ev_uring *e;
+	__u64 key = (__u64)ctx->req;
 
-	if (!task_passes())
+	if (!task_passes() || (filter_ndevs && bpf_map_delete_elem(&dev_urings, &key)))
 		return 0;
 	e = RESERVE(uring, io_uring_complete);
 	if (!e)

@@ -94,8 +94,6 @@ static __always_inline bool syscall_frame_arg0(const struct pt_regs *regs, __u64
 static __always_inline bool task_in_traced_call(struct task_struct *task)
 {
 	struct pt_regs *regs = NULL;
-	struct inode *inode;
-	struct file *file;
 	__u64 fd;
 	long nr;
 	__u8 call;
@@ -106,13 +104,7 @@ static __always_inline bool task_in_traced_call(struct task_struct *task)
 	call = traced_calls[nr];
 	if (!call || !syscall_frame_arg0(regs, &fd) || !task_struct_passes(task))
 		return false;
-	if (!filter_ndevs || call == ST_CALL_NO_FD)
-		return true;
-	file = task_fd_file(task, (unsigned int)fd);
-	inode = file ? file->f_inode : NULL;
-	if (!inode)
-		return false;
-	return fs_dev_passes((inode->i_mode & S_IFMT) == S_IFBLK ? inode->i_rdev : inode->i_sb->s_dev);
+	return !filter_ndevs || call == ST_CALL_NO_FD || task_fd_dev_passes(task, (unsigned int)fd);
 }
 
 static __always_inline bool is_service_thread(__u32 tid)

@@ -92,12 +92,12 @@ int input_files(char **files, int nfiles, const char *prog)
 	for (int i = 0; i < nfiles; i++) {
 		if (input_path(files[i], path, sizeof(path), err, sizeof(err))) {
 			fprintf(stderr, "%s: %s: %s\n", prog, files[i], err);
-			return EXIT_USAGE;
+			return EXIT_FAIL;
 		}
 		/* a copy of "-" or a FIFO: its /dev/fd path lives as long as argv */
 		if (strcmp(path, files[i]) && !(files[i] = strdup(path))) {
 			fprintf(stderr, "%s: out of memory\n", prog);
-			return EXIT_USAGE;
+			return EXIT_FAIL;
 		}
 	}
 	return 0;

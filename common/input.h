@@ -25,7 +25,7 @@ int input_path(const char *arg, char *path, size_t cap, char *err, size_t errcap
 
 /*
  * input_path for each of files[0..nfiles-1], replacing "-" or a FIFO by the
- * path of its copy. 0, or EXIT_USAGE after "PROG: FILE: why" on stderr.
+ * path of its copy. 0, or EXIT_FAIL after "PROG: FILE: why" on stderr.
  */
 int input_files(char **files, int nfiles, const char *prog);
 

@@ -11,8 +11,16 @@
 
 #include <stdarg.h>
 
-/* The exit status of a command line that cannot run (a failed run exits 1). */
-#define EXIT_USAGE 2
+/*
+ * The exit statuses every program keeps (README.md, Conventions, and each
+ * man page): 0 success; EXIT_FAIL a failed run (an input that cannot be
+ * read or is not a trace, a damaged file, a failed write); EXIT_USAGE a
+ * command line that cannot run; EXIT_REGRESSED st-analyze diff's gate.
+ * st-record -- CMD returns CMD's, st-replay 130 when interrupted.
+ */
+#define EXIT_FAIL	1
+#define EXIT_USAGE	2
+#define EXIT_REGRESSED	3
 
 /* Prints the line for PROG (e.g. "st-analyze", "st-format slice"); returns EXIT_USAGE. */
 int usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

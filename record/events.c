@@ -10,7 +10,7 @@
 #include "record/record.h"
 
 const struct rec_event rec_events[REC_NEVENTS] = {
-#define ST_EVENT_NAME(id, name, payload) { id, #name },
+#define ST_EVENT_NAME(id, name, payload, kind) { id, #name },
 	ST_EVENT_TYPES(ST_EVENT_NAME)
 #undef ST_EVENT_NAME
 };

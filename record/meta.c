@@ -413,15 +413,16 @@ void rec_meta_note_blkcg(struct rec_meta_tracker *t, uint64_t id)
 	id_note(&t->blkcgs, id);
 }
 
-/* The cgroup of a record that begins an I/O (a data call, an io_uring submission), 0 for others. */
+/* The cgroup of a record that begins an I/O (ST_KIND_CGROUP), 0 for others. */
 static uint64_t record_cgroup(const struct st_event_header *h)
 {
-	if (h->type == ST_EV_io_uring_submit_req)
+	unsigned kind = st_event_kind(h->type);
+
+	if (!(kind & ST_KIND_CGROUP))
+		return 0;
+	if ((kind & ST_KIND_MASK) == ST_KIND_URING)
 		return ((const struct st_ev_uring *)h)->p.cgroup;
-	if ((h->type >= ST_EV_sys_enter_read && h->type <= ST_EV_sys_enter_sync_file_range &&
-	     (h->type - ST_EV_sys_enter_read) % 2 == 0) || h->type == ST_EV_sys_enter_io_submit)
-		return ((const struct st_ev_sys_enter *)h)->p.cgroup;
-	return 0;
+	return ((const struct st_ev_sys_enter *)h)->p.cgroup;
 }
 
 void rec_meta_note_record(struct rec_meta_tracker *t, const struct st_event_header *h)

@@ -70,6 +70,14 @@ $(REC_TESTS): $(B)/tests/%: $(B)/tests/record/%.o $(B)/record/meta.o $(B)/record
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) -ljson-c $(REC_UNIT_LIBS) $(LIBST_LIBS)
 
+# test_kinds: libsttrace's schema with a made-up type (tests/record/kind_table.c)
+# before the library, st-format's perfetto writer and libanalyze (which needs
+# libsttrace after it).
+$(B)/tests/test_kinds: $(B)/tests/record/kind_table.o \
+	$(B)/format/st-format/st_format_convert_perfetto.o $(B)/format/st-format/st_format_json.o
+$(B)/tests/test_kinds: REC_UNIT_LIBS := $(ANALYZE_LIB) $(LIBST)
+$(B)/tests/test_kinds: $(ANALYZE_LIB)
+
 # test_events opens the BPF object and asks the probe selection.
 $(B)/tests/test_events: $(B)/record/probes.o $(B)/record/events.o $(B)/record/tracepoint.o $(B)/record/ring.o
 $(B)/tests/test_events: REC_UNIT_LIBS := -lbpf -lelf -lz

@@ -87,13 +87,12 @@ static bool in_block_preset(const char *name)
  */
 static bool is_sched_event(uint16_t type)
 {
-	return type == ST_EV_sched_switch || type == ST_EV_sched_wakeup;
+	return st_event_kind(type) & ST_KIND_SCHED;
 }
 
 static bool is_why_event(uint16_t type)
 {
-	return (type >= ST_EV_sched_switch && type <= ST_EV_mm_filemap_add_to_page_cache) ||
-	       type == ST_EV_block_bio_held || type == ST_EV_svc_run_delay;
+	return st_event_kind(type) & ST_KIND_WHY;
 }
 
 /*

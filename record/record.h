@@ -113,7 +113,7 @@ struct rec_event {
 	const char *name;
 };
 
-#define ST_EVENT_COUNT_ONE(id, name, payload) + 1
+#define ST_EVENT_COUNT_ONE(id, name, payload, kind) + 1
 #define REC_NEVENTS (0 ST_EVENT_TYPES(ST_EVENT_COUNT_ONE))
 extern const struct rec_event rec_events[REC_NEVENTS];
 

@@ -15,7 +15,7 @@ static const char *const display_names[] = {
 	[ST_FT_DEV] = "dev", [ST_FT_STR] = "str", [ST_FT_NS] = "ns",
 };
 
-#define ST_PAYLOAD_NAME(id, name, payload) [id] = #payload,
+#define ST_PAYLOAD_NAME(id, name, payload, kind) [id] = #payload,
 static const char *const payload_of[] = { ST_EVENT_TYPES(ST_PAYLOAD_NAME) };
 
 static void print_fields(const struct st_type *t)

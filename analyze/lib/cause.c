@@ -68,17 +68,19 @@ struct an_causes {
 	struct an_idmap by_tid;
 	int failed;
 	int sched_seen;	/* sched records met: runq from them, else from the run_delay reads */
+	unsigned measured;	/* an_io.causes of every I/O */
 	uint32_t dirty_asleep;	/* threads asleep in a dirty-page pause (thr.dirty_asleep) */
 };
 
 #define THR(cz, i) AN_POOL_AT(&(cz)->thrs, struct thr, i)
 
-int an_cause_new(struct an_causes **czp)
+int an_cause_new(struct an_causes **czp, unsigned measured)
 {
 	struct an_causes *cz = calloc(1, sizeof(*cz));
 
 	if (!cz)
 		return -1;
+	cz->measured = measured;
 	an_pool_init(&cz->thrs, sizeof(struct thr));
 	if (an_idmap_init(&cz->by_tid, 256)) {
 		free(cz);
@@ -668,6 +670,7 @@ void an_cause_finish(struct an_causes *cz, struct an_io *io, int has_total, uint
 		}
 	}
 	io->cache = cache_of(io);
+	io->causes = (uint8_t)cz->measured;
 	io->flags |= AN_IO_WHY;
 }
 

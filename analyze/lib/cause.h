@@ -75,8 +75,8 @@
 
 struct an_causes;
 
-/* 0, or -1 when out of memory. */
-int an_cause_new(struct an_causes **cz);
+/* measured: 1 << AN_CAUSE_* of the causes the recording measures. 0, or -1 when out of memory. */
+int an_cause_new(struct an_causes **cz, unsigned measured);
 void an_cause_free(struct an_causes *cz);
 /* 1 after an allocation failed (events were dropped). */
 int an_cause_failed(const struct an_causes *cz);
@@ -89,7 +89,7 @@ int an_cause_failed(const struct an_causes *cz);
 void an_cause_event(struct an_causes *cz, const struct st_event_header *h, struct an_io *io);
 /*
  * Before io is emitted: svc_runq, throttle, the bound on the sum (its total,
- * when has_total), cache; sets AN_IO_WHY.
+ * when has_total), cache, the causes measured; sets AN_IO_WHY.
  */
 void an_cause_finish(struct an_causes *cz, struct an_io *io, int has_total, uint64_t total);
 

@@ -16,6 +16,7 @@ struct bio_ent {
 	uint32_t rq_next;	/* next bio of that request */
 	uint32_t dev, nr_sector, opf;
 	uint8_t merged;		/* joined a request that existed (count_merge) */
+	uint8_t q_at_g;		/* queued at its request's allocation, no time of its own (AN_IO_Q_AT_G) */
 	uint64_t bio, sector, queue_ts;
 	uint64_t getrq_ts;	/* its request's allocation (bio_getrq), 0 none */
 };
@@ -123,9 +124,9 @@ void an_corr_set_names(struct an_corr *c, const struct an_names *names)
 	c->names = names;
 }
 
-int an_corr_enable_causes(struct an_corr *c)
+int an_corr_enable_causes(struct an_corr *c, unsigned measured)
 {
-	return c->cause ? 0 : an_cause_new(&c->cause);
+	return c->cause ? 0 : an_cause_new(&c->cause, measured);
 }
 
 void an_corr_free(struct an_corr *c)
@@ -906,7 +907,7 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 	uint32_t i = io_of_bio(c, b);
 	uint64_t queue_ts = be->queue_ts, getrq_ts = be->getrq_ts;
 	uint32_t dev = be->dev, opf = be->opf;
-	int flush = bio_is_flush(be), merged = be->merged;
+	int flush = bio_is_flush(be), merged = be->merged, q_at_g = be->q_at_g;
 
 	an_idmap_del_if(&c->bio_map, be->bio, b);
 	be->io = AN_NONE;
@@ -916,6 +917,7 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 	struct an_io *io = IO(c, i);
 
 	set_min(&io->ts[AN_TS_GETRQ], getrq_ts);
+	io->flags |= q_at_g ? AN_IO_Q_AT_G : 0;
 	if (merged) {
 		io->flags |= AN_IO_MERGED;
 		io->merges++;
@@ -1232,6 +1234,7 @@ static uint32_t rq_for_dispatch(struct an_corr *c, const struct st_ev_block_rq *
 	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
 
 	if (r != AN_NONE && RQ(c, r)->issue_ts && !RQ(c, r)->requeued) {
+		c->st.missing_completions++;
 		rq_release(c, r, 0, 0);
 		r = AN_NONE;
 	}
@@ -1376,11 +1379,17 @@ rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
  */
 static void rq_issue_stamped(struct an_corr *c, const struct st_ev_block_rq_issue_stamped *e)
 {
-	uint32_t i;
+	uint32_t i, first = ST_STAMPED_FIRST(e->p.stamped);
 
-	if (e->p.stamped & ST_STAMPED_GETRQ)
-		bio_getrq(c, e->p.bios[ST_STAMPED_FIRST(e->p.stamped)],
-			  e->h.ts - e->p.getrq_ago);
+	if (e->p.stamped & ST_STAMPED_GETRQ) {
+		uint64_t g = e->h.ts - e->p.getrq_ago;
+		uint32_t b = bio_at(c, e->p.bios[first], g);
+
+		bio_getrq(c, e->p.bios[first], g);
+		/* the kernel kept no queueing time: the reader queued it at the allocation */
+		if (b != AN_NONE && !(e->p.stamped & ST_STAMPED_QUEUE(first)) && BIO(c, b)->queue_ts == g)
+			BIO(c, b)->q_at_g = 1;
+	}
 	for (i = 0; e->p.stamped & ST_STAMPED_MERGED_ANY && i < ST_RQ_BIOS; i++)
 		if (e->p.stamped & ST_STAMPED_MERGED(i))
 			bio_merge(c, e->p.bios[i], e->h.ts - e->p.queue_ago[i]);
@@ -1735,11 +1744,13 @@ static inline __attribute__((always_inline)) void corr_event(struct an_corr *c,
 		bio_held(c, (const struct st_ev_block_bio_held *)h);
 		break;
 	default:
-		if (h->type >= ST_EV_sys_enter_read && h->type <= ST_EV_sys_exit_sync_file_range) {
-			if ((h->type - ST_EV_sys_enter_read) % 2 == 0)
-				sys_enter(c, (const struct st_ev_sys_enter *)h);
-			else
-				sys_exit(c, (const struct st_ev_sys_exit *)h);
+		switch (st_event_kind(h->type) & (ST_KIND_MASK | ST_KIND_DATA)) {
+		case ST_KIND_SYS_ENTER | ST_KIND_DATA:
+			sys_enter(c, (const struct st_ev_sys_enter *)h);
+			break;
+		case ST_KIND_SYS_EXIT | ST_KIND_DATA:
+			sys_exit(c, (const struct st_ev_sys_exit *)h);
+			break;
 		}
 		break;
 	}
@@ -1771,8 +1782,8 @@ int an_corr_begins_io(uint16_t type)
 	/* The events io_new() is called for, once per event at most. */
 	return type == ST_EV_block_bio_queue || type == ST_EV_block_rq_issue ||
 	       type == ST_EV_io_uring_submit_req ||
-	       (type >= ST_EV_sys_enter_read && type <= ST_EV_sys_exit_sync_file_range &&
-		(type - ST_EV_sys_enter_read) % 2 == 0);
+	       (st_event_kind(type) & (ST_KIND_MASK | ST_KIND_DATA)) ==
+	       (ST_KIND_SYS_ENTER | ST_KIND_DATA);
 }
 
 /* ---- names --------------------------------------------------------------- */

@@ -42,6 +42,7 @@ struct an_corr_stats {
 	uint64_t orphan_exits;		/* syscall exits / uring completions without a start */
 	uint64_t orphan_requests;	/* requests whose bios were all queued before the trace */
 	uint64_t orphan_completions;	/* completions of requests never seen before */
+	uint64_t missing_completions;	/* requests issued again with no completion between */
 	uint64_t bios, merges, splits, requeues;
 	uint64_t open_ios, open_bios, open_requests;	/* in flight now */
 };
@@ -61,10 +62,11 @@ int an_corr_new(struct an_corr **c, uint64_t stale_ns, an_emit_fn emit, void *ct
 void an_corr_set_names(struct an_corr *c, const struct an_names *names);
 /*
  * Split each I/O into its causes (analyze/lib/cause.h) from the why events
- * of a recording that has them: an I/O emitted after this carries AN_IO_WHY.
- * 0, or -1 when out of memory.
+ * of a recording that has them: an I/O emitted after this carries AN_IO_WHY,
+ * and `measured` (1 << AN_CAUSE_*: the causes whose events the recording
+ * holds) in an_io.causes. 0, or -1 when out of memory.
  */
-int an_corr_enable_causes(struct an_corr *c);
+int an_corr_enable_causes(struct an_corr *c, unsigned measured);
 /* One event, built-in layout, header->size already checked by the caller. */
 void an_corr_event(struct an_corr *c, const struct st_event_header *ev);
 /*
@@ -167,9 +169,9 @@ static inline unsigned an_io_causes_of(const struct an_io *io, int has_total, ui
 		sum += io->cause_ns[k];
 	}
 	if (!has_total)
-		return ((1u << AN_CAUSE_COUNT) - 1) << AN_ST_RUNQ;
+		return (unsigned)io->causes << AN_ST_RUNQ;
 	ns[AN_ST_OTHER] = an_io_cause_rest(total, sum);
-	return ((1u << (AN_CAUSE_COUNT + 1)) - 1) << AN_ST_RUNQ;
+	return ((unsigned)io->causes | 1u << AN_CAUSE_COUNT) << AN_ST_RUNQ;
 }
 
 /*
@@ -208,6 +210,8 @@ static inline int an_io_stage(const struct an_io *io, enum an_stage s, uint64_t 
 		*ns = io->q2q;
 		return io->q2q != UINT64_MAX;
 	}
+	if (s == AN_ST_Q2G && (io->flags & AN_IO_Q_AT_G))
+		return 0;
 	if ((unsigned)s >= AN_ST_SPAN0) {
 		*ns = io->span_ns;
 		return io->span && (unsigned)s == AN_ST_SPAN0 + io->span - 1u;
@@ -245,6 +249,7 @@ an_io_each_stage(const struct an_io *io, void (*stage)(void *ctx, unsigned s, ui
 		uint64_t a, b;
 
 		if (((s == AN_ST_SYS2FS || s == AN_ST_SYS2Q) && !sys) ||
+		    (s == AN_ST_Q2G && (io->flags & AN_IO_Q_AT_G)) ||
 		    ((s == AN_ST_FS || s == AN_ST_FS2Q) && !fs) ||
 		    ((s == AN_ST_G2I || s == AN_ST_I2D) && !inserted) || (s == AN_ST_REAP && !reaped))
 			continue;
@@ -275,7 +280,8 @@ an_io_each_stage(const struct an_io *io, void (*stage)(void *ctx, unsigned s, ui
 		for (unsigned k = 0; k < AN_CAUSE_COUNT; k++) {
 			uint64_t ns = io->cause_ns[k];
 
-			stage(ctx, AN_ST_RUNQ + k, ns);
+			if (io->causes & 1u << k)
+				stage(ctx, AN_ST_RUNQ + k, ns);
 			sum += ns;
 		}
 		if (has_total)

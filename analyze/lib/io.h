@@ -55,6 +55,7 @@ enum an_stage {
 /* What took an I/O's time (analyze/lib/cause.h); the stages AN_ST_RUNQ.. in this order. */
 enum an_cause { AN_CAUSE_RUNQ, AN_CAUSE_SVC_RUNQ, AN_CAUSE_LOCK, AN_CAUSE_THROTTLE, AN_CAUSE_DIRTY,
 		AN_CAUSE_RECLAIM, AN_CAUSE_COUNT };
+#define AN_CAUSES_ALL	((1u << AN_CAUSE_COUNT) - 1)
 
 /* A read's page cache (analyze/lib/cause.h); UNKNOWN: a recording without the why events. */
 enum an_cache { AN_CACHE_UNKNOWN, AN_CACHE_NONE, AN_CACHE_HIT, AN_CACHE_MISS, AN_CACHE_DIRECT,
@@ -82,6 +83,9 @@ enum an_op { AN_OP_READ, AN_OP_WRITE, AN_OP_FLUSH, AN_OP_DISCARD, AN_OP_FSYNC, A
 						   the why events, analyze/lib/cause.h) */
 #define AN_IO_RUNQ_COUNTED	(1u << 13)	/* its runq from the kernel's run_delay counts, not the
 						   sched records: no culprit known */
+#define AN_IO_Q_AT_G		(1u << 15)	/* its first bio's queueing unrecorded, dated at its request's
+						   allocation (a stamped issue without the bio's stamp):
+						   Q2G not measured */
 #define AN_IO_AT_SECTOR		(1u << 14)	/* internal: a call in the list of those open at its
 						   offset's sector */
 
@@ -124,6 +128,8 @@ struct an_io {
 	/* Causes (AN_IO_WHY only, analyze/lib/cause.h): */
 	uint8_t cache;		/* enum an_cache */
 	uint8_t lock_flags;	/* LCB_F_* of its longest lock wait */
+	uint8_t causes;		/* 1 << AN_CAUSE_* of the causes its recording measures (holds
+				   their events); the others are not known, never 0 */
 	uint32_t svc_tid;	/* the thread that completed its last request or bio */
 	/* its thread's run-queue wait so far at the call's entry and exit, 0 not recorded (1.6) */
 	uint64_t run_delay_enter, run_delay_exit;

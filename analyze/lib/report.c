@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,44 @@ int an_by_by_name(const char *name)
 		if (!strcmp(name, by_names[i]))
 			return (int)i;
 	return -1;
+}
+
+static const char *const col_names[AN_COL_COUNT] = { "cache", "op", "dev", "sector", "bytes", "pid",
+						     "tid", "comm", "host", "file" };
+
+int an_cols_parse(struct an_cols *c, const char *list, const struct an_span_defs *spans, char *err,
+		  size_t cap)
+{
+	const char *p = list;
+
+	do {
+		size_t len = strcspn(p, ",");
+		char name[32];
+		int k;
+
+		snprintf(name, sizeof(name), "%.*s", (int)len, p);
+		if (!strcmp(name, "all"))
+			c->wide = 1;
+		else if (len < sizeof(name) && (k = an_stage_by_name(spans, name)) >= 0)
+			c->stages |= 1u << k;
+		else {
+			for (k = 0; k < AN_COL_COUNT && strcmp(name, col_names[k]); k++)
+				;
+			if (k == AN_COL_COUNT || len >= sizeof(name)) {
+				snprintf(err, cap, "--columns %s: %.*s is not a stage, span, all or one of cache, "
+					 "op, dev, sector, bytes, pid, tid, comm, host, file", list, (int)len, p);
+				return -1;
+			}
+			c->fields |= 1u << k;
+		}
+		p += len;
+	} while (*p++);
+	return 0;
+}
+
+int an_cols_show(const struct an_cols *cols, unsigned k, uint64_t max)
+{
+	return max > 0 || (cols && (cols->wide || cols->stages & 1u << k));
 }
 
 void an_stats_init(struct an_stats *s, enum an_by by, size_t exact_limit, const struct an_names *names)
@@ -228,6 +267,9 @@ int an_stats_merge(struct an_stats *dst, struct an_stats *src)
 		dg->merged += sg->merged;
 		dg->split += sg->split;
 		dg->requeues += sg->requeues;
+		if (sg->first && (!dg->first || sg->first < dg->first))
+			dg->first = sg->first;
+		dg->last = sg->last > dg->last ? sg->last : dg->last;
 		for (k = 0; k < AN_ST_COUNT; k++)
 			if (an_qest_take(&dg->st[k], &sg->st[k]))
 				return -1;
@@ -273,6 +315,7 @@ void an_stats_add(struct an_stats *s, const struct an_io *io)
 {
 	struct stage_sink sink = { s, group_of(s, io) };
 	struct an_group *g = sink.g;
+	enum an_ts from, to;
 
 	if (!g) {
 		s->failed = 1;
@@ -290,6 +333,10 @@ void an_stats_add(struct an_stats *s, const struct an_io *io)
 	g->split += !!(io->flags & AN_IO_SPLIT);
 	g->requeues += io->requeues;
 	g->unjoined += !!(io->flags & AN_IO_UNJOINED);
+	an_io_stage_ends(io, AN_ST_TOTAL, &from, &to);
+	if (io->start && (!g->first || io->start < g->first))
+		g->first = io->start;
+	g->last = io->ts[to] > g->last ? io->ts[to] : g->last;
 	/* each built-in stage's sketch at an offset the compiler knows, behind its own test */
 	an_io_each_stage(io, add_stage, &sink);
 }
@@ -345,7 +392,7 @@ int an_stats_merge_stage(struct an_stats *s, enum an_stage st, struct an_qest *d
 static const double report_q[] = { 0.5, 0.9, 0.99, 0.999, 0.9995 };
 #define NQ (sizeof(report_q) / sizeof(report_q[0]))
 
-static void print_stage_row(struct an_qest *e, FILE *out, int csv)
+static void print_stage_row(struct an_qest *e, FILE *out, int csv, const char *busy_s)
 {
 	unsigned i;
 
@@ -353,25 +400,39 @@ static void print_stage_row(struct an_qest *e, FILE *out, int csv)
 		an_us(e->min), an_us(e->sum / e->n));
 	for (i = 0; i < NQ; i++)
 		fprintf(out, csv ? ",%.3f" : " %9.1f", an_us(an_qest_quantile(e, report_q[i])));
-	fprintf(out, csv ? ",%.3f,%s\n" : " %9.1f\n", an_us(e->max),
-		an_qest_is_exact(e) ? "exact" : "sketch");
+	if (csv)
+		fprintf(out, ",%.3f,%s,%s\n", an_us(e->max), an_qest_is_exact(e) ? "exact" : "sketch",
+			busy_s);
+	else
+		fprintf(out, " %9.1f\n", an_us(e->max));
 }
 
-static void print_group(struct an_group *g, const struct an_span_defs *spans, FILE *out, int csv,
-			double secs)
+double an_group_busy_s(const struct an_group *g)
 {
+	return g->last > g->first && g->first ? (double)(g->last - g->first) / 1e9 : 0;
+}
+
+static void print_group(struct an_group *g, const struct an_span_defs *spans, const struct an_cols *cols,
+			FILE *out, int csv, double span)
+{
+	double busy = an_group_busy_s(g);
+	double secs = busy > 0 ? busy : span;
 	double iops = secs > 0 ? g->count / secs : 0, mbs = secs > 0 ? g->bytes / secs / 1e6 : 0;
+	char busy_s[32] = "";
 	/* the causes' names are longer; a group without them keeps its columns */
 	int w = g->st[AN_ST_OTHER].n || g->st[AN_ST_RUNQ].n ? 8 : 6;
 	char shown[TEXT_SHOWN_MAX];
 	int k;
 
+	if (busy > 0)
+		snprintf(busy_s, sizeof(busy_s), "%.6f", busy);
 	if (!csv) {
-		fprintf(out, "\n%s: %" PRIu64 " I/Os, %.1f IOPS, %.2f MB/s, avg %.0f B; merged %"
-			PRIu64 ", split %" PRIu64 ", requeues %" PRIu64 ", errors %" PRIu64
-			", incomplete %" PRIu64 "\n", text_shown(g->label, shown, sizeof(shown)), g->count, iops, mbs,
-			g->count ? (double)g->bytes / g->count : 0.0, g->merged, g->split,
-			g->requeues, g->errors, g->incomplete);
+		fprintf(out, "\n%s: %" PRIu64 " I/Os, %.1f IOPS, %.2f MB/s over %.4g s %s (of %.3f s), avg %.0f B; "
+			"merged %" PRIu64 ", split %" PRIu64 ", requeues %" PRIu64 ", errors %" PRIu64
+			", incomplete %" PRIu64 "\n", text_shown(g->label, shown, sizeof(shown)), g->count, iops,
+			mbs, secs, busy > 0 ? "busy" : "recorded", span,
+			g->count ? (double)g->bytes / g->count : 0.0, g->merged, g->split, g->requeues,
+			g->errors, g->incomplete);
 		if (g->unjoined)
 			fprintf(out, "  %" PRIu64 " without their block I/O joined (block stages missing; "
 				"fsync: no device flush joined)\n", g->unjoined);
@@ -379,7 +440,8 @@ static void print_group(struct an_group *g, const struct an_span_defs *spans, FI
 			"min", "avg", "p50", "p90", "p99", "p99.9", "p99.95", "max");
 	}
 	for (k = 0; k < AN_ST_COUNT; k++) {
-		if (!g->st[k].n)
+		/* not measured: no row; in text, none for a stage at 0 throughout either */
+		if (!g->st[k].n || (!csv && !an_cols_show(cols, (unsigned)k, g->st[k].max)))
 			continue;
 		if (csv) {
 			csv_field(out, g->label);
@@ -387,25 +449,25 @@ static void print_group(struct an_group *g, const struct an_span_defs *spans, FI
 				mbs, g->incomplete, g->errors, an_stage_name(spans, k));
 		} else
 			fprintf(out, "  %-*s", w, an_stage_name(spans, k));
-		print_stage_row(&g->st[k], out, csv);
+		print_stage_row(&g->st[k], out, csv, busy_s);
 	}
 	if (csv && !g->count) {
 		csv_field(out, g->label);
-		fprintf(out, ",0,0,0,%" PRIu64 ",%" PRIu64 ",,0,,,,,,,,,\n", g->incomplete, g->errors);
+		fprintf(out, ",0,0,0,%" PRIu64 ",%" PRIu64 ",,0,,,,,,,,,,\n", g->incomplete, g->errors);
 	}
 }
 
-void an_stats_print(struct an_stats *s, const struct an_span_defs *spans, FILE *out, int csv,
-		    uint64_t duration_ns)
+void an_stats_print(struct an_stats *s, const struct an_span_defs *spans, const struct an_cols *cols,
+		    FILE *out, int csv, uint64_t duration_ns)
 {
 	double secs = duration_ns / 1e9;
 	uint32_t g;
 
 	if (csv)
 		fprintf(out, "group,ios,iops,mb_s,incomplete,errors,stage,n,min_us,avg_us,p50_us,"
-			"p90_us,p99_us,p99_9_us,p99_95_us,max_us,quantiles\n");
+			"p90_us,p99_us,p99_9_us,p99_95_us,max_us,quantiles,busy_s\n");
 	for (g = 0; g < s->ngroups; g++)
-		print_group(&s->groups[g], spans, out, csv, secs);
+		print_group(&s->groups[g], spans, cols, out, csv, secs);
 }
 
 /* ---- slowest I/Os -------------------------------------------------------- */
@@ -488,111 +550,228 @@ static int cmp_slowest(const void *a, const void *b, void *stage)
 static const enum an_stage breakdown[] = {
 	AN_ST_TOTAL, AN_ST_SYS2FS, AN_ST_FS, AN_ST_FS2Q, AN_ST_SYS2Q, AN_ST_Q2G, AN_ST_G2I,
 	AN_ST_I2D, AN_ST_D2C, AN_ST_Q2C, AN_ST_C2RET, AN_ST_WB, AN_ST_JNL, AN_ST_FLUSH,
-	AN_ST_REAP,
+	AN_ST_REAP, AN_ST_RUNQ, AN_ST_SVC_RUNQ, AN_ST_LOCK, AN_ST_THROTTLE, AN_ST_DIRTY,
+	AN_ST_RECLAIM, AN_ST_OTHER,
 };
 #define NBREAK (sizeof(breakdown) / sizeof(breakdown[0]))
 
-#define NCAUSE (AN_ST_OTHER - AN_ST_RUNQ + 1)
-
-/* Whether an I/O of the list has its causes: then they are columns, and its cache. */
-static int top_has_causes(const struct an_top *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (t->heap[i].flags & AN_IO_WHY)
-			return 1;
-	return 0;
-}
-
-/*
- * The stages of the list: the breakdown, the causes when why, and the span
- * the list ranks by, if it is one.
- */
-static unsigned top_stages(const struct an_top *t, int why, enum an_stage stages[NBREAK + NCAUSE + 1])
+/* The stages of the list: the breakdown and the span it ranks by, if it is one. */
+static unsigned top_stages(const struct an_top *t, enum an_stage stages[NBREAK + 1])
 {
 	unsigned n = NBREAK;
 
 	memcpy(stages, breakdown, sizeof(breakdown));
-	for (unsigned k = 0; why && k < NCAUSE; k++)
-		stages[n++] = (enum an_stage)(AN_ST_RUNQ + k);
 	if (t->stage >= AN_ST_SPAN0)
 		stages[n++] = t->stage;
 	return n;
 }
 
-static void print_top_row(const struct an_top *t, int why, const struct an_io *io, size_t rank,
-			  const struct an_origin *origin, int show_host, FILE *out, int csv,
-			  uint64_t t0)
+/* Width in text of each column (an_col), its separator included. */
+static const unsigned col_width[AN_COL_COUNT] = { 7, 7, 9, 13, 9, 8, 8, 16, 16, 0 };
+/* The file's least width before stages are left out, and a stage's. */
+#define FILE_MIN_WIDTH	24
+#define STAGE_WIDTH	10
+
+/* The text list's columns: 1 << an_col. */
+static unsigned text_fields(const struct an_top *t, const struct an_cols *cols, int show_host)
+{
+	unsigned f = (1u << AN_COL_COUNT) - 1;
+	int cache = 0;
+
+	if (cols && cols->wide)
+		return show_host ? f : f & ~(1u << AN_COL_HOST);
+	for (size_t i = 0; i < t->n; i++)
+		cache |= t->heap[i].cache != AN_CACHE_UNKNOWN;
+	f &= ~(1u << AN_COL_TID | 1u << AN_COL_HOST | (cache ? 0 : 1u << AN_COL_CACHE));
+	return f | (show_host ? 1u << AN_COL_HOST : 0) | (cols ? cols->fields : 0);
+}
+
+/*
+ * Of stages[n], those the text shows (an_cols_show of their largest value
+ * in the list), in place; by default, when the line would pass
+ * AN_TEXT_WIDTH, less those with the least time in the list (never total
+ * or the ranked stage), counted in *left_out. Returns how many remain.
+ */
+static unsigned text_stages(const struct an_top *t, const struct an_cols *cols, unsigned fields,
+			    enum an_stage *stages, unsigned n, unsigned *left_out)
+{
+	uint64_t max[NBREAK + 1] = { 0 }, sum[NBREAK + 1] = { 0 };
+	unsigned width = 15 + FILE_MIN_WIDTH, room, kept = 0, i, k;
+
+	for (size_t j = 0; j < t->n; j++)
+		for (i = 0; i < n; i++) {
+			uint64_t ns;
+
+			if (an_io_stage(&t->heap[j], stages[i], &ns)) {
+				max[i] = ns > max[i] ? ns : max[i];
+				sum[i] += ns;
+			}
+		}
+	for (k = 0; k < AN_COL_COUNT; k++)
+		width += fields & 1u << k ? col_width[k] : 0;
+	room = width < AN_TEXT_WIDTH ? (AN_TEXT_WIDTH - width) / STAGE_WIDTH : 0;
+	*left_out = 0;
+	for (i = 0; i < n; i++)
+		if (an_cols_show(cols, stages[i], max[i]))
+			stages[kept] = stages[i], max[kept] = max[i], sum[kept++] = sum[i];
+	while (!(cols && (cols->wide || cols->stages || cols->fields)) && kept > room) {
+		unsigned least = kept;
+
+		for (i = 0; i < kept; i++)
+			if (stages[i] != AN_ST_TOTAL && stages[i] != t->stage &&
+			    (least == kept || sum[i] < sum[least]))
+				least = i;
+		if (least == kept)
+			break;
+		memmove(&stages[least], &stages[least + 1], (kept - least - 1) * sizeof(*stages));
+		memmove(&sum[least], &sum[least + 1], (kept - least - 1) * sizeof(*sum));
+		kept--;
+		(*left_out)++;
+	}
+	return kept;
+}
+
+/* snprintf at *len into line[cap], *len moved past it (held at cap - 1). */
+static void __attribute__((format(printf, 4, 5))) put(char *line, size_t cap, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line + *len, cap - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
+}
+
+/* The line, then the text s, cut at its start to end the line by AN_TEXT_WIDTH unless wide. */
+static void put_last(FILE *out, const char *line, size_t len, const char *s, int wide)
+{
+	size_t n = strlen(s);
+
+	if (!wide && len + n > AN_TEXT_WIDTH && len + 4 < AN_TEXT_WIDTH)
+		fprintf(out, "%s...%s\n", line, s + n - (AN_TEXT_WIDTH - len - 3));
+	else
+		fprintf(out, "%s%s\n", line, s);
+}
+
+static void print_top_csv(const struct an_top *t, const struct an_io *io, size_t rank,
+			  const struct an_origin *origin, FILE *out, uint64_t t0)
 {
 	const struct an_names *names = origin->names;
-	enum an_stage stages[NBREAK + NCAUSE + 1];
-	unsigned i, n = top_stages(t, why, stages);
-	char dev[32], file[128], shown[3][TEXT_SHOWN_MAX];
+	enum an_stage stages[NBREAK + 1];
+	unsigned i, n = top_stages(t, stages);
+	char dev[32], file[128];
 	uint64_t ns;
 
-	fprintf(out, csv ? "%zu,%.6f" : "%4zu %10.6f", rank, (io->start - t0) / 1e9);
+	fprintf(out, "%zu,%.6f", rank, (io->start - t0) / 1e9);
 	for (i = 0; i < n; i++) {
 		/* a stage its kernel could not give: no value, not 0 (the header says why) */
 		if (!(origin->missing & 1u << stages[i]) && an_io_stage(io, stages[i], &ns))
-			fprintf(out, csv ? ",%.3f" : " %9.1f", an_us(ns));
+			fprintf(out, ",%.3f", an_us(ns));
 		else
-			fprintf(out, csv ? "," : " %9s", "-");
+			putc(',', out);
 	}
-	if (why)
-		fprintf(out, csv ? ",%s" : " %-6s", origin->missing & AN_MISSING_CACHE ? csv ? "" : "-" :
-			an_cache_name(io->cache));
-	if (csv) {
-		fprintf(out, ",%s,", an_op_name(io->op));
-		csv_field(out, an_names_dev(names, io->dev, dev, sizeof(dev)));
-		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%u,%u,", io->sector, io->bytes, io->pid, io->tid);
-		csv_field(out, an_names_comm(names, io->pid));
-		putc(',', out);
-		csv_field(out, an_names_file(names, io, file, sizeof(file)));
-		fprintf(out, ",%u,%d,%u,", io->merges, !!(io->flags & AN_IO_SPLIT), io->requeues);
-		csv_field(out, origin->host);
-		putc('\n', out);
+	fprintf(out, ",%s,%s,", io->cache == AN_CACHE_UNKNOWN || origin->missing & AN_MISSING_CACHE ? "" :
+		an_cache_name(io->cache),
+		an_op_name(io->op));
+	csv_field(out, an_names_dev(names, io->dev, dev, sizeof(dev)));
+	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%u,%u,", io->sector, io->bytes, io->pid, io->tid);
+	csv_field(out, an_names_comm(names, io->pid));
+	putc(',', out);
+	csv_field(out, an_names_file(names, io, file, sizeof(file)));
+	fprintf(out, ",%u,%d,%u,", io->merges, !!(io->flags & AN_IO_SPLIT), io->requeues);
+	csv_field(out, origin->host);
+	putc('\n', out);
+}
+
+static void print_top_text(const enum an_stage *stages, unsigned n, unsigned fields, int wide,
+			   const struct an_io *io, size_t rank, const struct an_origin *origin, FILE *out,
+			   uint64_t t0)
+{
+	const struct an_names *names = origin->names;
+	char line[1024], dev[32], file[TEXT_SHOWN_MAX + 32], name[128], shown[TEXT_SHOWN_MAX];
+	size_t len = 0;
+	uint64_t ns;
+
+	put(line, sizeof(line), &len, "%4zu %10.6f", rank, (io->start - t0) / 1e9);
+	for (unsigned i = 0; i < n; i++) {
+		if (!(origin->missing & 1u << stages[i]) && an_io_stage(io, stages[i], &ns))
+			put(line, sizeof(line), &len, " %9.1f", an_us(ns));
+		else
+			put(line, sizeof(line), &len, " %9s", "-");
+	}
+	if (fields & 1u << AN_COL_CACHE)
+		put(line, sizeof(line), &len, " %-6s",
+		    origin->missing & AN_MISSING_CACHE ? "-" : an_cache_name(io->cache));
+	if (fields & 1u << AN_COL_OP)
+		put(line, sizeof(line), &len, " %-6s", an_op_name(io->op));
+	if (fields & 1u << AN_COL_DEV)
+		put(line, sizeof(line), &len, " %-8s",
+		    text_shown(an_names_dev(names, io->dev, dev, sizeof(dev)), shown, sizeof(shown)));
+	if (fields & 1u << AN_COL_SECTOR)
+		put(line, sizeof(line), &len, " %12" PRIu64, io->sector);
+	if (fields & 1u << AN_COL_BYTES)
+		put(line, sizeof(line), &len, " %8" PRIu64, io->bytes);
+	if (fields & 1u << AN_COL_PID)
+		put(line, sizeof(line), &len, " %7u", io->pid);
+	if (fields & 1u << AN_COL_TID)
+		put(line, sizeof(line), &len, " %7u", io->tid);
+	if (fields & 1u << AN_COL_COMM)
+		put(line, sizeof(line), &len, " %-15s",
+		    text_shown(an_names_comm(names, io->pid), shown, sizeof(shown)));
+	if (fields & 1u << AN_COL_HOST)
+		put(line, sizeof(line), &len, " %-15s", text_shown(origin->host, shown, sizeof(shown)));
+	put(line, sizeof(line), &len, " ");
+	if (!(fields & 1u << AN_COL_FILE)) {
+		fprintf(out, "%.*s\n", (int)(len - 1), line);
 		return;
 	}
-	fprintf(out, " %-6s %-8s %12" PRIu64 " %8" PRIu64 " %7u %7u %-15s ", an_op_name(io->op),
-		text_shown(an_names_dev(names, io->dev, dev, sizeof(dev)), shown[0], sizeof(shown[0])),
-		io->sector, io->bytes, io->pid, io->tid,
-		text_shown(an_names_comm(names, io->pid), shown[1], sizeof(shown[1])));
-	if (show_host)
-		fprintf(out, "%-15s ", text_shown(origin->host, shown[2], sizeof(shown[2])));
-	fprintf(out, "%s%s%s%s\n", text_shown(an_names_file(names, io, file, sizeof(file)), shown[0],
-					      sizeof(shown[0])),
-		(io->flags & AN_IO_MERGED) ? " merged" : "", (io->flags & AN_IO_SPLIT) ? " split" : "",
-		io->requeues ? " requeued" : "");
+	snprintf(file, sizeof(file), "%s%s%s%s",
+		 text_shown(an_names_file(names, io, name, sizeof(name)), shown, sizeof(shown)),
+		 (io->flags & AN_IO_MERGED) ? " merged" : "", (io->flags & AN_IO_SPLIT) ? " split" : "",
+		 io->requeues ? " requeued" : "");
+	put_last(out, line, len, file, wide);
 }
 
 void an_top_print(struct an_top *t, const struct an_span_defs *spans, const struct an_origin *origins,
-		  int show_host, FILE *out, int csv, uint64_t t0)
+		  int show_host, const struct an_cols *cols, FILE *out, int csv, uint64_t t0)
 {
-	enum an_stage stages[NBREAK + NCAUSE + 1];
-	int why = top_has_causes(t);
-	size_t i, n = top_stages(t, why, stages);
+	enum an_stage stages[NBREAK + 1];
+	unsigned n = top_stages(t, stages), fields = 0, left_out = 0, k;
+	int wide = cols && cols->wide;
+	char line[1024];
+	size_t i, len = 0;
 
 	qsort_r(t->heap, t->n, sizeof(*t->heap), cmp_slowest, &t->stage);
 	if (csv) {
 		fprintf(out, "rank,start_s");
 		for (i = 0; i < n; i++)
 			fprintf(out, ",%s_us", an_stage_name(spans, stages[i]));
-		fprintf(out, "%s,op,dev,sector,bytes,pid,tid,comm,file,merged,split,requeues,host\n",
-			why ? ",cache" : "");
-	} else {
-		fprintf(out, "%4s %10s", "#", "start_s");
-		for (i = 0; i < n; i++)
-			fprintf(out, " %9s", an_stage_name(spans, stages[i]));
-		if (why)
-			fprintf(out, " %-6s", "cache");
-		fprintf(out, " %-6s %-8s %12s %8s %7s %7s %-15s ", "op", "dev", "sector", "bytes",
-			"pid", "tid", "comm");
-		if (show_host)
-			fprintf(out, "%-15s ", "host");
-		fprintf(out, "file\n");
+		fprintf(out, ",cache,op,dev,sector,bytes,pid,tid,comm,file,merged,split,requeues,host\n");
+		for (i = 0; i < t->n; i++)
+			print_top_csv(t, &t->heap[i], i + 1, &origins[t->heap[i].recording], out, t0);
+		return;
 	}
+	fields = text_fields(t, cols, show_host);
+	n = text_stages(t, cols, fields, stages, n, &left_out);
+	if (left_out)
+		fprintf(out, "(%u stage columns with the least time left out: --wide or --columns)\n",
+			left_out);
+	put(line, sizeof(line), &len, "%4s %10s", "#", "start_s");
+	for (i = 0; i < n; i++)
+		put(line, sizeof(line), &len, " %9s", an_stage_name(spans, stages[i]));
+	for (k = 0; k < AN_COL_FILE; k++) {
+		static const char *const fmt[AN_COL_COUNT] = { " %-6s", " %-6s", " %-8s", " %12s", " %8s",
+								 " %7s", " %7s", " %-15s", " %-15s" };
+
+		if (fields & 1u << k)
+			put(line, sizeof(line), &len, fmt[k], col_names[k]);
+	}
+	fprintf(out, "%s%s\n", line, fields & 1u << AN_COL_FILE ? " file" : "");
 	for (i = 0; i < t->n; i++)
-		print_top_row(t, why, &t->heap[i], i + 1, &origins[t->heap[i].recording], show_host, out,
-			      csv, t0);
+		print_top_text(stages, n, fields, wide, &t->heap[i], i + 1, &origins[t->heap[i].recording],
+			       out, t0);
 }
 
 void an_top_merge(struct an_top *dst, const struct an_top *src)

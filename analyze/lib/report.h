@@ -27,6 +27,38 @@ struct an_origin {
 	unsigned missing;	/* stages its kernel could not give (analyze/lib/missing.h) */
 };
 
+/* The --quantile list's columns beside its stages, in their order (--columns names them). */
+enum an_col { AN_COL_CACHE, AN_COL_OP, AN_COL_DEV, AN_COL_SECTOR, AN_COL_BYTES, AN_COL_PID,
+	      AN_COL_TID, AN_COL_COMM, AN_COL_HOST, AN_COL_FILE, AN_COL_COUNT };
+
+/* The widest line of a text table by default: a terminal of 200 columns. */
+#define AN_TEXT_WIDTH 200
+
+/*
+ * What the text tables show; CSV has every column, always, in its fixed
+ * order. By default (all 0): the stages and causes with a value above 0,
+ * the list's columns but tid (host with several hosts); in the list, when
+ * the line would pass AN_TEXT_WIDTH, the stages with the least time left
+ * out (total and the ranked stage stay) and the file cut at its start.
+ * wide: every stage measured and every column, lines of any width.
+ * stages and fields (--columns): those too, the list's stages not left out.
+ */
+struct an_cols {
+	int wide;
+	unsigned stages;	/* 1 << enum an_stage */
+	unsigned fields;	/* 1 << enum an_col */
+};
+
+/*
+ * --columns LIST: stage, span and column names (an_col: cache, op, dev,
+ * sector, bytes, pid, tid, comm, host, file) separated by commas, or all
+ * (wide). 0, or -1 with a one-line message naming the bad one in err.
+ */
+int an_cols_parse(struct an_cols *c, const char *list, const struct an_span_defs *spans, char *err,
+		  size_t cap);
+/* Whether a text table shows stage k, whose largest value is max (cols NULL: the default). */
+int an_cols_show(const struct an_cols *cols, unsigned k, uint64_t max);
+
 /* "devop", "op", ... for --by and summaries; an_by_by_name: -1 unknown. */
 const char *an_by_name(enum an_by by);
 int an_by_by_name(const char *name);
@@ -36,6 +68,8 @@ struct an_group {
 	uint64_t count, bytes, incomplete, errors, split, requeues;
 	uint64_t merged;	/* merges of the I/Os' bios into requests (an_io.merges) */
 	uint64_t unjoined;	/* complete syscalls whose bios did not join (AN_IO_UNJOINED) */
+	/* when the group was busy: the first complete I/O's start, the last one's end (0: not known) */
+	uint64_t first, last;
 	struct an_qest st[AN_ST_COUNT];
 	/* I/Os whose cause was 0, not yet in st[AN_ST_RUNQ + cause] (an_stats_settle) */
 	uint64_t zero_causes[AN_CAUSE_COUNT];
@@ -62,6 +96,9 @@ struct an_stats {
 	int failed;		/* out of memory: some samples were dropped */
 };
 
+/* Seconds g was busy (its first complete I/O's start to the last one's end), 0 when not known. */
+double an_group_busy_s(const struct an_group *g);
+
 /* Key of io's group under `by` (never 0), and its label; host for AN_BY_HOST. */
 uint64_t an_group_key(enum an_by by, const struct an_names *names, const char *host,
 		      const struct an_io *io);
@@ -87,9 +124,15 @@ void an_stats_drop(struct an_stats *s, unsigned mask);
 void an_stats_sort(struct an_stats *s);
 /* 1 if every quantile of every group came from exact samples. */
 int an_stats_exact(const struct an_stats *s);
-/* Summary table: text (csv = 0) or CSV. duration_ns for rates. */
-void an_stats_print(struct an_stats *s, const struct an_span_defs *spans, FILE *out, int csv,
-		    uint64_t duration_ns);
+/*
+ * Summary table: text (csv = 0, its rows as cols says) or CSV. Rates over
+ * the time each group was busy (first, last), else over duration_ns, the
+ * recording's span, which the text prints beside them. CSV: group, ios,
+ * iops, mb_s, incomplete, errors, stage, n, min_us, avg_us, p50_us, p90_us,
+ * p99_us, p99_9_us, p99_95_us, max_us, quantiles, busy_s (empty when not known).
+ */
+void an_stats_print(struct an_stats *s, const struct an_span_defs *spans, const struct an_cols *cols,
+		    FILE *out, int csv, uint64_t duration_ns);
 /*
  * dst += src, group by group with the same label (src settled first; its samples move to dst
  * unchanged: the same quantiles as if dst had seen src's I/Os; a group's
@@ -116,10 +159,14 @@ void an_top_add(struct an_top *t, const struct an_io *io);
 void an_top_merge(struct an_top *dst, const struct an_top *src);
 /*
  * Slowest first, each with its full stage breakdown, process, file and (in
- * CSV, and in text when show_host) host, names from origins[io->recording].
+ * CSV, and in text when show_host) host, names from origins[io->recording];
+ * the text's columns as cols says. CSV: rank, start_s, the stages in
+ * enum an_stage order but Q2Q (the causes too, empty when not known), the
+ * span ranked by if one, then cache, op, dev, sector, bytes, pid, tid,
+ * comm, file, merged, split, requeues, host.
  */
 void an_top_print(struct an_top *t, const struct an_span_defs *spans, const struct an_origin *origins,
-		  int show_host, FILE *out, int csv, uint64_t t0);
+		  int show_host, const struct an_cols *cols, FILE *out, int csv, uint64_t t0);
 
 /*
  * --quantile in one pass: the `cap` slowest I/Os of a stage, kept while

@@ -438,13 +438,49 @@ static int take_events(struct an_recording *x, struct an_corr *c)
 	return ret;
 }
 
-int an_run_has_causes(const struct an_recording *x)
+/* Whether x holds an event of a type of the `why` kind (the causes' events). */
+static int has_why_events(const struct an_recording *x)
 {
-	/* svc_run_delay too: a `why` recording of direct I/O may have no other (format 1.6) */
-	for (uint16_t id = ST_EV_sched_switch; id <= ST_EV_svc_run_delay; id++)
-		if (an_input_type_events(x->in, id))
+	size_t n;
+	const struct st_type *t = st_builtin_types(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if ((st_event_kind(t[i].id) & ST_KIND_WHY) && an_input_type_events(x->in, t[i].id))
 			return 1;
 	return 0;
+}
+
+/* Whether x holds an event of one of the types ids[0..n). */
+static int has_types(const struct an_recording *x, const uint16_t *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (an_input_type_events(x->in, ids[i]))
+			return 1;
+	return 0;
+}
+
+#define HAS_TYPES(x, ...) \
+	has_types(x, (const uint16_t[]){ __VA_ARGS__ }, sizeof((uint16_t[]){ __VA_ARGS__ }) / sizeof(uint16_t))
+
+unsigned an_run_causes(const struct an_recording *x)
+{
+	unsigned m;
+
+	/* svc_run_delay too: a `why` recording of direct I/O may have no other (format 1.6) */
+	if (!has_why_events(x))
+		return 0;
+	/* the run queue from the sched records or the kernel's run_delay counts, which come with any */
+	m = 1u << AN_CAUSE_RUNQ | 1u << AN_CAUSE_SVC_RUNQ;
+	if (HAS_TYPES(x, ST_EV_contention_begin, ST_EV_contention_end))
+		m |= 1u << AN_CAUSE_LOCK;
+	if (HAS_TYPES(x, ST_EV_block_bio_held))
+		m |= 1u << AN_CAUSE_THROTTLE;
+	if (HAS_TYPES(x, ST_EV_balance_dirty_pages))
+		m |= 1u << AN_CAUSE_DIRTY;
+	if (HAS_TYPES(x, ST_EV_mm_vmscan_direct_reclaim_begin, ST_EV_mm_vmscan_direct_reclaim_end,
+		      ST_EV_mm_vmscan_memcg_reclaim_begin, ST_EV_mm_vmscan_memcg_reclaim_end))
+		m |= 1u << AN_CAUSE_RECLAIM;
+	return m;
 }
 
 /* One recording's pass into its own consumers. */
@@ -471,7 +507,7 @@ static void pass_recording(struct an_recording *x)
 	 */
 	if (r->want != AN_WANT_STATS || r->stats.by == AN_BY_FILE)
 		an_corr_set_names(c, x->names);
-	if (an_run_has_causes(x) && an_corr_enable_causes(c)) {
+	if (an_run_causes(x) && an_corr_enable_causes(c, an_run_causes(x))) {
 		snprintf(x->err, sizeof(x->err), "out of memory");
 		an_corr_free(c);
 		return;
@@ -724,6 +760,13 @@ void an_run_print_header(const struct an_run *r, FILE *out)
 		" requests, %" PRIu64 " completions; out-of-order events %" PRIu64 "\n",
 		c->ios - c->incomplete, c->incomplete, c->stale, c->orphan_exits, c->orphan_requests,
 		c->orphan_completions, c->out_of_order);
+	/* a request issued again before its completion: the kernel skipped the probe, uncounted */
+	if (c->missing_completions > i->lost_events)
+		fprintf(out, "warning: %" PRIu64 " request%s issued again without a completion event "
+			"between: completion events missing beyond the %" PRIu64 " counted lost; "
+			"those I/Os are incomplete\n",
+			c->missing_completions, c->missing_completions == 1 ? " was" : "s were",
+			i->lost_events);
 	for (a = 0; a < r->nrecs; a++)
 		an_spans_print(r->recs[a].spans, out);
 	for (a = 0; a < r->nrecs; a++) {

@@ -150,10 +150,15 @@ int an_run_pass(struct an_run *r, unsigned want, char *err, size_t cap);
 int an_run_quantile(struct an_run *r, double q, size_t exact_limit, size_t top,
 		    size_t one_pass_max, char *err, size_t cap);
 /*
- * 1 when the recording has the why events (format 1.5, 1.6, analyze/lib/cause.h):
- * its I/Os carry their causes (AN_IO_WHY).
+ * The causes (1 << AN_CAUSE_*) the recording measures: 0 without the why
+ * events (format 1.5, 1.6, analyze/lib/cause.h), else run queue waits and
+ * those whose events it holds (a lock wait from contention_begin/end,
+ * throttle from block_bio_held, dirty from balance_dirty_pages, reclaim
+ * from the vmscan events). A cause whose probe met nothing is not told
+ * apart from one not probed: neither is reported as 0. Its I/Os carry
+ * their causes (AN_IO_WHY) when not 0.
  */
-int an_run_has_causes(const struct an_recording *x);
+unsigned an_run_causes(const struct an_recording *x);
 /* Most I/Os the files can yield: each begins with an event an_corr_begins_io() names. */
 uint64_t an_run_io_bound(const struct an_run *r);
 /*

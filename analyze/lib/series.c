@@ -105,6 +105,8 @@ void an_series_add(struct an_series *s, const struct an_io *io)
 	b->bytes += io->bytes;
 	b->reads += io->op == AN_OP_READ;
 	b->writes += io->op == AN_OP_WRITE;
+	b->read_bytes += io->op == AN_OP_READ ? io->bytes : 0;
+	b->write_bytes += io->op == AN_OP_WRITE ? io->bytes : 0;
 	if (io->ts[AN_TS_ISSUE] && io->ts[AN_TS_COMPLETE])
 		add_busy(s, io->ts[AN_TS_ISSUE], io->ts[AN_TS_COMPLETE]);
 	if (io->ts[AN_TS_QUEUE] || io->ts[AN_TS_ISSUE]) {
@@ -138,6 +140,8 @@ int an_series_merge(struct an_series *dst, struct an_series *src)
 		d->bytes += b->bytes;
 		d->reads += b->reads;
 		d->writes += b->writes;
+		d->read_bytes += b->read_bytes;
+		d->write_bytes += b->write_bytes;
 		d->bios += b->bios;
 		d->merged += b->merged;
 		d->read_merged += b->read_merged;

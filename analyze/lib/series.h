@@ -25,6 +25,7 @@ struct an_span_defs;	/* analyze/lib/span.h: stage names of the spans */
 
 struct an_bin {
 	uint64_t ios, bytes, reads, writes, busy_ns;
+	uint64_t read_bytes, write_bytes;	/* of bytes, the reads' and the writes' */
 	uint64_t bios, merged;	/* the I/Os' bios, and those of them that merged (iostat's rrqm + wrqm) */
 	uint64_t read_merged, write_merged;	/* of those, the read and the write bios (rrqm, wrqm) */
 	struct an_sketch lat;	/* allocated with the first I/O */

@@ -62,6 +62,9 @@ int an_summary_save(struct an_run *r, const char *path, unsigned output_flags, c
 			gr->split, gr->requeues);
 		put_label(f, gr->label);
 		putc('\n', f);
+		if (gr->first)
+			fprintf(f, "busy %" PRId64 " %" PRId64 "\n", (int64_t)gr->first + r->wall_offset,
+				(int64_t)gr->last + r->wall_offset);
 		for (k = 0; k < AN_ST_COUNT && !ret; k++) {
 			if (!gr->st[k].n)
 				continue;
@@ -245,6 +248,21 @@ static int read_group(struct reader *rd, const char *line, struct an_stats *one)
 	return 0;
 }
 
+/* "busy FIRST LAST" (wall-clock ns), once in a group: when it was busy. */
+static int read_busy(struct reader *rd, const char *line, struct an_stats *one)
+{
+	struct an_group *g = &one->groups[0];
+	long long first, last;
+	int used = 0;
+
+	if (!one->ngroups || g->first || sscanf(line, "busy %lld %lld%n", &first, &last, &used) != 2 ||
+	    line[used] || first <= 0 || last < first)
+		return bad(rd, "busy: not one span in its group");
+	g->first = (uint64_t)first;
+	g->last = (uint64_t)last;
+	return 0;
+}
+
 /* "stage NAME N SUM MIN MAX INDEX:COUNT...": a stage of the group being read. */
 static int read_stage(struct reader *rd, char *line, struct an_stats *one,
 		      const struct an_span_defs *spans)
@@ -294,6 +312,8 @@ static int read_groups(struct reader *rd, struct an_run *r)
 	while (!ret && (line = next_line(rd)) && strcmp(line, "end")) {
 		if (!strncmp(line, "group ", 6))
 			ret = flush_group(rd, r, &one) || read_group(rd, line, &one) ? -1 : 0;
+		else if (!strncmp(line, "busy ", 5))
+			ret = read_busy(rd, line, &one);
 		else
 			ret = read_stage(rd, line, &one, &r->spans);
 	}

@@ -16,7 +16,7 @@
 #include "analyze/lib/run.h"
 
 #define AN_SUMMARY_MAGIC "sttrace-summary"
-#define AN_SUMMARY_VERSION 1
+#define AN_SUMMARY_VERSION 2	/* 2: busy lines; 1 is read too */
 
 /*
  * Write r's summary (after a pass with AN_WANT_STATS) to path, made as

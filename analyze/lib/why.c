@@ -95,8 +95,9 @@ void an_why_add(void *ctx, const struct an_io *io)
 	}
 	g = &w->groups[i];
 	defined = an_io_stages(io, ns) & ~o->missing;
-	g->recorded |= defined;
+	g->missing |= o->missing;
 	g->ios++;
+	g->measured |= defined;
 	for (unsigned k = 0; k < AN_ST_SPAN0; k++)
 		if (defined & 1u << k && k != AN_ST_Q2Q)
 			g->stage_ns[k] += ns[k];
@@ -141,22 +142,11 @@ static void put_row(const struct an_why_group *g, FILE *out, int csv, const char
 	}
 }
 
-/* A cause no I/O's kernel gave (analyze/lib/missing.h): empty cells in CSV. */
-static void put_missing(const struct an_why_group *g, FILE *out, int csv, const char *cause)
-{
-	if (csv) {
-		csv_field(out, g->label);
-		fprintf(out, ",%" PRIu64 ",%.3f,cause,%s,,\n", g->ios, an_us(g->threshold), cause);
-	} else {
-		fprintf(out, "  %-15s %-32s %s\n", "cause", cause, "not recorded on this kernel");
-	}
-}
-
 /* Most culprits of a kind the text shows (the CSV has them all). */
 #define TEXT_NAMES 5
 
 static void print_group(struct an_why_group *g, enum an_stage stage, const struct an_span_defs *spans,
-			FILE *out, int csv)
+			const struct an_cols *cols, FILE *out, int csv)
 {
 	char shown[TEXT_SHOWN_MAX];
 
@@ -165,13 +155,19 @@ static void print_group(struct an_why_group *g, enum an_stage stage, const struc
 			text_shown(g->label, shown, sizeof(shown)), g->ios, an_us(g->threshold), an_stage_name(spans, stage), an_us(g->total_ns));
 		fprintf(out, "  %-15s %-32s %8s %12s\n", "kind", "name", "share", "avg_us");
 	}
-	for (unsigned k = AN_ST_RUNQ; k <= AN_ST_OTHER; k++)
-		if (g->recorded & 1u << k)
+	for (unsigned k = AN_ST_RUNQ; k <= AN_ST_OTHER; k++) {
+		if (csv && !(g->measured & 1u << k)) {
+			csv_field(out, g->label);
+			fprintf(out, ",%" PRIu64 ",%.3f,cause,%s,,\n", g->ios, an_us(g->threshold),
+				an_stage_name(NULL, k));
+		} else if (csv || (g->measured & 1u << k && an_cols_show(cols, k, g->stage_ns[k])))
 			put_row(g, out, csv, "cause", an_stage_name(NULL, k), g->stage_ns[k]);
-		else
-			put_missing(g, out, csv, an_stage_name(NULL, k));
+		else if (!(g->measured & 1u << k) && g->missing & 1u << k)
+			fprintf(out, "  %-15s %-32s %s\n", "cause", an_stage_name(NULL, k),
+				"not recorded on this kernel");
+	}
 	for (unsigned k = 0; k < AN_ST_RUNQ; k++)
-		if (g->stage_ns[k])
+		if (g->stage_ns[k] || (!csv && g->measured & 1u << k && an_cols_show(cols, k, 0)))
 			put_row(g, out, csv, "stage", an_stage_name(NULL, k), g->stage_ns[k]);
 	for (unsigned k = 0; k < AN_WHY_KINDS; k++) {
 		qsort(g->names[k], g->nnames[k], sizeof(g->names[k][0]), cmp_name);
@@ -180,10 +176,11 @@ static void print_group(struct an_why_group *g, enum an_stage stage, const struc
 	}
 }
 
-void an_why_print(struct an_why *w, const struct an_span_defs *spans, FILE *out, int csv)
+void an_why_print(struct an_why *w, const struct an_span_defs *spans, const struct an_cols *cols,
+		  FILE *out, int csv)
 {
 	if (csv)
 		fprintf(out, "group,ios,threshold_us,kind,name,us,share_pct\n");
 	for (uint32_t g = 0; g < w->ngroups; g++)
-		print_group(&w->groups[g], w->stage, spans, out, csv);
+		print_group(&w->groups[g], w->stage, spans, cols, out, csv);
 }

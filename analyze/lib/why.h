@@ -33,7 +33,8 @@ struct an_why_group {
 	uint64_t threshold;	/* the group's quantile of the stage */
 	uint64_t ios, total_ns;
 	uint64_t stage_ns[AN_ST_SPAN0];	/* the built-in stages and the causes, summed */
-	unsigned recorded;	/* the stages its I/Os had and their kernels gave */
+	unsigned measured;	/* 1 << stage of those an I/O of it had */
+	unsigned missing;	/* stages an I/O's kernel could not give (analyze/lib/missing.h) */
 	struct an_why_name names[AN_WHY_KINDS][AN_WHY_NAMES + 1];
 	unsigned nnames[AN_WHY_KINDS];
 };
@@ -57,7 +58,12 @@ int an_why_init(struct an_why *w, struct an_stats *s, enum an_stage stage, doubl
 void an_why_free(struct an_why *w);
 /* One I/O (ctx: the an_why): counted when complete and at or above its group's threshold. */
 void an_why_add(void *ctx, const struct an_io *io);
-/* Text (csv 0) or CSV: group,ios,threshold_us,kind,name,us,share_pct. */
-void an_why_print(struct an_why *w, const struct an_span_defs *spans, FILE *out, int csv);
+/*
+ * Text (csv 0; a cause or stage at 0 only as cols says) or CSV:
+ * group,ios,threshold_us,kind,name,us,share_pct, a row for every cause,
+ * its us and share empty when the recording did not measure it.
+ */
+void an_why_print(struct an_why *w, const struct an_span_defs *spans, const struct an_cols *cols,
+		  FILE *out, int csv);
 
 #endif /* AN_WHY_H */

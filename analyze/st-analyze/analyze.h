@@ -39,6 +39,8 @@ struct an_opts {
 	const char *metrics;	/* --metrics ADDR:PORT, NULL none */
 	int why;		/* --why: the causes of the slowest I/Os' time */
 	struct an_span_defs spans;	/* --span, in the order given */
+	const char *columns;	/* --columns LIST, into cols by an_opts_resolve() */
+	struct an_cols cols;	/* what the text tables show: --wide, --columns */
 };
 
 /* getopt_long value of --threshold, an option of diff only. */
@@ -71,9 +73,9 @@ const struct option *an_long_opts(void);
 int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *prog);
 /* After the last option, when every --span is defined: resolve --stage. 0 or 2 after the error. */
 int an_opts_resolve(struct an_opts *o, const char *prog);
-/* Open files with the options' filters; 0 or 2 after printing the error. */
+/* Open files with the options' filters; 0, or the exit status after printing the error. */
 int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int nfiles, const char *prog);
-/* One pass; 0 or 2 after printing the error. */
+/* One pass; 0 or EXIT_FAIL after printing the error. */
 int an_pass(struct an_run *r, unsigned want, const char *prog);
 /* Interval of series and heatmaps: the option, else 1/100 of the trace. */
 uint64_t an_auto_interval(const struct an_run *r, uint64_t interval);

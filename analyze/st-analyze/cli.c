@@ -20,7 +20,7 @@ enum {
 	OPT_SAVE_SUMMARY,
 	OPT_SPAN, OPT_CONFIG, OPT_HEATMAP_ROWS,
 	OPT_SIZES, OPT_SEEK, OPT_HIST, OPT_DEPTH, OPT_TOP_BY, OPT_HTML, OPT_FOLLOW, OPT_METRICS,
-	OPT_WHY,
+	OPT_WHY, OPT_COLUMNS, OPT_WIDE,
 };
 
 static const struct option long_opts[] = {
@@ -54,6 +54,8 @@ static const struct option long_opts[] = {
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "why", no_argument, NULL, OPT_WHY },
+	{ "columns", required_argument, NULL, OPT_COLUMNS },
+	{ "wide", no_argument, NULL, OPT_WIDE },
 	{ "threshold", required_argument, NULL, AN_OPT_THRESHOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -201,6 +203,12 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 	case OPT_WHY:
 		o->why = 1;
 		return 0;
+	case OPT_COLUMNS:
+		o->columns = arg;
+		return 0;
+	case OPT_WIDE:
+		o->cols.wide = 1;
+		return 0;
 	case AN_OPT_THRESHOLD:
 		if (parse_number(arg, 0, 1e6, &v))
 			return usage_error(prog, "--threshold %s: not a percentage", arg);
@@ -268,8 +276,8 @@ int an_report_accepts(int opt)
 int an_merge_accepts(int opt)
 {
 	/* Filters and report choices were made when the summaries were saved. */
-	return opt == OPT_CSV || opt == OPT_SAVE_SUMMARY || opt == OPT_FORCE || opt == 'h' ||
-	       opt == 'V';
+	return opt == OPT_CSV || opt == OPT_SAVE_SUMMARY || opt == OPT_FORCE || opt == OPT_WIDE ||
+	       opt == 'h' || opt == 'V';
 }
 
 void an_opts_init(struct an_opts *o)
@@ -287,10 +295,13 @@ void an_opts_init(struct an_opts *o)
 int an_opts_resolve(struct an_opts *o, const char *prog)
 {
 	int stage = o->stage_name ? an_stage_by_name(&o->spans, o->stage_name) : AN_ST_TOTAL;
+	char err[320];
 
 	if (stage < 0)
 		return usage_error(prog, "--stage %s: unknown stage or span", o->stage_name);
 	o->stage = (enum an_stage)stage;
+	if (o->columns && an_cols_parse(&o->cols, o->columns, &o->spans, err, sizeof(err)))
+		return usage_error(prog, "%s", err);
 	return 0;
 }
 
@@ -306,7 +317,7 @@ int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int n
 	if (an_run_open(r, files, nfiles, &o->spans, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		an_run_close(r);
-		return 2;
+		return EXIT_FAIL;
 	}
 	r->stale_ns = o->stale;
 	r->threads = o->threads;
@@ -324,7 +335,7 @@ int an_open(struct an_run *r, const struct an_opts *o, char *const *files, int n
 	if (o->dev && an_run_set_dev(r, o->dev)) {
 		fprintf(stderr, "%s: --dev %s: no such device in the trace's metadata\n", prog, o->dev);
 		an_run_close(r);
-		return 2;
+		return EXIT_FAIL;
 	}
 	return 0;
 }
@@ -335,11 +346,11 @@ int an_pass(struct an_run *r, unsigned want, const char *prog)
 
 	if (an_run_pass(r, want, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
-		return 2;
+		return EXIT_FAIL;
 	}
 	if (r->stats.failed || r->series.failed || r->dist.failed) {
 		fprintf(stderr, "%s: out of memory\n", prog);
-		return 2;
+		return EXIT_FAIL;
 	}
 	return 0;
 }

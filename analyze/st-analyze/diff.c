@@ -46,8 +46,8 @@ static const char diff_usage[] =
 "                     as st-analyze\n"
 "  -h, --help, --version\n"
 "\n"
-"Exit: 0 no regression, 1 the chosen quantile regressed past the threshold,\n"
-"2 usage error or unreadable input.\n";
+"Exit: 0 no regression, 3 the chosen quantile regressed past the threshold,\n"
+"1 failed (an unreadable input), 2 bad usage.\n";
 
 struct side {
 	struct an_run run;
@@ -175,7 +175,7 @@ static int summary_side(struct side *s, const struct an_opts *o, char *path)
 	s->open = 1;
 	if (an_summary_load(&s->run, path, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
-		return 2;
+		return EXIT_FAIL;
 	}
 	return 0;
 }
@@ -234,11 +234,11 @@ int an_diff_main(int argc, char **argv)
 			"and the 95%% confidence intervals do not overlap\n", an_stage_name(&o.spans, o.stage),
 			o.quantile, o.threshold);
 		regressions = compare(&sides[0].run.stats, &sides[1].run.stats, &o, stdout);
-		if (o.gnuplot_dir && (ret = an_plot_diff(&sides[0].run.stats, &sides[1].run.stats, &o, info)))
-			regressions = 0;
-		if (!ret) {
+		if (o.gnuplot_dir && an_plot_diff(&sides[0].run.stats, &sides[1].run.stats, &o, info)) {
+			ret = EXIT_FAIL;
+		} else {
 			fprintf(info, "\n%s\n", regressions ? "result: REGRESSION" : "result: no regression");
-			ret = regressions ? 1 : 0;
+			ret = regressions ? EXIT_REGRESSED : 0;
 		}
 	}
 	for (i = 0; i < 2; i++) {

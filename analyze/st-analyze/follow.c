@@ -36,6 +36,7 @@
 #include "analyze/st-analyze/metrics.h"
 #include "common/number.h"
 #include "common/text.h"
+#include "common/usage.h"
 
 #define POLL_NS		100000000ull	/* how often the file is looked at */
 #define HOLD_MARGIN_NS	500000000ull	/* drains, metadata held back, a busy recorder */
@@ -148,7 +149,7 @@ static int spool_start(struct follower *f)
 
 	if (isatty(STDIN_FILENO)) {
 		fprintf(stderr, "%s: -: standard input is a terminal; pipe st-record -o - into it\n", f->prog);
-		return 2;
+		return EXIT_FAIL;
 	}
 	/* a regular file on standard input is followed in place */
 	if (!fstat(STDIN_FILENO, &st) && S_ISREG(st.st_mode)) {
@@ -159,11 +160,11 @@ static int spool_start(struct follower *f)
 	if (f->spool.fd < 0) {
 		fprintf(stderr, "%s: -: cannot make a file in $TMPDIR for standard input: %s\n", f->prog,
 			strerror(errno));
-		return 2;
+		return EXIT_FAIL;
 	}
 	if (pthread_create(&f->spool.thread, NULL, spool_copy, &f->spool)) {
 		fprintf(stderr, "%s: -: cannot start the thread that reads standard input\n", f->prog);
-		return 2;
+		return EXIT_FAIL;
 	}
 	f->spool.running = 1;
 	snprintf(f->path, sizeof(f->path), "/dev/fd/%d", f->spool.fd);
@@ -345,7 +346,7 @@ static int drain(struct follower *f)
 	}
 	if (ret < 0)
 		fprintf(stderr, "%s: %s\n", f->prog, err);
-	return ret < 0 ? 2 : 0;
+	return ret < 0 ? EXIT_FAIL : 0;
 }
 
 /* ---- the view -------------------------------------------------------------- */
@@ -506,7 +507,9 @@ static void print_view(struct follower *f, uint64_t now)
 		for (uint32_t i = 0; i < f->run.ngroups && i < GROUPS_SHOWN; i++) {
 			fprintf(out, "%s\n", text_shown(order[i]->label, shown, sizeof(shown)));
 			print_row(out, label, group_named(&f->last, order[i]->label), secs);
-			print_row(out, "run so far", order[i], run);
+			/* the run's rates over the time the group was busy, as the report's */
+			print_row(out, "run so far", order[i],
+				  an_group_busy_s(order[i]) > 0 ? an_group_busy_s(order[i]) : run);
 		}
 		if (f->run.ngroups > GROUPS_SHOWN)
 			fprintf(out, "(%u more groups)\n", f->run.ngroups - GROUPS_SHOWN);
@@ -539,7 +542,7 @@ static void print_view(struct follower *f, uint64_t now)
 
 /* ---- the loop -------------------------------------------------------------- */
 
-/* The pipeline over the first file: names, filters, correlator. 0 or 2. */
+/* The pipeline over the first file: names, filters, correlator. 0 or EXIT_FAIL. */
 static int setup(struct follower *f)
 {
 	const char *host = an_input_meta(f->in, "host.name");
@@ -554,12 +557,12 @@ static int setup(struct follower *f)
 		st_parse_time(f->o->to, start, &f->filter.to);
 	if (f->o->dev && !(f->dev = an_names_dev_by_name(f->names, f->o->dev))) {
 		fprintf(stderr, "%s: --dev %s: no such device in the trace's metadata\n", f->prog, f->o->dev);
-		return 2;
+		return EXIT_FAIL;
 	}
 	f->filter.dev = f->dev;
 	if (an_corr_new(&f->corr, f->o->stale, on_io, f)) {
 		fprintf(stderr, "%s: out of memory\n", f->prog);
-		return 2;
+		return EXIT_FAIL;
 	}
 	an_stats_init(&f->run, f->o->by, f->o->exact_limit, f->names);
 	an_stats_init(&f->last, f->o->by, f->o->exact_limit, f->names);
@@ -570,7 +573,7 @@ static int setup(struct follower *f)
 /*
  * Start reading the file just opened. --span pairs within one input (it
  * reads the events' types through it): a part's unpaired starts end with it.
- * 0 or 2.
+ * 0 or EXIT_FAIL.
  */
 static int start_file(struct follower *f)
 {
@@ -580,14 +583,14 @@ static int start_file(struct follower *f)
 	an_spans_free(f->spans);
 	if (an_spans_new(&f->spans, &f->o->spans, f->in, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", f->prog, err);
-		return 2;
+		return EXIT_FAIL;
 	}
 	f->hold_ns = hold_of(f->in);
 	f->size = 0;
 	f->size_since = mono_ns();
 	if (an_input_start(f->in, 0, UINT64_MAX, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", f->prog, err);
-		return 2;
+		return EXIT_FAIL;
 	}
 	return 0;
 }
@@ -635,7 +638,7 @@ static int follow_loop(struct follower *f)
 		ret = an_input_refresh(f->in, done, until, err, sizeof(err));
 		if (ret < 0) {
 			fprintf(stderr, "%s: %s\n", f->prog, err);
-			return 2;
+			return EXIT_FAIL;
 		}
 		info = an_input_info(f->in);
 		f->first_ts = f->first_ts ? f->first_ts : info->first_ts;
@@ -643,7 +646,7 @@ static int follow_loop(struct follower *f)
 		/* a rotating set's next part holds its newest events back again */
 		f->clock = until > f->clock ? until : f->clock;
 		if (drain(f))
-			return 2;
+			return EXIT_FAIL;
 		now = mono_ns();
 		if (now - f->view_start >= interval)
 			print_view(f, now);
@@ -654,7 +657,7 @@ static int follow_loop(struct follower *f)
 			f->part++;
 			ret = open_file(f);
 			if (ret == 2 || (!ret && start_file(f)))
-				return 2;
+				return EXIT_FAIL;
 			if (!ret)
 				continue;
 			break;	/* a signal while waiting for the next part */
@@ -670,7 +673,7 @@ static int follow_loop(struct follower *f)
 	an_spans_finish(f->spans, on_io, f);
 	if (an_corr_failed(f->corr) || an_spans_failed(f->spans) || f->run.failed) {
 		fprintf(stderr, "%s: out of memory while correlating\n", f->prog);
-		return 2;
+		return EXIT_FAIL;
 	}
 	f->ended = 1;
 	print_view(f, mono_ns());
@@ -722,7 +725,7 @@ int an_follow(const struct an_opts *o, const char *arg, const char *prog, char *
 	f.tty = isatty(STDOUT_FILENO);
 	if (o->metrics && an_metrics_start(&f.metrics, o->metrics, &o->spans, err, sizeof(err))) {
 		fprintf(stderr, "%s: --metrics %s\n", prog, err);
-		return 2;
+		return EXIT_USAGE;
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -732,10 +735,10 @@ int an_follow(const struct an_opts *o, const char *arg, const char *prog, char *
 	else
 		ret = (snprintf(f.path, sizeof(f.path), "%s", arg), 0);
 	if (!ret && an_names_new(&f.names))
-		ret = (fprintf(stderr, "%s: out of memory\n", prog), 2);
-	if (!ret && (ret = open_file(&f)) == 1)
-		ret = (fprintf(stderr, "%s: %s: interrupted before there was a trace to follow\n", prog,
-			       arg), 2);
+		ret = (fprintf(stderr, "%s: out of memory\n", prog), EXIT_FAIL);
+	if (!ret && (ret = open_file(&f)))
+		ret = ret == 1 ? (fprintf(stderr, "%s: %s: interrupted before there was a trace to follow\n",
+					  prog, arg), EXIT_FAIL) : EXIT_FAIL;
 	if (!ret)
 		ret = setup(&f);
 	if (!ret)

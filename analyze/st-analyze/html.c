@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,12 +28,16 @@ static const char page_head[] =
 "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
 "base-uri 'none'; form-action 'none'\">\n"
 "<meta name=\"viewport\" content=\"width=device-width\">\n<title>sttrace report</title>\n<style>\n"
-"body{font-family:sans-serif;margin:1em 2em;color:#222}\n"
+"body{font-family:sans-serif;margin:.5em 1em;color:#222;max-width:1380px}\n"
+"h1{font-size:1.3em;margin:.2em 0}h2{font-size:1.1em;margin:.2em 0}\n"
+".row{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start}\n"
+"details{margin:.4em 0}details>summary{cursor:pointer;font-weight:bold;font-size:1.05em}\n"
+"#glance{font-size:80%}#tail-table{font-size:72%}\n"
 "table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:85%}\n"
 "th,td{border:1px solid #bbb;padding:2px 6px;text-align:right}\n"
 "th{background:#eee;cursor:pointer}td:first-child{text-align:left}\n"
-"pre{background:#f6f6f6;padding:.5em;overflow-x:auto}\n"
-"svg{margin:.3em 1em .3em 0;background:#fcfcfc;border:1px solid #ddd}\n"
+"pre{background:#f6f6f6;padding:.3em;overflow-x:auto;font-size:75%;margin:.2em 0}\n"
+"svg{margin:.2em 0;background:#fcfcfc;border:1px solid #ddd}\n"
 "nav a{margin-right:1em}\n</style>\n</head>\n<body>\n";
 
 /* Sorting by a clicked heading: numbers as numbers, the rest as text. */
@@ -73,6 +78,34 @@ static void put_text(FILE *out, const char *s)
 	put_escaped(out, s, strlen(s));
 }
 
+/*
+ * One cell of a CSV row (common/csv.h: quoted when it holds a comma or a
+ * quote, quotes doubled) into buf; returns what follows it: past its comma,
+ * or at the row's end, past its newline.
+ */
+static const char *csv_cell(const char *s, char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	if (*s == '"') {
+		for (s++; *s && *s != '\n'; s++) {
+			if (*s == '"' && s[1] == '"')
+				s++;
+			else if (*s == '"') {
+				s++;
+				break;
+			}
+			if (n + 1 < cap)
+				buf[n++] = *s;
+		}
+	}
+	for (; *s && *s != ',' && *s != '\n'; s++)
+		if (n + 1 < cap)
+			buf[n++] = *s;
+	buf[n] = 0;
+	return *s ? s + 1 : s;
+}
+
 /* A stream that captures a report; NULL when out of memory. */
 static FILE *capture(struct page *p)
 {
@@ -82,45 +115,52 @@ static FILE *capture(struct page *p)
 	return open_memstream(&p->buf, &p->len);
 }
 
-/*
- * One CSV row (common/csv.h: a field is quoted when it holds a comma or a
- * quote, quotes doubled) as table cells of `tag`; returns the next row.
- */
-static const char *put_row(FILE *out, const char *row, const char *tag)
+/* One CSV row as table cells of `tag`, those of the columns in `shown` (bit k: column k); returns the next row. */
+static const char *put_row(FILE *out, const char *row, const char *tag, uint64_t shown)
 {
 	const char *s = row;
+	char cell[512];
 
 	fputs("<tr>", out);
-	for (;;) {
-		fprintf(out, "<%s>", tag);
-		if (*s == '"') {
-			for (s++; *s && *s != '\n'; s++) {
-				if (*s == '"' && s[1] == '"')
-					s++;
-				else if (*s == '"') {
-					s++;
-					break;
-				}
-				put_escaped(out, s, 1);
-			}
-		} else {
-			size_t n = strcspn(s, ",\n");
+	for (unsigned k = 0; *s; k++) {
+		int last;
 
-			put_escaped(out, s, n);
-			s += n;
-		}
-		fprintf(out, "</%s>", tag);
-		if (*s != ',')
+		s = csv_cell(s, cell, sizeof(cell));
+		last = s[-1] != ',';
+		if (k >= 64 || shown & 1ull << k)
+			fprintf(out, "<%s>", tag), put_text(out, cell), fprintf(out, "</%s>", tag);
+		if (last)
 			break;
-		s++;
 	}
 	fputs("</tr>\n", out);
-	return *s == '\n' ? s + 1 : s;
+	return s;
 }
 
-/* The captured CSV as table `id`: its first row the headings. */
-static void put_table(struct page *p, FILE *m, const char *id, const char *title)
+/* Of the CSV's first 64 columns, those with a value other than empty or 0 in a row. */
+static uint64_t columns_with_data(const char *s)
 {
+	uint64_t data = 0;
+	char cell[512];
+
+	s += strcspn(s, "\n");
+	s += *s == '\n';
+	while (*s)
+		for (unsigned k = 0; *s; k++) {
+			char *end;
+
+			s = csv_cell(s, cell, sizeof(cell));
+			if (k < 64 && cell[0] && (strtod(cell, &end) != 0 || *end))
+				data |= 1ull << k;
+			if (s[-1] != ',')
+				break;
+		}
+	return data;
+}
+
+/* The captured CSV as table `id`: its first row the headings; compact: the columns with data only. */
+static void put_table(struct page *p, FILE *m, const char *id, const char *title, int compact)
+{
+	uint64_t shown = ~0ull;
 	const char *s;
 
 	fclose(m);
@@ -129,11 +169,13 @@ static void put_table(struct page *p, FILE *m, const char *id, const char *title
 		fputs("<p>none in this trace</p>\n", p->out);
 		return;
 	}
+	if (compact)
+		shown = columns_with_data(p->buf);
 	fprintf(p->out, "<table class=\"sortable\" id=\"%s\">\n<thead>", id);
-	s = put_row(p->out, p->buf, "th");
+	s = put_row(p->out, p->buf, "th", shown);
 	fputs("</thead>\n<tbody>\n", p->out);
 	while (*s)
-		s = put_row(p->out, s, "td");
+		s = put_row(p->out, s, "td", shown);
 	fputs("</tbody>\n</table>\n", p->out);
 }
 
@@ -304,6 +346,298 @@ static void svg_depth(FILE *out, const struct an_dist *d, const struct an_origin
 	}
 }
 
+/* ---- the pictures the page leads with --------------------------------------- */
+
+#define PIC_W 660	/* a picture's size: two side by side within 1,400 px */
+#define PIC_H 300
+#define PIC_L 64	/* plot area: left, right, top, bottom margins */
+#define PIC_R 78
+#define PIC_T 24
+#define PIC_B 34
+
+/* One colour a curve (Tableau 10): never two curves alike. */
+static const char *const curve_colour[] = { "#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1",
+					    "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac" };
+#define NCOLOURS (sizeof(curve_colour) / sizeof(curve_colour[0]))
+
+/* f in [0, 1] on viridis: dark purple (few) to yellow (most). */
+static void heat_colour(char *buf, size_t cap, double f)
+{
+	static const unsigned char stop[5][3] = { { 68, 1, 84 }, { 59, 82, 139 }, { 33, 145, 140 },
+						  { 94, 201, 98 }, { 253, 231, 37 } };
+	double x = (f < 0 ? 0 : f > 1 ? 1 : f) * 4;
+	int i = x >= 4 ? 3 : (int)x;
+	double t = x - i;
+
+	snprintf(buf, cap, "#%02x%02x%02x", (int)(stop[i][0] + t * (stop[i + 1][0] - stop[i][0])),
+		 (int)(stop[i][1] + t * (stop[i + 1][1] - stop[i][1])),
+		 (int)(stop[i][2] + t * (stop[i + 1][2] - stop[i][2])));
+}
+
+static void pic_head(FILE *out, const char *id, const char *title)
+{
+	fprintf(out, "<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-size=\"11\" role=\"img\"><title>", id, PIC_W, PIC_H);
+	put_text(out, title);
+	fprintf(out, "</title><text x=\"%d\" y=\"15\" font-size=\"13\" font-weight=\"bold\">", PIC_L);
+	put_text(out, title);
+	fputs("</text>", out);
+}
+
+/* The time axis under the plot area: 0, the middle and the end, in s. */
+static void pic_time_axis(FILE *out, double secs)
+{
+	for (int i = 0; i <= 4; i++)
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.3g</text>",
+			PIC_L + (PIC_W - PIC_L - PIC_R) * i / 4.0, PIC_H - PIC_B + 14, secs * i / 4);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time (s)</text>",
+		PIC_L + (PIC_W - PIC_L - PIC_R) / 2, PIC_H - 4);
+}
+
+/* A latency in ns as text: "850 ns", "12 us", "3.4 ms", "1.2 s". */
+static void short_time(char *buf, size_t cap, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, cap, "%.3g ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, cap, "%.3g us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, cap, "%.3g ms", ns / 1e6);
+	else
+		snprintf(buf, cap, "%.3g s", ns / 1e9);
+}
+
+/*
+ * A heat map of s: time across, the latency heat map's log2 buckets ('l')
+ * or the position buckets ('p') up; only the rows from the first used to the
+ * last, colour on a log scale of the count, a colour bar at the right.
+ */
+static void svg_heat(FILE *out, const struct an_series *s, int kind, const char *id, const char *title)
+{
+	unsigned n = kind == 'l' ? AN_HEAT_LAT : AN_HEAT_POS, lo = n, hi = 0;
+	double w, h, lmax;
+	uint32_t max = 0;
+	char c[16], label[32];
+
+	for (size_t i = 0; i < s->nbins; i++)
+		for (unsigned k = 0; k < n; k++) {
+			uint32_t v = kind == 'l' ? s->bins[i].lat_heat[k] : s->bins[i].pos_heat[k];
+
+			if (v) {
+				lo = k < lo ? k : lo;
+				hi = k > hi ? k : hi;
+				max = v > max ? v : max;
+			}
+		}
+	if (!max)
+		return;
+	pic_head(out, id, title);
+	w = (PIC_W - PIC_L - PIC_R) / (double)s->nbins;
+	h = (PIC_H - PIC_T - PIC_B) / (double)(hi - lo + 1);
+	lmax = log((double)max + 1);
+	for (size_t i = 0; i < s->nbins; i++)
+		for (unsigned k = lo; k <= hi; k++) {
+			uint32_t v = kind == 'l' ? s->bins[i].lat_heat[k] : s->bins[i].pos_heat[k];
+
+			if (!v)
+				continue;
+			heat_colour(c, sizeof(c), log((double)v + 1) / lmax);
+			fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>",
+				PIC_L + i * w, PIC_H - PIC_B - (k - lo + 1) * h, w + 0.3, h + 0.3, c);
+		}
+	/* the y axis: a bucket's lower end, every few rows */
+	for (unsigned k = lo; k <= hi + 1; k += (hi - lo) / 6 + 1) {
+		if (kind == 'l')
+			short_time(label, sizeof(label), k ? (double)(1ull << k) : 0);
+		else
+			snprintf(label, sizeof(label), "%.3g GiB",
+				 (double)((uint64_t)k << s->pos_shift) * 512 / (1 << 30));
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", PIC_L - 4,
+			PIC_H - PIC_B - (k - lo) * h + 4, label);
+	}
+	pic_time_axis(out, (s->t1 - s->t0) / 1e9);
+	/* the colour bar: 1 .. max I/Os, log */
+	for (int j = 0; j < 20; j++) {
+		heat_colour(c, sizeof(c), j / 19.0);
+		fprintf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"%.1f\" fill=\"%s\"/>",
+			PIC_W - PIC_R + 14, PIC_H - PIC_B - (j + 1) * (PIC_H - PIC_T - PIC_B) / 20.0,
+			(PIC_H - PIC_T - PIC_B) / 20.0 + 0.3, c);
+	}
+	fprintf(out, "<text x=\"%d\" y=\"%d\">%u</text><text x=\"%d\" y=\"%d\">1</text>"
+		"<text x=\"%d\" y=\"%d\">I/Os (log)</text></svg>\n", PIC_W - PIC_R + 30, PIC_T + 8, max,
+		PIC_W - PIC_R + 30, PIC_H - PIC_B, PIC_W - PIC_R + 2, PIC_T - 4);
+}
+
+/* The tail CDF's legend entry i, at the bottom left (the curves fall to the right): colour i, the label escaped. */
+static void pic_legend(FILE *out, int i, const char *label)
+{
+	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"3\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
+		PIC_L + 10, PIC_H - PIC_B - 14 - 14 * i, curve_colour[i % NCOLOURS], PIC_L + 28,
+		PIC_H - PIC_B - 10 - 14 * i);
+	put_text(out, label);
+	fputs("</text>", out);
+}
+
+/* The axis' top for values up to v: 1, 2 or 5 times a power of 10. */
+static double nice_top(double v)
+{
+	double m = pow(10, floor(log10(v > 0 ? v : 1)));
+
+	return v <= m ? m : v <= 2 * m ? 2 * m : v <= 5 * m ? 5 * m : 10 * m;
+}
+
+/* Curve c of the rates: read IOPS, write IOPS, read MB/s, write MB/s of bin i. */
+static double rate(const struct an_series *s, size_t i, int c)
+{
+	const struct an_bin *b = &s->bins[i];
+	double secs = s->step / 1e9;
+
+	return c == 0 ? b->reads / secs : c == 1 ? b->writes / secs :
+	       (c == 2 ? b->read_bytes : b->write_bytes) / secs / 1e6;
+}
+
+/*
+ * Per interval, per op with I/Os: IOPS (solid, left axis) and MB/s (dashed,
+ * right axis), an op's two curves in its colour.
+ */
+static void svg_rates(FILE *out, const struct an_series *s)
+{
+	static const char *const names[] = { "read IOPS", "write IOPS", "read MB/s", "write MB/s" };
+	double max[4] = { 0 }, top[2];
+	int shown = 0;
+
+	for (size_t i = 0; i < s->nbins; i++)
+		for (int c = 0; c < 4; c++)
+			max[c] = rate(s, i, c) > max[c] ? rate(s, i, c) : max[c];
+	if (max[0] <= 0 && max[1] <= 0)
+		return;
+	top[0] = nice_top(max[0] > max[1] ? max[0] : max[1]);
+	top[1] = nice_top(max[2] > max[3] ? max[2] : max[3]);
+	pic_head(out, "rates", "IOPS and MB/s per op over time");
+	for (int c = 0; c < 4; c++) {
+		if (max[c] <= 0)
+			continue;
+		fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s points=\"",
+			curve_colour[c % 2], c >= 2 ? " stroke-dasharray=\"4 3\"" : "");
+		for (size_t i = 0; i < s->nbins; i++)
+			fprintf(out, "%.1f,%.1f ", PIC_L + (PIC_W - PIC_L - PIC_R) * (i + 0.5) / s->nbins,
+				PIC_H - PIC_B - (PIC_H - PIC_T - PIC_B) * rate(s, i, c) / top[c / 2]);
+		fputs("\"/>", out);
+		fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/>"
+			"<text x=\"%d\" y=\"%d\">%s</text>", PIC_L + 10, PIC_L + 26, PIC_T + 9 + 14 * shown,
+			PIC_T + 9 + 14 * shown, curve_colour[c % 2], c >= 2 ? " stroke-dasharray=\"4 3\"" : "",
+			PIC_L + 30, PIC_T + 12 + 14 * shown, names[c]);
+		shown++;
+	}
+	for (int t = 0; t <= 4; t++)
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.6g</text>"
+			"<text x=\"%d\" y=\"%.1f\">%.6g</text>", PIC_L - 4,
+			PIC_H - PIC_B - (PIC_H - PIC_T - PIC_B) * t / 4.0 + 4, top[0] * t / 4, PIC_W - PIC_R + 4,
+			PIC_H - PIC_B - (PIC_H - PIC_T - PIC_B) * t / 4.0 + 4, top[1] * t / 4);
+	fprintf(out, "<text x=\"4\" y=\"%d\">IOPS</text><text x=\"%d\" y=\"%d\">MB/s (dashed)</text>",
+		PIC_T - 8, PIC_W - PIC_R + 4, PIC_T - 8);
+	pic_time_axis(out, (s->t1 - s->t0) / 1e9);
+	fputs("</svg>\n", out);
+}
+
+/* Tail CDF: per group, the latency of --stage at p (log x) against 1 - p (log y, 1 to 1e-4). */
+static void svg_tail_cdf(FILE *out, struct an_stats *st, enum an_stage stage, const char *stage_name)
+{
+	double lo = 0, hi = 0, x, y;
+	char label[32], title[96];
+	int shown = 0;
+
+	for (uint32_t g = 0; g < st->ngroups; g++) {
+		struct an_qest *e = &st->groups[g].st[stage];
+
+		if (!e->n)
+			continue;
+		lo = !lo || (e->min > 0 && e->min < lo) ? (e->min > 0 ? (double)e->min : 1) : lo;
+		hi = (double)e->max > hi ? (double)e->max : hi;
+	}
+	if (hi <= 0)
+		return;
+	lo = pow(10, floor(log10(lo)));
+	hi = pow(10, ceil(log10(hi)));
+	hi = hi > lo ? hi : lo * 10;
+	snprintf(title, sizeof(title), "%s tail: 1 - p against latency (log, log)", stage_name);
+	pic_head(out, "tail-cdf", title);
+	for (uint32_t g = 0; g < st->ngroups && g < HTML_CHARTS; g++) {
+		struct an_qest *e = &st->groups[g].st[stage];
+
+		if (!e->n)
+			continue;
+		fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+			curve_colour[shown % NCOLOURS]);
+		/* 1 - p from 1 down to 1e-4, or to 1/n: no tail drawn past the data */
+		for (int j = 0; j <= 32 && pow(10, -j / 8.0) * e->n >= 1; j++) {
+			double v = (double)an_qest_quantile(e, 1 - pow(10, -j / 8.0));
+
+			x = PIC_L + (PIC_W - PIC_L - PIC_R) * log10((v > lo ? v : lo) / lo) / log10(hi / lo);
+			y = PIC_T + (PIC_H - PIC_T - PIC_B) * j / 32.0;
+			fprintf(out, "%.1f,%.1f ", x, y);
+		}
+		fputs("\"/>", out);
+		pic_legend(out, shown++, st->groups[g].label);
+	}
+	for (int j = 0; j <= 4; j++)
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>", PIC_L - 4,
+			PIC_T + (PIC_H - PIC_T - PIC_B) * j / 4.0 + 4, pow(10, -j));
+	for (double v = lo; v <= hi * 1.001; v *= 10) {
+		short_time(label, sizeof(label), v);
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+			PIC_L + (PIC_W - PIC_L - PIC_R) * log10(v / lo) / log10(hi / lo), PIC_H - PIC_B + 14, label);
+	}
+	fprintf(out, "<text x=\"4\" y=\"%d\">1 - p</text><text x=\"%d\" y=\"%d\" text-anchor=\"middle\">"
+		"latency</text></svg>\n", PIC_T - 4, PIC_L + (PIC_W - PIC_L - PIC_R) / 2, PIC_H - 4);
+}
+
+/*
+ * The summary at a glance, per group: I/Os, IOPS, MB/s and busy time, and
+ * --stage's p50, p99, p99.9 and max: the cells of the summary's CSV rows of
+ * that stage, as they are written there.
+ */
+static void put_glance(struct page *p, const char *stage_name)
+{
+	static const char *const want[] = { "group", "ios", "iops", "mb_s", "busy_s", "p50_us", "p99_us",
+					    "p99_9_us", "max_us" };
+	enum { NWANT = sizeof(want) / sizeof(want[0]) };
+	int col[NWANT], stage_col = -1, k, i;
+	char cell[64][160];
+	const char *s = p->buf;
+
+	if (!s || !*s)
+		return;
+	for (k = 0; (k == 0 || s[-1] == ',') && k < 64; k++)
+		s = csv_cell(s, cell[k], sizeof(cell[k]));
+	for (i = 0; i < NWANT; i++) {
+		col[i] = -1;
+		for (int j = 0; j < k; j++)
+			col[i] = !strcmp(cell[j], want[i]) ? j : col[i];
+	}
+	for (int j = 0; j < k; j++)
+		stage_col = !strcmp(cell[j], "stage") ? j : stage_col;
+	fputs("<table id=\"glance\" class=\"sortable\">\n<thead><tr>", p->out);
+	for (i = 0; i < NWANT; i++)
+		fprintf(p->out, "<th>%s</th>", want[i]);
+	fputs("</tr></thead>\n<tbody>\n", p->out);
+	while (*s) {
+		for (k = 0; (k == 0 || s[-1] == ',') && k < 64; k++)
+			s = csv_cell(s, cell[k], sizeof(cell[k]));
+		if (stage_col < 0 || stage_col >= k || strcmp(cell[stage_col], stage_name))
+			continue;
+		fputs("<tr>", p->out);
+		for (i = 0; i < NWANT; i++) {
+			fputs("<td>", p->out);
+			if (col[i] >= 0 && col[i] < k)
+				put_text(p->out, cell[col[i]]);
+			fputs("</td>", p->out);
+		}
+		fputs("</tr>\n", p->out);
+	}
+	fputs("</tbody></table>\n", p->out);
+}
+
 /* ---- the page -------------------------------------------------------------- */
 
 static void put_identity(struct page *p, struct an_run *r)
@@ -336,32 +670,69 @@ static void put_identity(struct page *p, struct an_run *r)
 		an_run_duration(r) / 1e9, r->info.files, r->info.events, r->info.lost_events);
 }
 
-/* Summary, plots and distributions: the first pass's reports. */
+/*
+ * The first pass's reports: first what fits a screen (the latency heat map
+ * and the summary at a glance, then the position map, the rates and the
+ * tail), then each report folded: identity, the summary's every stage,
+ * histograms, sizes, seeks, depth.
+ */
 static void put_first_pass(struct page *p, struct an_run *r, const struct an_opts *o)
 {
+	const char *stage = an_stage_name(&r->spans, o->stage);
 	FILE *m;
 	char title[200];
 
-	put_identity(p, r);
 	if ((m = capture(p))) {
 		an_run_print_header(r, m);
 		put_pre(p, m);
 	}
-	fputs("<h2 id=\"summary\">Summary</h2>\n", p->out);
 	if ((m = capture(p))) {
-		an_stats_print(&r->stats, &r->spans, m, 1, an_run_duration(r));
-		put_table(p, m, "summary-table", "Stage latencies per group (us)");
+		an_stats_print(&r->stats, &r->spans, NULL, m, 1, an_run_duration(r));
+		fclose(m);
 	}
-	fputs("<h2 id=\"plots\">Plots</h2>\n", p->out);
+	fputs("<div class=\"row\">\n", p->out);
+	snprintf(title, sizeof(title), "%s latency over time (log), I/Os per cell (log colour)", stage);
+	svg_heat(p->out, &r->series, 'l', "heat-latency", title);
+	fprintf(p->out, "<div id=\"summary\"><h2>Summary</h2><p>%s in us; IOPS and MB/s over the "
+		"time each group was busy (busy_s)</p>\n", stage);
+	put_glance(p, stage);
+	fputs("</div>\n</div>\n<div class=\"row\">\n", p->out);
+	/* one map of every device's sectors: named when there is one device */
+	if (r->dist.ndepths == 1) {
+		const struct an_dist_depth *dp = &r->dist.depths[0];
+		char dev[96];
+
+		snprintf(title, sizeof(title), "Position on %s over time (I/Os, log colour)",
+			 an_names_dev(r->origins[dp->recording].names, dp->dev, dev, sizeof(dev)));
+	} else {
+		snprintf(title, sizeof(title), "Position over time, all %zu devices' sectors on one axis",
+			 r->dist.ndepths);
+	}
+	svg_heat(p->out, &r->series, 'p', "heat-position", title);
+	svg_rates(p->out, &r->series);
+	svg_tail_cdf(p->out, &r->stats, o->stage, stage);
+	fputs("</div>\n", p->out);
+	fputs("<details id=\"identity\"><summary>Trace</summary>\n", p->out);
+	put_identity(p, r);
+	fputs("</details>\n<details id=\"summary-all\"><summary>Summary, every stage</summary>\n", p->out);
+	if ((m = capture(p))) {
+		an_stats_print(&r->stats, &r->spans, NULL, m, 1, an_run_duration(r));
+		put_table(p, m, "summary-table", "Stage latencies per group (us; --csv)", 0);
+	}
+	fputs("</details>\n<details id=\"plots\"><summary>Latency histograms, IOPS and p99 per "
+	      "interval</summary>\n", p->out);
 	svg_series(p->out, &r->series, &r->spans);
 	for (uint32_t g = 0; g < r->dist.ngroups && g < HTML_CHARTS; g++) {
 		const struct an_dist_group *gr = &r->dist.groups[g];
 
-		snprintf(title, sizeof(title), "%s: %s latency (log2 us)", gr->label,
-			 an_stage_name(&r->spans, o->stage));
+		snprintf(title, sizeof(title), "%s: %s latency (log2 us)", gr->label, stage);
 		svg_log2(p->out, title, "I/Os", &gr->lat);
 	}
-	fputs("<h2 id=\"sizes\">Sizes</h2>\n", p->out);
+	if ((m = capture(p))) {
+		an_dist_print_hist(&r->dist, &r->spans, m, 1);
+		put_table(p, m, "hist-table", "Log2 histograms (--hist --csv)", 0);
+	}
+	fputs("</details>\n<details id=\"sizes\"><summary>Sizes</summary>\n", p->out);
 	for (uint32_t g = 0; g < r->dist.ngroups && g < HTML_CHARTS; g++) {
 		const struct an_dist_group *gr = &r->dist.groups[g];
 
@@ -370,24 +741,20 @@ static void put_first_pass(struct page *p, struct an_run *r, const struct an_opt
 	}
 	if ((m = capture(p))) {
 		an_dist_print_sizes(&r->dist, m, 1);
-		put_table(p, m, "sizes-table", "Sizes (--sizes --csv)");
+		put_table(p, m, "sizes-table", "Sizes (--sizes --csv)", 0);
 	}
-	fputs("<h2 id=\"seeks\">Seeks</h2>\n", p->out);
+	fputs("</details>\n<details id=\"seeks\"><summary>Seeks</summary>\n", p->out);
 	if ((m = capture(p))) {
 		an_dist_print_seeks(&r->dist, r->origins, m, 1);
-		put_table(p, m, "seek-table", "Seek distances (--seek --csv)");
+		put_table(p, m, "seek-table", "Seek distances (--seek --csv)", 0);
 	}
-	fputs("<h2 id=\"hist\">Latency histograms</h2>\n", p->out);
-	if ((m = capture(p))) {
-		an_dist_print_hist(&r->dist, &r->spans, m, 1);
-		put_table(p, m, "hist-table", "Log2 histograms (--hist --csv)");
-	}
-	fputs("<h2 id=\"depth\">Queue depth</h2>\n", p->out);
+	fputs("</details>\n<details id=\"depth\"><summary>Queue depth</summary>\n", p->out);
 	svg_depth(p->out, &r->dist, r->origins);
 	if ((m = capture(p))) {
 		an_dist_print_depth(&r->dist, r->origins, m, 1);
-		put_table(p, m, "depth-table", "Requests in flight, time-weighted (--depth --csv)");
+		put_table(p, m, "depth-table", "Requests in flight, time-weighted (--depth --csv)", 0);
 	}
+	fputs("</details>\n", p->out);
 }
 
 /* --top-by KEY for the page: a pass grouping by KEY. 0 or 2. */
@@ -404,8 +771,8 @@ static int put_top(struct page *p, struct an_run *r, const struct an_opts *o, en
 			 an_by_name(by), an_rank_name(o->top_rank), an_by_name(by), an_rank_name(o->top_rank));
 		snprintf(id, sizeof(id), "top-%s-table", an_by_name(by));
 		if ((m = capture(p))) {
-			an_stats_print(&r->stats, &r->spans, m, 1, an_run_duration(r));
-			put_table(p, m, id, title);
+			an_stats_print(&r->stats, &r->spans, NULL, m, 1, an_run_duration(r));
+			put_table(p, m, id, title, 0);
 		}
 	}
 	an_stats_free(&r->stats);
@@ -427,11 +794,13 @@ static int put_tail(struct page *p, struct an_run *r, const struct an_opts *o)
 		snprintf(title, sizeof(title), "The %zu slowest I/Os at or above %s p%g = %.3f us "
 			 "(--quantile %g --csv; click a heading to sort)", r->top.n, an_stage_name(&r->spans, o->stage),
 			 q, an_us(r->top.threshold), q);
-		fputs("<h2 id=\"tail\">Tail</h2>\n", p->out);
+		fputs("<details id=\"tail\"><summary>The slowest I/Os</summary>\n", p->out);
 		if ((m = capture(p))) {
-			an_top_print(&r->top, &r->spans, r->origins, r->nrecs > 1, m, 1, r->info.first_ts);
-			put_table(p, m, "tail-table", title);
+			an_top_print(&r->top, &r->spans, r->origins, r->nrecs > 1, NULL, m, 1, r->info.first_ts);
+			put_table(p, m, "tail-table", title, 1);
 		}
+		fputs("<p>Columns empty or 0 in every row left out (--quantile --csv has them all).</p>"
+		      "</details>\n", p->out);
 	}
 	an_top_free(&r->top);
 	an_qest_free(&r->stage_samples);
@@ -479,17 +848,17 @@ int an_html_report(struct an_run *r, const struct an_opts *o, FILE *info)
 	if (!ret) {
 		an_stats_sort(&r->stats);
 		fputs(page_head, p.out);
-		fputs("<h1>sttrace report</h1>\n<nav><a href=\"#identity\">trace</a><a href=\"#summary\">"
-		      "summary</a><a href=\"#plots\">plots</a><a href=\"#sizes\">sizes</a><a href=\"#seeks\">"
-		      "seeks</a><a href=\"#hist\">histograms</a><a href=\"#depth\">depth</a><a href=\"#top\">"
-		      "top</a><a href=\"#tail\">tail</a></nav>\n", p.out);
+		fputs("<h1>sttrace report</h1>\n<nav><a href=\"#summary\">summary</a><a href=\"#identity\">"
+		      "trace</a><a href=\"#summary-all\">every stage</a><a href=\"#plots\">histograms</a>"
+		      "<a href=\"#sizes\">sizes</a><a href=\"#seeks\">seeks</a><a href=\"#depth\">depth</a>"
+		      "<a href=\"#top\">top</a><a href=\"#tail\">tail</a></nav>\n", p.out);
 		put_first_pass(&p, r, o);
 	}
 	an_series_free(&r->series);
 	an_dist_free(&r->dist);
 	an_stats_free(&r->stats);
 	if (!ret) {
-		fputs("<h2 id=\"top\">Top</h2>\n", p.out);
+		fputs("<details id=\"top\"><summary>Top processes, files and cgroups</summary>\n", p.out);
 		ret = put_top(&p, r, o, AN_BY_COMM);
 	}
 	if (!ret)
@@ -498,8 +867,10 @@ int an_html_report(struct an_run *r, const struct an_opts *o, FILE *info)
 		ret = put_top(&p, r, o, AN_BY_FILE);
 	if (!ret)
 		ret = put_top(&p, r, o, AN_BY_CGROUP);
-	if (!ret)
+	if (!ret) {
+		fputs("</details>\n", p.out);
 		ret = put_tail(&p, r, o);
+	}
 	if (!ret)
 		fprintf(p.out, "%s<p>st-analyze " ST_VERSION "</p>\n</body>\n</html>\n", page_script);
 	free(p.buf);

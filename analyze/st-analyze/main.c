@@ -4,7 +4,7 @@
  * their stage latencies: summary, slowest I/Os, time series, heatmaps,
  * plots, and (st-analyze diff) a comparison of two traces.
  *
- * Exit status: 0 ok, 1 (diff only) regression, 2 usage error or unreadable input.
+ * Exit status: common/usage.h (0 ok, 1 failed, 2 usage, 3 diff: a regression).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -80,7 +80,12 @@ static const char usage_text[] =
 "                     histograms, depth, top comm/pid/file/cgroup, the --quantile (99)\n"
 "                     list, sortable; loads nothing, works without scripts;\n"
 "                     made 0600, never through a symlink\n"
-"  --csv              CSV instead of text for every table\n"
+"  --csv              CSV instead of text for every table: every column, always, in\n"
+"                     a fixed order (st-analyze(1)); not measured is empty\n"
+"  --wide             text tables in full: every stage measured, also at 0, the\n"
+"                     list's tid (default: what has data, within 200 columns)\n"
+"  --columns LIST     text tables show these too: stages, spans, and the list's\n"
+"                     cache, op, dev, sector, bytes, pid, tid, comm, host, file\n"
 "  --gnuplot DIR      write .dat + .gp per plot (latency CDF per stage, time series,\n"
 "                     both heatmaps; sizes, seeks, hist, depth when asked) into\n"
 "                     DIR and render PNG and SVG with gnuplot;\n"
@@ -96,7 +101,8 @@ static const char usage_text[] =
 "                     -o - | st-analyze --follow -), or a rotating set, quoted\n"
 "                     ('run.*.sttrace'). Every --interval (default 1s) a view\n"
 "                     of the last interval and the run so far per --by group:\n"
-"                     IOPS and MB/s over the trace's time, p50/p99/p99.9 of\n"
+"                     IOPS and MB/s over the trace's time (the run so far:\n"
+"                     over the time the group was busy), p50/p99/p99.9 of\n"
 "                     total and of the stage with the longest p99, errors,\n"
 "                     lost events, ring buffer use; the processes and files\n"
 "                     with the most time in the tail. Redrawn in place on a\n"
@@ -190,7 +196,8 @@ static const char usage_text[] =
 "Incomplete I/Os (open at the end, older than --stale, or missing a completion)\n"
 "are counted, never mixed into latencies; events of I/Os begun before the trace\n"
 "are counted separately. Lost events (kernel side) are shown in every report.\n"
-"Exit: 0 ok, 2 usage error or unreadable input.\n";
+"Exit: 0 ok, 1 failed (an unreadable input, not a trace, a failed write), 2 bad\n"
+"usage (one line naming it).\n";
 
 static void print_quantile_note(const struct an_stats *s, size_t limit, FILE *out)
 {
@@ -243,7 +250,7 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 	if (an_run_quantile(r, o->quantile / 100, o->exact_limit, o->top, AN_ONE_PASS_MAX, err,
 			    sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
-		ret = 2;
+		ret = EXIT_FAIL;
 	} else {
 		an_run_print_header(r, info);
 		fprintf(info, "%s p%g: %.3f us (%s over %" PRIu64 " I/Os); %" PRIu64
@@ -251,7 +258,7 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 			o->quantile, an_us(r->top.threshold),
 			an_qest_is_exact(&r->stage_samples) ? "exact" : "sketch, <= 0.39% error",
 			r->stage_samples.n, r->top.above, r->top.n);
-		an_top_print(&r->top, &r->spans, r->origins, r->nrecs > 1, stdout, o->csv,
+		an_top_print(&r->top, &r->spans, r->origins, r->nrecs > 1, &o->cols, stdout, o->csv,
 			     r->info.first_ts);
 		for (unsigned a = 0; a < r->nrecs; a++)
 			print_trigger(r, &r->recs[a], info);
@@ -265,7 +272,7 @@ static int report_quantile(struct an_run *r, const struct an_opts *o, FILE *info
 static int has_causes(const struct an_run *r, const char *what)
 {
 	for (unsigned a = 0; a < r->nrecs; a++)
-		if (an_run_has_causes(&r->recs[a]))
+		if (an_run_causes(&r->recs[a]))
 			return 1;
 	fprintf(stderr, "%s: %s: no why events in the input (record them with st-record -e why)\n",
 		PROG, what);
@@ -280,7 +287,7 @@ static int report_why(struct an_run *r, const struct an_opts *o, FILE *info)
 	int ret;
 
 	if (!has_causes(r, "--why"))
-		return 2;
+		return EXIT_FAIL;
 	an_stats_init(&r->stats, o->by, o->exact_limit, NULL);
 	ret = an_pass(r, AN_WANT_STATS, PROG);
 	if (ret) {
@@ -289,7 +296,7 @@ static int report_why(struct an_run *r, const struct an_opts *o, FILE *info)
 	}
 	if (an_why_init(&w, &r->stats, o->stage, q / 100, r->origins)) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
-		ret = 2;
+		ret = EXIT_FAIL;
 	}
 	if (!ret) {
 		r->emit = an_why_add;
@@ -300,7 +307,7 @@ static int report_why(struct an_run *r, const struct an_opts *o, FILE *info)
 		an_run_print_header(r, info);
 		fprintf(info, "why: per %s group, the I/Os at or above its p%g of %s; share of their "
 			"total time\n", an_by_name(o->by), q, an_stage_name(&r->spans, o->stage));
-		an_why_print(&w, &r->spans, stdout, o->csv);
+		an_why_print(&w, &r->spans, &o->cols, stdout, o->csv);
 	}
 	an_why_free(&w);
 	an_stats_free(&r->stats);
@@ -323,7 +330,7 @@ static void print_dists(struct an_run *r, const struct an_opts *o, FILE *info)
 		fprintf(info, "\ntop %zu %s by %s%s%s\n", o->top, an_by_name(o->top_by),
 			an_rank_name(o->top_rank), o->top_rank == AN_RANK_TAIL ? ": p99 of " : "",
 			o->top_rank == AN_RANK_TAIL ? an_stage_name(&r->spans, o->stage) : "");
-		an_stats_print(&r->stats, &r->spans, stdout, o->csv, an_run_duration(r));
+		an_stats_print(&r->stats, &r->spans, &o->cols, stdout, o->csv, an_run_duration(r));
 	}
 }
 
@@ -336,9 +343,9 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 	int ret;
 
 	if (o->by == AN_BY_CACHE && !has_causes(r, "--by cache"))
-		return 2;
+		return EXIT_FAIL;
 	if (o->html)
-		return an_html_report(r, o, info);
+		return an_html_report(r, o, info) ? EXIT_FAIL : 0;
 	if (o->why)
 		return report_why(r, o, info);
 	if (o->quantile > 0)
@@ -361,14 +368,14 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 		if (an_series_init(&r->series, t0, t0 + an_run_duration(r), step, o->stage)) {
 			fprintf(stderr, "%s: --interval: more than %d intervals (or out of memory)\n",
 				PROG, AN_SERIES_MAX_BINS);
-			return 2;
+			return EXIT_FAIL;
 		}
 	}
 	an_stats_init(&r->stats, o->top_by >= 0 ? (enum an_by)o->top_by : o->by, o->exact_limit, NULL);
 	ret = an_pass(r, want, PROG);
 	if (!ret && (want & AN_WANT_DIST) && an_dist_finish(&r->dist, an_run_t0(r), an_run_t0(r) + an_run_duration(r))) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
-		ret = 2;
+		ret = EXIT_FAIL;
 	}
 	if (!ret) {
 		an_run_print_header(r, info);
@@ -376,7 +383,7 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 			an_stats_sort(&r->stats);
 			print_quantile_note(&r->stats, o->exact_limit, info);
 			if (!o->interval && !o->heatmap && !reports)
-				an_stats_print(&r->stats, &r->spans, stdout, o->csv, an_run_duration(r));
+				an_stats_print(&r->stats, &r->spans, &o->cols, stdout, o->csv, an_run_duration(r));
 		}
 		print_dists(r, o, info);
 		if (o->interval && !o->heatmap)
@@ -384,12 +391,12 @@ static int report_main(struct an_run *r, const struct an_opts *o)
 		if (o->heatmap)
 			an_heatmap_print(&r->series, o->heatmap, stdout, o->csv);
 		if (o->gnuplot_dir)
-			ret = an_plot(r, o, info);
+			ret = an_plot(r, o, info) ? EXIT_FAIL : 0;
 	}
 	if (!ret && o->save_summary && an_summary_save(r, o->save_summary, o->force ? ST_OUTPUT_FORCE : 0, err,
 						 sizeof(err))) {
 		fprintf(stderr, "%s: --save-summary %s\n", PROG, err);
-		ret = 2;
+		ret = EXIT_FAIL;
 	}
 	if (want & AN_WANT_SERIES)
 		an_series_free(&r->series);

@@ -29,8 +29,8 @@
 static const char render_head[] =
 	"if (!exists(\"formats\")) formats = \"png svg\"\n"
 	"do for [fmt in formats] {\n"
-	"  if (fmt eq \"png\") { set terminal pngcairo size 1100,700 enhanced font \",10\" }"
-	" else { set terminal svg size 1100,700 dynamic enhanced font \",10\" }\n"
+	"  if (fmt eq \"png\") { set terminal pngcairo size 1100,700 noenhanced font \",10\" }"
+	" else { set terminal svg size 1100,700 dynamic noenhanced font \",10\" }\n"
 	"  if (exists(\"to_stdout\")) { set output } else { set output '%s.'.fmt }\n";
 static const char render_tail[] = "}\nset output\n";
 
@@ -89,41 +89,97 @@ static void write_cdf(FILE *dat, struct an_qest *e)
 	fprintf(dat, "%.3f 1\n\n\n", an_us(e->max));
 }
 
-/* Latency CDF of every stage with samples, over all I/Os. */
+/*
+ * One tail CDF as a gnuplot data block: latency_us and 1 - p, from p = 0
+ * down to 1 - p = 1e-4 or 1/n, whichever the data reaches first.
+ */
+static void write_tail_cdf(FILE *dat, struct an_qest *e)
+{
+	for (int j = 0; j <= 64 && pow(10, -j / 16.0) * e->n >= 1; j++)
+		fprintf(dat, "%.3f %.6g\n", an_us(an_qest_quantile(e, 1 - pow(10, -j / 16.0))),
+			pow(10, -j / 16.0));
+	fprintf(dat, "\n\n");
+}
+
+/*
+ * Panels of the CDF plot: the groups with the most I/Os (--by devop: reads
+ * and writes apart), of at least CDF_MIN_IOS each when any has as many.
+ */
+#define CDF_PANELS 4
+#define CDF_MIN_IOS 100
+/* Curve styles: a stage's colour (Tableau 10) and dash by its number, the same in every panel. */
+static const char *const cdf_colour[] = { "#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1",
+					  "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac" };
+#define NCDF_COLOURS (sizeof(cdf_colour) / sizeof(cdf_colour[0]))
+
+/*
+ * Tail CDF per group (a panel each, the CDF_PANELS groups with the most
+ * I/Os): per latency stage with a value above 0, 1 - p on a log axis against log
+ * latency, every curve its own colour and style, its stage named.
+ */
 static int plot_cdf(struct an_run *r, const char *dir)
 {
 	FILE *dat = open_out(dir, "cdf", "dat"), *gp;
-	int k, blocks = 0, ret;
-	char titles[AN_ST_COUNT][16];
-	unsigned i;
+	uint32_t panel[CDF_PANELS];
+	unsigned npanels = 0, blocks = 0, i;
+	int ret;
 
 	if (!dat)
 		return 2;
-	for (k = 0; k < AN_ST_COUNT; k++) {
-		struct an_qest all;
+	/* the groups with the most I/Os, most first */
+	for (uint32_t g = 0; g < r->stats.ngroups; g++) {
+		unsigned at = npanels;
 
-		an_qest_init(&all, r->stats.exact_limit);
-		if (an_stats_merge_stage(&r->stats, k, &all) == 0 && all.n) {
-			fprintf(dat, "# %s: latency_us fraction\n", an_stage_name(&r->spans, k));
-			write_cdf(dat, &all);
-			snprintf(titles[blocks++], sizeof(titles[0]), "%s", an_stage_name(&r->spans, k));
-		}
-		an_qest_free(&all);
+		while (at > 0 && r->stats.groups[panel[at - 1]].count < r->stats.groups[g].count)
+			at--;
+		if (at == CDF_PANELS || !r->stats.groups[g].count)
+			continue;
+		npanels -= npanels == CDF_PANELS;
+		memmove(&panel[at + 1], &panel[at], (npanels - at) * sizeof(*panel));
+		panel[at] = g;
+		npanels++;
 	}
-	if ((ret = close_out(dat, dir, "cdf", "dat")))
-		return ret;
-	if (!(gp = open_out(dir, "cdf", "gp")))
+	while (npanels > 1 && r->stats.groups[panel[npanels - 1]].count < CDF_MIN_IOS)
+		npanels--;
+	if (!(gp = open_out(dir, "cdf", "gp"))) {
+		fclose(dat);
 		return 2;
+	}
 	fprintf(gp, render_head, "cdf");
-	fprintf(gp, "  set title 'Latency CDF per stage'\n  set xlabel 'latency (us, log scale)'\n"
-		"  set ylabel 'fraction of I/Os'\n  set logscale x\n  set grid\n"
-		"  set key outside right\n  set yrange [0:1]\n  plot ");
-	for (i = 0; i < (unsigned)blocks; i++)
-		fprintf(gp, "%s'cdf.dat' index %u using 1:2 with lines lw 2 title '%s'", i ? ", " : "",
-			i, titles[i]);
-	if (!blocks)
-		fprintf(gp, "0 notitle");
-	fprintf(gp, "\n%s", render_tail);
+	fprintf(gp, "  set multiplot layout %u,1 title 'Tail CDF per stage'\n"
+		"  set xlabel 'latency (us)'\n  set ylabel '1 - p'\n  set logscale xy\n"
+		"  set format y '%%g'\n  set yrange [1e-4:1]\n  set grid\n  set key outside right\n",
+		npanels ? npanels : 1);
+	for (i = 0; i < npanels; i++) {
+		struct an_group *gr = &r->stats.groups[panel[i]];
+		unsigned curves = 0;
+
+		fputs("  set title ", gp);
+		gp_string(gp, gr->label);
+		fputs("\n  plot ", gp);
+		for (int k = 0; k < AN_ST_COUNT; k++) {
+			/* Q2Q, the time between I/Os, is no latency */
+			if (!gr->st[k].n || !gr->st[k].max || k == AN_ST_Q2Q)
+				continue;
+			fputs("# ", dat);
+			text_line(dat, gr->label);
+			fprintf(dat, " %s: latency_us 1-p\n", an_stage_name(&r->spans, k));
+			write_tail_cdf(dat, &gr->st[k]);
+			fprintf(gp, "%s'cdf.dat' index %u using 1:2 with lines lw 2 lc rgb '%s' dt %u title ",
+				curves ? ", " : "", blocks++, cdf_colour[k % NCDF_COLOURS],
+				(unsigned)(k / NCDF_COLOURS + 1));
+			gp_string(gp, an_stage_name(&r->spans, k));
+			curves++;
+		}
+		fprintf(gp, "%s\n", curves ? "" : "1 notitle");
+	}
+	if (!npanels)
+		fprintf(gp, "  plot 1 notitle\n");
+	fprintf(gp, "  unset multiplot\n%s", render_tail);
+	if ((ret = close_out(dat, dir, "cdf", "dat"))) {
+		fclose(gp);
+		return ret;
+	}
 	return close_out(gp, dir, "cdf", "gp");
 }
 
@@ -143,7 +199,7 @@ static int plot_series(struct an_run *r, const char *dir)
 		return 2;
 	fprintf(gp, render_head, "timeseries");
 	fprintf(gp,
-		"  set multiplot layout 3,1 title 'Time series (interval %.6f s)'\n"
+		"  set multiplot layout 3,1 title 'Time series, %.3g %s intervals'\n"
 		"  set grid\n  set key outside right\n  set xlabel 'time since trace start (s)'\n"
 		"  set ylabel 'IOPS'\n  set y2label 'MB/s'\n  set ytics nomirror\n  set y2tics\n"
 		"  plot 'timeseries.dat' using 1:3 with lines lw 2 title 'IOPS', "
@@ -156,21 +212,39 @@ static int plot_series(struct an_run *r, const char *dir)
 		"  plot 'timeseries.dat' using 1:7 with lines lw 2 title 'in flight (D2C)', "
 		"'' using 1:8 axes x1y2 with lines title 'read %%', "
 		"'' using 1:9 axes x1y2 with lines title 'merged %%'\n"
-		"  unset multiplot\n%s", r->series.step / 1e9, st, render_tail);
+		"  unset multiplot\n%s", r->series.step / (r->series.step < 1000000000 ? 1e6 : 1e9),
+		r->series.step < 1000000000 ? "ms" : "s", st, render_tail);
 	return close_out(gp, dir, "timeseries", "gp");
 }
 
-/* kind 'l' (y: log2 ns buckets, labelled in time units) or 'p' (y: MiB on the device). */
+/*
+ * kind 'l' (y: log2 ns buckets, labelled in time units) or 'p' (y: MiB on
+ * the device); the y range the buckets with I/Os span, the colour the
+ * count on a log scale (an empty cell has none).
+ */
 static int plot_heatmap(struct an_run *r, const char *dir, int kind)
 {
 	const char *name = kind == 'l' ? "heatmap_latency" : "heatmap_position";
-	unsigned n = kind == 'l' ? AN_HEAT_LAT : AN_HEAT_POS, k;
+	unsigned n = kind == 'l' ? AN_HEAT_LAT : AN_HEAT_POS, k, lo = n, hi = 0;
 	FILE *dat = open_out(dir, name, "dat"), *gp;
+	uint32_t max = 1;
 	int ret;
 	size_t i;
 
 	if (!dat)
 		return 2;
+	for (i = 0; i < r->series.nbins; i++)
+		for (k = 0; k < n; k++) {
+			uint32_t v = kind == 'l' ? r->series.bins[i].lat_heat[k] : r->series.bins[i].pos_heat[k];
+
+			if (v) {
+				lo = k < lo ? k : lo;
+				hi = k > hi ? k : hi;
+				max = v > max ? v : max;
+			}
+		}
+	if (lo > hi)
+		lo = 0, hi = n - 1;
 	fprintf(dat, "# time_s %s count\n", kind == 'l' ? "log2(latency_ns)" : "position_MiB");
 	for (i = 0; i < r->series.nbins; i++) {
 		const struct an_bin *b = &r->series.bins[i];
@@ -189,20 +263,24 @@ static int plot_heatmap(struct an_run *r, const char *dir, int kind)
 	if (!(gp = open_out(dir, name, "gp")))
 		return 2;
 	fprintf(gp, render_head, name);
-	fprintf(gp, "  set xlabel 'time since trace start (s)'\n  set cblabel 'I/Os'\n"
-		"  set palette defined (0 'white', 1 'yellow', 2 'orange', 3 'red', 4 'black')\n");
+	fprintf(gp, "  set xlabel 'time since trace start (s)'\n  set cblabel 'I/Os (log)'\n"
+		"  set logscale cb\n  set cbrange [1:%u]\n"
+		"  set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n",
+		max > 1 ? max : 2);
 	if (kind == 'l')
-		fprintf(gp, "  set title '%s latency heatmap (I/Os per interval and latency octave)'\n"
-			"  set ylabel '%s latency'\n"
+		fprintf(gp, "  set title '%s latency heatmap'\n  set ylabel '%s latency'\n"
 			"  set ytics ('1 us' log(1e3)/log(2), '10 us' log(1e4)/log(2), '100 us' "
 			"log(1e5)/log(2), '1 ms' log(1e6)/log(2), '10 ms' log(1e7)/log(2), '100 ms' "
 			"log(1e8)/log(2), '1 s' log(1e9)/log(2), '10 s' log(1e10)/log(2))\n"
-			"  set yrange [8:36]\n", an_stage_name(&r->spans, r->series.stage),
-		an_stage_name(&r->spans, r->series.stage));
+			"  set yrange [%u:%u]\n", an_stage_name(&r->spans, r->series.stage),
+			an_stage_name(&r->spans, r->series.stage), lo, hi + 1);
 	else
-		fprintf(gp, "  set title 'Position heatmap (I/Os per interval and device region)'\n"
-			"  set ylabel 'position on the device (MiB)'\n");
-	fprintf(gp, "  plot '%s.dat' using 1:2:3 with image title ''\n%s", name, render_tail);
+		fprintf(gp, "  set title 'Position heatmap'\n  set ylabel 'position on the device (MiB)'\n"
+			"  set yrange [%.6f:%.6f]\n", ((double)lo * (1ull << r->series.pos_shift)) * 512 / 1048576,
+			((double)(hi + 1) * (1ull << r->series.pos_shift)) * 512 / 1048576);
+	/* an empty cell (0) is off the log colour scale: left blank */
+	fprintf(gp, "  plot '%s.dat' using 1:2:($3 > 0 ? $3 : NaN) with image title ''\n%s", name,
+		render_tail);
 	return close_out(gp, dir, name, "gp");
 }
 

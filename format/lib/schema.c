@@ -124,7 +124,7 @@ ST_FIELD_TABLE(block_rq_cgroup);
 
 _Static_assert(sizeof(struct st_event_header) == 24, "event header is 24 bytes");
 
-#define ST_BUILTIN_TYPE(id, name, payload) \
+#define ST_BUILTIN_TYPE(id, name, payload, kind) \
 	{ id, sizeof(struct st_ev_##payload), #name, ARRAY_SIZE(fields_##payload), fields_##payload },
 
 /* In ascending id order (ST_EVENT_TYPES lists them so), for binary search. */
@@ -151,6 +151,16 @@ const struct st_type *st_builtin_type(uint16_t id)
 			hi = mid;
 	}
 	return NULL;
+}
+
+#define ST_KIND_OF(id, name, payload, kind) [id] = kind,
+
+/* By id: a type's kind column, 0 for the ids the table does not list. */
+static const uint16_t builtin_kinds[] = { ST_EVENT_TYPES(ST_KIND_OF) };
+
+unsigned st_event_kind(uint16_t id)
+{
+	return id < ARRAY_SIZE(builtin_kinds) ? builtin_kinds[id] : 0;
 }
 
 const struct st_field *st_field_find(const struct st_type *t, const char *name)

@@ -111,6 +111,13 @@ struct st_type {
 const struct st_type *st_builtin_types(size_t *count);
 const struct st_type *st_builtin_type(uint16_t id);
 
+/*
+ * What a built-in type is: its ST_KIND_* value (& ST_KIND_MASK) and flags,
+ * the kind column of ST_EVENT_TYPES (sttrace_events.h); 0 for an id this
+ * build does not know (a newer recorder's, a generic tracepoint's).
+ */
+unsigned st_event_kind(uint16_t id);
+
 /* Field of a type by name; NULL if absent. */
 const struct st_field *st_field_find(const struct st_type *t, const char *name);
 

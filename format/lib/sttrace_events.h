@@ -340,84 +340,112 @@ struct st_event_header {
 	F(__u32, pad,              ST_FT_UINT, "zero")
 
 /*
- * Every event type: E(id, name, payload). The name is the kernel tracepoint's;
- * ids are stable forever (spec/sttrace-format.md). New types take new ids.
+ * What an event is, the kind column of ST_EVENT_TYPES: one ST_KIND_* value
+ * (ST_KIND_MASK) and the flags that apply. Programs ask st_event_kind()
+ * (sttrace.h) rather than compare ids, so a new type is classified where it
+ * is declared.
  */
+#define ST_KIND_BLOCK		1u	/* block layer: a bio or a request */
+#define ST_KIND_SYS_ENTER	2u	/* a syscall's entry */
+#define ST_KIND_SYS_EXIT	3u	/* a syscall's exit: its entry's id + 1 */
+#define ST_KIND_FS		4u	/* a file system's direct I/O or sync */
+#define ST_KIND_URING		5u	/* an io_uring request */
+#define ST_KIND_TASK		6u	/* a process forks, execs, exits */
+#define ST_KIND_CAUSE		7u	/* a cause of an I/O's time: run queue, lock, throttle, reclaim */
+#define ST_KIND_MASK		0xffu
+#define ST_KIND_DATA		(1u << 8)	/* a data call: read, write or sync, one I/O from entry to exit */
+#define ST_KIND_SUBMIT		(1u << 9)	/* a call that submits asynchronous I/O (aio, io_uring) */
+#define ST_KIND_REAP		(1u << 10)	/* a call that waits for asynchronous I/O to complete */
+#define ST_KIND_NAMES		(1u << 11)	/* a metadata call: opens, closes or copies an fd */
+#define ST_KIND_CGROUP		(1u << 12)	/* begins I/O charged to its payload's cgroup (sys_enter, uring) */
+#define ST_KIND_WHY		(1u << 13)	/* recorded by the `why` preset */
+#define ST_KIND_SCHED		(1u << 14)	/* recorded by the `sched` preset: runs at every context switch */
+
+/*
+ * Every event type: E(id, name, payload, kind). The name is the kernel
+ * tracepoint's; ids are stable forever (spec/sttrace-format.md). New types
+ * take new ids. ST_EVENT_TYPES_LOCAL(E) adds the rows a build defines
+ * before including this header (a test's made-up type), none otherwise.
+ */
+#ifndef ST_EVENT_TYPES_LOCAL
+#define ST_EVENT_TYPES_LOCAL(E)
+#endif
 #define ST_EVENT_TYPES(E)							\
-	E(1,  block_bio_queue,       block_bio)					\
-	E(2,  block_bio_backmerge,   block_bio)					\
-	E(3,  block_bio_frontmerge,  block_bio)					\
-	E(4,  block_bio_complete,    block_bio)					\
-	E(5,  block_split,           block_split)				\
-	E(6,  block_getrq,           block_bio)					\
-	E(7,  block_rq_insert,       block_rq)					\
-	E(8,  block_rq_issue,        block_rq_issue)				\
-	E(9,  block_rq_merge,        block_rq)					\
-	E(10, block_rq_requeue,      block_rq)					\
-	E(11, block_rq_complete,     block_rq_complete)				\
-	E(12, block_rq_issue_stamped, block_rq_issue_stamped)			\
-	E(13, block_rq_inode,        block_rq_inode)				\
-	E(14, block_rq_complete_compact, block_rq_complete_compact)		\
-	E(32, sys_enter_read,        sys_enter)					\
-	E(33, sys_exit_read,         sys_exit)					\
-	E(34, sys_enter_write,       sys_enter)					\
-	E(35, sys_exit_write,        sys_exit)					\
-	E(36, sys_enter_pread64,     sys_enter)					\
-	E(37, sys_exit_pread64,      sys_exit)					\
-	E(38, sys_enter_pwrite64,    sys_enter)					\
-	E(39, sys_exit_pwrite64,     sys_exit)					\
-	E(40, sys_enter_readv,       sys_enter)					\
-	E(41, sys_exit_readv,        sys_exit)					\
-	E(42, sys_enter_writev,      sys_enter)					\
-	E(43, sys_exit_writev,       sys_exit)					\
-	E(44, sys_enter_preadv,      sys_enter)					\
-	E(45, sys_exit_preadv,       sys_exit)					\
-	E(46, sys_enter_pwritev,     sys_enter)					\
-	E(47, sys_exit_pwritev,      sys_exit)					\
-	E(48, sys_enter_preadv2,     sys_enter)					\
-	E(49, sys_exit_preadv2,      sys_exit)					\
-	E(50, sys_enter_pwritev2,    sys_enter)					\
-	E(51, sys_exit_pwritev2,     sys_exit)					\
-	E(52, sys_enter_fsync,       sys_enter)					\
-	E(53, sys_exit_fsync,        sys_exit)					\
-	E(54, sys_enter_fdatasync,   sys_enter)					\
-	E(55, sys_exit_fdatasync,    sys_exit)					\
-	E(56, sys_enter_sync_file_range, sys_enter)				\
-	E(57, sys_exit_sync_file_range,  sys_exit)				\
-	E(58, sys_enter_openat,      sys_enter_openat)				\
-	E(59, sys_exit_openat,       sys_exit_openat)				\
-	E(60, sys_enter_io_uring_enter, sys_enter_io_uring_enter)		\
-	E(61, sys_exit_io_uring_enter,  sys_exit)				\
-	E(62, sys_enter_io_submit,   sys_enter)					\
-	E(63, sys_exit_io_submit,    sys_exit)					\
-	E(64, iomap_dio_rw_begin,    fs_io)					\
-	E(65, iomap_dio_complete,    fs_io)					\
-	E(66, ext4_sync_file_enter,  fs_io)					\
-	E(67, ext4_sync_file_exit,   fs_io)					\
-	E(68, xfs_file_fsync,        fs_io)					\
-	E(69, sys_enter_io_getevents, sys_enter)				\
-	E(70, sys_exit_io_getevents,  sys_exit)					\
-	E(71, sys_enter_close,       sys_enter)					\
-	E(72, sys_enter_dup2,        sys_enter)					\
-	E(73, sys_enter_dup3,        sys_enter)					\
-	E(80, io_uring_submit_req,   uring)					\
-	E(81, io_uring_complete,     uring)					\
-	E(96, sched_process_fork,    task)					\
-	E(97, sched_process_exec,    task)					\
-	E(98, sched_process_exit,    task)					\
-	E(99, sched_switch,          sched_switch)				\
-	E(100, sched_wakeup,         sched_wakeup)				\
-	E(101, contention_begin,     lock_contention)				\
-	E(102, contention_end,       lock_contention)				\
-	E(103, balance_dirty_pages,  dirty_pause)				\
-	E(104, mm_vmscan_direct_reclaim_begin, reclaim)			\
-	E(105, mm_vmscan_direct_reclaim_end,   reclaim)			\
-	E(106, mm_vmscan_memcg_reclaim_begin,  reclaim)			\
-	E(107, mm_vmscan_memcg_reclaim_end,    reclaim)			\
-	E(108, mm_filemap_add_to_page_cache,   page_cache)			\
-	E(109, block_bio_held,       block_bio_held)				\
-	E(110, svc_run_delay,        svc_run_delay)				\
-	E(111, block_rq_cgroup,      block_rq_cgroup)
+	E(1,   block_bio_queue,                 block_bio,                 ST_KIND_BLOCK) \
+	E(2,   block_bio_backmerge,             block_bio,                 ST_KIND_BLOCK) \
+	E(3,   block_bio_frontmerge,            block_bio,                 ST_KIND_BLOCK) \
+	E(4,   block_bio_complete,              block_bio,                 ST_KIND_BLOCK) \
+	E(5,   block_split,                     block_split,               ST_KIND_BLOCK) \
+	E(6,   block_getrq,                     block_bio,                 ST_KIND_BLOCK) \
+	E(7,   block_rq_insert,                 block_rq,                  ST_KIND_BLOCK) \
+	E(8,   block_rq_issue,                  block_rq_issue,            ST_KIND_BLOCK) \
+	E(9,   block_rq_merge,                  block_rq,                  ST_KIND_BLOCK) \
+	E(10,  block_rq_requeue,                block_rq,                  ST_KIND_BLOCK) \
+	E(11,  block_rq_complete,               block_rq_complete,         ST_KIND_BLOCK) \
+	E(12,  block_rq_issue_stamped,          block_rq_issue_stamped,    ST_KIND_BLOCK) \
+	E(13,  block_rq_inode,                  block_rq_inode,            ST_KIND_BLOCK) \
+	E(14,  block_rq_complete_compact,       block_rq_complete_compact, ST_KIND_BLOCK) \
+	E(32,  sys_enter_read,                  sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_DATA | ST_KIND_CGROUP) \
+	E(33,  sys_exit_read,                   sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_DATA) \
+	E(34,  sys_enter_write,                 sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_DATA | ST_KIND_CGROUP) \
+	E(35,  sys_exit_write,                  sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_DATA) \
+	E(36,  sys_enter_pread64,               sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_DATA | ST_KIND_CGROUP) \
+	E(37,  sys_exit_pread64,                sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_DATA) \
+	E(38,  sys_enter_pwrite64,              sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_DATA | ST_KIND_CGROUP) \
+	E(39,  sys_exit_pwrite64,               sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_DATA) \
+	E(40,  sys_enter_readv,                 sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_DATA | ST_KIND_CGROUP) \
+	E(41,  sys_exit_readv,                  sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_DATA) \
+	E(42,  sys_enter_writev,                sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_DATA | ST_KIND_CGROUP) \
+	E(43,  sys_exit_writev,                 sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_DATA) \
+	E(44,  sys_enter_preadv,                sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_DATA | ST_KIND_CGROUP) \
+	E(45,  sys_exit_preadv,                 sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_DATA) \
+	E(46,  sys_enter_pwritev,               sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_DATA | ST_KIND_CGROUP) \
+	E(47,  sys_exit_pwritev,                sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_DATA) \
+	E(48,  sys_enter_preadv2,               sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_DATA | ST_KIND_CGROUP) \
+	E(49,  sys_exit_preadv2,                sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_DATA) \
+	E(50,  sys_enter_pwritev2,              sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_DATA | ST_KIND_CGROUP) \
+	E(51,  sys_exit_pwritev2,               sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_DATA) \
+	E(52,  sys_enter_fsync,                 sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_DATA | ST_KIND_CGROUP) \
+	E(53,  sys_exit_fsync,                  sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_DATA) \
+	E(54,  sys_enter_fdatasync,             sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_DATA | ST_KIND_CGROUP) \
+	E(55,  sys_exit_fdatasync,              sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_DATA) \
+	E(56,  sys_enter_sync_file_range,       sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_DATA | ST_KIND_CGROUP) \
+	E(57,  sys_exit_sync_file_range,        sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_DATA) \
+	E(58,  sys_enter_openat,                sys_enter_openat,          ST_KIND_SYS_ENTER | ST_KIND_NAMES) \
+	E(59,  sys_exit_openat,                 sys_exit_openat,           ST_KIND_SYS_EXIT | ST_KIND_NAMES) \
+	E(60,  sys_enter_io_uring_enter,        sys_enter_io_uring_enter,  ST_KIND_SYS_ENTER | ST_KIND_SUBMIT) \
+	E(61,  sys_exit_io_uring_enter,         sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_SUBMIT) \
+	E(62,  sys_enter_io_submit,             sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_SUBMIT | ST_KIND_CGROUP) \
+	E(63,  sys_exit_io_submit,              sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_SUBMIT) \
+	E(64,  iomap_dio_rw_begin,              fs_io,                     ST_KIND_FS) \
+	E(65,  iomap_dio_complete,              fs_io,                     ST_KIND_FS) \
+	E(66,  ext4_sync_file_enter,            fs_io,                     ST_KIND_FS) \
+	E(67,  ext4_sync_file_exit,             fs_io,                     ST_KIND_FS) \
+	E(68,  xfs_file_fsync,                  fs_io,                     ST_KIND_FS) \
+	E(69,  sys_enter_io_getevents,          sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_REAP) \
+	E(70,  sys_exit_io_getevents,           sys_exit,                  ST_KIND_SYS_EXIT | ST_KIND_REAP) \
+	E(71,  sys_enter_close,                 sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_NAMES) \
+	E(72,  sys_enter_dup2,                  sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_NAMES) \
+	E(73,  sys_enter_dup3,                  sys_enter,                 ST_KIND_SYS_ENTER | ST_KIND_NAMES) \
+	E(80,  io_uring_submit_req,             uring,                     ST_KIND_URING | ST_KIND_CGROUP) \
+	E(81,  io_uring_complete,               uring,                     ST_KIND_URING) \
+	E(96,  sched_process_fork,              task,                      ST_KIND_TASK) \
+	E(97,  sched_process_exec,              task,                      ST_KIND_TASK) \
+	E(98,  sched_process_exit,              task,                      ST_KIND_TASK) \
+	E(99,  sched_switch,                    sched_switch,              ST_KIND_CAUSE | ST_KIND_WHY | ST_KIND_SCHED) \
+	E(100, sched_wakeup,                    sched_wakeup,              ST_KIND_CAUSE | ST_KIND_WHY | ST_KIND_SCHED) \
+	E(101, contention_begin,                lock_contention,           ST_KIND_CAUSE | ST_KIND_WHY) \
+	E(102, contention_end,                  lock_contention,           ST_KIND_CAUSE | ST_KIND_WHY) \
+	E(103, balance_dirty_pages,             dirty_pause,               ST_KIND_CAUSE | ST_KIND_WHY) \
+	E(104, mm_vmscan_direct_reclaim_begin,  reclaim,                   ST_KIND_CAUSE | ST_KIND_WHY) \
+	E(105, mm_vmscan_direct_reclaim_end,    reclaim,                   ST_KIND_CAUSE | ST_KIND_WHY) \
+	E(106, mm_vmscan_memcg_reclaim_begin,   reclaim,                   ST_KIND_CAUSE | ST_KIND_WHY) \
+	E(107, mm_vmscan_memcg_reclaim_end,     reclaim,                   ST_KIND_CAUSE | ST_KIND_WHY) \
+	E(108, mm_filemap_add_to_page_cache,    page_cache,                ST_KIND_CAUSE | ST_KIND_WHY) \
+	E(109, block_bio_held,                  block_bio_held,            ST_KIND_BLOCK | ST_KIND_WHY) \
+	E(110, svc_run_delay,                   svc_run_delay,             ST_KIND_BLOCK | ST_KIND_WHY) \
+	E(111, block_rq_cgroup,                 block_rq_cgroup,           ST_KIND_BLOCK) \
+	ST_EVENT_TYPES_LOCAL(E)
 
 /*
  * Ids from here up are tracepoints named at record time (`st-record -e
@@ -427,7 +455,7 @@ struct st_event_header {
 #define ST_GENERIC_TYPE_FIRST	0x8000
 
 /* Type ids: ST_EV_block_rq_issue, ... */
-#define ST_DECLARE_ID(id, name, payload) ST_EV_##name = id,
+#define ST_DECLARE_ID(id, name, payload, kind) ST_EV_##name = id,
 enum st_event_type { ST_EVENT_TYPES(ST_DECLARE_ID) };
 #undef ST_DECLARE_ID
 

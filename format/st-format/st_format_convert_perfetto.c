@@ -349,14 +349,7 @@ static int on_complete(struct sf_convert *cv, const struct st_ev_block_rq *e)
 
 /* ---- Syscalls ----------------------------------------------------------------------- */
 
-/* Data syscall enter/exit pairs: ids 32..57 and 60..63, enter even, exit = enter + 1. */
-static int is_syscall(uint16_t type)
-{
-	return type >= ST_EV_sys_enter_read && type <= ST_EV_sys_exit_io_submit &&
-	       type != ST_EV_sys_enter_openat && type != ST_EV_sys_exit_openat;
-}
-
-static int on_syscall(struct sf_convert *cv, const struct st_event_header *h)
+static int on_syscall(struct sf_convert *cv, const struct st_event_header *h, unsigned kind)
 {
 	struct perfetto *pf = cv->state;
 	uint32_t i = an_idmap_get(&pf->in_syscall, h->tid);
@@ -364,7 +357,7 @@ static int on_syscall(struct sf_convert *cv, const struct st_event_header *h)
 	struct sf_json_writer *w;
 	struct pf_call *call;
 
-	if (!(h->type & 1)) {	/* enter; the slot stays the thread's */
+	if ((kind & ST_KIND_MASK) == ST_KIND_SYS_ENTER) {	/* the slot stays the thread's */
 		if (i == AN_NONE) {
 			i = pool_get(&pf->calls);
 			if (i == AN_NONE || an_idmap_put(&pf->in_syscall, h->tid, i))
@@ -412,6 +405,7 @@ static int perfetto_begin(struct sf_convert *cv)
 
 static int perfetto_event(struct sf_convert *cv, const struct st_event_header *ev)
 {
+	unsigned kind;
 	int rc = 0;
 
 	switch (ev->type) {
@@ -425,8 +419,10 @@ static int perfetto_event(struct sf_convert *cv, const struct st_event_header *e
 		rc = on_complete(cv, (const void *)ev);
 		break;
 	default:
-		if (is_syscall(ev->type))
-			rc = on_syscall(cv, ev);
+		/* the calls drawn as slices: data calls and those that submit I/O */
+		kind = st_event_kind(ev->type);
+		if (kind & (ST_KIND_DATA | ST_KIND_SUBMIT))
+			rc = on_syscall(cv, ev, kind);
 		break;
 	}
 	return rc ? sf_error(cv->in, "out of memory") : SF_OK;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # st-analyze diff as a CI gate: a trace with an injected device slowdown
-# (st-format synth --slow-factor) is a regression (exit 1); another seed of
+# (st-format synth --slow-factor) is a regression (exit 3); another seed of
 # the same distribution is not (exit 0); bad input is exit 2.
 . "$(dirname "$0")/../lib.sh"
 
@@ -12,8 +12,8 @@ st-format synth -o "$dir/base.sttrace" --ios 20000 --seed 1 >/dev/null &&
 
 st-analyze diff "$dir/base.sttrace" "$dir/slow.sttrace" >"$dir/slow.out" 2>&1
 rc=$?
-[ $rc = 1 ] && grep -q 'REGRESSED (gate)' "$dir/slow.out" && pass analyze.diff.regression ||
-	fail analyze.diff.regression "exit $rc for a 1.5x slower device, want 1"
+[ $rc = 3 ] && grep -q 'REGRESSED (gate)' "$dir/slow.out" && pass analyze.diff.regression ||
+	fail analyze.diff.regression "exit $rc for a 1.5x slower device, want 3"
 
 st-analyze diff "$dir/base.sttrace" "$dir/same.sttrace" >"$dir/same.out" 2>&1
 rc=$?
@@ -30,7 +30,7 @@ st-analyze diff --csv --stage D2C --quantile 90 "$dir/base.sttrace" "$dir/slow.s
 
 st-analyze diff "$dir/base.sttrace" "$dir/missing.sttrace" >/dev/null 2>"$dir/err"
 rc=$?
-[ $rc = 2 ] && [ "$(wc -l <"$dir/err")" = 1 ] && grep -q "missing.sttrace" "$dir/err" &&
+[ $rc = 1 ] && [ "$(wc -l <"$dir/err")" = 1 ] && grep -q "missing.sttrace" "$dir/err" &&
 	pass analyze.diff.bad_file || fail analyze.diff.bad_file "exit $rc: $(cat "$dir/err")"
 st-analyze diff "$dir/base.sttrace" 2>/dev/null
 [ $? = 2 ] && pass analyze.diff.usage || fail analyze.diff.usage "one file accepted"

@@ -63,10 +63,10 @@ st-analyze diff "$dir/base.sum" "$dir/slow.sum" >"$dir/diff.out" 2>&1
 rc_slow=$?
 st-analyze diff "$dir/base.sum" "$dir/base.sum" >/dev/null 2>&1
 rc_same=$?
-[ $rc_slow = 1 ] && [ $rc_same = 0 ] && grep -q 'REGRESSED (gate)' "$dir/diff.out" &&
+[ $rc_slow = 3 ] && [ $rc_same = 0 ] && grep -q 'REGRESSED (gate)' "$dir/diff.out" &&
 	pass analyze.summaries.diff || fail analyze.summaries.diff "exit $rc_slow for a slower device, $rc_same for itself"
 
-# Bad summaries: one line naming the file, exit 2 (after "bounded": in 20 s and 1 GB).
+# Bad summaries: one line naming the file, exit 1 ($RC: 2, a usage error) (after "bounded": in 20 s and 1 GB).
 expect_error() {
 	local name=$1 word=$2 rc
 	shift 2
@@ -77,14 +77,14 @@ expect_error() {
 		st-analyze "$@" >/dev/null 2>"$dir/err"
 	fi
 	rc=$?
-	if [ $rc = 2 ] && [ "$(wc -l <"$dir/err")" = 1 ] && grep -q -- "$word" "$dir/err"; then
+	if [ $rc = "${RC:-1}" ] && [ "$(wc -l <"$dir/err")" = 1 ] && grep -q -- "$word" "$dir/err"; then
 		pass "$name"
 	else
 		fail "$name" "exit $rc: $(head -2 "$dir/err" | tr '\n' ' ')"
 	fi
 }
-sed '1s/ 1$/ 2/' "${sums[0]}" >"$dir/newer.sum"
-expect_error analyze.summaries.newer "version 2 is newer" merge "$dir/newer.sum" "${sums[1]}"
+sed '1s/ 2$/ 3/' "${sums[0]}" >"$dir/newer.sum"
+expect_error analyze.summaries.newer "version 3 is newer" merge "$dir/newer.sum" "${sums[1]}"
 head -c $(($(stat -c %s "${sums[0]}") / 2)) "${sums[0]}" >"$dir/cut.sum"
 expect_error analyze.summaries.cut "cut.sum: line" merge "$dir/cut.sum"
 sed '0,/^stage /s/ \([0-9]*\):\([0-9]*\)/ 999999:\2/' "${sums[0]}" >"$dir/bucket.sum"
@@ -99,20 +99,25 @@ expect_error analyze.summaries.endless_line "line 3: longer than" bounded merge 
 	<(printf 'sttrace-summary 1\nby devop\n'; yes | tr -d '\n')
 st-analyze --by op "${files[0]}" --save-summary "$dir/op.sum" >/dev/null
 expect_error analyze.summaries.mixed_by "grouped otherwise" merge "${sums[0]}" "$dir/op.sum"
-expect_error analyze.summaries.merge_option "--dev" merge --dev loop0 "${sums[0]}"
+RC=2 expect_error analyze.summaries.merge_option "--dev" merge --dev loop0 "${sums[0]}"
 expect_error analyze.summaries.no_write "--save-summary" "${files[0]}" --save-summary "$dir/no/such/dir.sum"
 
 # A label with a newline, a backslash and a space (a command name can hold
 # them) survives a merge byte for byte, escaped as \xNN; a bad escape is an error.
 {
-	printf 'sttrace-summary 1\nby comm\nfiles 1\nrecovered 0\nevents 4\nlost_events 0\nwall_clock 0 1000\n'
+	printf 'sttrace-summary 2\nby comm\nfiles 1\nrecovered 0\nevents 4\nlost_events 0\nwall_clock 0 1000\n'
 	for c in ios incomplete stale orphan_exits orphan_requests orphan_completions out_of_order; do
 		printf 'corr.%s %d\n' $c $([ $c = ios ] && echo 1 || echo 0)
 	done
-	printf 'group 1 4096 0 0 0 0 0 a\\x0ab\\x5cc d\nstage total 1 500 500 500 378:1\nend\n'
+	printf 'group 1 4096 0 0 0 0 0 a\\x0ab\\x5cc d\nbusy 100 600\nstage total 1 500 500 500 378:1\nend\n'
 } >"$dir/label.sum"
 st-analyze merge --save-summary "$dir/label2.sum" "$dir/label.sum" >/dev/null 2>&1 &&
 	cmp -s "$dir/label.sum" "$dir/label2.sum" && pass analyze.summaries.label_escapes ||
 	fail analyze.summaries.label_escapes "$(diff "$dir/label.sum" "$dir/label2.sum" 2>&1 | head -3 | tr '\n' ' ')"
 sed 's/\\x0a/\\xZZ/' "$dir/label.sum" >"$dir/badlabel.sum"
 expect_error analyze.summaries.bad_escape "badlabel.sum: line 15" merge "$dir/badlabel.sum"
+# version 1, without busy lines, is read; a busy line twice in a group is not
+sed '1s/ 2$/ 1/; /^busy /d' "$dir/label.sum" >"$dir/v1.sum"
+check analyze.summaries.version1 st-analyze merge "$dir/v1.sum"
+sed 's/^busy .*/&\n&/' "$dir/label.sum" >"$dir/busy2.sum"
+expect_error analyze.summaries.busy_twice "busy2.sum: line 17" merge "$dir/busy2.sum"

@@ -27,7 +27,7 @@ static struct an_corr *start(void)
 	struct an_corr *c = NULL;
 
 	nout = 0;
-	return an_corr_new(&c, 0, collect, NULL) || an_corr_enable_causes(c) ? NULL : c;
+	return an_corr_new(&c, 0, collect, NULL) || an_corr_enable_causes(c, AN_CAUSES_ALL) ? NULL : c;
 }
 
 /* The record's header (events.h) as thread tid's. */
@@ -42,7 +42,7 @@ static void sys(struct an_corr *c, uint16_t type, uint64_t ts, int64_t ret)
 	struct st_ev_sys_enter e = { .p = { .fd = 3, .count = 4096, .offset = 8192 } };
 	struct st_ev_sys_exit x = { .p = { .ret = ret } };
 
-	if ((type - ST_EV_sys_enter_read) % 2 == 0) {
+	if ((st_event_kind(type) & ST_KIND_MASK) == ST_KIND_SYS_ENTER) {
 		head_of(&e.h, type, sizeof(e), ts, APP);
 		an_corr_event(c, &e.h);
 	} else {
@@ -490,7 +490,7 @@ static void sys_rd(struct an_corr *c, uint16_t type, uint64_t ts, int64_t ret, u
 					    .run_delay = run_delay } };
 	struct st_ev_sys_exit x = { .p = { .ret = ret, .run_delay = run_delay } };
 
-	if ((type - ST_EV_sys_enter_read) % 2 == 0) {
+	if ((st_event_kind(type) & ST_KIND_MASK) == ST_KIND_SYS_ENTER) {
 		head_of(&e.h, type, sizeof(e), ts, APP);
 		an_corr_event(c, &e.h);
 	} else {
@@ -770,7 +770,7 @@ static void test_random(void)
 	} e;
 
 	an_corr_new(&c, 0, check_bound, NULL);
-	an_corr_enable_causes(c);
+	an_corr_enable_causes(c, AN_CAUSES_ALL);
 	for (int k = 0; k < 200000; k++) {
 		uint32_t tid = 1 + (uint32_t)(x % 4), r;
 

@@ -45,7 +45,7 @@ static int answer(const char *path, enum an_stage stage, double q, size_t exact_
 	if (!ret && (f = open_memstream(&a->text, &a->len))) {
 		fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %zu %d\n", r.top.threshold,
 			r.stage_samples.n, r.top.above, r.top.n, an_qest_is_exact(&r.stage_samples));
-		an_top_print(&r.top, NULL, r.origins, 0, f, 1, 0);
+		an_top_print(&r.top, NULL, r.origins, 0, NULL, f, 1, 0);
 		fclose(f);
 	}
 	a->passes = r.quantile_passes;

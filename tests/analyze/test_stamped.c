@@ -98,7 +98,7 @@ static void call(struct st_writer *w, uint16_t type, uint64_t ts, uint32_t tid, 
 	struct st_ev_sys_enter e = { .p = { .fd = 3, .count = 4096, .offset = -1 } };
 	struct st_ev_sys_exit x = { .p = { .ret = ret } };
 
-	if ((type - ST_EV_sys_enter_read) % 2 == 0) {
+	if ((st_event_kind(type) & ST_KIND_MASK) == ST_KIND_SYS_ENTER) {
 		head(&e.h, type, sizeof(e), ts);
 		e.h.pid = e.h.tid = tid;
 		put(w, &e.h);

@@ -127,7 +127,7 @@ static void why(struct an_run *r, FILE *out)
 	r->emit = an_why_add;
 	r->emit_ctx = &w;
 	if (!an_run_pass(r, AN_WANT_EMIT, err, sizeof(err)))
-		an_why_print(&w, &r->spans, out, 0);
+		an_why_print(&w, &r->spans, NULL, out, 0);
 	an_why_free(&w);
 }
 
@@ -158,14 +158,14 @@ static void analyze(struct trace_file *f, enum an_by by, FILE *out)
 			an_series_print(&r.series, &r.spans, out, 1);
 			why(&r, out);
 			an_stats_sort(&r.stats);
-			an_stats_print(&r.stats, &r.spans, out, 0, an_run_duration(&r));
+			an_stats_print(&r.stats, &r.spans, NULL, out, 0, an_run_duration(&r));
 		}
 		an_series_free(&r.series);
 	}
 	an_dist_free(&r.dist);
 	an_stats_free(&r.stats);
 	if (!an_run_quantile(&r, 0.9, 100, 20, 64, err, sizeof(err)))
-		an_top_print(&r.top, &r.spans, r.origins, 0, out, 1, r.info.first_ts);
+		an_top_print(&r.top, &r.spans, r.origins, 0, NULL, out, 1, r.info.first_ts);
 	an_top_free(&r.top);
 	an_qest_free(&r.stage_samples);
 	an_run_close(&r);

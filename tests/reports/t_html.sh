@@ -4,7 +4,15 @@
 # jobs, on a loop device; 3 s here) is written as a page, then
 #   - every table of the page, as Chromium's DOM holds it (--dump-dom), has
 #     the rows the report's own --csv prints (summary, sizes, seeks,
-#     histograms, depth, top lists, the tail list);
+#     histograms, depth, top lists, the tail list: there the columns with
+#     data, each the CSV's column of its name, the others empty or 0 in
+#     every row of the CSV);
+#   - the page leads with pictures: in a 1400 x 900 window (screenshot
+#     kept) the latency heat map and the summary at a glance lie within the
+#     first screen, before the position map, the rates and the tail CDF;
+#     the glance's cells are the summary CSV's of stage total; the tail
+#     list, unfolded, is at most 1400 px wide; the other reports are folded
+#     (<details>);
 #   - the same with JavaScript off (scripts make no table): the page with its
 #     policy's script-src set to 'none' (headless Chromium's --dump-dom gives
 #     nothing at all with --blink-settings=scriptEnabled=false);
@@ -78,6 +86,13 @@ want = sorted(f[:-4] for f in os.listdir(sys.argv[2]) if f.endswith("-table.csv"
 for t in want:
     rows = [r for r in csv.reader(open(os.path.join(sys.argv[2], t + ".csv")))]
     got = p.tables.get(t)
+    if got and got[0] != rows[0] and set(got[0]) <= set(rows[0]):
+        # a compact table: its columns, each the CSV's of that name; the rest empty or 0 throughout
+        keep = [rows[0].index(h) for h in got[0]]
+        for k, h in enumerate(rows[0]):
+            if h not in got[0] and any(r[k] not in ("", "0", "0.000") for r in rows[1:] if len(r) > k):
+                bad.append("%s: column %s left out, but it has data" % (t, h))
+        rows = [[r[k] for k in keep] for r in rows]
     if got is None: bad.append(t + ": not in the page")
     elif got != rows: bad.append("%s: %d rows in the page, %d in --csv%s" % (t, len(got), len(rows),
         next((": first difference %r / %r" % (g, w) for g, w in zip(got, rows) if g != w), "")))
@@ -125,4 +140,47 @@ if [ -s "$T/anon.html" ] && [ -z "$leaks" ] && grep -q "<th>host</th><td>[^<]" "
 else
 	fail reports_html_anonymized "names of the original in the page: ${leaks:-none}"
 fi
-echo "page: $size bytes; screenshot $T/report.png"
+# the first screen: where the pictures and the summary are, as Chromium lays
+# the page out in a 1400 x 900 window (a script added to a copy writes the
+# boxes into the DOM; the tail list measured unfolded)
+chrome --screenshot="$T/first-screen.png" --window-size=1400,900 "file://$T/report.html" >/dev/null
+layout='<script>window.addEventListener("load",function(){var o={};["heat-latency","glance","heat-position","rates","tail-cdf"].forEach(function(id){var e=document.getElementById(id);if(e){var r=e.getBoundingClientRect();o[id]=[r.left,r.top,r.right,r.bottom];}});document.querySelectorAll("details").forEach(function(d){d.open=true;});var t=document.getElementById("tail-table");if(t){o["tail-table"]=[0,0,t.getBoundingClientRect().width,0];}var p=document.createElement("pre");p.id="layout";p.textContent=JSON.stringify(o);document.body.appendChild(p);});</script>'
+sed "s#</body>#$layout</body>#" "$T/report.html" >"$T/layout.html"
+chrome --dump-dom --window-size=1400,900 "file://$T/layout.html" >"$T/layout-dom.html"
+bad=$(python3 - "$T/layout-dom.html" "$T/report.html" "$T/summary-table.csv" <<'PY'
+import csv, json, re, sys, html
+dom = open(sys.argv[1]).read()
+m = re.search(r'<pre id="layout">(.*?)</pre>', dom)
+box = json.loads(html.unescape(m.group(1))) if m else {}
+bad = []
+for id in ("heat-latency", "glance"):
+    b = box.get(id)
+    if not b or b[2] > 1400 or b[3] > 900:
+        bad.append("%s not within the first 1400 x 900 px: %s" % (id, b))
+for id in ("heat-position", "rates", "tail-cdf"):
+    if id not in box: bad.append(id + ": no such picture")
+    elif "heat-latency" in box and box["heat-latency"][1] > box[id][1]:
+        bad.append(id + " above the latency heat map")
+t = box.get("tail-table")
+if not t or t[2] > 1400: bad.append("tail list %s px wide" % (t and t[2]))
+page = open(sys.argv[2]).read()
+# the order of the page: the heat map, then the glance; tables come folded
+if not (0 <= page.find('id="heat-latency"') < page.find('id="glance"') < page.find("<details")):
+    bad.append("the page does not open with the heat map and the summary")
+for id in ("summary-table", "sizes-table", "seek-table", "hist-table", "depth-table", "tail-table"):
+    pos = page.find('id="%s"' % id)
+    if pos < 0 or page.rfind("<details", 0, pos) < page.rfind("</details>", 0, pos):
+        bad.append(id + " not folded")
+# the glance: the summary CSV's rows of stage total, its columns by name
+rows = list(csv.reader(open(sys.argv[3])))
+cols = ["group", "ios", "iops", "mb_s", "busy_s", "p50_us", "p99_us", "p99_9_us", "max_us"]
+idx = {h: i for i, h in enumerate(rows[0])}
+want = [[r[idx[c]] for c in cols] for r in rows[1:] if r[idx["stage"]] == "total"] if set(cols) <= set(idx) else []
+g = re.search(r'<table id="glance".*?<tbody>(.*?)</tbody>', dom, re.S)
+got = [[html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", tr)] for tr in re.findall(r"<tr>(.*?)</tr>", g.group(1))] if g else []
+if not want or got != want: bad.append("glance %r, summary CSV %r" % (got[:2], want[:2]))
+print("; ".join(bad))
+PY
+) || bad="the check itself failed: $bad"
+[ -z "$bad" ] && pass reports_html_first_screen || fail reports_html_first_screen "$bad"
+echo "page: $size bytes; screenshots $T/report.png, $T/first-screen.png"
