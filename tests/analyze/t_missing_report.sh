@@ -7,8 +7,8 @@
 # and CSV) and --html; never as a 0 or a column of zeros.
 #
 # One real recording (st-record -e all of fio: direct 4k writes to a file
-# on ext4 over a loop device, an fsync every 4), which has jnl and lock
-# (zeros in the CSVs), copied with the keys a kernel without ext4's fsync
+# on ext4 over a loop device, an fsync every 4; two jobs writing one file
+# buffered, whose i_rwsem they contend for), which has jnl and lock, copied with the keys a kernel without ext4's fsync
 # tracepoints (xfs's neither), lock events and the page-cache event gives:
 # jnl, lock and cache go; the copy without them (the same recording) prints
 # no such line and keeps jnl, lock and cache.
@@ -23,8 +23,9 @@ st_loopdev L 256
 mkfs.ext4 -q "$L" || { fail missing_report "mkfs.ext4 $L"; exit 0; }
 mkdir "$T/mnt" && mount "$L" "$T/mnt" || { fail missing_report "mount $L"; exit 0; }
 at_exit "umount '$T/mnt'"
-st-record -e all -o "$T/r.sttrace" -- fio --name=missing --filename="$T/mnt/f" --size=8M --bs=4k \
-	--rw=randwrite --direct=1 --fsync=4 --ioengine=psync --number_ios=400 \
+st-record -e all -o "$T/r.sttrace" -- fio --bs=4k --ioengine=psync \
+	--name=missing --filename="$T/mnt/f" --size=8M --rw=randwrite --direct=1 --fsync=4 --number_ios=400 \
+	--name=missing_lock --filename="$T/mnt/g" --size=32M --rw=write --numjobs=2 \
 	>"$T/fio.out" 2>"$T/rec.err" || { fail missing_report "st-record: $(tail -1 "$T/rec.err")"; exit 0; }
 umount "$T/mnt"
 # this kernel's own missing events would be in both copies
@@ -82,9 +83,9 @@ for v in csv qcsv whycsv; do
 	fi
 done
 
-# the summary: a jnl row without the keys; no jnl or lock row with them (a cause of 0 everywhere
-# has none either way: the text shows stages with data)
-ok missing_report.summary "[ $(rows jnl "$T/kept.sum") -ge 1 ] &&
+# the summary: jnl and lock rows without the keys (lock where a writer waited: the text shows
+# stages with data); no jnl or lock row with them
+ok missing_report.summary "[ $(rows jnl "$T/kept.sum") -ge 1 ] && [ $(rows lock "$T/kept.sum") -ge 1 ] &&
 	[ $(rows jnl "$T/gone.sum") -eq 0 ] && [ $(rows lock "$T/gone.sum") -eq 0 ] &&
 	[ $(rows runq "$T/gone.sum") -eq $(rows runq "$T/kept.sum") ]" \
 	"jnl rows $(rows jnl "$T/kept.sum") -> $(rows jnl "$T/gone.sum"), lock rows $(rows lock "$T/kept.sum") -> $(rows lock "$T/gone.sum")"
