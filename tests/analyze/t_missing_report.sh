@@ -121,3 +121,16 @@ gone_rows=$(awk -F, '$4 == "cause" && $5 == "lock" && $6 == "" && $7 == ""' "$T/
 ok missing_report.why_csv "[ $kept_rows -eq $groups ] && [ $gone_rows -eq $groups ] &&
 	[ \"$(head -1 "$T/kept.whycsv")\" = \"$(head -1 "$T/gone.whycsv")\" ]" \
 	"lock rows with a value (no keys) $kept_rows, empty (keys) $gone_rows of $groups groups"
+
+# asked for by name: one line saying so, exit 1; the recording without the keys has them
+for a in "quantile_lock --quantile 99 --stage lock" "why_jnl --why --stage jnl" "by_cache --by cache"; do
+	set -- $a
+	name=$1
+	shift
+	st-analyze "$T/gone.sttrace" "$@" >"$T/ask.out" 2>"$T/ask.err"
+	rc=$?
+	st-analyze "$T/kept.sttrace" "$@" >/dev/null 2>&1
+	krc=$?
+	ok "missing_report.ask_$name" "[ $rc -eq 1 ] && [ $krc -eq 0 ] && [ $(wc -l <"$T/ask.err") -eq 1 ] &&
+		grep -q 'not recorded on this kernel' '$T/ask.err'" "exit $rc (without the keys $krc): $(head -c 300 "$T/ask.err")"
+done
