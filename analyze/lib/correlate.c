@@ -1166,8 +1166,15 @@ static void bio_getrq(struct an_corr *c, uint64_t bio, uint64_t ts)
 {
 	uint32_t b = bio_at(c, bio, ts);
 
-	if (b != AN_NONE)
-		set_min(&BIO(c, b)->getrq_ts, ts);
+	if (b == AN_NONE)
+		return;
+	set_min(&BIO(c, b)->getrq_ts, ts);
+	/*
+	 * Queued at the very nanosecond of its allocation: the reader dated a
+	 * queueing that neither a record nor the kernel's stamp gave (spec 11.2).
+	 */
+	if (BIO(c, b)->queue_ts == ts)
+		BIO(c, b)->q_at_g = 1;
 }
 
 /* Bio entry b joined a request that existed: one merge, as diskstats counts them. */
@@ -1379,17 +1386,11 @@ rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
  */
 static void rq_issue_stamped(struct an_corr *c, const struct st_ev_block_rq_issue_stamped *e)
 {
-	uint32_t i, first = ST_STAMPED_FIRST(e->p.stamped);
+	uint32_t i;
 
-	if (e->p.stamped & ST_STAMPED_GETRQ) {
-		uint64_t g = e->h.ts - e->p.getrq_ago;
-		uint32_t b = bio_at(c, e->p.bios[first], g);
-
-		bio_getrq(c, e->p.bios[first], g);
-		/* the kernel kept no queueing time: the reader queued it at the allocation */
-		if (b != AN_NONE && !(e->p.stamped & ST_STAMPED_QUEUE(first)) && BIO(c, b)->queue_ts == g)
-			BIO(c, b)->q_at_g = 1;
-	}
+	if (e->p.stamped & ST_STAMPED_GETRQ)
+		bio_getrq(c, e->p.bios[ST_STAMPED_FIRST(e->p.stamped)],
+			  e->h.ts - e->p.getrq_ago);
 	for (i = 0; e->p.stamped & ST_STAMPED_MERGED_ANY && i < ST_RQ_BIOS; i++)
 		if (e->p.stamped & ST_STAMPED_MERGED(i))
 			bio_merge(c, e->p.bios[i], e->h.ts - e->p.queue_ago[i]);
