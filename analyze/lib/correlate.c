@@ -1536,18 +1536,22 @@ static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int
  * A request completed without ever being issued, named by its bio: the flush
  * sequence ending an empty PREFLUSH bio's request right after the device
  * flush that served it, which completed just before in the same context and
- * gives it its insert and issue. 0 when the bio is not one waiting for that.
+ * gives it its insert and issue. Without the bio's queueing in the trace (a
+ * stamped recording), the flush is its own I/O and this completion adds
+ * nothing: it began in the trace, no orphan. 0 when it is not one of these.
  */
 static int rq_complete_unissued(struct an_corr *c, const struct st_ev_block_rq_complete *e)
 {
 	uint32_t b = e->p.bio ? an_idmap_get(&c->bio_map, e->p.bio) : AN_NONE, i;
-	struct dev_ent *d;
+	struct dev_ent *d = e->p.bio ? dev_of(c, e->p.dev) : NULL;
 	uint64_t queued;
 
-	if (b == AN_NONE || BIO(c, b)->rq != AN_NONE)
+	if (b == AN_NONE)
+		return d && d->flush_complete && d->flush_complete <= e->h.ts && !e->p.nr_sector &&
+		       (e->p.opf & ST_OP_MASK) != ST_OP_FLUSH;
+	if (BIO(c, b)->rq != AN_NONE)
 		return 0;
 	i = io_of_bio(c, b);
-	d = dev_of(c, e->p.dev);
 	queued = BIO(c, b)->queue_ts;
 	if (i != AN_NONE && d && d->flush_issue >= queued && d->flush_complete <= e->h.ts) {
 		if (d->flush_insert >= queued)
