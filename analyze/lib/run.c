@@ -734,6 +734,10 @@ int an_run_quantile(struct an_run *r, double q, size_t exact_limit, size_t top,
 		if (an_run_pass(r, AN_WANT_TOP, err, cap))
 			goto out;
 	}
+	if (r->top.failed) {
+		snprintf(err, cap, "out of memory");
+		goto out;
+	}
 	ret = 0;
 out:
 	an_slowest_free(&r->slowest);
