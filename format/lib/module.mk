@@ -53,3 +53,10 @@ TEST_TOOLS += $(B)/tests/drop-type-count
 $(B)/tests/drop-type-count: $(B)/tests/format/drop_type_count.o $(LIBST)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)
+
+# craft-trace: a trace rewritten with valid checksums and absurd contents (t_hostile_files.sh).
+TEST_TOOLS += $(B)/tests/craft-trace
+
+$(B)/tests/craft-trace: $(B)/tests/format/craft_trace.o $(LIBST)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)
