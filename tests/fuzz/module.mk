@@ -95,3 +95,7 @@ fuzz-analyze: $(FUZZ_ANALYZE_BIN)
 	@mkdir -p $(B)/fuzz/corpus-analyze
 	$(FUZZ_ANALYZE_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
 		$(B)/fuzz/corpus-analyze tests/fuzz/corpus-analyze
+
+# st-format and st-analyze under ASan+UBSan, for the tests that run them on
+# hostile files (t_hostile_answers.sh, t_hostile_files.sh).
+TEST_TOOLS += $(ASAN_B)/st-format $(ASAN_B)/st-analyze
