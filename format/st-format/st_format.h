@@ -19,7 +19,7 @@ enum {
 	SF_OK = 0,	/* done; for verify: the file is intact */
 	SF_BAD = 1,	/* a bad or damaged file, a failed check, an I/O error */
 	SF_USAGE = 2,	/* bad arguments */
-	SF_DISAGREE = 3,	/* info: printed, but the index or a chunk header disagrees with the chunks */
+	SF_DISAGREE = 3,	/* info: printed, but the chunks contradict the footer */
 };
 
 /* One subcommand: its options and its work. */

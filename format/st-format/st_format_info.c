@@ -499,8 +499,8 @@ const struct sf_cmd sf_cmd_info = {
 	"  -h, --help this text\n\n"
 	"Exit status: 0 when the file could be read (even if damaged: see\n"
 	"`footer`), 1 when it cannot be read at all, 2 for bad arguments, 3 when\n"
-	"the index or a chunk header disagrees with the chunks' records (a hostile\n"
-	"or miswritten file: the counts printed are the footer's; one line on\n"
-	"stderr says what differs, and `st-format verify` fails on it).\n",
+	"the chunks contradict the footer: a damaged chunk, or an index or chunk\n"
+	"header whose counts lie (the figures printed are the footer's; one line\n"
+	"on stderr says what differs, and `st-format verify` fails on it).\n",
 	.run = info_run,
 };
