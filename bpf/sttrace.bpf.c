@@ -50,12 +50,14 @@ const volatile bool filter_pid;			/* tgids in tracked_tgids */
 const volatile bool filter_comm;
 const volatile char target_comm[ST_COMM_LEN];
 const volatile __u64 filter_cgroup;		/* cgroup v2 id, 0 = off */
+const volatile __u64 filter_blkcg;		/* cgroup v1 blkio id, 0 = off */
 const volatile __u32 filter_ndevs;		/* 0 = off; devs[0] is the disk */
 const volatile __u32 filter_devs[ST_MAX_FILTER_DEVS];
 const volatile bool mark_self_bios;		/* drop block events of the recorder's bios */
 const volatile __u64 self_ino;			/* the output file: its writeback is ours too */
 const volatile __u32 self_sdev;
 const volatile bool record_rq_inode;		/* block_rq_inode after each issue of page-cache data */
+const volatile bool record_rq_cgroup;		/* block_rq_cgroup after each issue charged to a group */
 
 /*
  * Probes record while the event clock is below this: 0 until st-record has
@@ -135,7 +137,7 @@ struct {
 	__type(value, __u32);
 } open_fsyncs SEC(".maps");
 
-#define task_filter_on() (filter_pid || filter_comm || filter_cgroup)
+#define task_filter_on() (filter_pid || filter_comm || filter_cgroup || filter_blkcg)
 
 /* ---- filters ---------------------------------------------------------- */
 
@@ -148,6 +150,20 @@ static __always_inline bool comm_matches(const char *comm)
 			break;
 	}
 	return true;
+}
+
+/*
+ * The id of the task's cgroup in its I/O controller's hierarchy (cgroup v1
+ * blkio, where --cgroup names a blkio group), 0 on a kernel without one.
+ */
+static __always_inline __u64 task_blkio_id(const struct task_struct *task)
+{
+	struct cgroup_subsys_state *css;
+
+	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, io_cgrp_id) || !task->cgroups)
+		return 0;
+	css = task->cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id)];
+	return css && css->cgroup && css->cgroup->kn ? css->cgroup->kn->id : 0;
 }
 
 /*
@@ -172,7 +188,7 @@ static __always_inline bool task_struct_passes(const struct task_struct *task)
 	}
 	if (filter_cgroup && task->cgroups->dfl_cgrp->kn->id != filter_cgroup)
 		return false;
-	return true;
+	return !filter_blkcg || task_blkio_id(task) == filter_blkcg;
 }
 
 static __always_inline bool task_passes(void)
@@ -1020,6 +1036,34 @@ static __always_inline void emit_rq_inode(const struct request *rq, __u32 disk, 
 	submit(e, sizeof(*e));
 }
 
+/*
+ * After an issue: the cgroup the request's first bio is charged to (v1
+ * blkio or v2 io: bio->bi_blkg->blkcg), when it is not its hierarchy's root,
+ * stamped with the issue's time. A kernel without CONFIG_BLK_CGROUP has no
+ * bi_blkg.
+ */
+static __always_inline void emit_rq_cgroup(const struct request *rq, __u32 disk, __u64 issue_ts)
+{
+	struct st_ev_block_rq_cgroup *e;
+	struct cgroup_subsys_state *css;
+
+	if (!record_rq_cgroup || !bpf_core_field_exists(((struct bio *)0)->bi_blkg) || !rq->bio ||
+	    !rq->bio->bi_blkg)
+		return;
+	css = &rq->bio->bi_blkg->blkcg->css;
+	if (!css->parent)
+		return;
+	e = RESERVE(block_rq_cgroup, block_rq_cgroup);
+	if (!e)
+		return;
+	e->h.ts = issue_ts;
+	e->p.rq = (__u64)rq;
+	e->p.blkcg = css_cgroup_id(css);
+	e->p.dev = disk;
+	e->p.pad = 0;
+	submit(e, sizeof(*e));
+}
+
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(block_rq_issue, struct request *rq)
 {
@@ -1036,6 +1080,7 @@ int BPF_PROG(block_rq_issue, struct request *rq)
 	ts = e->h.ts;
 	submit(e, sizeof(*e));
 	emit_rq_inode(rq, disk, ts);
+	emit_rq_cgroup(rq, disk, ts);
 	return 0;
 }
 
@@ -1124,6 +1169,7 @@ int BPF_PROG(block_rq_issue_stamped, struct request *rq)
 	e->p.stamped = stamped;
 	submit(e, sizeof(*e));
 	emit_rq_inode(rq, disk, now);
+	emit_rq_cgroup(rq, disk, now);
 	return 0;
 }
 

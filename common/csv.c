@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* csv.c - RFC 4180 fields (csv.h). */
-#include <ctype.h>
 #include <string.h>
 
 #include "common/csv.h"
+#include "common/text.h"
 
 void csv_field(FILE *out, const char *s)
 {
@@ -11,16 +11,9 @@ void csv_field(FILE *out, const char *s)
 
 	if (quote)
 		putc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"')
-			fputs("\"\"", out);
-		else if (*p == '\\')
-			fputs("\\\\", out);
-		else if (isprint(*p))
-			putc(*p, out);
-		else
-			fprintf(out, "\\x%02x", *p);
-	}
+	if (*s && s[1] && strchr(CSV_GUARDED, *s))
+		putc('\'', out);
+	text_quoted(out, s, '"', "\"\"");
 	if (quote)
 		putc('"', out);
 }

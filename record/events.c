@@ -38,11 +38,12 @@ static const char *event_name(uint16_t type)
 
 /*
  * Events recorded at a tracepoint of another name (block_rq_inode,
- * block_bio_held and svc_run_delay have no program of their own).
+ * block_rq_cgroup, block_bio_held and svc_run_delay have no program of their own).
  */
 static const char *tracepoint_name(const char *name)
 {
-	if (!strcmp(name, "block_rq_issue_stamped") || !strcmp(name, "block_rq_inode"))
+	if (!strcmp(name, "block_rq_issue_stamped") || !strcmp(name, "block_rq_inode") ||
+	    !strcmp(name, "block_rq_cgroup"))
 		return "block_rq_issue";
 	if (!strcmp(name, "block_bio_held"))
 		return "block_bio_queue";
@@ -52,7 +53,7 @@ static const char *tracepoint_name(const char *name)
 
 const char *rec_event_program(uint16_t type)
 {
-	if (type == ST_EV_block_rq_inode)
+	if (type == ST_EV_block_rq_inode || type == ST_EV_block_rq_cgroup)
 		return "block_rq_issue_stamped";
 	if (type == ST_EV_svc_run_delay)
 		return "block_rq_complete";

@@ -59,7 +59,7 @@ int rec_open_output(struct recorder *r)
 	if (fstat(r->out_fd, &st))
 		return rec_fail(r->path, strerror(errno));
 	/* Our own writes reach a traced disk: mark them so their block events are dropped. */
-	f->mark_self_bios = !f->pid && !f->comm && !f->cgroup_id &&
+	f->mark_self_bios = !f->pid && !f->comm && !f->cgroup_id && !f->blkcg_id &&
 			    rec_filters_disk_traced(f, st.st_dev);
 	f->self_ino = st.st_ino;
 	f->self_sdev = major(st.st_dev) << 20 | minor(st.st_dev);
@@ -112,13 +112,15 @@ int rec_open_writer(struct recorder *r, int argc, char **argv)
 	rec_meta_static(r->w, argc, argv, &r->opts);
 	rec_meta_devices(r->w);
 	rec_meta_procs(r->w);
-	rec_meta_blkcgs(r->w);
+	rec_meta_blkcgs(NULL, r->w);
 	if (r->filters.pid)
 		rec_meta_open_files(r->w, r->filters.pid);
 	rec_meta_paths(r->w, r->opts.files, r->opts.nfiles);
 	r->tracker = rec_meta_tracker_new();
-	if (r->tracker)
+	if (r->tracker) {
 		rec_meta_note_cgroup(r->tracker, r->filters.cgroup_id);
+		rec_meta_note_blkcg(r->tracker, r->filters.blkcg_id);
+	}
 	if (r->opts.trigger) {
 		rec_flight_trigger_parse(r->opts.trigger, &r->trigger);
 		r->trigger.rqs = calloc(FLIGHT_PAIRS, sizeof(*r->trigger.rqs));
@@ -224,7 +226,7 @@ void rec_rotate(struct recorder *r, uint64_t now)
 	char old_path[sizeof(r->path)];
 
 	rec_meta_cgroups(r->tracker, old);
-	rec_meta_blkcgs(old);
+	rec_meta_blkcgs(r->tracker, old);
 	if (st_writer_flush(old)) {
 		rec_stop_for_write_error(r);
 		return;

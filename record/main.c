@@ -13,7 +13,8 @@
  *
  * This file: the records as they come (on_batch), the setup and the end of
  * a recording; the event loop is loop.c, the output files, rotation and
- * dumps files.c, the `-- CMD` process command.c (recorder.h holds their
+ * dumps files.c, the `-- CMD` process command.c, the steps they share
+ * (failing, lost counts) state.c (recorder.h holds their
  * shared state).
  */
 #include <errno.h>
@@ -31,18 +32,6 @@
 
 #include "common/usage.h"
 #include "record/recorder.h"
-
-int rec_fail(const char *what, const char *why)
-{
-	fprintf(stderr, "%s: %s: %s\n", REC_NAME, what, why);
-	return REC_EXIT_FAIL;
-}
-
-void rec_stop_for_write_error(struct recorder *r)
-{
-	r->write_failed = true;
-	r->stop_reason = "write error";
-}
 
 /* A ring buffer record: one CPU's batch of event records (bpf/sttrace.bpf.c, "records"). */
 static int on_batch(void *ctx, void *data, size_t size)
@@ -80,32 +69,6 @@ static int on_batch(void *ctx, void *data, size_t size)
 		off += h->size;
 	}
 	return 0;
-}
-
-uint64_t rec_store_lost_into(struct recorder *r, struct st_writer *w, bool rebase)
-{
-	uint64_t total = rec_probes_read_lost(&r->probes), skipped = rec_probes_read_skipped(&r->probes);
-	uint64_t *base = r->lost_base;
-	int n = r->probes.ncpus;
-
-	for (int cpu = 0; cpu < n; cpu++) {
-		uint64_t mine = r->probes.lost[cpu] - (base ? base[cpu] : 0);
-
-		if (mine)
-			st_writer_set_lost(w, (uint32_t)cpu, mine);
-		if (base && rebase)
-			base[cpu] = r->probes.lost[cpu];
-	}
-	if (skipped - (base ? base[n] : 0))
-		st_writer_set_lost(w, ST_LOST_ANY_CPU, skipped - (base ? base[n] : 0));
-	if (base && rebase)
-		base[n] = skipped;
-	return total + skipped;
-}
-
-uint64_t rec_store_lost(struct recorder *r)
-{
-	return rec_store_lost_into(r, r->w, false);
 }
 
 static int resolve_filters(struct recorder *r)
@@ -177,7 +140,7 @@ static int finish(struct recorder *r)
 	rec_meta_release(r->tracker, r->w, UINT64_MAX);
 	rec_meta_procs(r->w);
 	rec_meta_cgroups(r->tracker, r->w);
-	rec_meta_blkcgs(r->w);
+	rec_meta_blkcgs(r->tracker, r->w);
 	rec_probes_store_runs(&r->probes, r->w);
 	lost = rec_store_lost(r);
 	rec_store_ring_fill(r);

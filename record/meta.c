@@ -249,11 +249,17 @@ union held_rec {
 
 #define CGROUP_SLOTS 1024	/* power of two; cgroups past 3/4 of it stay unnamed */
 
+/* The cgroup ids of one hierarchy the records name. */
+struct id_set {
+	uint64_t ids[CGROUP_SLOTS];		/* 0 = free slot */
+	uint64_t last;				/* the one noted last: most records repeat it */
+	size_t n;
+};
+
 struct rec_meta_tracker {
 	struct { uint32_t pid; char comm[ST_COMM_LEN]; } names[TRACK_SLOTS];
-	uint64_t cgroups[CGROUP_SLOTS];		/* ids the records name, 0 = free slot */
-	uint64_t last_cgroup;			/* the one noted last: most records repeat it */
-	size_t ncgroups;
+	struct id_set cgroups;			/* cgroup v2 ids (sys_enter, uring) */
+	struct id_set blkcgs;			/* ids in the I/O controller's hierarchy (block_rq_cgroup) */
 	union held_rec pool[HELD_MAX];
 	union held_rec *spare[HELD_MAX];	/* free pool entries */
 	union held_rec *held[HELD_MAX];		/* heap of the others, oldest first */
@@ -369,27 +375,42 @@ void rec_meta_track(struct rec_meta_tracker *t, struct st_writer *w, const struc
 /* ---- cgroups the records name ----------------------------------------- */
 
 /* The slot holding id, else the free slot where it goes (the table is never full). */
-static size_t cgroup_slot(const struct rec_meta_tracker *t, uint64_t id)
+static size_t id_slot(const struct id_set *set, uint64_t id)
 {
 	size_t i = id & (CGROUP_SLOTS - 1);
 
-	while (t->cgroups[i] && t->cgroups[i] != id)
+	while (set->ids[i] && set->ids[i] != id)
 		i = (i + 1) & (CGROUP_SLOTS - 1);
 	return i;
 }
 
-void rec_meta_note_cgroup(struct rec_meta_tracker *t, uint64_t id)
+static bool id_noted(const struct id_set *set, uint64_t id)
+{
+	return set->ids[id_slot(set, id)] == id;
+}
+
+static void id_note(struct id_set *set, uint64_t id)
 {
 	size_t i;
 
-	if (!id || id == t->last_cgroup)
+	if (!id || id == set->last)
 		return;
-	t->last_cgroup = id;
-	i = cgroup_slot(t, id);
-	if (!t->cgroups[i] && t->ncgroups < CGROUP_SLOTS / 4 * 3) {
-		t->cgroups[i] = id;
-		t->ncgroups++;
+	set->last = id;
+	i = id_slot(set, id);
+	if (!set->ids[i] && set->n < CGROUP_SLOTS / 4 * 3) {
+		set->ids[i] = id;
+		set->n++;
 	}
+}
+
+void rec_meta_note_cgroup(struct rec_meta_tracker *t, uint64_t id)
+{
+	id_note(&t->cgroups, id);
+}
+
+void rec_meta_note_blkcg(struct rec_meta_tracker *t, uint64_t id)
+{
+	id_note(&t->blkcgs, id);
 }
 
 /* The cgroup of a record that begins an I/O (a data call, an io_uring submission), 0 for others. */
@@ -405,7 +426,10 @@ static uint64_t record_cgroup(const struct st_event_header *h)
 
 void rec_meta_note_record(struct rec_meta_tracker *t, const struct st_event_header *h)
 {
-	rec_meta_note_cgroup(t, record_cgroup(h));
+	if (h->type == ST_EV_block_rq_cgroup)
+		id_note(&t->blkcgs, ((const struct st_ev_block_rq_cgroup *)h)->p.blkcg);
+	else
+		id_note(&t->cgroups, record_cgroup(h));
 }
 
 /*
@@ -474,7 +498,7 @@ static void name_cgroup(int dir, uint64_t ino, const char *path, void *ctx)
 	char key[40];
 
 	(void)dir;
-	if (n->t->cgroups[cgroup_slot(n->t, ino)] != ino)
+	if (!id_noted(&n->t->cgroups, ino))
 		return;
 	snprintf(key, sizeof(key), "cgroup.%llu", (unsigned long long)ino);
 	st_writer_set_meta(n->w, key, path[0] ? path : "/");
@@ -486,7 +510,7 @@ void rec_meta_cgroups(const struct rec_meta_tracker *t, struct st_writer *w)
 	char path[PATH_MAX] = "";
 	int dir;
 
-	if (!t->ncgroups || (dir = open_cgroup_mount("cgroup2", NULL)) < 0)
+	if (!t->cgroups.n || (dir = open_cgroup_mount("cgroup2", NULL)) < 0)
 		return;
 	walk_cgroups(dir, path, 0, sizeof(path), CGROUP_DEPTH, name_cgroup, &n);
 }
@@ -597,12 +621,14 @@ static void v2_limits(int dir, struct dev_limits *devs, size_t *n)
 struct limited_cgroups {
 	struct st_writer *w;
 	bool v1;
+	const struct id_set *noted;	/* ids of this hierarchy the records name, NULL none */
 };
 
 /*
  * blkcg.ID = the group's path ("blkio:/x" in v1's blkio hierarchy, "/x" in
  * v2's), blkcg.ID.limit = its limits, "7:0 riops=250 wbps=1048576" by
- * device, devices separated by "; ". Groups without a limit are left out.
+ * device, devices separated by "; ". Groups without a limit are left out,
+ * but for the path of those the records name.
  */
 static void name_limited_cgroup(int dir, uint64_t ino, const char *path, void *ctx)
 {
@@ -625,22 +651,28 @@ static void name_limited_cgroup(int dir, uint64_t ino, const char *path, void *c
 			if (devs[d].value[i])
 				limit_append(value, &len, " %s=%llu", limit_items[i], devs[d].value[i]);
 	}
-	if (!len)
+	if (len) {
+		snprintf(key, sizeof(key), "blkcg.%llu.limit", (unsigned long long)ino);
+		st_writer_set_meta(lc->w, key, value);
+	} else if (!lc->noted || !id_noted(lc->noted, ino)) {
 		return;
-	snprintf(key, sizeof(key), "blkcg.%llu.limit", (unsigned long long)ino);
-	st_writer_set_meta(lc->w, key, value);
+	}
 	snprintf(key, sizeof(key), "blkcg.%llu", (unsigned long long)ino);
 	meta_setf(lc->w, key, "%s%s", lc->v1 ? "blkio:" : "", path[0] ? path : "/");
 }
 
-void rec_meta_blkcgs(struct st_writer *w)
+void rec_meta_blkcgs(const struct rec_meta_tracker *t, struct st_writer *w)
 {
-	struct limited_cgroups lc = { w, true };
+	const struct id_set *noted = t && t->blkcgs.n ? &t->blkcgs : NULL;
+	struct limited_cgroups lc = { w, true, noted };
 	char path[PATH_MAX] = "";
 	int dir;
 
-	if ((dir = open_cgroup_mount("cgroup", "blkio")) >= 0)
+	/* the I/O controller is v1 blkio's where that is mounted, else v2's */
+	if ((dir = open_cgroup_mount("cgroup", "blkio")) >= 0) {
 		walk_cgroups(dir, path, 0, sizeof(path), CGROUP_DEPTH, name_limited_cgroup, &lc);
+		lc.noted = NULL;
+	}
 	lc.v1 = false;
 	if ((dir = open_cgroup_mount("cgroup2", NULL)) >= 0)
 		walk_cgroups(dir, path, 0, sizeof(path), CGROUP_DEPTH, name_limited_cgroup, &lc);

@@ -69,7 +69,7 @@ static bool in_block_preset(const char *name)
 {
 	static const char *const light[] = {
 		"block_rq_issue_stamped", "block_rq_complete_compact", "block_split", "block_rq_requeue",
-		"block_bio_complete", "block_rq_inode",
+		"block_bio_complete", "block_rq_inode", "block_rq_cgroup",
 	};
 
 	for (size_t i = 0; i < sizeof(light) / sizeof(light[0]); i++)
@@ -209,8 +209,8 @@ int rec_events_select(const char *spec, struct rec_selection *sel, char *err, si
 	/* The full issue event supersedes the stamped one: one issue event per request. */
 	if (sel->on[ST_EV_block_rq_issue])
 		sel->on[ST_EV_block_rq_issue_stamped] = false;
-	/* block_rq_inode comes from an issue probe: it brings one */
-	else if (sel->on[ST_EV_block_rq_inode])
+	/* block_rq_inode and block_rq_cgroup come from an issue probe: they bring one */
+	else if (sel->on[ST_EV_block_rq_inode] || sel->on[ST_EV_block_rq_cgroup])
 		sel->on[ST_EV_block_rq_issue_stamped] = true;
 	/*
 	 * block_bio_held follows a queue record: named, it brings the queue
@@ -345,18 +345,27 @@ int rec_filters_set_device(struct rec_filters *f, const char *device, char *err,
 
 int rec_filters_set_cgroup(struct rec_filters *f, const char *path, char *err, size_t cap)
 {
-	char full[4096];
+	char full[4096], blkio[4200];
 	struct statfs fs;
 	struct stat st;
 
 	snprintf(full, sizeof(full), "%s%s", path[0] == '/' ? "" : "/sys/fs/cgroup/", path);
-	/* On cgroup v2 a cgroup's id is its directory's inode number. */
-	if (stat(full, &st) || !S_ISDIR(st.st_mode) || statfs(full, &fs) ||
-	    fs.f_type != CGROUP2_SUPER_MAGIC) {
-		snprintf(err, cap, "--cgroup: %s: not a cgroup v2 directory", full);
+	/* A cgroup's id is its directory's inode number, in v2 and in v1's blkio hierarchy. */
+	if (stat(full, &st) || !S_ISDIR(st.st_mode) || statfs(full, &fs)) {
+		snprintf(err, cap, "--cgroup: %s: not a cgroup v2 or v1 blkio directory", full);
 		return -1;
 	}
-	f->cgroup_id = st.st_ino;
+	if (fs.f_type == CGROUP2_SUPER_MAGIC) {
+		f->cgroup_id = st.st_ino;
+		return 0;
+	}
+	/* a v1 hierarchy with the blkio controller: its groups have blkio.* files */
+	snprintf(blkio, sizeof(blkio), "%s/blkio.reset_stats", full);
+	if (fs.f_type != CGROUP_SUPER_MAGIC || access(blkio, F_OK)) {
+		snprintf(err, cap, "--cgroup: %s: not a cgroup v2 or v1 blkio directory", full);
+		return -1;
+	}
+	f->blkcg_id = st.st_ino;
 	return 0;
 }
 
@@ -514,7 +523,7 @@ void rec_probes_resolve_stamps(struct rec_selection *sel, const struct rec_filte
 	if (!bio_stamp)
 		add_probe(sel, ST_EV_block_bio_queue, "this kernel keeps no bio queue time "
 			  "(struct bio has neither issue_time_ns nor bi_issue)");
-	else if (f->pid || f->comm || f->cgroup_id)
+	else if (f->pid || f->comm || f->cgroup_id || f->blkcg_id)
 		add_probe(sel, ST_EV_block_bio_queue, "-p, -c, --cgroup and -- CMD select bios "
 			  "as their task queues them");
 	else if (f->ndevs && disk_is_bio_based(f->devs[0]))
@@ -550,6 +559,7 @@ static void set_rodata(struct sttrace_bpf *skel, const struct rec_filters *f, ui
 	if (f->comm)
 		strncpy((char *)ro->target_comm, f->comm, sizeof(ro->target_comm) - 1);
 	ro->filter_cgroup = f->cgroup_id;
+	ro->filter_blkcg = f->blkcg_id;
 	ro->filter_ndevs = f->ndevs;
 	memcpy((void *)ro->filter_devs, f->devs, sizeof(f->devs));
 	ro->mark_self_bios = f->mark_self_bios;
@@ -693,6 +703,7 @@ int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, cons
 		return env_error(err, cap, "cannot open the BPF object: %s", strerror(errno));
 	set_rodata(p->skel, f, ringbuf_size);
 	p->skel->rodata->record_rq_inode = sel->on[ST_EV_block_rq_inode];
+	p->skel->rodata->record_rq_cgroup = sel->on[ST_EV_block_rq_cgroup];
 	p->skel->rodata->record_bio_held = sel->on[ST_EV_block_bio_held];
 	p->skel->rodata->record_svc_run_delay = sel->on[ST_EV_svc_run_delay];
 	for (size_t i = 0; i < REC_NEVENTS; i++)

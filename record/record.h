@@ -121,7 +121,7 @@ bool rec_has_prefix(const char *s, const char *prefix);
 const char *rec_event_tracepoint(uint16_t type, char *buf, size_t cap);
 /*
  * The BPF program that emits an event type: the one named after it, but
- * block_rq_inode's records come from the issue programs
+ * block_rq_inode's and block_rq_cgroup's records come from the issue programs
  * (block_rq_issue_stamped, block_rq_issue).
  */
 const char *rec_event_program(uint16_t type);
@@ -131,7 +131,8 @@ struct rec_filters {
 	uint32_t self_tgid;
 	pid_t pid;				/* the -p process (or the command), 0 = none */
 	const char *comm;
-	uint64_t cgroup_id;
+	uint64_t cgroup_id;			/* --cgroup of a v2 group */
+	uint64_t blkcg_id;			/* --cgroup of a v1 blkio group */
 	uint32_t devs[ST_MAX_FILTER_DEVS];	/* kernel dev_t; devs[0] is the disk */
 	uint32_t ndevs;
 	bool mark_self_bios;
@@ -317,11 +318,14 @@ void rec_meta_tracker_free(struct rec_meta_tracker *t);
 void rec_meta_note_record(struct rec_meta_tracker *t, const struct st_event_header *h);
 void rec_meta_note_cgroup(struct rec_meta_tracker *t, uint64_t id);
 void rec_meta_cgroups(const struct rec_meta_tracker *t, struct st_writer *w);
+/* One id in the I/O controller's hierarchy to name (--cgroup's of a v1 blkio group). */
+void rec_meta_note_blkcg(struct rec_meta_tracker *t, uint64_t id);
 /*
  * blkcg.* for every cgroup with an I/O limit (v1 blkio throttle files, v2
- * io.max) under the mounts now: the ids block_bio_held names.
+ * io.max) under the mounts now, the ids block_bio_held names, and for the
+ * groups t noted (block_rq_cgroup's, --cgroup's), NULL none.
  */
-void rec_meta_blkcgs(struct st_writer *w);
+void rec_meta_blkcgs(const struct rec_meta_tracker *t, struct st_writer *w);
 
 /*
  * Flight recorder (flight.c). In ring mode the writer's sink is a rec_flight_ring:

@@ -100,7 +100,7 @@ struct engine {
 	uint32_t *heap;		/* file level: candidates, a min-heap by start time */
 	size_t nheap;
 	uint64_t t0;		/* CLOCK_MONOTONIC ns of the plan's time 0 in this loop */
-	uint64_t first_submit, last_submit, last_complete;
+	uint64_t first_submit, last_complete;
 	uint64_t qd_full_at;	/* last time an I/O was due while qd were in flight */
 	uint64_t margin;	/* wake this long before a due time: ~p90 of the wake-up delays */
 };
@@ -276,7 +276,6 @@ static int submit(struct engine *e)
 		return ret;
 	if (!e->first_submit)
 		e->first_submit = now;
-	e->last_submit = now;
 	for (i = 0; i < e->nbatch; i++) {
 		struct slot *slot = &e->slots[e->batch[i]];
 
@@ -542,7 +541,7 @@ int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_re
 	/* Loops follow each other on the schedule, one recorded mean gap apart. */
 	struct crew c = { .n = thread_count(p, o),
 			  .period = (uint64_t)((double)(p->span + p->span / p->nios) * o->scale) };
-	uint64_t first_submit = 0, last_submit = 0, last_complete = 0;
+	uint64_t first_submit = 0, last_complete = 0;
 	pthread_condattr_t attr;
 	unsigned k, started = 0;
 	int ret = 0;
@@ -604,13 +603,11 @@ int rp_engine_run(const struct rp_plan *p, const struct rp_opts *o, struct rp_re
 		}
 		if (e->first_submit && (!first_submit || e->first_submit < first_submit))
 			first_submit = e->first_submit;
-		last_submit = e->last_submit > last_submit ? e->last_submit : last_submit;
 		last_complete = e->last_complete > last_complete ? e->last_complete : last_complete;
 		rp_result_free(&e->r);
 		engine_free(e);
 	}
 	r->interrupted = rp_stop;
-	r->span_ns = last_submit - first_submit;
 	r->elapsed_ns = last_complete > first_submit ? last_complete - first_submit : 0;
 	pthread_cond_destroy(&c.ended);
 	pthread_cond_destroy(&c.go);

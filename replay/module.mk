@@ -16,4 +16,11 @@ INSTALL_MAN1 += replay/st-replay.1
 $(B)/st-replay: $(REPLAY_OBJS) $(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(call pkg_libs,liburing json-c,-luring -ljson-c) $(LIBST_LIBS)
 
+# The same under ASan+UBSan, for the tests that run a replay's plan on
+# unusual traces (tests/replay/t_plan_asan.sh).
+TEST_TOOLS += $(ASAN_B)/st-replay
+
+$(ASAN_B)/st-replay: $(REPLAY_OBJS:$(B)/%=$(ASAN_B)/%) $(ANALYZE_ASAN_LIB) $(LIBCOMMON_ASAN) $(LIBST_ASAN)
+	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(call pkg_libs,liburing json-c,-luring -ljson-c) $(LIBST_LIBS)
+
 endif

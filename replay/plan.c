@@ -382,6 +382,8 @@ static int build_file(struct builder *b, char *err, size_t cap)
 		return -1;
 	if (b->failed)
 		return 0;
+	if (!b->p->nios)
+		return 0;	/* nothing to order or link: rp_plan_build says so */
 	qsort(b->p->ios, b->p->nios, sizeof(*b->p->ios), by_start);
 	if (link_streams(b->p))
 		b->failed = 1;
@@ -462,16 +464,28 @@ int rp_plan_build(struct rp_plan *p, const struct rp_opts *o, char *err, size_t 
 	if (!p->nios) {
 		snprintf(err, cap, "%s: no %s I/O to replay%s", o->file,
 			 p->level == RP_LEVEL_BLOCK ? "block" : "file",
-			 p->skipped ? " (none maps to a target: see --map and --dev)" : "");
+			 p->skipped ? " (none maps to a target: see --map and --dev)" :
+			 p->level == RP_LEVEL_FILE && auto_level(&run) == RP_LEVEL_BLOCK ?
+			 " (it holds no read, write or fsync calls; --level block replays its block I/O)" : "");
 		goto out;
 	}
 	for (i = 0; i < p->nios; i++)
 		p->rec_bytes += p->ios[i].len;
 	p->span = p->ios[p->nios - 1].at - p->ios[0].at;
-	for (i = p->nios; i-- > 0;)
-		p->ios[i].at -= p->ios[0].at;
+	for (i = p->nios; i-- > 0;) {
+		struct rp_io *io = &p->ios[i];
+		uint64_t end;
+
+		io->at -= p->ios[0].at;
+		/* a crafted completion before its start must not wrap the end around */
+		end = io->rec_lat > UINT64_MAX - io->at ? UINT64_MAX : io->at + io->rec_lat;
+		if (end > p->rec_elapsed)
+			p->rec_elapsed = end;
+	}
 	ret = 0;
 out:
+	if (ret)
+		rp_plan_free(p);
 	an_idmap_free(&b.open);
 	an_idmap_free(&b.by_key);
 	an_idmap_free(&b.by_tid);

@@ -102,7 +102,8 @@ struct rp_plan {
 	uint32_t *stream_first;	/* file level: first I/O of each recorded thread */
 	uint32_t nstreams;
 	uint32_t ncpus;		/* block level: CPUs the I/Os were recorded on (at most 65536) */
-	uint64_t span;		/* recorded ns from the first to the last I/O start */
+	uint64_t span;		/* recorded ns from the first to the last I/O start: the schedule */
+	uint64_t rec_elapsed;	/* recorded ns from the first I/O's start to the last completion */
 	uint64_t rec_bytes;
 	uint64_t skipped;	/* recorded I/Os not replayable (unmapped device, failed call) */
 	char input_note[256];	/* "" or what the reader said of a damaged input */
@@ -117,7 +118,8 @@ void rp_plan_free(struct rp_plan *p);
  * files under the target directory, created and filled to cover their
  * recorded offsets) after the safety checks: writes need --allow-write; a
  * target written that a file system or another device uses (mounted, held,
- * a loop device's backing, a loop device sharing its backing file) is
+ * claimed elsewhere, a loop device's backing, itself or through an overlay,
+ * a loop device sharing its backing file) is
  * refused without --force-in-use; a file-level file is never a symbolic
  * link and its fill must fit in the space free; a target smaller than the
  * highest recorded offset (without --wrap) is refused. Applies --align and
@@ -130,8 +132,7 @@ void rp_targets_close(struct rp_plan *p);
 struct rp_result {
 	unsigned threads;		/* submitting threads used */
 	uint64_t issued, completed, failed, bytes;
-	uint64_t span_ns;		/* first to last submission (the plan's span, replayed) */
-	uint64_t elapsed_ns;		/* first submission to last completion */
+	uint64_t elapsed_ns;		/* first submission to last completion: the rates' span */
 	int interrupted;		/* stopped by SIGINT/SIGTERM */
 	int first_errno;		/* of the first failed I/O, 0 none */
 	struct an_qest lat[AN_OP_COUNT];	/* achieved: submission to completion */

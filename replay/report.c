@@ -4,9 +4,12 @@
  * rates, latency percentiles per op, schedule slip. Text on stdout, JSON
  * with --report.
  *
- * Rates are I/Os (bytes) over the span from the first to the last start,
- * recorded and replayed alike, so an original-timing replay that keeps its
- * schedule shows the recorded rate. Latency is submission to completion as
+ * Rates are I/Os (bytes) over the span from the first start to the last
+ * completion, in ns, recorded and replayed alike, so an original-timing
+ * replay that keeps its schedule shows the recorded rate, and one that
+ * submits every I/O at once (afap) the rate at which they completed. A
+ * span of 0 ns (one recorded I/O of unknown latency) has no rate: "-" in
+ * text, null in JSON, never a rate of 0 for I/Os that were done. Latency is submission to completion as
  * io_uring sees it, against issue to completion (block level) or syscall
  * entry to exit (file level) as recorded.
  */
@@ -31,6 +34,20 @@ static double us(uint64_t ns)
 static double rate(uint64_t n, uint64_t span_ns)
 {
 	return span_ns ? n / (span_ns / 1e9) : 0;
+}
+
+/* A rate as a column of the text report: "-" when there is none (see above). */
+static void rate_cell(FILE *out, uint64_t n, uint64_t span_ns, double unit, int decimals)
+{
+	if (n && !span_ns)
+		fprintf(out, " %14s", "-");
+	else
+		fprintf(out, " %14.*f", decimals, rate(n, span_ns) / unit);
+}
+
+static json_object *rate_json(uint64_t n, uint64_t span_ns, double unit)
+{
+	return n && !span_ns ? NULL : json_object_new_double(rate(n, span_ns) / unit);
 }
 
 static int timed(const struct rp_opts *o)
@@ -60,10 +77,16 @@ void rp_report_text(const struct rp_plan *p, const struct rp_opts *o, struct rp_
 		fprintf(out, " (first: %s)", strerror(r->first_errno));
 	fprintf(out, "; recorded I/Os not replayable: %llu\n", (unsigned long long)p->skipped);
 	fprintf(out, "%-10s %14s %14s\n", "", "recorded", "replayed");
-	fprintf(out, "%-10s %14.6f %14.6f\n", "span s", p->span / 1e9, r->span_ns / 1e9);
-	fprintf(out, "%-10s %14.1f %14.1f\n", "IOPS", rate(p->nios, p->span), rate(r->issued, r->span_ns));
-	fprintf(out, "%-10s %14.2f %14.2f\n", "MB/s", rate(p->rec_bytes, p->span) / 1e6,
-		rate(r->bytes, r->span_ns) / 1e6);
+	fprintf(out, "%-10s %14.9f %14.9f\n", "span s", p->rec_elapsed / 1e9, r->elapsed_ns / 1e9);
+	fprintf(out, "%-10s", "IOPS");
+	rate_cell(out, p->nios, p->rec_elapsed, 1, 1);
+	rate_cell(out, r->issued, r->elapsed_ns, 1, 1);
+	fprintf(out, "\n%-10s", "MB/s");
+	rate_cell(out, p->rec_bytes, p->rec_elapsed, 1e6, 2);
+	rate_cell(out, r->bytes, r->elapsed_ns, 1e6, 2);
+	fprintf(out, "\n");
+	if ((p->nios && !p->rec_elapsed) || (r->issued && !r->elapsed_ns))
+		fprintf(out, "rates: - where the span is 0 ns (one I/O of unknown latency): no rate\n");
 	fprintf(out, "latency us  %10s", "count");
 	for (size_t i = 0; i < NPCT; i++)
 		fprintf(out, " %9s rec %9s", percentile_names[i], percentile_names[i]);
@@ -93,8 +116,8 @@ static json_object *rates(uint64_t span_ns, uint64_t ios, uint64_t bytes)
 
 	json_object_object_add(j, "span_s", json_object_new_double(span_ns / 1e9));
 	json_object_object_add(j, "ios", json_object_new_uint64(ios));
-	json_object_object_add(j, "iops", json_object_new_double(rate(ios, span_ns)));
-	json_object_object_add(j, "mb_s", json_object_new_double(rate(bytes, span_ns) / 1e6));
+	json_object_object_add(j, "iops", rate_json(ios, span_ns, 1));
+	json_object_object_add(j, "mb_s", rate_json(bytes, span_ns, 1e6));
 	return j;
 }
 
@@ -135,8 +158,8 @@ int rp_report_json(const struct rp_plan *p, const struct rp_opts *o, struct rp_r
 	json_object_object_add(j, "first_error",
 			       r->first_errno ? json_object_new_string(strerror(r->first_errno)) : NULL);
 	json_object_object_add(j, "not_replayable", json_object_new_uint64(p->skipped));
-	json_object_object_add(j, "recorded", rates(p->span, p->nios, p->rec_bytes));
-	json_object_object_add(j, "replayed", rates(r->span_ns, r->issued, r->bytes));
+	json_object_object_add(j, "recorded", rates(p->rec_elapsed, p->nios, p->rec_bytes));
+	json_object_object_add(j, "replayed", rates(r->elapsed_ns, r->issued, r->bytes));
 	json_object_object_add(j, "elapsed_s", json_object_new_double(r->elapsed_ns / 1e9));
 	for (op = 0; op < AN_OP_COUNT; op++) {
 		json_object *one;

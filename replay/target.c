@@ -4,10 +4,13 @@
  * destroying data: nothing is written without --allow-write; what is to be
  * written is checked as opened (fstat of the fd, so no link or rename in
  * between redirects it), and refused when a file system or another device
- * uses it: mounted, held by another driver (LVM, md, device mapper), a loop
- * device's backing file or device, or a loop device sharing its backing file
- * with another; a target smaller than the trace needs is refused too. The
- * files of a file-level replay are never opened through a symbolic link.
+ * uses it: mounted, held by another driver (LVM, md, device mapper), claimed
+ * where this mount table does not show it (the kernel refuses an O_EXCL
+ * open: another mount namespace, btrfs), a loop device's backing file or
+ * device (itself or through an overlay), or a loop device sharing its
+ * backing file with another; a target smaller than the trace needs is
+ * refused too. The files of a file-level replay are never opened through a
+ * symbolic link.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -118,6 +121,149 @@ static int same_node(const struct stat *a, const struct stat *b)
 	return S_ISREG(b->st_mode) && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* A mountinfo field with its octal escapes (\040 for a space, \072 for ':') undone, in place. */
+static void unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++)
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	*out = '\0';
+}
+
+/*
+ * The layer file that `rel` (a path inside an overlay, from its root) is,
+ * after the overlay's super options `opts` ("rw,lowerdir=A:B,upperdir=U,..."):
+ * the first of upperdir, then each lowerdir, that holds rel, as the overlay
+ * itself looks it up, its layers' paths taken below `root` (the root of the
+ * mount namespace that mounted it). Its identity into real; 0 when no layer
+ * holds it.
+ */
+static int overlay_lookup(const char *root, char *opts, const char *rel, struct stat *real)
+{
+	enum { LAYERS = 500 };	/* the kernel's own bound on lower layers */
+	char *layers[LAYERS + 1] = { NULL }, *opt, *dir, *save, *dsave, path[PATH_MAX];
+	unsigned n = 1, i;	/* layers[0]: the upper directory, when there is one */
+
+	for (opt = strtok_r(opts, ",", &save); opt; opt = strtok_r(NULL, ",", &save))
+		if (!strncmp(opt, "upperdir=", 9))
+			layers[0] = opt + 9;
+		else if (!strncmp(opt, "lowerdir=", 9) || !strncmp(opt, "lowerdir+=", 10) ||
+			 !strncmp(opt, "datadir+=", 9))
+			/* "A:B", "::" before data-only layers; a ':' in a name is escaped */
+			for (dir = strtok_r(strchr(opt, '=') + 1, ":", &dsave); dir && n <= LAYERS;
+			     dir = strtok_r(NULL, ":", &dsave))
+				layers[n++] = dir;
+	for (i = 0; i < n; i++) {
+		if (!layers[i])
+			continue;
+		unescape(layers[i]);
+		if (snprintf(path, sizeof(path), "%s%s%s", root, layers[i], rel) < (int)sizeof(path) &&
+		    !lstat(path, real))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * overlay_layer() in the mount namespace of process `proc` ("/proc/self",
+ * "/proc/123"), whose paths are below proc/root: 1 found; 0 when a mount
+ * there has st's device but no overlay's layer holds path; -1 when path is
+ * not st there or no mount there has st's device.
+ */
+static int overlay_in(const char *proc, const struct stat *st, const char *path, struct stat *real)
+{
+	FILE *f;
+	char line[8192], root[PATH_MAX], mnt[PATH_MAX], opts[8192], rel[PATH_MAX], top[64];
+	struct stat now;
+	unsigned maj, min;
+	size_t len;
+	int found = -1;
+
+	snprintf(top, sizeof(top), "%s/root", proc);
+	snprintf(rel, sizeof(rel), "%s%s", top, path);
+	if (stat(rel, &now) || !same_node(st, &now))
+		return -1;	/* path is not st in this namespace */
+	snprintf(line, sizeof(line), "%s/mountinfo", proc);
+	if (!(f = fopen(line, "r")))
+		return -1;
+	/* "49 30 0:40 / /merged rw,relatime - overlay ov rw,lowerdir=...,upperdir=...,workdir=..." */
+	while (found < 1 && fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - overlay ");
+
+		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &maj, &min, root, mnt) != 4 ||
+		    makedev(maj, min) != st->st_dev)
+			continue;
+		found = 0;
+		if (!sep || sscanf(sep, " - overlay %*s %8191s", opts) != 1)
+			continue;
+		unescape(root);
+		unescape(mnt);
+		len = strcmp(mnt, "/") ? strlen(mnt) : 0;
+		if (strncmp(path, mnt, len) || path[len] != '/')
+			continue;
+		snprintf(rel, sizeof(rel), "%s%s", strcmp(root, "/") ? root : "", path + len);
+		found = overlay_lookup(top, opts, rel, real);
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * The file under an overlay that the file st, reached as the absolute path
+ * `path`, is: the overlay gives st its own device and inode numbers, and a
+ * loop device over a file of its merged directory names those, not the
+ * layer's file that holds the data (nor the other way round). The overlay
+ * is looked for in this mount namespace, then, when no mount here has st's
+ * device, in every other one a process is in (a loop device's backing file
+ * path is the one it had where it was set up). 0 when st is on no overlay,
+ * path does not name it, or no layer holds it.
+ */
+static int overlay_layer(const struct stat *st, const char *path, struct stat *real)
+{
+	enum { SPACES = 1024 };
+	char proc[32], ns[48], link[64], seen[SPACES][24];
+	unsigned nseen = 0, i;
+	struct dirent *e;
+	ssize_t n;
+	DIR *d;
+	int found;
+
+	/* an overlay has an anonymous device number (major 0), as tmpfs or btrfs */
+	if (major(st->st_dev) || !path || path[0] != '/')
+		return 0;
+	if ((found = overlay_in("/proc/self", st, path, real)) >= 0 || !(d = opendir("/proc")))
+		return found > 0;
+	if ((n = readlink("/proc/self/ns/mnt", seen[0], sizeof(seen[0]) - 1)) > 0) {
+		seen[0][n] = '\0';	/* this namespace: read already */
+		nseen = 1;
+	}
+	while (found < 1 && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(proc, sizeof(proc), "/proc/%.20s", e->d_name);
+		snprintf(ns, sizeof(ns), "%s/ns/mnt", proc);
+		if ((n = readlink(ns, link, sizeof(link) - 1)) <= 0)
+			continue;
+		link[n] = '\0';
+		for (i = 0; i < nseen && strcmp(seen[i], link); i++)
+			;
+		if (i < nseen)
+			continue;	/* a namespace already read */
+		if (nseen < SPACES)
+			snprintf(seen[nseen++], sizeof(seen[0]), "%.23s", link);
+		found = overlay_in(proc, st, path, real);
+	}
+	closedir(d);
+	return found > 0;
+}
+
 /*
  * The file or device loop device `name` ("loop3") reads and writes: its path
  * as sysfs gives it into backing, its identity into b (st_mode's type,
@@ -154,27 +300,74 @@ static int loop_backing(const char *name, char *backing, size_t cap, struct stat
 	return 1;
 }
 
-/* A loop device other than `except` whose backing file is st (by device or inode): its name; 0 when none. */
+/*
+ * A loop device other than `except` whose backing file is st (by device or
+ * inode), or is st through an overlay: its name (and the overlay's file)
+ * into who; 0 when none.
+ */
 static int loop_over(const struct stat *st, const char *except, char *who, size_t cap)
 {
 	DIR *d = opendir("/sys/block");
 	struct dirent *e;
 	char backing[PATH_MAX];
-	struct stat b;
+	struct stat b, real;
 	int found = 0;
 
 	if (!d)
 		return 0;
 	while (!found && (e = readdir(d))) {
-		if (strncmp(e->d_name, "loop", 4) || (except && !strcmp(e->d_name, except)))
+		if (strncmp(e->d_name, "loop", 4) || (except && !strcmp(e->d_name, except)) ||
+		    !loop_backing(e->d_name, backing, sizeof(backing), &b))
 			continue;
-		if (loop_backing(e->d_name, backing, sizeof(backing), &b) && same_node(st, &b)) {
+		if (same_node(st, &b)) {
 			snprintf(who, cap, "%s", e->d_name);
+			found = 1;
+		} else if (S_ISREG(b.st_mode) && overlay_layer(&b, backing, &real) && same_node(st, &real)) {
+			snprintf(who, cap, "%s (over %.200s, this file through an overlay)", e->d_name, backing);
 			found = 1;
 		}
 	}
 	closedir(d);
 	return found;
+}
+
+/*
+ * Whether the block device rdev (a node of it at hint, or /dev/NAME) is
+ * mounted or claimed by anything, anywhere: the kernel refuses an exclusive
+ * open (O_EXCL) of a device mounted in any mount namespace, by a file
+ * system whatever device number it shows (btrfs: 0:NN), or held by a
+ * driver. 1 busy, 0 free, -1 when it cannot tell (reason in why).
+ */
+static int claimed(dev_t rdev, const char *hint, char *why, size_t cap)
+{
+	char path[PATH_MAX], sys[PATH_MAX];
+	struct stat node;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(rdev), minor(rdev));
+	if (!hint || stat(hint, &node) || !S_ISBLK(node.st_mode) || node.st_rdev != rdev) {
+		if (!realpath(path, sys)) {
+			snprintf(why, cap, "cannot tell whether device %u:%u is in use: %s", major(rdev), minor(rdev),
+				 strerror(errno));
+			return -1;
+		}
+		snprintf(path, sizeof(path), "/dev/%.200s", strrchr(sys, '/') + 1);
+		if (stat(path, &node) || !S_ISBLK(node.st_mode) || node.st_rdev != rdev) {
+			snprintf(why, cap, "cannot tell whether device %u:%u is in use: %.200s is not its node",
+				 major(rdev), minor(rdev), path);
+			return -1;
+		}
+		hint = path;
+	}
+	fd = open(hint, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == EBUSY)
+		return 1;
+	snprintf(why, cap, "cannot tell whether %.200s is in use: %s", hint, strerror(errno));
+	return -1;
 }
 
 /* A device rdev is on top of (device mapper, md: its sysfs slaves) that is mounted: its name and where. */
@@ -202,25 +395,33 @@ static int mounted_under(dev_t rdev, char *name, size_t namecap, char *where, si
 #define IN_USE_DEPTH	8	/* loop over loop over ...: deeper stacks are refused */
 
 /*
- * Why writing to the block device or regular file st describes would write
- * into storage something else uses, into why; 0 when nothing does. It is
- * in use when it is mounted (a disk: or a partition of it), held (device
- * mapper, md, LVM), a partition of a mounted disk, on top of a mounted
- * device, or backs a loop device; a loop device is in use when its backing
+ * Why writing to the block device or regular file st (reached as path)
+ * describes would write into storage something else uses, into why; 0
+ * when nothing does. It is in use when it is mounted (a disk: or a
+ * partition of it), held (device mapper, md, LVM), a partition of a
+ * mounted disk, on top of a mounted device, claimed where this mount table
+ * does not show it (an exclusive open refused), or backs a loop device,
+ * itself or through an overlay; a loop device is in use when its backing
  * file or device is, counting the loop devices over it other than itself.
  */
-static int in_use(const struct stat *st, const char *self, unsigned depth, char *why, size_t cap)
+static int in_use(const struct stat *st, const char *path, const char *self, unsigned depth,
+		  char *why, size_t cap)
 {
-	char dir[128], name[NAME_MAX + 1], where[256], inner[512], backing[PATH_MAX], sys[PATH_MAX];
+	char dir[128], name[NAME_MAX + 256], where[256], inner[512], backing[PATH_MAX], sys[PATH_MAX];
 	dev_t rdev = st->st_rdev, disk;
 	struct stat b;
+	int busy;
 
 	if (depth >= IN_USE_DEPTH) {
 		snprintf(why, cap, "a stack of more than %d loop devices", IN_USE_DEPTH);
 		return 1;
 	}
 	if (loop_over(st, self, name, sizeof(name))) {
-		snprintf(why, cap, "backs loop device %s", name);
+		snprintf(why, cap, "backs loop device %.400s", name);
+		return 1;
+	}
+	if (S_ISREG(st->st_mode) && overlay_layer(st, path, &b) && loop_over(&b, self, name, sizeof(name))) {
+		snprintf(why, cap, "an overlay's file whose layer file backs loop device %.400s", name);
 		return 1;
 	}
 	if (!S_ISBLK(st->st_mode))
@@ -244,14 +445,20 @@ static int in_use(const struct stat *st, const char *self, unsigned depth, char 
 		}
 	}
 	if (mounted_under(rdev, name, sizeof(name), where, sizeof(where))) {
-		snprintf(why, cap, "on top of %s, mounted on %s", name, where);
+		snprintf(why, cap, "on top of %.100s, mounted on %s", name, where);
+		return 1;
+	}
+	if ((busy = claimed(rdev, path, why, cap))) {
+		if (busy > 0)
+			snprintf(why, cap, "mounted or held where this mount table does not show it (another mount "
+				 "namespace, btrfs, a driver): the kernel refuses to open it exclusively");
 		return 1;
 	}
 	/* A loop device: what it reads and writes is its backing file's, shared by every loop over that. */
 	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(rdev), minor(rdev));
 	if (!realpath(dir, sys) || !loop_backing(strrchr(sys, '/') + 1, backing, sizeof(backing), &b))
 		return 0;
-	if (!in_use(&b, strrchr(sys, '/') + 1, depth + 1, inner, sizeof(inner)))
+	if (!in_use(&b, backing, strrchr(sys, '/') + 1, depth + 1, inner, sizeof(inner)))
 		return 0;
 	snprintf(why, cap, "a loop device over %.200s: %.250s", backing, inner);
 	return 1;
@@ -299,9 +506,13 @@ static int open_target(struct rp_target *t, int flags, struct stat *st, char *er
 static int refuse_in_use(const struct rp_target *t, const struct stat *st, const struct rp_opts *o,
 			 char *err, size_t cap)
 {
-	char why[640];
+	char why[640], self[32], path[PATH_MAX];
+	ssize_t n;
 
-	if (o->force_in_use || !in_use(st, NULL, 0, why, sizeof(why)))
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", t->fd);
+	n = readlink(self, path, sizeof(path) - 1);	/* what was opened, as an absolute path */
+	path[n > 0 ? n : 0] = '\0';
+	if (o->force_in_use || !in_use(st, path, NULL, 0, why, sizeof(why)))
 		return 0;
 	snprintf(err, cap, "%s: %s; st-replay does not write to it (--force-in-use does)", t->path, why);
 	return -1;

@@ -17,6 +17,7 @@
 # ROOT (-I.), then in format/lib (the BPF build's -Iformat/lib); one found
 # nowhere is generated (vmlinux.h, the skeletons) and not checked.
 set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=${1:-$(dirname "$0")/..}
 cd "$ROOT"
 
@@ -27,7 +28,7 @@ files=$(find . \( -path ./build -o -path ./build-asan -o -path ./.git -o -path .
 	printf 'file %s\n' $files
 	printf '%s\n' $files | xargs awk '/^[ \t]*#[ \t]*include[ \t]*"/ {
 		inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc); print "inc", FILENAME, inc }'
-} | awk '
+} | awk -f "$HERE/circles.awk" -f /dev/fd/3 3<<'EOF'
 function floor_of(p) {
 	if (p ~ /^(tests|scripts)\//) return 4
 	if (p ~ /^format\/lib\// || p ~ /^bpf\//) return 0
@@ -52,24 +53,6 @@ function resolve(f, inc,   d) {
 	if (("format/lib/" inc) in known) return "format/lib/" inc
 	return ""
 }
-function visit(u,   n, i, v, parts, k, path) {
-	color[u] = 1
-	stack[++depth] = u
-	n = split(adj[u], parts, " ")
-	for (i = 1; i <= n; i++) {
-		v = parts[i]
-		if (color[v] == 1) {
-			path = v
-			for (k = depth; stack[k] != v; k--) ;
-			for (; k < depth; k++) path = path " -> " stack[k + 1]
-			path = path " -> " v
-			fault("circle of includes: " path " (" why[u SUBSEP v] ")")
-		} else if (!color[v])
-			visit(v)
-	}
-	depth--
-	color[u] = 2
-}
 $1 == "file" { known[$2] = 1; next }
 { incs[++ninc] = $2 " " $3 }
 END {
@@ -87,15 +70,14 @@ END {
 		else if (ft > ff)
 			fault(f ": #include \"" inc "\": back arrow from floor " ff " up to " (ft == 4 ? "tests/scripts" : "floor " ft))
 		else if (ff == 3 && ft == 3 && program_dir(f) != program_dir(t))
-			fault(f ": #include \"" inc "\": one program includes another program'"'"'s header")
+			fault(f ": #include \"" inc "\": one program includes another program's header")
 		u = node_of(f); v = node_of(t)
 		if (u == v || (u SUBSEP v) in why) continue
 		why[u SUBSEP v] = f " includes " t
 		adj[u] = adj[u] " " v
 		if (!(u in seen)) { seen[u] = 1; order[++nnodes] = u }
 	}
-	for (i = 1; i <= nnodes; i++) {
-		if (!color[order[i]]) visit(order[i])
-	}
+	circles("includes")
 	exit bad
-}'
+}
+EOF

@@ -4,7 +4,7 @@
 set -eu
 PKGS="make gcc pkg-config libelf-dev zlib1g-dev libzstd-dev libxxhash-dev liblz4-dev
 libjson-c-dev liburing-dev libbpf-dev clang llvm bpftool gnuplot-nox fio zstd
-e2fsprogs xfsprogs util-linux bsdutils blktrace bpftrace jq mandoc groff-base libssl-dev python3
+e2fsprogs xfsprogs btrfs-progs util-linux bsdutils blktrace bpftrace jq mandoc groff-base libssl-dev python3
 chromium libmicrohttpd-dev prometheus curl"
 missing=""
 for p in $PKGS; do

@@ -37,6 +37,15 @@ st_tmpdir() {
 	printf -v "$1" '%s' "$_d"
 }
 
+# st_keep NAME FILE...: copies of FILEs (a failure's recording and what was
+# made of it) in a new directory that outlives the test; prints its path.
+st_keep() {
+	local _d
+	_d=$(mktemp -d "${TMPDIR:-/tmp}/sttrace-kept-$1.XXXXXX") || return 1
+	shift
+	cp -a "$@" "$_d/" && echo "$_d"
+}
+
 # Why BPF recording cannot run here, or nothing when it can.
 bpf_unavailable() {
 	[ "$(id -u)" -eq 0 ] || { echo "not root"; return; }

@@ -945,6 +945,8 @@ static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, in
 	io_maybe_finish(c, i);
 }
 
+static void rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at);
+
 /* Take a bio out of its request's chain (its request will never complete it). */
 static void rq_unlink_bio(struct an_corr *c, uint32_t b)
 {
@@ -1075,9 +1077,15 @@ static inline __attribute__((always_inline)) void bio_queue(struct an_corr *c, c
 		if (BIO(c, b)->rq == AN_NONE && old != AN_NONE &&
 		    (owner == AN_NONE ? IO(c, old)->tid == e->h.tid : old == owner))
 			return;
-		/* Address reused: the old bio's completion was lost. */
-		if (BIO(c, b)->rq != AN_NONE)
+		/*
+		 * Address reused: the old bio's completion was lost. Its request
+		 * was still issued (btt counts its D): its I/O keeps those times.
+		 */
+		if (BIO(c, b)->rq != AN_NONE) {
+			if (old != AN_NONE)
+				rq_stamp_io(c, BIO(c, b)->rq, old, 0);
 			rq_unlink_bio(c, b);
+		}
 		bio_release(c, b, 0, 0);
 	}
 	/* (a held bio has a rule of its own, below, which dates its wait) */
@@ -1401,6 +1409,20 @@ static void rq_inode(struct an_corr *c, const struct st_ev_block_rq_inode *e)
 	}
 }
 
+/* The cgroup an issued request's I/O was charged to: its I/Os are that group's. */
+static void rq_cgroup(struct an_corr *c, const struct st_ev_block_rq_cgroup *e)
+{
+	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq), b, i;
+
+	if (r == AN_NONE)
+		return;
+	for (b = RQ(c, r)->head; b != AN_NONE; b = BIO(c, b)->rq_next)
+		if ((i = io_of_bio(c, b)) != AN_NONE)
+			IO(c, i)->charged = e->p.blkcg;
+	if ((i = RQ(c, r)->io) != AN_NONE && IO(c, i)->gen == RQ(c, r)->io_gen)
+		IO(c, i)->charged = e->p.blkcg;
+}
+
 static void rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
 {
 	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
@@ -1412,7 +1434,7 @@ static void rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
 	}
 }
 
-/* Copy the stage times of a request completed at `completed_at` into an I/O it carries. */
+/* Copy the stage times of a request completed at `completed_at` (0: abandoned) into an I/O it carries. */
 static inline __attribute__((always_inline)) void
 rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at)
 {
@@ -1424,7 +1446,7 @@ rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at)
 	io->requeues += re->requeues;
 	io->requeue_ns += re->issue_ts - re->first_issue_ts;
 	/* PREFLUSH/FUA data on a device that needs a post-flush: data done -> sequence done. */
-	if (re->data_done_ts) {
+	if (re->data_done_ts && completed_at) {
 		set_min(&io->ts[AN_TS_FLUSH_BEGIN], re->data_done_ts);
 		set_max(&io->ts[AN_TS_FLUSH_DONE], completed_at);
 	}
@@ -1437,7 +1459,12 @@ static void rq_free(struct an_corr *c, uint32_t r)
 	an_pool_put(&c->rqs, r);
 }
 
-/* Complete (completed_at != 0) or abandon a request with everything it carries. */
+/*
+ * Complete (completed_at != 0) or abandon a request with everything it
+ * carries. An abandoned request (its completion not in the trace) was still
+ * inserted and issued when it was: its I/Os keep those times, so that they
+ * count where btt counts every D (sizes, seeks).
+ */
 static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int32_t error)
 {
 	uint32_t b = RQ(c, r)->head, i;
@@ -1454,7 +1481,7 @@ static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int
 		uint32_t next = BIO(c, b)->rq_next;
 
 		i = io_of_bio(c, b);
-		if (i != AN_NONE && completed_at)
+		if (i != AN_NONE)
 			rq_stamp_io(c, r, i, completed_at);
 		bio_release(c, b, completed_at, error);
 		b = next;
@@ -1463,8 +1490,8 @@ static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int
 	if (i != AN_NONE && IO(c, i)->gen == RQ(c, r)->io_gen) {
 		struct an_io *io = IO(c, i);
 
+		rq_stamp_io(c, r, i, completed_at);
 		if (completed_at) {
-			rq_stamp_io(c, r, i, completed_at);
 			set_max(&io->ts[AN_TS_COMPLETE], completed_at);
 			io->svc_tid = c->cur_tid;
 		} else {
@@ -1657,6 +1684,9 @@ static inline __attribute__((always_inline)) void corr_event(struct an_corr *c,
 		break;
 	case ST_EV_block_rq_inode:
 		rq_inode(c, (const struct st_ev_block_rq_inode *)h);
+		break;
+	case ST_EV_block_rq_cgroup:
+		rq_cgroup(c, (const struct st_ev_block_rq_cgroup *)h);
 		break;
 	case ST_EV_block_rq_complete:
 		rq_complete(c, (const struct st_ev_block_rq_complete *)h);

@@ -6,6 +6,7 @@
 #include "analyze/lib/dist.h"
 #include "analyze/lib/span.h"
 #include "common/csv.h"
+#include "common/text.h"
 
 void an_dist_init(struct an_dist *d, unsigned want, enum an_by by, enum an_stage stage,
 		  const struct an_names *names)
@@ -498,6 +499,7 @@ static unsigned sizes_by_count(const struct an_dist_group *g, unsigned order[AN_
 void an_dist_print_sizes(const struct an_dist *d, FILE *out, int csv)
 {
 	unsigned order[AN_DIST_SIZES];
+	char shown[TEXT_SHOWN_MAX];
 
 	if (csv)
 		fprintf(out, "group,kind,from_bytes,to_bytes,count,percent\n");
@@ -530,7 +532,8 @@ void an_dist_print_sizes(const struct an_dist *d, FILE *out, int csv)
 			}
 			continue;
 		}
-		fprintf(out, "\n%s: %" PRIu64 " I/Os, sizes\n", gr->label, gr->size.n);
+		fprintf(out, "\n%s: %" PRIu64 " I/Os, sizes\n", text_shown(gr->label, shown, sizeof(shown)),
+			gr->size.n);
 		print_log2(out, &gr->size, "bytes", 0);
 		fprintf(out, "  %12s %10s %8s\n", "size (B)", "count", "percent");
 		for (unsigned i = 0; i < n; i++)
@@ -545,6 +548,8 @@ void an_dist_print_sizes(const struct an_dist *d, FILE *out, int csv)
 void an_dist_print_hist(const struct an_dist *d, const struct an_span_defs *spans, FILE *out,
 			int csv)
 {
+	char shown[TEXT_SHOWN_MAX];
+
 	if (csv)
 		fprintf(out, "group,stage,from_us,to_us,count,percent\n");
 	for (uint32_t g = 0; g < d->ngroups; g++) {
@@ -566,8 +571,8 @@ void an_dist_print_hist(const struct an_dist *d, const struct an_span_defs *span
 			}
 			continue;
 		}
-		fprintf(out, "\n%s: %s, %" PRIu64 " I/Os\n", gr->label, an_stage_name(spans, d->stage),
-			gr->lat.n);
+		fprintf(out, "\n%s: %s, %" PRIu64 " I/Os\n", text_shown(gr->label, shown, sizeof(shown)),
+			an_stage_name(spans, d->stage), gr->lat.n);
 		print_log2(out, &gr->lat, "usecs", 1);
 	}
 }
@@ -605,7 +610,7 @@ void an_dist_print_seeks(const struct an_dist *d, const struct an_origin *origin
 {
 	const struct an_dist_seek **rows = calloc(d->nseeks + 1, sizeof(*rows));
 	size_t i, n = 0;
-	char label[200];
+	char label[200], shown[TEXT_SHOWN_MAX];
 
 	if (!rows)
 		return;
@@ -637,7 +642,8 @@ void an_dist_print_seeks(const struct an_dist *d, const struct an_origin *origin
 			continue;
 		}
 		fprintf(out, "\n%s: %" PRIu64 " requests, sequential (distance 0) %" PRIu64
-			" = %.2f%%, forward %" PRIu64 ", backward %" PRIu64 "\n", label, total, s->zero,
+			" = %.2f%%, forward %" PRIu64 ", backward %" PRIu64 "\n",
+			text_shown(label, shown, sizeof(shown)), total, s->zero,
 			100.0 * s->zero / total, s->fwd.n, s->back.n);
 		if (s->fwd.n) {
 			fprintf(out, "  forward seeks:\n");
@@ -664,7 +670,7 @@ void an_dist_print_depth(const struct an_dist *d, const struct an_origin *origin
 			 int csv)
 {
 	double span = (double)(d->t1 - d->t0);
-	char buf_dev[96];
+	char buf_dev[96], shown[TEXT_SHOWN_MAX];
 
 	if (csv)
 		fprintf(out, "device,depth,time_s,percent\n");
@@ -679,7 +685,7 @@ void an_dist_print_depth(const struct an_dist *d, const struct an_origin *origin
 		if (!csv)
 			fprintf(out, "\n%s: %" PRIu64 " requests, in flight (issue..completion) on average "
 				"%.3f, at most %u, over %.6f s; in-flight time %.6f s\n"
-				"  %6s %12s %8s\n", dev, dp->requests, an_dist_depth_mean(d, dp), dp->max,
+				"  %6s %12s %8s\n", text_shown(dev, shown, sizeof(shown)), dp->requests, an_dist_depth_mean(d, dp), dp->max,
 				span / 1e9, an_dist_depth_mean(d, dp) * span / 1e9, "depth", "time (s)",
 				"percent");
 		for (uint32_t k = 0; k <= dp->max; k++) {

@@ -96,6 +96,8 @@ struct an_io {
 	uint64_t q2q;		/* gap since the previous bio queued on dev, UINT64_MAX none */
 	uint64_t uring_req;	/* io_kiocb address of an io_uring I/O */
 	uint64_t cgroup;	/* cgroup v2 id of the task whose call or submission began it, 0 unknown */
+	uint64_t charged;	/* the cgroup its request was charged to (block_rq_cgroup), in the
+				   I/O controller's hierarchy (v1 blkio or v2), 0 its root or unknown */
 	int64_t offset;		/* file offset, -1 unknown */
 	int64_t ret;		/* syscall / CQE result, or block error */
 	uint32_t dev;		/* block device (kernel dev_t), else its file system's, 0 unknown */

@@ -312,15 +312,16 @@ const char *an_names_comm(const struct an_names *n, uint32_t pid)
 	return s ? s : "?";
 }
 
-const char *an_names_cgroup(const struct an_names *n, uint64_t id, char *buf, size_t cap)
+const char *an_names_cgroup(const struct an_names *n, const struct an_io *io, char *buf, size_t cap)
 {
-	const char *s = id ? get_name(n, K_CGROUP | (id & KEY_BITS)) : NULL;
+	uint64_t id = io->charged ? io->charged : io->cgroup;
+	const char *s = id ? get_name(n, (io->charged ? K_BLKCG : K_CGROUP) | (id & KEY_BITS)) : NULL;
 
 	if (s)
 		return s;
 	if (!id)
 		return "-";
-	snprintf(buf, cap, "%" PRIu64, id);
+	snprintf(buf, cap, "%s%" PRIu64, io->charged ? "blkcg " : "", id);
 	return buf;
 }
 

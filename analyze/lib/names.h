@@ -44,8 +44,13 @@ uint32_t an_names_fd_file(const struct an_names *n, uint32_t pid, int64_t fd);
 
 /* Command name of pid, "?" when unknown. */
 const char *an_names_comm(const struct an_names *n, uint32_t pid);
-/* Path of a cgroup v2 id ("/system.slice"), else the id in decimal; "-" for 0 (unknown). */
-const char *an_names_cgroup(const struct an_names *n, uint64_t id, char *buf, size_t cap);
+/*
+ * The cgroup of an I/O: the one its request was charged to (io->charged) by
+ * its path in its I/O controller's hierarchy (metadata blkcg.ID: "blkio:/x"
+ * in v1's, "/x" in v2's), else "blkcg ID"; without one, its task's cgroup v2
+ * path ("/system.slice"), else the id in decimal; "-" for neither.
+ */
+const char *an_names_cgroup(const struct an_names *n, const struct an_io *io, char *buf, size_t cap);
 /*
  * The cgroup a held-back bio was charged to (block_bio_held's blkcg), in buf:
  * its path (metadata blkcg.ID) and its limits (blkcg.ID.limit) in brackets,

@@ -7,6 +7,7 @@
 #include "analyze/lib/report.h"
 #include "analyze/lib/span.h"
 #include "common/csv.h"
+#include "common/text.h"
 
 double an_us(uint64_t ns)
 {
@@ -79,9 +80,9 @@ static inline __attribute__((always_inline)) uint64_t group_key(enum an_by by,
 	case AN_BY_CACHE: k = io->cache; break;
 	case AN_BY_CGROUP: {
 		/* by the path: merged recordings of several hosts share labels, not ids */
-		char tmp[24];
+		char tmp[32];
 
-		k = an_label_hash(an_names_cgroup(names, io->cgroup, tmp, sizeof(tmp)));
+		k = an_label_hash(an_names_cgroup(names, io, tmp, sizeof(tmp)));
 		break;
 	}
 	default: {
@@ -127,7 +128,7 @@ void an_group_label(enum an_by by, const struct an_names *names, const char *hos
 		snprintf(buf, cap, "%s", host);
 		break;
 	case AN_BY_CGROUP:
-		snprintf(buf, cap, "%s", an_names_cgroup(names, io->cgroup, tmp, sizeof(tmp)));
+		snprintf(buf, cap, "%s", an_names_cgroup(names, io, tmp, sizeof(tmp)));
 		break;
 	case AN_BY_CACHE:
 		snprintf(buf, cap, "%s", an_cache_name(io->cache));
@@ -346,12 +347,13 @@ static void print_group(struct an_group *g, const struct an_span_defs *spans, FI
 	double iops = secs > 0 ? g->count / secs : 0, mbs = secs > 0 ? g->bytes / secs / 1e6 : 0;
 	/* the causes' names are longer; a group without them keeps its columns */
 	int w = g->st[AN_ST_OTHER].n || g->st[AN_ST_RUNQ].n ? 8 : 6;
+	char shown[TEXT_SHOWN_MAX];
 	int k;
 
 	if (!csv) {
 		fprintf(out, "\n%s: %" PRIu64 " I/Os, %.1f IOPS, %.2f MB/s, avg %.0f B; merged %"
 			PRIu64 ", split %" PRIu64 ", requeues %" PRIu64 ", errors %" PRIu64
-			", incomplete %" PRIu64 "\n", g->label, g->count, iops, mbs,
+			", incomplete %" PRIu64 "\n", text_shown(g->label, shown, sizeof(shown)), g->count, iops, mbs,
 			g->count ? (double)g->bytes / g->count : 0.0, g->merged, g->split,
 			g->requeues, g->errors, g->incomplete);
 		if (g->unjoined)
@@ -508,7 +510,7 @@ static void print_top_row(const struct an_top *t, int why, const struct an_io *i
 	const struct an_names *names = origin->names;
 	enum an_stage stages[NBREAK + NCAUSE + 1];
 	unsigned i, n = top_stages(t, why, stages);
-	char dev[32], file[128];
+	char dev[32], file[128], shown[3][TEXT_SHOWN_MAX];
 	uint64_t ns;
 
 	fprintf(out, csv ? "%zu,%.6f" : "%4zu %10.6f", rank, (io->start - t0) / 1e9);
@@ -533,11 +535,13 @@ static void print_top_row(const struct an_top *t, int why, const struct an_io *i
 		return;
 	}
 	fprintf(out, " %-6s %-8s %12" PRIu64 " %8" PRIu64 " %7u %7u %-15s ", an_op_name(io->op),
-		an_names_dev(names, io->dev, dev, sizeof(dev)), io->sector, io->bytes, io->pid, io->tid,
-		an_names_comm(names, io->pid));
+		text_shown(an_names_dev(names, io->dev, dev, sizeof(dev)), shown[0], sizeof(shown[0])),
+		io->sector, io->bytes, io->pid, io->tid,
+		text_shown(an_names_comm(names, io->pid), shown[1], sizeof(shown[1])));
 	if (show_host)
-		fprintf(out, "%-15s ", origin->host);
-	fprintf(out, "%s%s%s%s\n", an_names_file(names, io, file, sizeof(file)),
+		fprintf(out, "%-15s ", text_shown(origin->host, shown[2], sizeof(shown[2])));
+	fprintf(out, "%s%s%s%s\n", text_shown(an_names_file(names, io, file, sizeof(file)), shown[0],
+					      sizeof(shown[0])),
 		(io->flags & AN_IO_MERGED) ? " merged" : "", (io->flags & AN_IO_SPLIT) ? " split" : "",
 		io->requeues ? " requeued" : "");
 }

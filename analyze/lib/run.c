@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "analyze/lib/run.h"
+#include "common/text.h"
 
 /* What says which recording a file belongs to, and its time span. */
 struct file_id {
@@ -711,6 +712,7 @@ void an_run_print_header(const struct an_run *r, FILE *out)
 {
 	const struct an_input_info *i = &r->info;
 	const struct an_corr_stats *c = &r->corr;
+	char shown[TEXT_SHOWN_MAX];
 	unsigned a;
 
 	fprintf(out, "%u file%s%s, %" PRIu64 " events, %.6f s, lost events: %" PRIu64 "%s%s\n",
@@ -730,7 +732,8 @@ void an_run_print_header(const struct an_run *r, FILE *out)
 	fprintf(out, "recordings: %u, each correlated on its own, times on one wall clock "
 		"(event clock + offset):", r->nrecs);
 	for (a = 0; a < r->nrecs; a++)
-		fprintf(out, "%s %s %+.6f s", a ? "," : "", r->recs[a].host, r->recs[a].shift / 1e9);
+		fprintf(out, "%s %s %+.6f s", a ? "," : "", text_shown(r->recs[a].host, shown, sizeof(shown)),
+			r->recs[a].shift / 1e9);
 	fputc('\n', out);
 	/* Two reads of the offset differ by their jitter; a step is more. */
 	for (a = 0; a < r->nrecs; a++)

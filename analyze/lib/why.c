@@ -7,6 +7,7 @@
 #include "analyze/lib/span.h"
 #include "analyze/lib/why.h"
 #include "common/csv.h"
+#include "common/text.h"
 
 /*
  * The runq culprit of I/Os recorded without the sched records (their runq
@@ -125,14 +126,16 @@ static int cmp_name(const void *a, const void *b)
 static void put_row(const struct an_why_group *g, FILE *out, int csv, const char *kind,
 		    const char *name, uint64_t ns)
 {
+	char shown[TEXT_SHOWN_MAX];
+
 	if (csv) {
 		csv_field(out, g->label);
 		fprintf(out, ",%" PRIu64 ",%.3f,%s,", g->ios, an_us(g->threshold), kind);
 		csv_field(out, name);
 		fprintf(out, ",%.3f,%.2f\n", an_us(ns), share(ns, g->total_ns));
 	} else {
-		fprintf(out, "  %-15s %-32s %7.1f%% %12.1f\n", kind, name, share(ns, g->total_ns),
-			an_us(g->ios ? ns / g->ios : 0));
+		fprintf(out, "  %-15s %-32s %7.1f%% %12.1f\n", kind, text_shown(name, shown, sizeof(shown)),
+			share(ns, g->total_ns), an_us(g->ios ? ns / g->ios : 0));
 	}
 }
 
@@ -142,9 +145,11 @@ static void put_row(const struct an_why_group *g, FILE *out, int csv, const char
 static void print_group(struct an_why_group *g, enum an_stage stage, const struct an_span_defs *spans,
 			FILE *out, int csv)
 {
+	char shown[TEXT_SHOWN_MAX];
+
 	if (!csv) {
 		fprintf(out, "\n%s: %" PRIu64 " I/Os at or above %.1f us of %s, %.1f us in all\n",
-			g->label, g->ios, an_us(g->threshold), an_stage_name(spans, stage), an_us(g->total_ns));
+			text_shown(g->label, shown, sizeof(shown)), g->ios, an_us(g->threshold), an_stage_name(spans, stage), an_us(g->total_ns));
 		fprintf(out, "  %-15s %-32s %8s %12s\n", "kind", "name", "share", "avg_us");
 	}
 	for (unsigned k = AN_ST_RUNQ; k <= AN_ST_OTHER; k++)

@@ -14,6 +14,7 @@
 #include "analyze/lib/summary.h"
 #include "common/csv.h"
 #include "common/input.h"
+#include "common/text.h"
 #include "common/usage.h"
 
 #define PROG "st-analyze diff"
@@ -130,6 +131,7 @@ static int compare_stage(const char *op, int stage, struct an_qest *b, struct an
 
 static int compare(struct an_stats *base, struct an_stats *now, const struct an_opts *o, FILE *out)
 {
+	char shown[TEXT_SHOWN_MAX];
 	int regressions = 0, k;
 	uint32_t g;
 
@@ -141,19 +143,21 @@ static int compare(struct an_stats *base, struct an_stats *now, const struct an_
 
 		if (!n) {
 			if (!o->csv)
-				fprintf(out, "\n%s: only in BASE (%" PRIu64 " I/Os)\n", b->label, b->count);
+				fprintf(out, "\n%s: only in BASE (%" PRIu64 " I/Os)\n",
+					text_shown(b->label, shown, sizeof(shown)), b->count);
 			continue;
 		}
 		if (!o->csv)
-			fprintf(out, "\n%s: %" PRIu64 " -> %" PRIu64 " I/Os\n", b->label, b->count, n->count);
+			fprintf(out, "\n%s: %" PRIu64 " -> %" PRIu64 " I/Os\n",
+				text_shown(b->label, shown, sizeof(shown)), b->count, n->count);
 		for (k = 0; k < AN_ST_COUNT; k++)
 			if (b->st[k].n && n->st[k].n)
 				regressions += compare_stage(b->label, k, &b->st[k], &n->st[k], o, out);
 	}
 	for (g = 0; g < now->ngroups; g++)
 		if (!o->csv && !find_group(base, now->groups[g].label))
-			fprintf(out, "\n%s: only in NEW (%" PRIu64 " I/Os)\n", now->groups[g].label,
-				now->groups[g].count);
+			fprintf(out, "\n%s: only in NEW (%" PRIu64 " I/Os)\n",
+				text_shown(now->groups[g].label, shown, sizeof(shown)), now->groups[g].count);
 	return regressions;
 }
 

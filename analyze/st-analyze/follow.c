@@ -35,6 +35,7 @@
 #include "analyze/st-analyze/analyze.h"
 #include "analyze/st-analyze/metrics.h"
 #include "common/number.h"
+#include "common/text.h"
 
 #define POLL_NS		100000000ull	/* how often the file is looked at */
 #define HOLD_MARGIN_NS	500000000ull	/* drains, metadata held back, a busy recorder */
@@ -415,11 +416,13 @@ static int slot_cmp(const void *a, const void *b)
 
 static void print_tail(FILE *out, const char *what, struct tail_table *t)
 {
+	char shown[TEXT_SHOWN_MAX];
+
 	qsort(t->slot, t->n, sizeof(*t->slot), slot_cmp);
 	fprintf(out, "top %s by tail time:", what);
 	for (unsigned i = 0; i < t->n && i < TAIL_SHOWN; i++)
-		fprintf(out, "%s %s %.3f ms (%" PRIu64 " I/Os)", i ? "," : "", t->slot[i].key,
-			t->slot[i].ns / 1e6, t->slot[i].ios);
+		fprintf(out, "%s %s %.3f ms (%" PRIu64 " I/Os)", i ? "," : "",
+			text_shown(t->slot[i].key, shown, sizeof(shown)), t->slot[i].ns / 1e6, t->slot[i].ios);
 	fputs(t->n ? "\n" : " -\n", out);
 }
 
@@ -492,14 +495,14 @@ static void print_view(struct follower *f, uint64_t now)
 	fprintf(out, "%-16s %9s %9s %7s %7s %7s  %-6s %7s %7s %7s %7s\n", an_by_name(f->o->by), "IOPS", "MB/s",
 		"p50", "p99", "p99.9", "stage", "p50", "p99", "p99.9", "errors");
 	if (order) {
-		char label[32];
+		char label[32], shown[TEXT_SHOWN_MAX];
 
 		for (uint32_t i = 0; i < f->run.ngroups; i++)
 			order[i] = &f->run.groups[i];
 		qsort(order, f->run.ngroups, sizeof(*order), group_cmp);
 		snprintf(label, sizeof(label), "last %.3g s", secs);
 		for (uint32_t i = 0; i < f->run.ngroups && i < GROUPS_SHOWN; i++) {
-			fprintf(out, "%s\n", order[i]->label);
+			fprintf(out, "%s\n", text_shown(order[i]->label, shown, sizeof(shown)));
 			print_row(out, label, group_named(&f->last, order[i]->label), secs);
 			print_row(out, "run so far", order[i], run);
 		}

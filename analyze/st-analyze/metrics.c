@@ -28,6 +28,7 @@
 #include "analyze/lib/span.h"
 #include "analyze/st-analyze/metrics.h"
 #include "common/number.h"
+#include "common/text.h"
 
 #define LABEL_MAX 64
 
@@ -202,16 +203,29 @@ void an_metrics_health(struct an_metrics *m, const char *host, const struct an_h
 	pthread_mutex_unlock(&m->lock);
 }
 
-/* A label value with \, " and newline escaped, as both formats want. */
+/*
+ * A label value with \, " and newline escaped, as both formats want, and
+ * UTF-8, which they require: a byte of an ill-formed sequence, or another
+ * control byte, is the text \xNN (common/text.h), so that a crafted device
+ * or host name never makes Prometheus refuse the whole scrape.
+ */
 static void put_label(FILE *out, const char *v)
 {
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			fprintf(out, "\\%c", *v);
-		else if (*v == '\n')
+	const unsigned char *p = (const unsigned char *)v;
+	size_t n;
+	int bad;
+
+	for (; *p; p += n) {
+		n = text_utf8(p, &bad);
+		if (*p == '\\' || *p == '"')
+			fprintf(out, "\\%c", *p);
+		else if (*p == '\n')
 			fputs("\\n", out);
+		else if (bad || *p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\\\x%02x", *p);
 		else
-			fputc(*v, out);
+			fwrite(p, 1, n, out);
+		n = bad ? 1 : n;
 	}
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "analyze/st-analyze/analyze.h"
+#include "common/text.h"
 
 #define PROG "st-analyze"
 
@@ -32,6 +33,22 @@ static const char render_head[] =
 	" else { set terminal svg size 1100,700 dynamic enhanced font \",10\" }\n"
 	"  if (exists(\"to_stdout\")) { set output } else { set output '%s.'.fmt }\n";
 static const char render_tail[] = "}\nset output\n";
+
+/*
+ * A label from the trace (a device, command, file or group name) as a
+ * gnuplot string: single-quoted, where no backslash escape, backquote
+ * substitution or @ macro happens, on one line (text.h), its own quotes as
+ * \x27 (gnuplot's '' is no quote right after the opening one): no byte of
+ * it ends the string or the command. Whatever shows it says noenhanced, so
+ * that its ^ _ { } are no markup either. A label goes into a .dat only in a
+ * comment, through text_line.
+ */
+static void gp_string(FILE *gp, const char *s)
+{
+	putc('\'', gp);
+	text_quoted(gp, s, '\'', "\\x27");
+	putc('\'', gp);
+}
 
 static FILE *open_out(const char *dir, const char *name, const char *ext)
 {
@@ -254,7 +271,9 @@ static int plot_dir(const struct an_opts *o)
 /* One log2 histogram (dist.h) as a data block: each slot's low end (1 for slot 0) and count. */
 static void write_log2(FILE *dat, const char *label, const struct an_log2 *h)
 {
-	fprintf(dat, "# %s\n", label);
+	fputs("# ", dat);
+	text_line(dat, label);
+	fputs("\n", dat);
 	for (int k = 0; k < AN_LOG2_SLOTS; k++)
 		if (h->slot[k])
 			fprintf(dat, "%" PRIu64 " %" PRIu64 "\n", (uint64_t)1 << k, h->slot[k]);
@@ -309,12 +328,9 @@ static int write_dist_gp(const char *dir, const struct dist_plot *p, const struc
 		p->bit == AN_DIST_HIST ? " of " : "", p->bit == AN_DIST_HIST ? stage_name : "",
 		p->xlabel, p->ylabel, p->logx ? "  set logscale x 2\n" : "");
 	for (unsigned i = 0; i < t->n; i++, title += strlen(title) + 1) {
-		fprintf(gp, "%s'%s.dat' index %u using 1:2 with linespoints lw 2 title '", i ? ", " : "",
+		fprintf(gp, "%s'%s.dat' index %u using 1:2 with linespoints lw 2 title ", i ? ", " : "",
 			p->name, i);
-		/* a label comes from the trace: no quote of it may end the title */
-		for (const char *c = title; *c; c++)
-			fputc(*c == '\'' ? '"' : *c, gp);
-		fputc('\'', gp);
+		gp_string(gp, title);
 	}
 	if (!t->n)
 		fprintf(gp, "0 notitle");
@@ -356,7 +372,9 @@ static void write_dist_dat(FILE *dat, const struct an_run *r, unsigned bit, stru
 		const struct an_dist_depth *dp = &d->depths[k];
 		const char *name = an_names_dev(r->origins[dp->recording].names, dp->dev, dev, sizeof(dev));
 
-		fprintf(dat, "# %s: depth percent_of_time\n", name);
+		fputs("# ", dat);
+		text_line(dat, name);
+		fputs(": depth percent_of_time\n", dat);
 		for (uint32_t n = 0; n <= dp->max; n++)
 			fprintf(dat, "%u %.4f\n", n, 100.0 * dp->ns[n] / (double)(d->t1 - d->t0));
 		fprintf(dat, "\n\n");
@@ -440,11 +458,16 @@ static int plot_diff_cdf(struct an_group *b, struct an_group *n, const struct an
 	if (!dat)
 		return 2;
 	for (int k = 0; k < AN_ST_COUNT; k++) {
-		if (!b->st[k].n || !n->st[k].n)
+		/* nothing to draw on a log axis where both took no time (runq of a quiet host) */
+		if (!b->st[k].n || !n->st[k].n || (!b->st[k].max && !n->st[k].max))
 			continue;
-		fprintf(dat, "# %s base (%s): latency_us fraction\n", an_stage_name(spans, k), b->label);
+		fprintf(dat, "# %s base (", an_stage_name(spans, k));
+		text_line(dat, b->label);
+		fputs("): latency_us fraction\n", dat);
 		write_cdf(dat, &b->st[k]);
-		fprintf(dat, "# %s new (%s): latency_us fraction\n", an_stage_name(spans, k), n->label);
+		fprintf(dat, "# %s new (", an_stage_name(spans, k));
+		text_line(dat, n->label);
+		fputs("): latency_us fraction\n", dat);
 		write_cdf(dat, &n->st[k]);
 		stages[nstages++] = k;
 	}
@@ -453,10 +476,12 @@ static int plot_diff_cdf(struct an_group *b, struct an_group *n, const struct an
 	if (!(gp = open_out(dir, name, "gp")))
 		return 2;
 	fprintf(gp, render_head, name);
-	fprintf(gp, "  set multiplot layout %d,%d title '%s: latency CDF per stage, base and new'\n"
+	fprintf(gp, "  set multiplot layout %d,%d title ", (nstages + 2) / 3,
+		nstages < 3 ? (nstages ? nstages : 1) : 3);
+	gp_string(gp, b->label);
+	fprintf(gp, ".': latency CDF per stage, base and new' noenhanced\n"
 		"  set logscale x\n  set grid\n  set yrange [0:1]\n  set key bottom right\n"
-		"  set xlabel 'latency (us, log scale)'\n  set ylabel 'fraction of I/Os'\n",
-		(nstages + 2) / 3, nstages < 3 ? (nstages ? nstages : 1) : 3, b->label);
+		"  set xlabel 'latency (us, log scale)'\n  set ylabel 'fraction of I/Os'\n");
 	for (int i = 0; i < nstages; i++)
 		fprintf(gp, "  set title '%s'\n  plot '%s.dat' index %d using 1:2 with lines lw 2 "
 			"title 'base', '' index %d using 1:2 with lines lw 2 dt 2 title 'new'\n",
@@ -496,12 +521,14 @@ static int plot_diff_quantiles(struct an_group *b, struct an_group *n, const str
 	if (!(gp = open_out(dir, name, "gp")))
 		return 2;
 	fprintf(gp, render_head, name);
-	fprintf(gp, "  set title '%s: quantiles per stage, base and new, with 95%% confidence intervals'\n"
+	fputs("  set title ", gp);
+	gp_string(gp, b->label);
+	fprintf(gp, ".': quantiles per stage, base and new, with 95%% confidence intervals' noenhanced\n"
 		"  set logscale y\n  set grid\n  set ylabel 'latency (us, log scale)'\n"
 		"  set xtics rotate by -60 font ',8'\n  set key top left\n  set xrange [-1:%d]\n"
 		"  plot '%s.dat' using ($1-0.15):4:5:6:xtic(stringcolumn(2).' '.stringcolumn(3)) "
 		"with yerrorbars pt 7 title 'base', '' using ($1+0.15):7:8:9 with yerrorbars pt 5 "
-		"title 'new'\n%s", b->label, row ? row : 1, name, render_tail);
+		"title 'new'\n%s", row ? row : 1, name, render_tail);
 	return close_out(gp, dir, name, "gp");
 }
 

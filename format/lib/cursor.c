@@ -18,7 +18,7 @@
  * so they are handed out as a run, without the heap: straight from the
  * decoded buffer when it is in order, else through its sorted keys. A file
  * recorded on two CPUs interleaves its two chunks in runs of a few records:
- * st_cursor_stored_run() takes those straight from the two streams
+ * source_run() takes those straight from the two streams
  * (pair_run()), past the merge's general steps.
  *
  * Decode ahead (ST_CURSOR_AHEAD): the chunks to visit are known in order at
@@ -673,12 +673,13 @@ static inline int stored_next(struct st_cursor *c, const struct st_event_header 
 	return next_merged(c, ev);
 }
 
-int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev)
+/* The cursor as whole.c's source: its stored records, one at a time. */
+static int source_next(void *c, const struct st_event_header **ev)
 {
 	return stored_next(c, ev);
 }
 
-/* st_cursor_stored_run() but for pair_run(): out of line, its frame off the two streams' path. */
+/* source_run() but for pair_run(): out of line, its frame off the two streams' path. */
 static __attribute__((noinline)) int stored_run(struct st_cursor *c, const uint8_t **begin,
 						const uint8_t **end)
 {
@@ -705,8 +706,11 @@ static __attribute__((noinline)) int stored_run(struct st_cursor *c, const uint8
 	return 1;
 }
 
-int st_cursor_stored_run(struct st_cursor *c, const uint8_t **begin, const uint8_t **end)
+/* The cursor as whole.c's source: its stored records, a run at a time. */
+static int source_run(void *cursor, const uint8_t **begin, const uint8_t **end)
 {
+	struct st_cursor *c = cursor;
+
 	if (c->nheap == 2 && !c->advance && c->run == c->run_end && c->krun == c->krun_end &&
 	    pair_run(c, begin, end))
 		return 1;
@@ -732,7 +736,7 @@ int st_cursor_next(struct st_cursor *c, const struct st_event_header **ev)
 	if (__builtin_expect(c->left || c->fill_err, 0))
 		return take_left(c, ev);
 	if (c->whole_on)
-		return st_whole_next(c->whole, c, ev);
+		return st_whole_next(c->whole, ev);
 	return stored_next(c, ev);
 }
 
@@ -753,7 +757,7 @@ int st_cursor_fill(struct st_cursor *c, void *buf, size_t cap)
 		st_fill_append(out, cap, &used, ev);	/* fits: a record is at most 64 KiB */
 	}
 	if (c->whole_on) {
-		ret = st_whole_fill(c->whole, c, out, cap, &used, &c->left);
+		ret = st_whole_fill(c->whole, out, cap, &used, &c->left);
 	} else {
 		while ((ret = stored_next(c, &ev)) > 0)
 			if (!st_fill_append(out, cap, &used, ev)) {
@@ -878,7 +882,9 @@ int st_cursor_open(struct st_reader *r, uint64_t from, uint64_t to, unsigned fla
 	c->r = r;
 	c->from = from;
 	c->to = c->until = to;
-	if (take_chunks(c) || (!(flags & ST_CURSOR_RAW) && st_whole_open(r, flags, &c->whole))) {
+	if (take_chunks(c) || (!(flags & ST_CURSOR_RAW) && st_whole_open(r, flags,
+						   &(struct st_source){ source_next, source_run, c },
+						   &c->whole))) {
 		st_cursor_close(c);
 		*cp = NULL;
 		return ST_ENOMEM;

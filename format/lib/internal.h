@@ -177,19 +177,24 @@ int st_type_copy(struct st_type *dst, const struct st_type *src);
 void st_type_free(struct st_type *t);
 
 /*
- * Whole events (whole.c) over a cursor's stored records: st_whole_next()
- * takes them through st_cursor_stored_next(). st_whole_busy() is 0 when the
- * file's records are its events as stored (the cursor then skips whole.c);
+ * Whole events (whole.c) over the stored records of a source handed in at
+ * st_whole_open() (the cursor's): whole.c reads through it and never calls
+ * back into the file that calls it. st_whole_busy() is 0 when the file's
+ * records are its events as stored (the cursor then skips whole.c);
  * st_whole_refresh() plans again after a live reader took in more chunks.
  */
 struct st_whole;
-int st_cursor_stored_next(struct st_cursor *c, const struct st_event_header **ev);
-/*
- * The next stored records in timestamp order as [*begin, *end), their
- * bytes one after the other: a run of one chunk's records, or one record.
- * They stay valid until the next call on the cursor.
- */
-int st_cursor_stored_run(struct st_cursor *c, const uint8_t **begin, const uint8_t **end);
+struct st_source {
+	/* the next stored record in timestamp order: 1, 0 at the end, <0 an error */
+	int (*next)(void *ctx, const struct st_event_header **ev);
+	/*
+	 * The next stored records in timestamp order as [*begin, *end), their
+	 * bytes one after the other: a run of one chunk's records, or one
+	 * record. They stay valid until the next call on the source.
+	 */
+	int (*run)(void *ctx, const uint8_t **begin, const uint8_t **end);
+	void *ctx;
+};
 /*
  * Records of another layout are read into this build's a chunk at a time,
  * as the cursor decodes it (in its decoding thread when it has one):
@@ -203,9 +208,10 @@ int st_cursor_stored_run(struct st_cursor *c, const uint8_t **begin, const uint8
 int st_whole_adapts(const struct st_whole *w);
 int st_whole_adapt_chunk(const struct st_whole *w, struct st_chunk_buf *in,
 			 struct st_chunk_buf *out, const char **why);
-/* flags: st_cursor_open()'s (ST_CURSOR_STAMPED). */
-int st_whole_open(struct st_reader *r, unsigned flags, struct st_whole **w);
-int st_whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event_header **ev);
+/* flags: st_cursor_open()'s (ST_CURSOR_STAMPED); src is copied. */
+int st_whole_open(struct st_reader *r, unsigned flags, const struct st_source *src,
+		  struct st_whole **w);
+int st_whole_next(struct st_whole *w, const struct st_event_header **ev);
 /*
  * st_cursor_fill()'s loop over st_whole_next(): the events copied into buf
  * from *used on, each at an 8-byte boundary, while they fit in cap (*used
@@ -213,7 +219,7 @@ int st_whole_next(struct st_whole *w, struct st_cursor *c, const struct st_event
  * is full, with *left the event that did not fit (a file with stamped
  * issues keeps it in its window instead).
  */
-int st_whole_fill(struct st_whole *w, struct st_cursor *c, uint8_t *buf, size_t cap, size_t *used,
+int st_whole_fill(struct st_whole *w, uint8_t *buf, size_t cap, size_t *used,
 		  const struct st_event_header **left);
 int st_whole_busy(const struct st_whole *w);
 

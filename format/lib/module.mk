@@ -54,6 +54,13 @@ $(B)/tests/drop-type-count: $(B)/tests/format/drop_type_count.o $(LIBST)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)
 
+# replace-strings: a trace's names made hostile (t_inject.sh).
+TEST_TOOLS += $(B)/tests/replace-strings
+
+$(B)/tests/replace-strings: $(B)/tests/format/replace_strings.o $(LIBST)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)
+
 # craft-trace: a trace rewritten with valid checksums and absurd contents (t_hostile_files.sh).
 TEST_TOOLS += $(B)/tests/craft-trace
 

@@ -118,6 +118,9 @@ ST_FIELD_TABLE(block_bio_held);
 #define ST_REC struct st_ev_svc_run_delay
 ST_FIELD_TABLE(svc_run_delay);
 #undef ST_REC
+#define ST_REC struct st_ev_block_rq_cgroup
+ST_FIELD_TABLE(block_rq_cgroup);
+#undef ST_REC
 
 _Static_assert(sizeof(struct st_event_header) == 24, "event header is 24 bytes");
 

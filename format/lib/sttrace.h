@@ -68,7 +68,7 @@ extern "C" {
 
 /* The format version this library writes (spec/sttrace-format.md section 9). */
 #define ST_FORMAT_MAJOR 1
-#define ST_FORMAT_MINOR 7
+#define ST_FORMAT_MINOR 8
 
 /* Error codes (negative return values). */
 enum st_error {

@@ -313,6 +313,17 @@ struct st_event_header {
 	F(__u32, pad,   ST_FT_UINT, "zero")
 
 /*
+ * The cgroup an issued request's I/O is charged to (format 1.8): its first
+ * bio's blkcg, recorded right after the issue, with its time, only when that
+ * is not the root of its I/O controller's hierarchy.
+ */
+#define st_fields_block_rq_cgroup(F, A)						\
+	F(__u64, rq,    ST_FT_HEX,  "struct request address (its issue has the same ts)") \
+	F(__u64, blkcg, ST_FT_UINT, "id of the cgroup its first bio is charged to in the hierarchy of its I/O controller (v1 blkio or v2): that directory's inode number") \
+	F(__u32, dev,   ST_FT_DEV,  "device (kernel dev_t)")			\
+	F(__u32, pad,   ST_FT_UINT, "zero")
+
+/*
  * The run-queue wait so far of the kernel thread that completed a selected
  * request (format 1.6), recorded right before its completion record when a
  * `why` event is selected: its increase since the thread's previous one is
@@ -405,7 +416,8 @@ struct st_event_header {
 	E(107, mm_vmscan_memcg_reclaim_end,    reclaim)			\
 	E(108, mm_filemap_add_to_page_cache,   page_cache)			\
 	E(109, block_bio_held,       block_bio_held)				\
-	E(110, svc_run_delay,        svc_run_delay)
+	E(110, svc_run_delay,        svc_run_delay)				\
+	E(111, block_rq_cgroup,      block_rq_cgroup)
 
 /*
  * Ids from here up are tracepoints named at record time (`st-record -e
@@ -449,6 +461,7 @@ ST_DECLARE_PAYLOAD(dirty_pause)
 ST_DECLARE_PAYLOAD(reclaim)
 ST_DECLARE_PAYLOAD(page_cache)
 ST_DECLARE_PAYLOAD(block_bio_held)
+ST_DECLARE_PAYLOAD(block_rq_cgroup)
 ST_DECLARE_PAYLOAD(svc_run_delay)
 
 #endif /* STTRACE_EVENTS_H */

@@ -6,12 +6,12 @@
  * this build's event definitions, so a trace written by a newer recorder
  * with event types this build has never seen prints completely.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/csv.h"
+#include "common/text.h"
 #include "format/st-format/st_format.h"
 #include "format/st-format/st_format_json.h"
 
@@ -86,16 +86,7 @@ static void put_string(const void *rec, const struct st_field *f, enum sf_cat_st
 		return;
 	}
 	putchar('"');
-	for (const unsigned char *p = (const unsigned char *)buf; *p; p++) {
-		if (*p == '"')
-			fputs("\\\"", stdout);
-		else if (*p == '\\')
-			fputs("\\\\", stdout);
-		else if (isprint(*p))
-			putchar(*p);
-		else
-			printf("\\x%02x", *p);
-	}
+	text_quoted(stdout, buf, '"', "\\\"");
 	putchar('"');
 }
 

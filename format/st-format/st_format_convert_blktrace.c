@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "analyze/lib/idmap.h"
+#include "common/text.h"
 #include "format/st-format/st_format_blktrace.h"
 #include "format/st-format/st_format_convert.h"
 
@@ -119,12 +120,15 @@ static void bt_free(struct bt_state *s)
 	free(s);
 }
 
-/* The command name blkparse will show for tid: the one of its first notify. */
-static const char *bt_name(const struct bt_state *s, uint32_t tid)
+/*
+ * The command name blkparse will show for tid: the one of its first notify,
+ * on one line and without a byte a terminal acts on (common/text.h), in buf.
+ */
+static const char *bt_name(const struct bt_state *s, uint32_t tid, char *buf, size_t cap)
 {
 	uint32_t i = an_idmap_get(&s->name_at, (uint64_t)tid + 1);
 
-	return i == AN_NONE ? "" : s->names[i];
+	return i == AN_NONE ? "" : text_shown(s->names[i], buf, cap);
 }
 
 static int bt_remember_name(struct bt_state *s, uint32_t tid, const char *name)
@@ -414,7 +418,7 @@ static void print_record(struct sf_convert *cv, const struct blk_io_trace *t, co
 	struct bt_state *s = cv->state;
 	uint64_t rel = t->time - s->genesis;
 	unsigned a = t->action & 0xffff;
-	char flags[8];
+	char flags[8], shown[4 * NAME_LEN + 1];
 	FILE *out = cv->text;
 
 	if (bp_account(s, t, rel))
@@ -435,14 +439,14 @@ static void print_record(struct sf_convert *cv, const struct blk_io_trace *t, co
 		break;
 	case __BLK_TA_SPLIT:
 		fprintf(out, "%" PRIu64 " / %" PRIu64 " [%s]\n", (uint64_t)t->sector,
-			be64toh(*(const uint64_t *)pdu), bt_name(s, t->pid));
+			be64toh(*(const uint64_t *)pdu), bt_name(s, t->pid, shown, sizeof(shown)));
 		break;
 	default:
 		if (t->bytes >> 9)
 			fprintf(out, "%" PRIu64 " + %u [%s]\n", (uint64_t)t->sector, t->bytes >> 9,
-				bt_name(s, t->pid));
+				bt_name(s, t->pid, shown, sizeof(shown)));
 		else
-			fprintf(out, "[%s]\n", bt_name(s, t->pid));
+			fprintf(out, "[%s]\n", bt_name(s, t->pid, shown, sizeof(shown)));
 		break;
 	}
 }
@@ -636,13 +640,14 @@ static void bp_summary(struct sf_convert *cv)
 	const struct bp_device *d = &s->bp;
 	struct bp_stats total = { 0 };
 	uint64_t msec = (d->last - d->first) / 1000000;
-	char name[64], title[96];
+	char name[64], title[96], shown[TEXT_SHOWN_MAX];
 	unsigned cpus = 0;
 	FILE *out = cv->text;
 
 	if (!d->events)
 		return;
-	snprintf(name, sizeof(name), "%s", an_names_dev(cv->names, d->dev, title, sizeof(title)));
+	snprintf(name, sizeof(name), "%s", text_shown(an_names_dev(cv->names, d->dev, title, sizeof(title)),
+						      shown, sizeof(shown)));
 	for (uint32_t c = 0; c < d->ncpus; c++) {
 		if (!d->cpus[c].events)
 			continue;

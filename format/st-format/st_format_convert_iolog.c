@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analyze/lib/idmap.h"
+#include "common/text.h"
 #include "format/st-format/st_format_convert.h"
 
 struct iolog_state {
@@ -49,12 +50,24 @@ static const char *iolog_action(uint32_t opf, uint32_t nr_sector)
 	return nr_sector ? "write" : opf & ST_F_PREFLUSH ? "sync" : NULL;
 }
 
-static const char *dev_path(struct sf_convert *cv, uint32_t dev, char *buf, size_t cap)
+/*
+ * "/dev/NAME" as one field of fio's line, whatever bytes a trace's device
+ * name holds: on one line (text.h), a space and a slash as \x20 and \x2f,
+ * so that a crafted name adds no line and no field, nor leaves /dev (a
+ * kernel's device names hold neither).
+ */
+static void put_dev_path(struct sf_convert *cv, uint32_t dev)
 {
 	char name[64];
 
-	snprintf(buf, cap, "/dev/%s", an_names_dev(cv->names, dev, name, sizeof(name)));
-	return buf;
+	fputs("/dev/", cv->text);
+	for (const unsigned char *p = (const unsigned char *)an_names_dev(cv->names, dev, name,
+									   sizeof(name)); *p; p++) {
+		if (*p == ' ' || *p == '/')
+			fprintf(cv->text, "\\x%02x", *p);
+		else
+			text_char(cv->text, *p);
+	}
 }
 
 static int iolog_event(struct sf_convert *cv, const struct st_event_header *ev)
@@ -62,7 +75,6 @@ static int iolog_event(struct sf_convert *cv, const struct st_event_header *ev)
 	const struct st_ev_block_bio *b = (const void *)ev;
 	struct iolog_state *s = cv->state;
 	const char *action;
-	char path[80];
 	uint64_t us;
 
 	if (ev->type != ST_EV_block_bio_queue)
@@ -73,17 +85,22 @@ static int iolog_event(struct sf_convert *cv, const struct st_event_header *ev)
 	if (!s->start)
 		s->start = ev->ts;
 	us = (ev->ts - s->start) / 1000;
-	dev_path(cv, b->p.dev, path, sizeof(path));
 	if (an_idmap_get(&s->devs, (uint64_t)b->p.dev + 1) == AN_NONE) {
 		if (an_idmap_put(&s->devs, (uint64_t)b->p.dev + 1, 1))
 			return sf_error(cv->in, "out of memory");
-		fprintf(cv->text, "%" PRIu64 " %s add\n%" PRIu64 " %s open\n", us, path, us, path);
+		fprintf(cv->text, "%" PRIu64 " ", us);
+		put_dev_path(cv, b->p.dev);
+		fprintf(cv->text, " add\n%" PRIu64 " ", us);
+		put_dev_path(cv, b->p.dev);
+		fputs(" open\n", cv->text);
 	}
+	fprintf(cv->text, "%" PRIu64 " ", us);
+	put_dev_path(cv, b->p.dev);
 	if (!strcmp(action, "sync"))	/* no range */
-		fprintf(cv->text, "%" PRIu64 " %s sync\n", us, path);
+		fputs(" sync\n", cv->text);
 	else
-		fprintf(cv->text, "%" PRIu64 " %s %s %" PRIu64 " %" PRIu64 "\n", us, path, action,
-			(uint64_t)b->p.sector << 9, (uint64_t)b->p.nr_sector << 9);
+		fprintf(cv->text, " %s %" PRIu64 " %" PRIu64 "\n", action, (uint64_t)b->p.sector << 9,
+			(uint64_t)b->p.nr_sector << 9);
 	s->last_us = us;
 	return SF_OK;
 }
@@ -91,14 +108,15 @@ static int iolog_event(struct sf_convert *cv, const struct st_event_header *ev)
 static int iolog_end(struct sf_convert *cv)
 {
 	struct iolog_state *s = cv->state;
-	char path[80];
 
 	if (!s)
 		return SF_OK;
 	for (size_t i = 0; s->devs.keys && i <= s->devs.mask; i++)
-		if (s->devs.keys[i])
-			fprintf(cv->text, "%" PRIu64 " %s close\n", s->last_us,
-				dev_path(cv, (uint32_t)(s->devs.keys[i] - 1), path, sizeof(path)));
+		if (s->devs.keys[i]) {
+			fprintf(cv->text, "%" PRIu64 " ", s->last_us);
+			put_dev_path(cv, (uint32_t)(s->devs.keys[i] - 1));
+			fputs(" close\n", cv->text);
+		}
 	if (s->devs.keys)
 		an_idmap_free(&s->devs);
 	free(s);

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "common/number.h"
+#include "common/text.h"
 #include "format/st-format/st_format.h"
 #include "format/st-format/st_format_json.h"
 
@@ -241,13 +242,19 @@ static void print_text(const char *path, const struct st_reader *r)
 	for (size_t i = 0; i < st_type_count(r); i++) {
 		const struct st_type *t = st_type_at(r, i);
 		uint64_t n = st_type_events(r, t->id);
+		char shown[TEXT_SHOWN_MAX];
 
 		if (n)
-			printf("  %-28s %" PRIu64 "\n", t->name, n);
+			printf("  %-28s %" PRIu64 "\n", text_shown(t->name, shown, sizeof(shown)), n);
 	}
 	puts("\nmetadata");
-	for (size_t i = 0; st_meta_at(r, i, &key, &value) == 0; i++)
-		printf("  %s = %s\n", key, value);
+	for (size_t i = 0; st_meta_at(r, i, &key, &value) == 0; i++) {
+		fputs("  ", stdout);
+		text_put_shown(stdout, key);
+		fputs(" = ", stdout);
+		text_put_shown(stdout, value);
+		putchar('\n');
+	}
 }
 
 /* ---- JSON ---------------------------------------------------------------- */

@@ -5,7 +5,7 @@
  * Ill-formed UTF-8 becomes U+FFFD, one per maximal subpart as the Unicode
  * Standard recommends (section 3.9, "U+FFFD Substitution of Maximal
  * Subparts", which Python's and browsers' decoders follow too), in the
- * writer and in the json-c strings alike: both go through utf8_sequence().
+ * writer and in the json-c strings alike: both go through text_utf8().
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -13,45 +13,10 @@
 
 #include <json-c/json.h>
 
+#include "common/text.h"
 #include "format/st-format/st_format_json.h"
 
 static const char replacement[] = "\xef\xbf\xbd";	/* U+FFFD in UTF-8 */
-
-/*
- * The sequence at s: its length when it is well-formed UTF-8 (Unicode table
- * 3-7: shortest form, no surrogates, at most U+10FFFF), else, with *bad set,
- * the length of its maximal subpart (at least 1). s ends with a NUL, which
- * is no continuation byte, so the walk stops there.
- */
-static size_t utf8_sequence(const unsigned char *s, int *bad)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	*bad = 0;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return *bad = 1, 1;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	for (i = 1; i < len; i++, lo = 0x80, hi = 0xbf)
-		if (s[i] < lo || s[i] > hi)
-			return *bad = 1, i;
-	return len;
-}
 
 /*
  * s with each ill-formed part replaced; NULL when s is valid UTF-8 already,
@@ -65,7 +30,7 @@ static char *utf8_repaired(const char *s)
 	int bad;
 
 	for (size_t at = 0; at < len; at += n) {
-		n = utf8_sequence(p + at, &bad);
+		n = text_utf8(p + at, &bad);
 		if (bad && !fixed) {
 			/* a replacement (3 bytes) per byte at most */
 			fixed = malloc(3 * len + 1);
@@ -149,7 +114,7 @@ static void put_string(FILE *out, const char *s)
 		int bad = 0;
 
 		if (*p >= 0x80) {
-			n = utf8_sequence(p, &bad);
+			n = text_utf8(p, &bad);
 			if (!bad) {
 				p += n;
 				continue;

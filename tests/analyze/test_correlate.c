@@ -377,7 +377,7 @@ static void test_incomplete(void)
 	rq(c, ST_EV_block_rq_complete, 60, 0, 0x700, ST_OP_READ, 1, 0, 0);
 	rq(c, ST_EV_block_rq_issue, 70, 3, 0x701, ST_OP_READ, 1, 0xdead, 0);
 	rq(c, ST_EV_block_rq_complete, 80, 0, 0x701, ST_OP_READ, 1, 0, 0);
-	/* Open at the end: issued, never completed. */
+	/* Open at the end: issued (as btt counts its D), never completed. */
 	sys(c, ST_EV_sys_enter_pread64, 100, 9, 0);
 	read_issued(c, 110, 9, 0xa, 0, 0x702);
 	check(nout == 0, "correlate.incomplete.not_emitted_early", "%d", nout);
@@ -386,8 +386,9 @@ static void test_incomplete(void)
 	      "correlate.incomplete.start", "exits %" PRIu64 " completions %" PRIu64
 	      " requests %" PRIu64, st->orphan_exits, st->orphan_completions, st->orphan_requests);
 	check(nout == 1 && (out[0].flags & AN_IO_INCOMPLETE) && st->incomplete == 1 &&
-	      out[0].ts[AN_TS_ISSUE] == 0 && out[0].ts[AN_TS_QUEUE] == 110,
-	      "correlate.incomplete.end", "%d I/Os, flags %#x", nout, out[0].flags);
+	      out[0].ts[AN_TS_ISSUE] == 120 && out[0].ts[AN_TS_QUEUE] == 110,
+	      "correlate.incomplete.end", "%d I/Os, flags %#x, issued at %" PRIu64, nout,
+	      out[0].flags, out[0].ts[AN_TS_ISSUE]);
 	an_corr_free(c);
 }
 
@@ -475,6 +476,33 @@ static void rq_inode(struct an_corr *c, uint64_t ts, uint32_t tid, uint64_t id, 
  * 1150..1350). The writeback I/Os carry their inode; the syscall's own
  * bio keeps its fd and gets no inode from its request.
  */
+/*
+ * A pread from a task in cgroup v2 group 30 whose request the kernel charged
+ * to blkio group 17 (block_rq_cgroup after its issue): the I/O is 17's, and
+ * keeps its call's cgroup; the next one, charged to the root (no record), 0.
+ */
+static void test_rq_cgroup(void)
+{
+	struct an_corr *c = start(0);
+	struct st_ev_sys_enter enter = { .p = { .fd = 3, .count = 4096, .offset = 0, .cgroup = 30 } };
+	struct st_ev_block_rq_cgroup cg = { .p = { .rq = 0x900, .blkcg = 17, .dev = 7 << 20 } };
+
+	head(&enter.h, ST_EV_sys_enter_pread64, sizeof(enter), 100, 9);
+	an_corr_event(c, &enter.h);
+	read_issued(c, 110, 9, 0xa, 0, 0x900);
+	head(&cg.h, ST_EV_block_rq_cgroup, sizeof(cg), 120, 9);
+	an_corr_event(c, &cg.h);
+	rq(c, ST_EV_block_rq_complete, 200, 0, 0x900, ST_OP_READ, 1, 0xa, 0);
+	sys(c, ST_EV_sys_exit_pread64, 210, 9, 4096);
+	read_issued(c, 300, 9, 0xb, 8, 0x900);
+	rq(c, ST_EV_block_rq_complete, 400, 0, 0x900, ST_OP_READ, 1, 0xb, 0);
+	an_corr_finish(c);
+	check(nout == 2 && out[0].charged == 17 && out[0].cgroup == 30 && out[1].charged == 0,
+	      "correlate.rq_cgroup", "%d I/Os, charged %" PRIu64 " cgroup %" PRIu64 ", then %" PRIu64,
+	      nout, out[0].charged, out[0].cgroup, nout > 1 ? out[1].charged : 0);
+	an_corr_free(c);
+}
+
 static void test_writeback_inode(void)
 {
 	struct an_corr *c = start(0);
@@ -1207,6 +1235,7 @@ int main(void)
 	test_uring_reap();
 	test_uring_reap_cq_head();
 	test_writeback_inode();
+	test_rq_cgroup();
 	test_aio_submit();
 	test_aio_reap();
 	test_aio_bio_address_reused();

@@ -6,11 +6,16 @@
  * each depth of two overlapping requests (a bio merged into one of them
  * not a third), biolatency's slots, exact sizes,
  * and two recordings' counts merged; a request whose completion the trace
- * lacks counts in sizes and seeks (btt counts its D), not in depth.
+ * lacks counts in sizes and seeks (btt counts its D), not in depth, also
+ * when it comes out of the correlator (the recorded events of two: the
+ * kernel reused the request, or the bio's address, first).
  */
+#include <stdint.h>
 #include <string.h>
 
+#include "analyze/lib/correlate.h"
 #include "analyze/lib/dist.h"
+#include "tests/analyze/events.h"
 #include "tests/check.h"
 
 #define DEV (7u << 20 | 3)
@@ -196,11 +201,140 @@ static int test_uncompleted_request(void)
 	return ret;
 }
 
+static void to_dist(void *ctx, const struct an_io *io)
+{
+	an_dist_add(ctx, io);
+}
+
+/* fio's 4 KiB read at `sector`: its bio queued, then issued as request rq 10 us later. */
+static void read_issued(struct an_corr *c, uint64_t ts, uint64_t bio, uint64_t sector, uint64_t rq)
+{
+	struct st_ev_block_bio q = { .p = { .bio = bio, .sector = sector, .dev = DEV, .nr_sector = 8,
+					    .opf = ST_OP_READ } };
+	struct st_ev_block_rq_issue d = { .p = { .rq = rq, .sector = sector, .dev = DEV, .nr_sector = 8,
+						 .bytes = 4096, .opf = ST_OP_READ, .nr_bios = 1,
+						 .bios = { bio } } };
+
+	head(&q.h, ST_EV_block_bio_queue, sizeof(q), ts);
+	an_corr_event(c, &q.h);
+	head(&d.h, ST_EV_block_rq_issue, sizeof(d), ts + 10000);
+	an_corr_event(c, &d.h);
+}
+
+static void completed(struct an_corr *c, uint64_t ts, uint64_t rq, uint64_t sector)
+{
+	struct st_ev_block_rq_complete e = { .p = { .rq = rq, .sector = sector, .dev = DEV,
+						    .nr_sector = 8, .bytes = 4096, .opf = ST_OP_READ } };
+
+	head(&e.h, ST_EV_block_rq_complete, sizeof(e), ts);
+	an_corr_event(c, &e.h);
+}
+
+/*
+ * The I/Os the correlator makes of the events feed() hands it, in d (seeks
+ * and sizes, *names its names): 0, else -1 with nothing left to free.
+ */
+static int correlated(void (*feed)(struct an_corr *), struct an_dist *d, struct an_names **names)
+{
+	struct an_corr *c;
+
+	if (an_names_new(names))
+		return -1;
+	an_dist_init(d, AN_DIST_SEEK | AN_DIST_SIZE, AN_BY_DEVOP, AN_ST_TOTAL, *names);
+	if (an_corr_new(&c, 0, to_dist, d)) {
+		an_dist_free(d);
+		an_names_free(*names);
+		return -1;
+	}
+	feed(c);
+	an_corr_finish(c);
+	an_corr_free(c);
+	if (an_dist_finish(d, 0, UINT64_MAX)) {
+		an_dist_free(d);
+		an_names_free(*names);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A sequential fio run's recording (t_seek.sh, reports_seek_seq_btt, on a
+ * loaded machine): the read at sector 17984, request 0x2580, has no
+ * completion in the trace; the kernel reuses 0x2580 for the read at 18000
+ * two reads later.
+ */
+static void reused_request(struct an_corr *c)
+{
+	read_issued(c, 473806638119, 0xba68, 17976, 0x2400);
+	completed(c, 473806661314, 0x2400, 17976);
+	read_issued(c, 473806667484, 0xbb08, 17984, 0x2580);
+	read_issued(c, 473807024633, 0xbc98, 17992, 0x2700);
+	completed(c, 473807049301, 0x2700, 17992);
+	read_issued(c, 473807056252, 0xbc78, 18000, 0x2580);
+	completed(c, 473807079637, 0x2580, 18000);
+}
+
+/*
+ * Another such recording: the reads at 10080, 10088 and 10096 have no
+ * completion in the trace, and fio's next bios reuse their (on-stack)
+ * addresses before the kernel reuses their requests: the bio at 0xc88 of
+ * the read at 10080 is also the next read's, at 10104.
+ */
+static void reused_bio(struct an_corr *c)
+{
+	read_issued(c, 798114393936, 0xae8, 10072, 0x9300);
+	completed(c, 798114401971, 0x9300, 10072);
+	read_issued(c, 798114411629, 0xc88, 10080, 0x9480);
+	read_issued(c, 798114658421, 0xae8, 10088, 0x9600);
+	read_issued(c, 798114862864, 0xc58, 10096, 0x9780);
+	read_issued(c, 798114995652, 0xc88, 10104, 0x9a80);
+	completed(c, 798115012123, 0x9a80, 10104);
+}
+
+/*
+ * btt sees a D of every read of such a sequence, each where the one before
+ * ended: zero-distance seeks past the first (from sector 0, a forward one
+ * in log2 slot `slot`), not a seek of 8 sectors over a missing read.
+ */
+static int check_sequential(const char *test, void (*feed)(struct an_corr *), uint64_t reads, int slot)
+{
+	struct an_names *names;
+	struct an_dist d;
+	const struct an_dist_seek *dev;
+	int ret;
+
+	if (correlated(feed, &d, &names))
+		return expectf(0, test, "out of memory");
+	dev = seek_row(&d, 0);
+	ret = expectf(dev && dev->zero == reads - 1 && dev->fwd.n == 1 && dev->fwd.slot[slot] == 1 &&
+		      !dev->back.n, test, "seeks: zero %lu forward %lu, want %lu and 1 (the first, from 0)",
+		      dev ? (unsigned long)dev->zero : 0, dev ? (unsigned long)dev->fwd.n : 0,
+		      (unsigned long)reads - 1) ||
+	      expectf(d.ngroups == 1 && d.groups[0].size_count[0] == reads, test,
+		      "4 KiB counted %lu times, want %lu",
+		      d.ngroups ? (unsigned long)d.groups[0].size_count[0] : 0, (unsigned long)reads);
+	an_dist_free(&d);
+	an_names_free(names);
+	return ret;
+}
+
+static int test_reused_request(void)
+{
+	return check_sequential(__func__, reused_request, 4, 14);	/* 17976: slot 14 */
+}
+
+static int test_reused_bio(void)
+{
+	return check_sequential(__func__, reused_bio, 5, 13);	/* 10072: slot 13 */
+}
+
 int main(void)
 {
 	RUN(test_seek_btt_rule);
 	RUN(test_depth);
 	RUN(test_hist_and_sizes);
 	RUN(test_uncompleted_request);
+	RUN(test_reused_request);
+	RUN(test_reused_bio);
 	return check_failures != 0;
 }

@@ -2,6 +2,7 @@
 /*
  * test_metrics.c - the --metrics endpoint over a real socket: label values
  * escaped as the exposition format says (backslash, double quote, newline),
+ * bytes that are not UTF-8 and control bytes as the text \xNN,
  * cumulative buckets whose le bounds are the ones counted against, +Inf and
  * _count equal, the text format by default and OpenMetrics (# EOF) when the
  * Accept header asks, and a fixed number of series whatever the number of
@@ -100,6 +101,8 @@ int main(void)
 	an_metrics_io(m, "h\"o\\st\nx", "loop0", &io);
 	io = read_io(1590);
 	an_metrics_io(m, "h\"o\\st\nx", "loop0", &io);
+	/* a crafted device name: bytes that are not UTF-8, an escape sequence; é is UTF-8 */
+	an_metrics_io(m, "h\"o\\st\nx", "\xff\xc3(\x1b[31m\xc3\xa9\r", &io);
 	for (int d = 0; d < 200; d++) {
 		char dev[16];
 
@@ -117,6 +120,8 @@ int main(void)
 	      text ? text : "no answer");
 	check(text && strstr(text, "sttrace_io_total{host=\"h\\\"o\\\\st\\nx\",dev=\"loop0\",op=\"read\"} 2\n"),
 	      "metrics.escaped", "no escaped host label");
+	check(text && strstr(text, "sttrace_io_total{host=\"h\\\"o\\\\st\\nx\",dev=\"\\\\xff\\\\xc3(\\\\x1b[31m\xc3\xa9\\\\x0d\",op=\"read\"} 1\n"),
+	      "metrics.utf8", "no device label in UTF-8 without control bytes");
 	check(text && strstr(text, "stage=\"D2C\",le=\"1.58e-06\"} 1\n") &&
 	      strstr(text, "stage=\"D2C\",le=\"2.51e-06\"} 2\n") &&
 	      strstr(text, "stage=\"D2C\",le=\"+Inf\"} 2\n") && strstr(text, "stage=\"D2C\"} 2\n"),

@@ -10,8 +10,13 @@
 # - record_cgroup_by: `--by cgroup --csv` counts each group's reads (by its
 #   path under the cgroup2 mount, from the file's cgroup.* metadata) as its
 #   fio did.
-# - record_cgroup_v1_root: the v1-only dd's reads are the v2 root's ("/"):
-#   the cgroup of an I/O is its task's in the v2 hierarchy.
+# - record_cgroup_v1_blkio: the dd's reads, in a v1 blkio group without a
+#   limit (its task in the v2 root), are that group's ("blkio:/NAME"): the
+#   cgroup of an I/O is the one that charged it, where one did (the fio jobs'
+#   I/O is charged to the blkio root: theirs is their task's, in v2).
+# - record_cgroup_v2_io: where cgroup2 holds the io controller, a fio of 200
+#   reads in a group with io enabled, recorded `-e block` (no call carries
+#   its task's cgroup): `--by cgroup` names the group with fio's count.
 # - record_cgroup_top: `--top-by cgroup` lists the two groups, the one of
 #   500 reads first.
 # - record_cgroup_anonymized: `st-format anonymize` leaves no group's name.
@@ -78,11 +83,32 @@ else
 fi
 
 if [ -z "$V1" ]; then
-	skip record_cgroup_v1_root "no cgroup v1 blkio hierarchy"
-elif [ "$(reads_of /)" = 50 ]; then
-	pass record_cgroup_v1_root
+	skip record_cgroup_v1_blkio "no cgroup v1 blkio hierarchy"
+elif [ "$(reads_of "blkio:/${CGV1#"$V1"/}")" = 50 ] && [ "$(reads_of /)" = 0 ]; then
+	pass record_cgroup_v1_blkio
 else
-	fail record_cgroup_v1_root "$(reads_of /) reads in / (dd made 50 in v1 $CGV1 only)"
+	fail record_cgroup_v1_blkio "$(reads_of "blkio:/${CGV1#"$V1"/}") reads in blkio:/${CGV1#"$V1"/}, $(reads_of /) in / (dd made 50 in v1 $CGV1 only)"
+fi
+
+# the io controller in cgroup2: a group with io enabled charges its I/O
+if ! grep -qw io "$V2/cgroup.controllers"; then
+	skip record_cgroup_v2_io "the io controller is not in the cgroup2 hierarchy (v1 blkio holds it)"
+elif ! { grep -qw io "$V2/cgroup.subtree_control" || { echo +io >"$V2/cgroup.subtree_control" &&
+	at_exit "echo -io >'$V2/cgroup.subtree_control'"; }; }; then
+	fail record_cgroup_v2_io "cannot enable io in $V2/cgroup.subtree_control"
+elif rec_cgroup CGIO sttrace-cgio && rec_start "$T/io.sttrace" "$T/io.log" -e block -d "$L"; then
+	fio_in "$CGIO" io 200 psync
+	rec_stop
+	st-analyze --by cgroup --csv --dev "$DISK" "$T/io.sttrace" >"$T/io.csv" 2>&1
+	fio_io=$(jq '.jobs[0].read.total_ios' "$T/io.json")
+	got_io=$(rec_group_ios "$T/io.csv" "/${CGIO#"$V2"/}")
+	if [ "$fio_io" = 200 ] && [ "$got_io" = "$fio_io" ]; then
+		pass record_cgroup_v2_io
+	else
+		fail record_cgroup_v2_io "/${CGIO#"$V2"/}: $got_io reads (fio $fio_io): $(tr '\n' '|' <"$T/io.csv" | head -c 400)"
+	fi
+else
+	fail record_cgroup_v2_io "cannot record fio in a cgroup v2 group: $(cat "$T/io.log" 2>/dev/null)"
 fi
 
 st-analyze --top-by cgroup --dev "$DISK" "$T/cg.sttrace" >"$T/top.txt" 2>&1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Two concurrent dd workloads on two loop devices; -d, -c, -p and --cgroup
-# each keep exactly the chosen one's requests.
+# (of a cgroup v2 group, and of a v1 blkio group where one is mounted) each
+# keep exactly the chosen one's requests.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 rec_require_bpf record_filters
@@ -35,8 +36,12 @@ run_filter() {
 	[ -n "${MOVE_TWO_TO:-}" ] && echo "$GATED_PID" >"$MOVE_TWO_TO/cgroup.procs"
 	FILTER_ARGS=("$@")
 	[ "${FILTER_ARGS[0]}" = "-p" ] && FILTER_ARGS[1]=$pid1
-	rec_start "$out" "$T/$name.log" -e block "${FILTER_ARGS[@]}" ||
-		{ fail "$name" "$(cat "$T/$name.log")"; return; }
+	if ! rec_start "$out" "$T/$name.log" -e block "${FILTER_ARGS[@]}"; then
+		touch "$T/go"
+		wait "$pid1" "$GATED_PID"
+		fail "$name" "$(cat "$T/$name.log")"
+		return
+	fi
 	touch "$T/go"
 	wait "$pid1" "$GATED_PID"
 	rec_stop
@@ -65,4 +70,16 @@ if rec_cgroup CG sttrace-test; then
 	MOVE_TWO_TO=$CG run_filter record_filter_cgroup "$DEV2" 70 "$DEV1" --cgroup "$CG"
 else
 	fail record_filter_cgroup "cannot create a cgroup v2 group"
+fi
+
+# --cgroup of a v1 blkio group: the second workload runs in one of its own
+V1=$(findmnt -n -t cgroup -o TARGET,OPTIONS | awk '$2 ~ /(^|,)blkio(,|$)/ { print $1; exit }')
+if [ -z "$V1" ]; then
+	skip record_filter_cgroup_v1 "no cgroup v1 blkio hierarchy"
+elif mkdir "$V1/sttrace-filter.$$"; then
+	at_exit "rmdir '$V1/sttrace-filter.$$'"
+	MOVE_TWO_TO=$V1/sttrace-filter.$$ run_filter record_filter_cgroup_v1 "$DEV2" 70 "$DEV1" \
+		--cgroup "$V1/sttrace-filter.$$"
+else
+	fail record_filter_cgroup_v1 "cannot create $V1/sttrace-filter.$$"
 fi

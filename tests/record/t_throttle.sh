@@ -16,6 +16,10 @@
 # - Recorded system-wide, `-e all -d DEV` (record_throttle_system): the same.
 #   There the `block` preset has no queue event, and the held-back request's
 #   issue says it (the worker issues it as it unplugs).
+# - In each, `st-analyze --by cgroup` names the throttled group by its path
+#   in its I/O controller's hierarchy ("blkio:/x" in v1's, "/x" in v2's)
+#   with fio's read count (record_throttle_*_cgroup): the cgroup that charged
+#   the I/O, not the task's v2 cgroup (the root, where v1 blkio holds fio).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 rec_require_bpf record_throttle
@@ -66,12 +70,31 @@ check_reads() {
 	fi
 }
 
+# the group's label: its path under its hierarchy's mount, "blkio:" before it in v1's
+CG_MOUNT=$(findmnt -n -o TARGET -T "$CG")
+CG_LABEL=/${CG#"$CG_MOUNT"/}
+[ "$(findmnt -n -o FSTYPE -T "$CG")" = cgroup ] && CG_LABEL=blkio:$CG_LABEL
+
+# check_cgroup NAME TRACE JSON: the group's reads against fio's
+check_cgroup() {
+	local name=$1 trace=$2 json=$3 fio_n n
+	fio_n=$(jq '.jobs[0].read.total_ios' "$json")
+	st-analyze --by cgroup --csv --dev "$DISK" "$trace" >"$T/$name.csv" 2>/dev/null
+	n=$(rec_group_ios "$T/$name.csv" "$CG_LABEL")
+	if [ "$fio_n" = $READS ] && [ "$n" = "$fio_n" ]; then
+		pass "$name"
+	else
+		fail "$name" "$CG_LABEL: ${n:-no} reads (fio $fio_n): $(tr '\n' '|' <"$T/$name.csv" | head -c 400)"
+	fi
+}
+
 # -- CMD: the recorder starts fio (through a shell that joins the cgroup)
 touch "$T/go"
 st-record -o "$T/cmd.sttrace" -e all -- sh -c "$IN_CGROUP" sh "$CG" "$T/go" \
 	"${FIO[@]}" --output="$T/cmd.json" >"$T/cmd.log" 2>&1 ||
 	fail record_throttle_command "st-record failed: $(tail -1 "$T/cmd.log")"
 check_reads record_throttle_command "$T/cmd.sttrace" "$T/cmd.json"
+check_cgroup record_throttle_command_cgroup "$T/cmd.sttrace" "$T/cmd.json"
 
 # -p: fio joins the cgroup and waits for the recorder
 rm -f "$T/go"
@@ -82,6 +105,7 @@ if rec_start "$T/pid.sttrace" "$T/pid.log" -e all -p "$FIO_PID"; then
 	wait "$FIO_PID"
 	rec_stop
 	check_reads record_throttle_pid "$T/pid.sttrace" "$T/pid.json"
+	check_cgroup record_throttle_pid_cgroup "$T/pid.sttrace" "$T/pid.json"
 else
 	kill "$FIO_PID"
 	fail record_throttle_pid "$(cat "$T/pid.log")"
@@ -96,6 +120,7 @@ if rec_start "$T/all.sttrace" "$T/all.log" -e all -d "$L"; then
 	wait "$FIO_PID"
 	rec_stop
 	check_reads record_throttle_system "$T/all.sttrace" "$T/all.json"
+	check_cgroup record_throttle_system_cgroup "$T/all.sttrace" "$T/all.json"
 else
 	kill "$FIO_PID"
 	fail record_throttle_system "$(cat "$T/all.log")"

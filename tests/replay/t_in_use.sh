@@ -31,14 +31,6 @@ st-format synth -o "$T/run.sttrace" --ios 400 --seed 5 >/dev/null
 SHM=$(mktemp -d /dev/shm/sttrace-replaysafe.XXXXXX)
 at_exit "rm -rf '$SHM'"
 
-# loop_over VAR FILE: a loop device over FILE (an image or a device), detached at exit.
-loop_over() {
-	local _dev
-	_dev=$(losetup --find --show "$2") || { fail replay_in_use "losetup $2 failed"; exit 1; }
-	at_exit "losetup -d '$_dev'"
-	printf -v "$1" '%s' "$_dev"
-}
-
 # pattern_bytes DEV: the bytes 0x5a on DEV, read past the page cache.
 pattern_bytes() {
 	dd if="$1" iflag=direct bs=1M status=none | tr -dc '\132' | wc -c
@@ -89,7 +81,7 @@ refused replay_in_use_hardlink "0-postgres.1.dat: backs loop device $(basename "
 refused replay_in_use_image "$IMG: backs loop device $(basename "$A")" "$A" "$T/mnt" \
 	--level block --target "$IMG" --wrap
 
-loop_over SHARED "$IMG"
+rp_loop_on SHARED "$IMG"
 refused replay_in_use_shared "$SHARED: a loop device over $IMG: backs loop device $(basename "$A")" \
 	"$A" "$T/mnt" --level block --target "$SHARED" --wrap
 
@@ -101,13 +93,13 @@ ln "$IMGE" "$SHM/kept.img"
 rm "$IMGE"
 refused replay_in_use_unlinked_image "$SHM/kept.img: backs loop device $(basename "$E")" "$E" "$T/mnte" \
 	--level block --target "$SHM/kept.img" --wrap
-loop_over SHARED_KEPT "$SHM/kept.img"
+rp_loop_on SHARED_KEPT "$SHM/kept.img"
 refused replay_in_use_unlinked_shared "$SHARED_KEPT: a loop device over $SHM/kept.img: backs loop device $(basename "$E")" \
 	"$E" "$T/mnte" --level block --target "$SHARED_KEPT" --wrap
 
 # B under a loop device C that holds the mounted ext4.
 st_loopdev B 64
-loop_over C "$B"
+rp_loop_on C "$B"
 refused replay_in_use_backing "$B: backs loop device $(basename "$C")" "$C" "$T/mntc" \
 	--level block --target "$B" --wrap
 

@@ -52,6 +52,20 @@ PID=$(awk '{ print $2 }' "$T/bios" | sort | uniq -c | sort -n | awk '{ p = $2 } 
 planned replay_options_pid "$(count "$T/bios" "\$2 == $PID")" --level block --bios --target "$T/img" --pid "$PID"
 planned replay_options_loop $((3 * $(wc -l <"$T/bios"))) --level block --bios --target "$T/img" --loop 3
 
+# One request (--from and --to its issue): its recorded span is its issue to
+# its completion (st-format cat), its IOPS one over that, not 0 for 0 s.
+# The first request issued, completed and never requeued (a request's
+# address is used again after it completes: events in time order).
+read -r ISSUE DONE < <(for t in block_rq_issue block_rq_requeue block_rq_complete; do
+	rec_rows "$F" "$t" ts rq | sed "s/\$/ $t/"; done | sort -n |
+	awk '$3 == "block_rq_issue" && !($2 in at) { at[$2] = $1; next }
+		$3 == "block_rq_requeue" { delete at[$2]; next }
+		$3 == "block_rq_complete" && ($2 in at) { print at[$2], $1; exit }')
+planned replay_options_one "1" --level block --target "$T/img" --from "@$ISSUE" --to "@$ISSUE"
+got=$(rp_json "$T/r.json" '.recorded | "\(.span_s * 1e9 | round) \(.iops * .span_s * 1e6 | round)"')
+[ "$got" = "$((DONE - ISSUE)) 1000000" ] && pass replay_options_one_rate ||
+	fail replay_options_one_rate "recorded span ns, IOPS x span x 1e6: $got, want $((DONE - ISSUE)) 1000000"
+
 # File level: every data syscall planned or counted as not replayable.
 calls=$(($(rec_count "$F" sys_enter_pread64) + $(rec_count "$F" sys_enter_pwrite64) + $(rec_count "$F" sys_enter_fsync)))
 st-replay "$F" --timing afap --allow-write --target "$T/dir" --report "$T/f.json" >"$T/out" 2>&1

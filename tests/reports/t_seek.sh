@@ -9,6 +9,8 @@
 #     blktrace), btt -s writes every request's D2D seek distance; bucketed the
 #     way --seek buckets them (0; else log2 of |distance|, forward and
 #     backward), the counts per bucket are the same.
+# A failed check keeps the run's recording, its blktrace export, btt's
+# output and --seek's in a directory it names.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 . "$(dirname "$0")/../format/blktrace.sh"
@@ -41,7 +43,7 @@ for run in mixed:--percentage_random=30 seq:--rw=read; do
 	if [ -n "$got" ] && awk -v w="${want% *}" -v g="$got" 'BEGIN { d = w - g; exit !(d <= 2 && d >= -2) }'; then
 		pass "reports_seek_${name}_share"
 	else
-		fail "reports_seek_${name}_share" "fio sequential ${want% *}% of ${want#* } I/Os, --seek ${got:-none}%"
+		fail "reports_seek_${name}_share" "fio sequential ${want% *}% of ${want#* } I/Os, --seek ${got:-none}%; kept in $(st_keep "seek_$name" "$T/$name".*)"
 	fi
 	echo "$name: fio sequential ${want% *}%, st-analyze --seek $got%"
 
@@ -49,13 +51,13 @@ for run in mixed:--percentage_random=30 seq:--rw=read; do
 	mkdir -p "$T/$name.bt"
 	bt=$T/$name.bt/$NAME
 	bt_export "$T/$name.sttrace" "$bt" >"$T/$name.bt.err" ||
-		{ fail "reports_seek_${name}_btt" "export: $(cat "$T/$name.bt.err")"; continue; }
+		{ fail "reports_seek_${name}_btt" "export: $(cat "$T/$name.bt.err"); kept in $(st_keep "seek_$name" "$T/$name".*)"; continue; }
 	blkparse -q -i "$bt" -d "$bt.bin" -O >/dev/null 2>&1
 	(cd "$T/$name.bt" && btt -i "$bt.bin" -s seeks >"$bt.btt.txt" 2>&1)
 	# btt names them seeks_MAJ,MIN_d2d_r.dat: time and distance of each read at D
 	dat=$(ls "$T/$name.bt"/seeks_*_d2d_r.dat 2>/dev/null | head -1)
 	if [ -z "$dat" ]; then
-		fail "reports_seek_${name}_btt" "btt wrote no seek file: $(ls "$T/$name.bt" | tr '\n' ' ')"
+		fail "reports_seek_${name}_btt" "btt wrote no seek file: $(ls "$T/$name.bt" | tr '\n' ' '); kept in $(st_keep "seek_$name" "$T/$name".*)"
 		continue
 	fi
 	awk '{ d = $2 + 0; if (d == 0) k = "zero 0"; else { a = d < 0 ? -d : d; s = 0
@@ -67,6 +69,6 @@ for run in mixed:--percentage_random=30 seq:--rw=read; do
 	if [ -s "$T/$name.btt" ] && cmp -s "$T/$name.btt" "$T/$name.ours"; then
 		pass "reports_seek_${name}_btt"
 	else
-		fail "reports_seek_${name}_btt" "btt $(tr '\n' ' ' <"$T/$name.btt"); --seek $(tr '\n' ' ' <"$T/$name.ours")"
+		fail "reports_seek_${name}_btt" "btt $(tr '\n' ' ' <"$T/$name.btt"); --seek $(tr '\n' ' ' <"$T/$name.ours"); kept in $(st_keep "seek_$name" "$T/$name".*)"
 	fi
 done
