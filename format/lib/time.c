@@ -133,8 +133,3 @@ int st_wall_time(uint64_t ts, int64_t off, int64_t *wall)
 		return ST_EINVAL;
 	return 0;
 }
-
-uint64_t st_add_count(uint64_t a, uint64_t b)
-{
-	return a > ST_COUNT_SATURATED - b ? ST_COUNT_SATURATED : a + b;
-}
