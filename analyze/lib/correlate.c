@@ -64,13 +64,16 @@ struct an_corr {
 	struct an_idmap aio_reap_by_tid;	/* tid -> newest of its iocbs done, not yet returned by io_getevents */
 	struct an_idmap dev_by_tid;	/* tid -> device of the last bio it queued (at most THREAD_DEVS_MAX) */
 	/*
-	 * Per device: the last bio queued (Q2Q), and the last device flush the
-	 * flush sequence completed: the requests it served complete right after
-	 * it, in the same context, without being issued themselves.
+	 * Per device: the last bio queued (Q2Q), the last empty PREFLUSH bio
+	 * queued, whose flush the flush machinery issues from another thread,
+	 * and the last device flush the flush sequence completed: the requests
+	 * it served complete right after it, in the same context, without
+	 * being issued themselves.
 	 */
 	struct dev_ent {
 		uint32_t dev;
 		uint64_t last_queue;
+		uint64_t flush_bio;
 		uint64_t flush_insert, flush_issue, flush_complete;
 		uint32_t open_fsyncs;	/* fsyncs of its file system in progress */
 	} devs[MAX_DEVS];
@@ -1065,6 +1068,7 @@ static inline __attribute__((always_inline)) void bio_queue(struct an_corr *c, c
 {
 	uint32_t owner = io_of_thread(c, e->h.tid);
 	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio);
+	struct dev_ent *d;
 	struct an_io *io;
 
 	if (b != AN_NONE) {
@@ -1111,6 +1115,8 @@ static inline __attribute__((always_inline)) void bio_queue(struct an_corr *c, c
 	BIO(c, b)->sector = e->p.sector;
 	BIO(c, b)->nr_sector = e->p.nr_sector;
 	BIO(c, b)->opf = e->p.opf;
+	if (bio_is_flush(BIO(c, b)) && (d = dev_of(c, e->p.dev)))
+		d->flush_bio = e->p.bio;
 	io = IO(c, owner);
 	io->blk_bytes += (uint64_t)e->p.nr_sector * 512;
 	if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)))
@@ -1166,8 +1172,15 @@ static void bio_getrq(struct an_corr *c, uint64_t bio, uint64_t ts)
 {
 	uint32_t b = bio_at(c, bio, ts);
 
-	if (b != AN_NONE)
-		set_min(&BIO(c, b)->getrq_ts, ts);
+	if (b == AN_NONE)
+		return;
+	set_min(&BIO(c, b)->getrq_ts, ts);
+	/*
+	 * Queued at the very nanosecond of its allocation: the reader dated a
+	 * queueing that neither a record nor the kernel's stamp gave (spec 11.2).
+	 */
+	if (BIO(c, b)->queue_ts == ts)
+		BIO(c, b)->q_at_g = 1;
 }
 
 /* Bio entry b joined a request that existed: one merge, as diskstats counts them. */
@@ -1311,6 +1324,25 @@ static void rq_merge(struct an_corr *c, const struct st_ev_block_rq *e)
 		rq_free(c, r);
 }
 
+/*
+ * The flush I/O of the empty PREFLUSH bio waiting on the device that a flush
+ * request issued at ts serves, AN_NONE if none: its request completes
+ * unissued after this one (rq_complete_unissued), so the flush is that
+ * task's one I/O. A bio of an fsync's I/O is not taken: the flush stays a
+ * flush I/O of its own.
+ */
+static uint32_t flush_bio_io(struct an_corr *c, const struct st_ev_block_rq_issue *e)
+{
+	struct dev_ent *d = (e->p.opf & ST_OP_MASK) == ST_OP_FLUSH ? dev_of(c, e->p.dev) : NULL;
+	uint32_t b = d && d->flush_bio ? an_idmap_get(&c->bio_map, d->flush_bio) : AN_NONE, i;
+
+	if (b == AN_NONE || BIO(c, b)->rq != AN_NONE || !bio_is_flush(BIO(c, b)) ||
+	    BIO(c, b)->queue_ts > e->h.ts || (i = io_of_bio(c, b)) == AN_NONE || IO(c, i)->op != AN_OP_FLUSH)
+		return AN_NONE;
+	d->flush_bio = 0;
+	return i;
+}
+
 /* A request with no bios: a flush from the flush machinery, its own I/O. */
 static void rq_adopt_bioless(struct an_corr *c, uint32_t r, const struct st_ev_block_rq_issue *e)
 {
@@ -1318,7 +1350,9 @@ static void rq_adopt_bioless(struct an_corr *c, uint32_t r, const struct st_ev_b
 	struct an_io *io;
 
 	/* fsync -> flush: the flush issued by the syncing thread is part of it. */
-	if (i == AN_NONE || IO(c, i)->op != AN_OP_FSYNC) {
+	if (i == AN_NONE || IO(c, i)->op != AN_OP_FSYNC)
+		i = flush_bio_io(c, e);
+	if (i == AN_NONE) {
 		i = io_new(c, &e->h, 0);
 		if (i == AN_NONE)
 			return;
@@ -1379,17 +1413,11 @@ rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
  */
 static void rq_issue_stamped(struct an_corr *c, const struct st_ev_block_rq_issue_stamped *e)
 {
-	uint32_t i, first = ST_STAMPED_FIRST(e->p.stamped);
+	uint32_t i;
 
-	if (e->p.stamped & ST_STAMPED_GETRQ) {
-		uint64_t g = e->h.ts - e->p.getrq_ago;
-		uint32_t b = bio_at(c, e->p.bios[first], g);
-
-		bio_getrq(c, e->p.bios[first], g);
-		/* the kernel kept no queueing time: the reader queued it at the allocation */
-		if (b != AN_NONE && !(e->p.stamped & ST_STAMPED_QUEUE(first)) && BIO(c, b)->queue_ts == g)
-			BIO(c, b)->q_at_g = 1;
-	}
+	if (e->p.stamped & ST_STAMPED_GETRQ)
+		bio_getrq(c, e->p.bios[ST_STAMPED_FIRST(e->p.stamped)],
+			  e->h.ts - e->p.getrq_ago);
 	for (i = 0; e->p.stamped & ST_STAMPED_MERGED_ANY && i < ST_RQ_BIOS; i++)
 		if (e->p.stamped & ST_STAMPED_MERGED(i))
 			bio_merge(c, e->p.bios[i], e->h.ts - e->p.queue_ago[i]);
@@ -1518,18 +1546,22 @@ static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int
  * A request completed without ever being issued, named by its bio: the flush
  * sequence ending an empty PREFLUSH bio's request right after the device
  * flush that served it, which completed just before in the same context and
- * gives it its insert and issue. 0 when the bio is not one waiting for that.
+ * gives it its insert and issue. Without the bio's queueing in the trace (a
+ * stamped recording), the flush is its own I/O and this completion adds
+ * nothing: it began in the trace, no orphan. 0 when it is not one of these.
  */
 static int rq_complete_unissued(struct an_corr *c, const struct st_ev_block_rq_complete *e)
 {
 	uint32_t b = e->p.bio ? an_idmap_get(&c->bio_map, e->p.bio) : AN_NONE, i;
-	struct dev_ent *d;
+	struct dev_ent *d = e->p.bio ? dev_of(c, e->p.dev) : NULL;
 	uint64_t queued;
 
-	if (b == AN_NONE || BIO(c, b)->rq != AN_NONE)
+	if (b == AN_NONE)
+		return d && d->flush_complete && d->flush_complete <= e->h.ts && !e->p.nr_sector &&
+		       (e->p.opf & ST_OP_MASK) != ST_OP_FLUSH;
+	if (BIO(c, b)->rq != AN_NONE)
 		return 0;
 	i = io_of_bio(c, b);
-	d = dev_of(c, e->p.dev);
 	queued = BIO(c, b)->queue_ts;
 	if (i != AN_NONE && d && d->flush_issue >= queued && d->flush_complete <= e->h.ts) {
 		if (d->flush_insert >= queued)

@@ -37,7 +37,7 @@ static void info_add(struct an_input_info *info, const struct st_reader *r)
 	if (!info->files || start < info->start_ts)
 		info->start_ts = start;
 	info->events += fi->events;
-	info->lost_events += fi->lost_events;
+	info->lost_events = st_add_count(info->lost_events, fi->lost_events);
 	info->recovered += fi->recovered != 0;
 	if (fi->events && (!info->first_ts || fi->first_ts < info->first_ts))
 		info->first_ts = fi->first_ts;

@@ -485,8 +485,22 @@ int an_top_init(struct an_top *t, enum an_stage stage, uint64_t threshold, size_
 	t->stage = stage;
 	t->threshold = threshold;
 	t->max = max;
-	t->heap = calloc(max ? max : 1, sizeof(*t->heap));
+	/* Grown as I/Os come: a --top far above the I/Os costs nothing. */
+	t->cap = max < 64 ? (max ? max : 1) : 64;
+	t->heap = calloc(t->cap, sizeof(*t->heap));
 	return t->heap ? 0 : -1;
+}
+
+static int top_grow(struct an_top *t)
+{
+	size_t cap = t->cap <= t->max / 2 ? 2 * t->cap : t->max;
+	struct an_io *heap = reallocarray(t->heap, cap, sizeof(*heap));
+
+	if (!heap)
+		return -1;
+	t->heap = heap;
+	t->cap = cap;
+	return 0;
 }
 
 void an_top_free(struct an_top *t)
@@ -524,6 +538,10 @@ void an_top_add(struct an_top *t, const struct an_io *io)
 		return;
 	t->above++;
 	if (t->n < t->max) {
+		if (t->n == t->cap && top_grow(t)) {
+			t->failed = 1;
+			return;
+		}
 		/* Sift up. */
 		i = t->n++;
 		t->heap[i] = *io;
@@ -780,6 +798,7 @@ void an_top_merge(struct an_top *dst, const struct an_top *src)
 
 	/* an_top_add() counts again the ones it is given. */
 	dst->above += src->above - src->n;
+	dst->failed |= src->failed;
 	for (i = 0; i < src->n; i++)
 		an_top_add(dst, &src->heap[i]);
 }

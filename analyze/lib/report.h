@@ -147,9 +147,10 @@ int an_stats_merge_stage(struct an_stats *s, enum an_stage st, struct an_qest *d
 struct an_top {
 	enum an_stage stage;
 	uint64_t threshold;
-	size_t max, n;
+	size_t max, n, cap;	/* cap: heap's length, grown up to max as I/Os come */
 	uint64_t above;		/* I/Os at or above the threshold */
 	struct an_io *heap;	/* min-heap on the stage latency */
+	int failed;		/* out of memory growing the heap */
 };
 
 int an_top_init(struct an_top *t, enum an_stage stage, uint64_t threshold, size_t max);

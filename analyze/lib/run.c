@@ -49,7 +49,7 @@ static int identify(struct file_id *id, const char *path, char *err, size_t cap)
 {
 	const struct st_file_info *fi;
 	struct st_reader *rd;
-	char end[32];
+	int64_t end;
 
 	if (st_reader_open(&id->rd, path, 0)) {
 		snprintf(err, cap, "%s: %s", path, id->rd ? st_reader_errmsg(id->rd) : "out of memory");
@@ -59,10 +59,13 @@ static int identify(struct file_id *id, const char *path, char *err, size_t cap)
 	meta_copy(rd, "host.name", id->host, sizeof(id->host));
 	if (!id->host[0])
 		snprintf(id->host, sizeof(id->host), "?");
-	meta_copy(rd, "clock.realtime_offset_ns", id->offset, sizeof(id->offset));
-	id->clock_offset = strtoll(id->offset, NULL, 10);
-	meta_copy(rd, "clock.realtime_offset_end_ns", end, sizeof(end));
-	id->clock_step = id->offset[0] && end[0] ? strtoll(end, NULL, 10) - id->clock_offset : 0;
+	/* offsets within ST_PLAUSIBLE_SPAN_NS: their differences fit */
+	if (st_clock_offset(rd, "clock.realtime_offset_ns", &id->clock_offset))
+		id->clock_offset = 0;
+	else
+		meta_copy(rd, "clock.realtime_offset_ns", id->offset, sizeof(id->offset));
+	id->clock_step = id->offset[0] && !st_clock_offset(rd, "clock.realtime_offset_end_ns", &end) ?
+				 end - id->clock_offset : 0;
 	fi = st_reader_info(rd);
 	id->first_ts = fi->first_ts;
 	id->last_ts = fi->last_ts;
@@ -73,8 +76,9 @@ static int identify(struct file_id *id, const char *path, char *err, size_t cap)
 /* Do the time spans of a and b, each moved by its shift, overlap? */
 static int overlap(const struct file_id *a, int64_t shift_a, const struct file_id *b, int64_t shift_b)
 {
-	return (int64_t)a->first_ts + shift_a <= (int64_t)b->last_ts + shift_b &&
-	       (int64_t)b->first_ts + shift_b <= (int64_t)a->last_ts + shift_a;
+	/* in 128 bits: a hostile file's times near 2^64 do not wrap */
+	return (__int128)a->first_ts + shift_a <= (__int128)b->last_ts + shift_b &&
+	       (__int128)b->first_ts + shift_b <= (__int128)a->last_ts + shift_a;
 }
 
 /*
@@ -206,7 +210,7 @@ static void common_clock(struct an_run *r, const struct file_id *ids, const int 
 		/* wall - min = ts + (offset - min): never negative. One recording keeps its clock. */
 		x->shift = r->nrecs > 1 ? (uint64_t)(x->clock_offset - min) : 0;
 		r->info.events += i->events;
-		r->info.lost_events += i->lost_events;
+		r->info.lost_events = st_add_count(r->info.lost_events, i->lost_events);
 		r->info.files += i->files;
 		r->info.recovered += i->recovered;
 		if (!a || i->start_ts + x->shift < r->info.start_ts)
@@ -738,6 +742,10 @@ int an_run_quantile(struct an_run *r, double q, size_t exact_limit, size_t top,
 		if (an_run_pass(r, AN_WANT_TOP, err, cap))
 			goto out;
 	}
+	if (r->top.failed) {
+		snprintf(err, cap, "out of memory");
+		goto out;
+	}
 	ret = 0;
 out:
 	an_slowest_free(&r->slowest);
@@ -751,9 +759,10 @@ void an_run_print_header(const struct an_run *r, FILE *out)
 	char shown[TEXT_SHOWN_MAX];
 	unsigned a;
 
-	fprintf(out, "%u file%s%s, %" PRIu64 " events, %.6f s, lost events: %" PRIu64 "%s\n",
+	fprintf(out, "%u file%s%s, %" PRIu64 " events, %.6f s, lost events: %" PRIu64 "%s%s\n",
 		i->files, i->files == 1 ? "" : "s", i->recovered ? " (recovered: footer missing)" : "",
 		i->events, an_run_duration(r) / 1e9, i->lost_events,
+		i->lost_events == ST_COUNT_SATURATED ? " or more (the counts add up past 2^64)" : "",
 		i->lost_events ? " (I/Os may be missing or incomplete)" : "");
 	fprintf(out, "I/Os in the trace: %" PRIu64 " correlated, %" PRIu64 " incomplete (open at the end or "
 		"stale: %" PRIu64 "), begun before the trace: %" PRIu64 " exits, %" PRIu64

@@ -27,6 +27,20 @@ static void put_label(FILE *f, const char *label)
 			putc(*p, f);
 }
 
+/*
+ * Run-clock time t on the wall clock; where a hostile file's times or offset
+ * put it outside 0..INT64_MAX, held at the nearer end, so that the span's
+ * end never comes before its start.
+ */
+static int64_t wall_held(uint64_t t, int64_t off)
+{
+	int64_t wall;
+
+	if (!st_wall_time(t, off, &wall))
+		return wall;
+	return t <= INT64_MAX && off < 0 ? 0 : INT64_MAX;
+}
+
 int an_summary_save(struct an_run *r, const char *path, unsigned output_flags, char *err,
 		    size_t cap)
 {
@@ -49,8 +63,8 @@ int an_summary_save(struct an_run *r, const char *path, unsigned output_flags, c
 	fprintf(f, "files %u\nrecovered %u\nevents %" PRIu64 "\nlost_events %" PRIu64 "\n",
 		r->info.files, r->info.recovered, r->info.events, r->info.lost_events);
 	/* The span the rates cover, on the wall clock. */
-	fprintf(f, "wall_clock %" PRId64 " %" PRId64 "\n", (int64_t)from + r->wall_offset,
-		(int64_t)(from + an_run_duration(r)) + r->wall_offset);
+	fprintf(f, "wall_clock %" PRId64 " %" PRId64 "\n", wall_held(from, r->wall_offset),
+		wall_held(from + an_run_duration(r), r->wall_offset));
 #define PUT(name) fprintf(f, "corr.%s %" PRIu64 "\n", #name, r->corr.name);
 	CORR_FIELDS(PUT)
 #undef PUT
@@ -198,7 +212,7 @@ static int read_header(struct reader *rd, struct an_run *r)
 	r->info.files += (unsigned)files;
 	r->info.recovered += (unsigned)recovered;
 	r->info.events += events;
-	r->info.lost_events += lost;
+	r->info.lost_events = st_add_count(r->info.lost_events, lost);
 	return 0;
 }
 

@@ -103,8 +103,8 @@ int an_parse_option(struct an_opts *o, int opt, const char *arg, const char *pro
 		return 0;
 	}
 	case OPT_TOP:
-		if (parse_number(arg, 1, 1e7, &v))
-			return usage_error(prog, "--top %s: not a count in [1, 10^7]", arg);
+		if (parse_number(arg, 1, 1e15, &v))
+			return usage_error(prog, "--top %s: not a count in [1, 10^15]", arg);
 		o->top = (size_t)v;
 		return 0;
 	case OPT_BY:

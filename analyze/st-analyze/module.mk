@@ -20,3 +20,7 @@ $(B)/st-analyze: $(ST_ANALYZE_OBJS) $(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)
 # test_metrics tests the program's Prometheus exposition (metrics.c).
 $(B)/tests/analyze/test_metrics: $(B)/analyze/st-analyze/metrics.o
 $(ASAN_B)/tests/analyze/test_metrics: $(ASAN_B)/analyze/st-analyze/metrics.o
+
+# The same under ASan+UBSan, for the hostile-file loop (tests/fuzz/module.mk).
+$(ASAN_B)/st-analyze: $(ST_ANALYZE_OBJS:$(B)/%=$(ASAN_B)/%) $(ANALYZE_ASAN_LIB) $(LIBCOMMON_ASAN) $(LIBST_ASAN)
+	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LIBST_LIBS) -ljson-c -lm -pthread

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * common.c - error strings, byte buffers, checksums and the fixed structures
- * (file header, chunk header, trailer) shared by the writer and the reader.
+ * common.c - error strings, byte buffers, counts that do not wrap, checksums
+ * and the fixed structures (file header, chunk header, trailer) shared by the
+ * writer and the reader.
  */
 #include <stdlib.h>
 #include <xxhash.h>
@@ -72,6 +73,11 @@ char *st_str_dup(const uint8_t *p, size_t len)
 		s[len] = '\0';
 	}
 	return s;
+}
+
+uint64_t st_add_count(uint64_t a, uint64_t b)
+{
+	return a > ST_COUNT_SATURATED - b ? ST_COUNT_SATURATED : a + b;
 }
 
 uint64_t st_xxh(const void *p, size_t len)

@@ -60,3 +60,10 @@ TEST_TOOLS += $(B)/tests/replace-strings
 $(B)/tests/replace-strings: $(B)/tests/format/replace_strings.o $(LIBST)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)
+
+# craft-trace: a trace rewritten with valid checksums and absurd contents (t_hostile_files.sh).
+TEST_TOOLS += $(B)/tests/craft-trace
+
+$(B)/tests/craft-trace: $(B)/tests/format/craft_trace.o $(LIBST)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)

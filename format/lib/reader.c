@@ -1173,6 +1173,64 @@ static void reset_contents(struct st_reader *r)
 	r->info = (struct st_file_info){ .major = r->info.major, .minor = r->info.minor };
 }
 
+/*
+ * The times of events chunk i's records, *first and *last, when its header's
+ * range is wider than a recording can be (ST_PLAUSIBLE_SPAN_NS): the spec
+ * lets a header's range be wider than its records', and a range of
+ * 0..2^64-1 would make the file's span 584 years and every rate 0. A chunk
+ * that does not decode keeps its header's range (the cursor reports it).
+ */
+static int records_span(const struct st_reader *r, size_t i, uint64_t *first, uint64_t *last)
+{
+	const struct st_chunk_info *ci = &r->chunks[i];
+	struct st_chunk_buf buf = { 0 };
+	const struct st_event_header *e;
+	const char *why;
+	size_t pos = 0;
+	int in_order;
+
+	if (ci->kind != ST_CHUNK_EVENTS || !ci->events || ci->last_ts - ci->first_ts < ST_PLAUSIBLE_SPAN_NS ||
+	    st_chunk_load(r, i, &buf, &in_order, &why)) {
+		st_chunk_buf_free(&buf);
+		return 0;
+	}
+	*first = UINT64_MAX;
+	*last = 0;
+	while (st_chunk_next(&buf, &pos, &e) > 0) {
+		*first = e->ts < *first ? e->ts : *first;
+		*last = e->ts > *last ? e->ts : *last;
+	}
+	st_chunk_buf_free(&buf);
+	return 1;
+}
+
+/* The file's time span from its records where a chunk header's range is implausible. */
+static void span_from_records(struct st_reader *r)
+{
+	uint64_t first, last;
+	size_t i;
+
+	for (i = 0; i < r->nchunks && !records_span(r, i, &first, &last); i++)
+		;
+	if (i == r->nchunks)
+		return;
+	r->info.first_ts = r->info.last_ts = 0;
+	r->info.wide_chunks = 0;
+	for (i = 0; i < r->nchunks; i++) {
+		const struct st_chunk_info *ci = &r->chunks[i];
+
+		if (ci->kind != ST_CHUNK_EVENTS || !ci->events)
+			continue;
+		first = ci->first_ts;
+		last = ci->last_ts;
+		r->info.wide_chunks += records_span(r, i, &first, &last);
+		if (!r->info.first_ts || first < r->info.first_ts)
+			r->info.first_ts = first;
+		if (last > r->info.last_ts)
+			r->info.last_ts = last;
+	}
+}
+
 /* Totals, and the lost counts in CPU order whatever order the file lists them in. */
 static void info_finish(struct st_reader *r)
 {
@@ -1181,7 +1239,8 @@ static void info_finish(struct st_reader *r)
 	r->info.lost_events = 0;
 	lost_compact(r);
 	for (size_t i = 0; i < r->nlost; i++)
-		r->info.lost_events += r->lost[i].lost;
+		r->info.lost_events = st_add_count(r->info.lost_events, r->lost[i].lost);
+	span_from_records(r);
 }
 
 static int open_contents(struct st_reader *r, unsigned flags)

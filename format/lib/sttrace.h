@@ -333,7 +333,12 @@ struct st_file_info {
 	uint64_t raw_bytes;	/* decompressed event bytes */
 	uint64_t stored_bytes;	/* compressed event chunk bytes, headers included */
 	uint64_t first_ts, last_ts;	/* event clock, ns; 0 when no events */
-	uint64_t lost_events;	/* sum over CPUs */
+	uint64_t lost_events;	/* sum over CPUs; ST_COUNT_SATURATED when it would pass it */
+	/*
+	 * Events chunks whose header's time range is ST_PLAUSIBLE_SPAN_NS or
+	 * wider: first_ts and last_ts take their records' times instead.
+	 */
+	uint64_t wide_chunks;
 	/* A scan skips damaged bytes up to the next intact chunk: st_damage_at(). */
 	uint64_t damaged_ranges;	/* byte ranges skipped */
 	uint64_t skipped_bytes;	/* bytes in them, lost_tail_bytes included */
@@ -563,6 +568,34 @@ int st_parse_decimal(const char *s, double *v, const char **end);
 int st_parse_time(const char *s, uint64_t start, uint64_t *ns);
 
 uint64_t st_trace_start(const struct st_reader *r);
+
+/*
+ * No recording spans 2^62 ns (146 years), and no clock offset is larger:
+ * a chunk header's time range or a clock offset past it is a hostile
+ * file's, which readers do not compute with.
+ */
+#define ST_PLAUSIBLE_SPAN_NS	(1ull << 62)
+/*
+ * The offset from the event clock to the wall clock under key
+ * ("clock.realtime_offset_ns", "clock.realtime_offset_end_ns"): wall = ts +
+ * offset. 0 with *off set, or ST_ENOTFOUND when the key is absent, not a
+ * decimal, or past ST_PLAUSIBLE_SPAN_NS either way.
+ */
+int st_clock_offset(const struct st_reader *r, const char *key, int64_t *off);
+/*
+ * Event time ts on the wall clock, ns since the epoch: 0 with *wall set, or
+ * ST_EINVAL when ts + off is not in 0..INT64_MAX. Every program's one way
+ * to it.
+ */
+int st_wall_time(uint64_t ts, int64_t off, int64_t *wall);
+
+/*
+ * Counts read from a file add up without wrapping: a + b, or
+ * ST_COUNT_SATURATED when the sum would pass it (per-CPU lost counts a
+ * hostile file makes sum past 2^64 - 1); shown as "or more".
+ */
+#define ST_COUNT_SATURATED	UINT64_MAX
+uint64_t st_add_count(uint64_t a, uint64_t b);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,9 @@
  * line: durations (st-record -t, st-analyze --interval) and times inside a
  * trace (--from/--to of st-analyze and st-format), so that `--from 2`
  * means the same thing to every tool; and sizes (st-record --max-size,
- * st-replay --max-io) likewise.
+ * st-replay --max-io) likewise. And the one way from an event time to the
+ * wall clock (st_clock_offset, st_wall_time), checked, since a file's
+ * offset and times can be anything.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -107,4 +109,27 @@ uint64_t st_trace_start(const struct st_reader *r)
 			return ts;
 	}
 	return st_reader_info(r)->first_ts;
+}
+
+int st_clock_offset(const struct st_reader *r, const char *key, int64_t *off)
+{
+	const char *s = st_meta_get(r, key);
+	char *end;
+	long long v;
+
+	if (!s || !(isdigit((unsigned char)*s) || (*s == '-' && isdigit((unsigned char)s[1]))))
+		return ST_ENOTFOUND;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v > (long long)ST_PLAUSIBLE_SPAN_NS || v < -(long long)ST_PLAUSIBLE_SPAN_NS)
+		return ST_ENOTFOUND;
+	*off = v;
+	return 0;
+}
+
+int st_wall_time(uint64_t ts, int64_t off, int64_t *wall)
+{
+	if (ts > INT64_MAX || __builtin_add_overflow((int64_t)ts, off, wall) || *wall < 0)
+		return ST_EINVAL;
+	return 0;
 }

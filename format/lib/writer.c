@@ -51,6 +51,22 @@ struct lost_entry {
 	uint64_t lost;
 };
 
+/*
+ * Where each metadata key and each lost CPU sits in its array, kept in the
+ * order first set: open addressing on the key's hash, at most half full, so
+ * n keys cost n steps, not n squared (slice or anonymize copying a file's
+ * four million lost entries, section 9 of the spec).
+ */
+struct pos_slot {
+	uint64_t hash;
+	size_t pos;		/* position + 1; 0 an empty slot */
+};
+
+struct pos_table {
+	struct pos_slot *slot;
+	size_t cap;		/* a power of two; 0 before the first key */
+};
+
 /* An open events chunk. */
 struct lane {
 	uint8_t *buf;		/* NULL until the lane's first record: an idle CPU costs nothing */
@@ -87,11 +103,13 @@ struct st_writer {
 	size_t out_cap;
 
 	struct meta_entry *meta;
-	size_t nmeta;
+	size_t nmeta, meta_cap;
+	struct pos_table meta_at;
 	int meta_pending;
 
 	struct lost_entry *lost;
-	size_t nlost;
+	size_t nlost, lost_cap;
+	struct pos_table lost_at;
 	int lost_pending;
 
 	struct st_chunk_info *index;
@@ -506,23 +524,88 @@ int st_writer_add_builtin_types(struct st_writer *w)
 	return 0;
 }
 
+/*
+ * The slot of the key with this hash for which same(w, position, key) holds,
+ * or the empty slot where it goes. The table has room for one more key.
+ */
+static struct pos_slot *pos_find(const struct pos_table *t, uint64_t hash, const struct st_writer *w,
+				 int (*same)(const struct st_writer *, size_t, const void *), const void *key)
+{
+	size_t i = (size_t)hash & (t->cap - 1);
+
+	while (t->slot[i].pos && (t->slot[i].hash != hash || !same(w, t->slot[i].pos - 1, key)))
+		i = (i + 1) & (t->cap - 1);
+	return &t->slot[i];
+}
+
+/* Room in t for key number n + 1 (doubled when half full); -1 out of memory. */
+static int pos_room(struct pos_table *t, size_t n)
+{
+	struct pos_slot *slot;
+	size_t cap = t->cap ? t->cap : 64;
+
+	while ((n + 1) * 2 > cap)
+		cap *= 2;
+	if (cap == t->cap)
+		return 0;
+	slot = calloc(cap, sizeof(*slot));
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < t->cap; i++) {
+		size_t j = (size_t)t->slot[i].hash & (cap - 1);
+
+		if (!t->slot[i].pos)
+			continue;
+		while (slot[j].pos)
+			j = (j + 1) & (cap - 1);
+		slot[j] = t->slot[i];
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->cap = cap;
+	return 0;
+}
+
+/*
+ * Array a of *cap items of size size with room for item number n + 1: a
+ * itself or a larger copy (twice the items); NULL out of memory, a kept.
+ */
+static void *array_room(void *a, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 64;
+
+	if (n < *cap)
+		return a;
+	a = realloc(a, c * size);
+	if (a)
+		*cap = c;
+	return a;
+}
+
+static int meta_same(const struct st_writer *w, size_t pos, const void *key)
+{
+	return !strcmp(w->meta[pos].key, key);
+}
+
 static struct meta_entry *meta_slot(struct st_writer *w, const char *key)
 {
+	uint64_t hash = st_xxh(key, strlen(key));
+	struct pos_slot *at;
 	struct meta_entry *m;
 
-	for (size_t i = 0; i < w->nmeta; i++)
-		if (!strcmp(w->meta[i].key, key))
-			return &w->meta[i];
-	m = realloc(w->meta, (w->nmeta + 1) * sizeof(*m));
-	if (!m)
+	if (pos_room(&w->meta_at, w->nmeta) ||
+	    !(m = array_room(w->meta, &w->meta_cap, w->nmeta, sizeof(*m))))
 		return NULL;
 	w->meta = m;
+	at = pos_find(&w->meta_at, hash, w, meta_same, key);
+	if (at->pos)
+		return &w->meta[at->pos - 1];
 	m = &w->meta[w->nmeta];
 	m->key = strdup(key);
 	m->value = NULL;
 	if (!m->key)
 		return NULL;
-	w->nmeta++;
+	*at = (struct pos_slot){ hash, ++w->nmeta };
 	return m;
 }
 
@@ -559,24 +642,31 @@ int st_writer_meta_at(const struct st_writer *w, size_t i, const char **key, con
 	return 0;
 }
 
+static int lost_same(const struct st_writer *w, size_t pos, const void *cpu)
+{
+	return w->lost[pos].cpu == *(const uint32_t *)cpu;
+}
+
 int st_writer_set_lost(struct st_writer *w, uint32_t cpu, uint64_t lost)
 {
+	uint64_t hash = st_xxh(&cpu, sizeof(cpu));
+	struct pos_slot *at;
 	struct lost_entry *l;
 
 	if (w->err)
 		return w->err;
-	for (size_t i = 0; i < w->nlost; i++) {
-		if (w->lost[i].cpu == cpu) {
-			w->lost_pending |= w->lost[i].lost != lost;
-			w->lost[i].lost = lost;
-			return 0;
-		}
-	}
-	l = realloc(w->lost, (w->nlost + 1) * sizeof(*l));
-	if (!l)
+	if (pos_room(&w->lost_at, w->nlost) ||
+	    !(l = array_room(w->lost, &w->lost_cap, w->nlost, sizeof(*l))))
 		return fail(w, ST_ENOMEM, "out of memory for lost counts");
 	w->lost = l;
-	w->lost[w->nlost++] = (struct lost_entry){ cpu, lost };
+	at = pos_find(&w->lost_at, hash, w, lost_same, &cpu);
+	if (at->pos) {
+		w->lost_pending |= w->lost[at->pos - 1].lost != lost;
+		w->lost[at->pos - 1].lost = lost;
+		return 0;
+	}
+	w->lost[w->nlost] = (struct lost_entry){ cpu, lost };
+	*at = (struct pos_slot){ hash, ++w->nlost };
 	w->lost_pending = 1;
 	return 0;
 }
@@ -686,7 +776,9 @@ static void writer_free(struct st_writer *w)
 	free(w->lanes);
 	free(w->out);
 	free(w->meta);
+	free(w->meta_at.slot);
 	free(w->lost);
+	free(w->lost_at.slot);
 	free(w->index);
 	free(w);
 }

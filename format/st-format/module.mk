@@ -11,3 +11,7 @@ $(B)/st-format: $(ST_FORMAT_OBJS) $(ANALYZE_LIB) $(LIBCOMMON) $(LIBST)
 PROGRAMS += $(B)/st-format
 INSTALL_BIN += $(B)/st-format
 INSTALL_MAN1 += format/st-format/st-format.1
+
+# The same under ASan+UBSan, for the hostile-file loop (tests/fuzz/module.mk).
+$(ASAN_B)/st-format: $(ST_FORMAT_OBJS:$(B)/%=$(ASAN_B)/%) $(ANALYZE_ASAN_LIB) $(LIBCOMMON_ASAN) $(LIBST_ASAN)
+	$(Q)$(CC) $(ST_CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LIBST_LIBS) -ljson-c -lcrypto -lm

@@ -17,7 +17,8 @@
 /* Exit codes scripts can rely on. */
 enum {
 	SF_OK = 0,	/* done; for verify: the file is intact */
-	SF_BAD = 1,	/* a bad or damaged file, a failed check, an I/O error */
+	SF_BAD = 1,	/* a bad or damaged file (info: printed, the chunks contradict
+			   the footer), a failed check, an I/O error */
 	SF_USAGE = 2,	/* bad arguments */
 };
 
@@ -88,6 +89,12 @@ int sf_parse_args(const struct sf_cmd *cmd, int argc, char **argv,
 int sf_copy_open(const struct sf_args *a, struct st_reader *r, struct st_writer **w);
 int sf_copy_close(struct st_writer *w, const char *out);
 
+/*
+ * The file at path read through its footer (idx) against every chunk read
+ * by a scan: SF_OK when they agree (or idx has no footer), else SF_BAD after
+ * one line on stderr saying what differs (verify's, info's check).
+ */
+int sf_check_index(const char *path, const struct st_reader *idx);
 /* Open a trace; on failure prints "st-format: FILE: why" and returns SF_BAD. */
 int sf_open(const char *path, unsigned flags, struct st_reader **r);
 

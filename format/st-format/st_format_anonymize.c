@@ -20,7 +20,8 @@
  * as command names, the others as paths. Addresses become tokens of their
  * own size (kernel pointers such as rq, bio and skaddr, which identify
  * kernel objects and give away the kernel's layout, and network addresses
- * such as saddr): one value, one token in every field, so the correlation
+ * such as saddr; and any 64-bit number in the kernel's half of the address
+ * space, kernel_address()): one value, one token in every field, so the correlation
  * that pairs a request's issue with its completion pairs them still, and 0
  * ("none") stays 0. Every byte of a record that no field of its type covers
  * is zeroed: padding inside a tracepoint's entry holds stale kernel bytes,
@@ -104,6 +105,8 @@ static void address_hmac(const struct anon *a, unsigned char *p, size_t len)
 	memcpy(msg + sizeof(tag), p, len);
 	HMAC(EVP_sha256(), a->salt, (int)a->salt_len, msg, sizeof(tag) + len, md, &mdlen);
 	memcpy(p, md, len);
+	if (len == 8)	/* nor in the kernel's half, where only addresses are */
+		p[7] &= 0x7f;
 	for (i = 0; i < len && !p[i]; i++)
 		;
 	if (i == len)	/* a token is never 0, which means "none" */
@@ -333,24 +336,43 @@ static int is_address(const struct st_type *t, const struct st_field *f)
 	return 0;
 }
 
+/*
+ * A 64-bit number in the kernel's half of the address space is a kernel
+ * address whatever its field is declared as (a generic tracepoint's
+ * `unsigned long ip`, as ext4_mark_inode_dirty has, is the caller's text
+ * address and gives away the kernel's base): the half starts at
+ * 0xff00000000000000 on x86-64 with 5-level paging, higher with 4 levels
+ * (0xffff800000000000) and on arm64. The top page, -4095 .. -1, is error
+ * numbers and "none", not addresses.
+ */
+#define KERNEL_HALF	0xff00000000000000ull
+#define ERROR_VALUES	4096u
+
+static int kernel_address(uint64_t v)
+{
+	return v >= KERNEL_HALF && v <= UINT64_MAX - ERROR_VALUES;
+}
+
 /* What is rewritten in the records of one type of the file. */
 struct type_plan {
 	uint16_t size;		/* the type's record size */
 	unsigned char *keep;	/* size bytes: 0xff where a field covers the byte, else 0 */
-	unsigned nstr, naddr;
-	const struct st_field **str, **addr;
+	unsigned nstr, naddr, nnum;
+	/* strings, addresses, and the other 64-bit numbers (kernel_address()) */
+	const struct st_field **str, **addr, **num;
 };
 
 static struct type_plan *type_plan(const struct st_type *t)
 {
-	struct type_plan *tp = calloc(1, sizeof(*tp) + t->size + 2 * t->nfields * sizeof(tp->str[0]));
+	struct type_plan *tp = calloc(1, sizeof(*tp) + t->size + 3 * t->nfields * sizeof(tp->str[0]));
 
 	if (!tp)
 		return NULL;
 	tp->size = t->size;
 	tp->str = (const struct st_field **)(tp + 1);
 	tp->addr = tp->str + t->nfields;
-	tp->keep = (unsigned char *)(tp->addr + t->nfields);
+	tp->num = tp->addr + t->nfields;
+	tp->keep = (unsigned char *)(tp->num + t->nfields);
 	for (unsigned k = 0; k < t->nfields; k++) {
 		const struct st_field *f = &t->fields[k];
 
@@ -361,6 +383,8 @@ static struct type_plan *type_plan(const struct st_type *t)
 			tp->str[tp->nstr++] = f;
 		else if (is_address(t, f))
 			tp->addr[tp->naddr++] = f;
+		else if (f->elem_size == 8 && f->offset >= sizeof(struct st_event_header))
+			tp->num[tp->nnum++] = f;
 	}
 	return tp;
 }
@@ -401,6 +425,17 @@ static const void *anon_record(struct anon *a, const struct st_event_header *rec
 		for (size_t off = 0; off < f->size; off += unit)
 			anon_address(a, rec_bytes + f->offset + off,
 				     f->size - off < unit ? f->size - off : unit);
+	}
+	for (unsigned i = 0; i < tp->nnum; i++) {
+		const struct st_field *f = tp->num[i];
+
+		for (size_t off = 0; (size_t)f->offset + off + 8 <= rec->size && off + 8 <= f->size; off += 8) {
+			uint64_t v;
+
+			memcpy(&v, rec_bytes + f->offset + off, 8);
+			if (kernel_address(v))
+				anon_address(a, rec_bytes + f->offset + off, 8);
+		}
 	}
 	return a->scratch;
 }
@@ -551,9 +586,11 @@ const struct sf_cmd sf_cmd_anonymize = {
 	"  inode.* and other string fields: /anon/XXXXXXXXXXXXXXXX), device\n"
 	"  models, and unknown keys whose value is not a number. XXX is the hex of\n"
 	"  HMAC-SHA256(salt, string): one string, one token. Addresses (kernel\n"
-	"  pointers: rq, bio, skaddr, any pointer field; network addresses: saddr,\n"
-	"  daddr...) become tokens of their size, one per value, so the I/Os\n"
-	"  correlate as before. Bytes of a record that no field describes\n"
+	"  pointers: rq, bio, skaddr, any pointer field, and any 64-bit value in\n"
+	"  the kernel's half of the address space whatever its field's type, such\n"
+	"  as a tracepoint's ip; network addresses: saddr, daddr...) become tokens\n"
+	"  of their size, one per value, so the I/Os correlate as before; a 64-bit\n"
+	"  token is never in the kernel's half. Bytes of a record that no field describes\n"
 	"  (padding, stale tails) become 0.\n\n"
 	"  -o, --output OUT   the copy\n"
 	"  --keep KINDS       leave these kinds of strings as they are: comm, path,\n"

@@ -26,6 +26,13 @@
 #include "format/st-format/st_format_convert.h"
 
 #define NAME_LEN ST_COMM_LEN
+/*
+ * CPU numbers end below Linux's largest NR_CPUS (8192, x86-64 MAXSMP): the
+ * per-CPU tables and blktrace's files (one per CPU up to the highest) stay
+ * bounded. An event on a CPU past it (a hostile file's 0xffffffff) ends the
+ * conversion with an error naming it, as any malformed input does.
+ */
+#define BT_MAX_CPUS 8192u
 
 /*
  * Sizes as blkparse sums them: whole KiB and the bytes under a KiB apart.
@@ -86,13 +93,13 @@ struct bt_record {
 static int bt_begin(struct sf_convert *cv)
 {
 	struct bt_state *s = calloc(1, sizeof(*s));
-	const char *off = st_meta_get(cv->r, "clock.realtime_offset_ns");
 
 	cv->state = s;
 	if (!s || an_idmap_init(&s->seq, 64) || an_idmap_init(&s->noted, 1024) ||
 	    an_idmap_init(&s->name_at, 1024))
 		return sf_error(cv->in, "out of memory");
-	s->realtime_offset = off ? strtoll(off, NULL, 10) : 0;
+	if (st_clock_offset(cv->r, "clock.realtime_offset_ns", &s->realtime_offset))
+		s->realtime_offset = 0;
 	return SF_OK;
 }
 
@@ -166,8 +173,13 @@ static int bt_notify(struct sf_convert *cv, const struct blk_io_trace *ev, bt_pu
 	if (!s->genesis)
 		s->genesis = ev->time;
 	if (an_idmap_get(&s->noted, dev_key) == AN_NONE) {
-		int64_t wall = (int64_t)ev->time + s->realtime_offset;
-		uint32_t words[2] = { (uint32_t)(wall / 1000000000), (uint32_t)(wall % 1000000000) };
+		int64_t wall = 0;
+		uint32_t words[2];
+
+		if (st_wall_time(ev->time, s->realtime_offset, &wall))
+			wall = 0;	/* no wall clock: blkparse shows the epoch */
+		words[0] = (uint32_t)(wall / 1000000000);
+		words[1] = (uint32_t)(wall % 1000000000);
 
 		t.action = BLK_TN_TIMESTAMP;
 		t.pdu_len = sizeof(words);
@@ -198,6 +210,9 @@ static int bt_event(struct sf_convert *cv, const struct st_event_header *ev, bt_
 
 	if (sf_bt_from_event(ev, &t, &pdu) < 0)
 		return SF_OK;
+	if (t.cpu >= BT_MAX_CPUS)
+		return sf_error(cv->in, "an event at %" PRIu64 " ns on CPU %u: CPU numbers end at %u",
+				(uint64_t)ev->ts, t.cpu, BT_MAX_CPUS - 1);
 	if ((rc = bt_notify(cv, &t, put)))
 		return rc;
 	key = (uint64_t)t.device << 32 | t.cpu;

@@ -38,32 +38,20 @@ static void count_kinds(const struct st_reader *r, struct kind_counts *k)
 	}
 }
 
-/* Wall-clock offset from the metadata; 0 when absent or malformed. */
-static int realtime_offset(const struct st_reader *r, long long *off)
+/* ISO 8601 UTC with nanoseconds of event-clock ts on the wall clock (offset off). */
+static void wall_time(uint64_t ts, int64_t off, char *buf, size_t cap)
 {
-	const char *s = st_meta_get(r, "clock.realtime_offset_ns");
-	char *end;
-
-	if (!s || !*s)
-		return 0;
-	*off = strtoll(s, &end, 10);
-	return !*end;
-}
-
-/* ISO 8601 UTC with nanoseconds of event-clock ts shifted by off. */
-static void wall_time(uint64_t ts, long long off, char *buf, size_t cap)
-{
-	long long ns = (long long)ts + off;
-	time_t sec = (time_t)(ns / 1000000000);
+	int64_t ns;
+	time_t sec;
 	struct tm tm;
 	size_t n;
 
-	if (ns < 0 || !gmtime_r(&sec, &tm)) {
+	if (st_wall_time(ts, off, &ns) || (sec = (time_t)(ns / 1000000000), !gmtime_r(&sec, &tm))) {
 		snprintf(buf, cap, "?");
 		return;
 	}
 	n = strftime(buf, cap, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, cap - n, ".%09lldZ", ns % 1000000000);
+	snprintf(buf + n, cap - n, ".%09" PRId64 "Z", ns % 1000000000);
 }
 
 static double ratio(uint64_t a, uint64_t b)
@@ -151,24 +139,33 @@ static void print_footer(const struct st_reader *r, const struct st_file_info *i
 		       in->lost_tail_bytes, in->valid_size);
 }
 
+/* The CPUs whose counts `info` lists; --json lists them all. */
+#define LOST_CPUS_SHOWN 64
+
 static void print_lost(const struct st_reader *r, const struct st_file_info *in)
 {
-	unsigned shown = 0;
+	unsigned shown = 0, more = 0;
 
-	printf("lost events   %" PRIu64, in->lost_events);
+	printf("lost events   %" PRIu64 "%s", in->lost_events,
+	       in->lost_events == ST_COUNT_SATURATED ? " or more (the per-CPU counts add up past 2^64: "
+						       "not counts a kernel keeps)" : "");
 	for (size_t i = 0; i < st_lost_count(r); i++) {
 		uint32_t cpu;
 		uint64_t lost;
 
 		if (st_lost_at(r, i, &cpu, &lost) || !lost)
 			continue;
-		if (cpu == ST_LOST_ANY_CPU)
+		if (shown == LOST_CPUS_SHOWN)
+			more++;
+		else if (cpu == ST_LOST_ANY_CPU)
 			printf("%sskipped probe runs: %" PRIu64, shown++ ? ", " : " (", lost);
 		else if (cpu == ST_LOST_DROPPED)
 			printf("%sdropped, output too slow: %" PRIu64, shown++ ? ", " : " (", lost);
 		else
 			printf("%scpu %u: %" PRIu64, shown++ ? ", " : " (", cpu, lost);
 	}
+	if (more)
+		printf(", and %u CPUs more", more);
 	puts(shown ? ")" : "");
 }
 
@@ -192,7 +189,7 @@ static void print_ringbuf(const struct st_reader *r)
 static void print_span(const struct st_reader *r, const struct st_file_info *in)
 {
 	char a[64], b[64];
-	long long off;
+	int64_t off;
 
 	if (!in->events) {
 		puts("time span     no events");
@@ -200,7 +197,10 @@ static void print_span(const struct st_reader *r, const struct st_file_info *in)
 	}
 	printf("time span     %" PRIu64 " .. %" PRIu64 " ns (event clock), %.6f s\n", in->first_ts,
 	       in->last_ts, (double)(in->last_ts - in->first_ts) / 1e9);
-	if (realtime_offset(r, &off)) {
+	if (in->wide_chunks)
+		printf("              from the records: the headers of %" PRIu64 " events chunks give "
+		       "a range of 146 years or more\n", in->wide_chunks);
+	if (!st_clock_offset(r, "clock.realtime_offset_ns", &off)) {
 		wall_time(in->first_ts, off, a, sizeof(a));
 		wall_time(in->last_ts, off, b, sizeof(b));
 		printf("wall clock    %s .. %s\n", a, b);
@@ -395,12 +395,13 @@ static void json_span(struct json_object *o, const struct st_reader *r,
 		      const struct st_file_info *in)
 {
 	char buf[64];
-	long long off;
+	int64_t off;
 
 	add_u64(o, "first_ts", in->first_ts);
 	add_u64(o, "last_ts", in->last_ts);
 	add_u64(o, "duration_ns", in->last_ts - in->first_ts);
-	if (!in->events || !realtime_offset(r, &off))
+	add_u64(o, "wide_chunks", in->wide_chunks);
+	if (!in->events || st_clock_offset(r, "clock.realtime_offset_ns", &off))
 		return;
 	wall_time(in->first_ts, off, buf, sizeof(buf));
 	json_object_object_add(o, "wall_first", json_object_new_string(buf));
@@ -456,8 +457,9 @@ static int info_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	const struct st_file_info *in;
 	struct st_reader *r;
-	int json = 0, chunk_list = 0, c;
+	int json = 0, chunk_list = 0, c, rc = SF_OK;
 
 	while ((c = sf_getopt(&sf_cmd_info, argc, argv, ":h", longopts)) != -1) {
 		switch (c) {
@@ -484,8 +486,13 @@ static int info_run(int argc, char **argv)
 		if (chunk_list)
 			print_chunk_list(r);
 	}
+	/* what the footer says, checked against the chunks (verify's check) */
+	in = st_reader_info(r);
+	fflush(stdout);
+	if (in->footer_present && !in->recovered && sf_check_index(argv[optind], r))
+		rc = SF_BAD;
 	st_reader_close(r);
-	return SF_OK;
+	return rc;
 }
 
 const struct sf_cmd sf_cmd_info = {
@@ -499,12 +506,16 @@ const struct sf_cmd sf_cmd_info = {
 	"and why, and chunks cut out whole), chunks per kind, events, time span on the event clock and on\n"
 	"the wall clock (through clock.realtime_offset_ns), raw and stored bytes,\n"
 	"compression ratio, stored bytes per event, events lost by the kernel side\n"
-	"(per CPU), events per type and every metadata key.\n\n"
+	"(per CPU, the first 64 in text), events per type and every metadata key.\n"
+	"What the footer says is checked against every chunk, as verify does.\n\n"
 	"  --json     one JSON object instead of text\n"
 	"  --chunks   also list every chunk: sequence number, byte offset, kind,\n"
 	"             stored and raw bytes, events, time range\n"
 	"  -h, --help this text\n\n"
 	"Exit status: 0 when the file could be read (even if damaged: see\n"
-	"`footer`), 1 when it cannot be read at all, 2 for bad arguments.\n",
+	"`footer`), 2 for bad arguments, 1 when it cannot be read at all or when\n"
+	"the chunks contradict the footer: a damaged chunk, or an index or chunk\n"
+	"header whose counts lie (the figures printed are the footer's; one line\n"
+	"on stderr says what differs, and `st-format verify` fails on it).\n",
 	.run = info_run,
 };

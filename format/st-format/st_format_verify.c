@@ -48,29 +48,37 @@ static int check_index(const char *path, const struct st_reader *scan,
 	return SF_OK;
 }
 
-static int verify_file(const char *path, int quiet)
+int sf_check_index(const char *path, const struct st_reader *idx)
 {
-	struct st_reader *scan, *idx;
 	const struct st_file_info *in;
+	struct st_reader *scan;
 	int rc;
 
 	if (sf_open(path, ST_READ_SCAN, &scan))
 		return SF_BAD;
 	in = st_reader_info(scan);
-	if (in->damage[0] || in->lost_tail_bytes) {
+	if (in->damage[0] || in->lost_tail_bytes)
 		rc = sf_error(path, "%s", in->damage[0] ? in->damage : "bytes after the trailer");
-		goto out;
-	}
-	rc = sf_open(path, 0, &idx);
-	if (!rc) {
+	else
 		rc = check_index(path, scan, idx);
-		st_reader_close(idx);
-	}
+	st_reader_close(scan);
+	return rc;
+}
+
+static int verify_file(const char *path, int quiet)
+{
+	const struct st_file_info *in;
+	struct st_reader *idx;
+	int rc;
+
+	if (sf_open(path, 0, &idx))
+		return SF_BAD;
+	in = st_reader_info(idx);
+	rc = sf_check_index(path, idx);
 	if (!rc && !quiet)
 		printf("%s: ok: format %u.%u, %" PRIu64 " chunks, %" PRIu64 " events\n", path,
 		       in->major, in->minor, in->chunks, in->events);
-out:
-	st_reader_close(scan);
+	st_reader_close(idx);
 	return rc;
 }
 

@@ -95,3 +95,16 @@ fuzz-analyze: $(FUZZ_ANALYZE_BIN)
 	@mkdir -p $(B)/fuzz/corpus-analyze
 	$(FUZZ_ANALYZE_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
 		$(B)/fuzz/corpus-analyze tests/fuzz/corpus-analyze
+
+# st-format and st-analyze under ASan+UBSan, for the tests that run them on
+# hostile files (t_hostile_answers.sh, t_hostile_files.sh).
+TEST_TOOLS += $(ASAN_B)/st-format $(ASAN_B)/st-analyze
+
+# fuzz-hostile: t_hostile_files.sh (every command and report on every hostile
+# file) with every report flag and 250 k lost entries, plain and under
+# ASan+UBSan; `make test` runs it plain without them. About 28 min on the
+# shared 2-core VM (the script's header has the times).
+.PHONY: fuzz-hostile
+fuzz-hostile: all $(TEST_TOOLS)
+	$(Q)ST_HOSTILE_FULL=1 tests/run.sh tests/format/t_hostile_files.sh
+	$(Q)ST_HOSTILE_FULL=1 ST_HOSTILE_ASAN=1 tests/run.sh tests/format/t_hostile_files.sh
