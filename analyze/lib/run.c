@@ -484,7 +484,8 @@ unsigned an_run_causes(const struct an_recording *x)
 	if (HAS_TYPES(x, ST_EV_mm_vmscan_direct_reclaim_begin, ST_EV_mm_vmscan_direct_reclaim_end,
 		      ST_EV_mm_vmscan_memcg_reclaim_begin, ST_EV_mm_vmscan_memcg_reclaim_end))
 		m |= 1u << AN_CAUSE_RECLAIM;
-	return m;
+	/* nor one its kernel could not give (missing.*, analyze/lib/missing.h) */
+	return m & ~(x->run->origins[x->index].missing >> AN_ST_RUNQ);
 }
 
 /* One recording's pass into its own consumers. */
