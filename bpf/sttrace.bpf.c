@@ -217,8 +217,22 @@ static __always_inline void unmark_bio(const struct bio *bio)
 	bpf_map_delete_elem(&marked_bios, &key);
 }
 
-/* A kernel address as a BTF pointer of the given type: plain loads through it, no helper calls. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+/*
+ * A kernel address as a BTF pointer of the given type: plain loads through
+ * it, no helper calls. A kfunc of 6.2+: weak, so the object loads where the
+ * kernel lacks it, and used only where st-record found it in the kernel's
+ * BTF (have_rdonly_cast); there CAST() leaves the address as it is and
+ * KREAD() reads through it with a probe read, the verifier dropping the
+ * branch not taken.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+const volatile bool have_rdonly_cast;
+
+#define CAST(ptr, type) \
+	((type *)(have_rdonly_cast ? bpf_rdonly_cast((void *)(ptr), bpf_core_type_id_kernel(type)) : \
+				     (void *)(ptr)))
+/* ptr->field of a pointer CAST() made (field: one member, or a member of a member) */
+#define KREAD(ptr, field) (have_rdonly_cast ? (ptr)->field : BPF_CORE_READ(ptr, field))
 
 #define S_IFMT	00170000
 #define S_IFREG	0100000
@@ -236,16 +250,19 @@ static __always_inline struct file *task_fd_file(const struct task_struct *task,
 
 	if (fdt && fd < fdt->max_fds)
 		bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)fdt->fd + fd * sizeof(file)));
-	return file ? bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file)) : NULL;
+	return file ? CAST(file, struct file) : NULL;
 }
 
 /* The regular file an inode is, as a key; false for anything else (a block device, a directory). */
 static __always_inline bool inode_file(const struct inode *inode, struct st_file_key *k)
 {
-	if (!inode || (inode->i_mode & S_IFMT) != S_IFREG)
+	struct super_block *sb;
+
+	if (!inode || (KREAD(inode, i_mode) & S_IFMT) != S_IFREG)
 		return false;
-	k->ino = inode->i_ino;
-	k->sdev = inode->i_sb->s_dev;
+	k->ino = KREAD(inode, i_ino);
+	sb = KREAD(inode, i_sb);
+	k->sdev = KREAD(sb, s_dev);
 	k->pad = 0;
 	return true;
 }
@@ -267,13 +284,13 @@ static __always_inline bool bio_file(const struct bio *bio, struct st_file_key *
 	/* a large folio's tail page points at its head page, which has the mapping */
 	bpf_probe_read_kernel(&head, sizeof(head), &page->compound_head);
 	if (head & 1)
-		page = bpf_rdonly_cast((void *)(head - 1), bpf_core_type_id_kernel(struct page));
+		page = (struct page *)(head - 1);
 	bpf_probe_read_kernel(&mapping, sizeof(mapping), &page->mapping);
 	/* low bits set: anonymous or movable memory, not a file's page cache */
 	if (!mapping || (mapping & 3))
 		return false;
-	as = bpf_rdonly_cast((void *)mapping, bpf_core_type_id_kernel(struct address_space));
-	return inode_file(as->host, k);
+	as = CAST(mapping, struct address_space);
+	return inode_file(KREAD(as, host), k);
 }
 
 /* The bio writes the recorder's output file (page cache writeback by a flusher thread). */
@@ -343,11 +360,11 @@ static __always_inline bool throttle_dispatching(const struct request_queue *q)
 	    !bpf_core_field_exists(((struct request_queue___st *)0)->td))
 		return false;
 	td = BPF_CORE_READ((const struct request_queue___st *)q, td);
-	kthread = bpf_rdonly_cast(task->worker_private, bpf_core_type_id_kernel(struct kthread));
-	if (!td || !kthread->data)
+	kthread = CAST(task->worker_private, struct kthread);
+	if (!td || !KREAD(kthread, data))
 		return false;
-	worker = bpf_rdonly_cast(kthread->data, bpf_core_type_id_kernel(struct worker));
-	return (__u64)worker->current_work ==
+	worker = CAST(KREAD(kthread, data), struct worker);
+	return (__u64)KREAD(worker, current_work) ==
 	       (__u64)td + bpf_core_field_offset(struct throtl_data___st, dispatch_work);
 }
 
@@ -739,9 +756,15 @@ int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 	return 0;
 }
 
+/*
+ * rq->rq_flags' bit of a request in the flush sequence, from the kernel's
+ * BTF (record/kernel.c): an enum value since 6.10, a macro before.
+ */
+const volatile __u32 rqf_flush_seq;
+
 static __always_inline bool rq_in_flush_seq(const struct request *rq)
 {
-	return rq->rq_flags & (1u << bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ));
+	return rq->rq_flags & rqf_flush_seq;
 }
 
 /*
@@ -1134,7 +1157,7 @@ static __always_inline bool fd_file_key(unsigned int fd, struct st_file_key *k)
 {
 	struct file *file = task_fd_file(bpf_get_current_task_btf(), fd);
 
-	return file && inode_file(file->f_inode, k);
+	return file && inode_file(KREAD(file, f_inode), k);
 }
 
 static __always_inline bool is_write_call(__u16 type)
@@ -1278,10 +1301,11 @@ static __always_inline struct file *uring_file(unsigned int fd, __u64 flags)
 	if (!(flags & IORING_ENTER_REGISTERED_RING))
 		return task_fd_file(bpf_get_current_task_btf(), fd);
 	tctx = bpf_get_current_task_btf()->io_uring;
-	if (tctx && fd < sizeof(tctx->registered_rings) / sizeof(tctx->registered_rings[0]))
+	if (tctx && bpf_core_field_exists(tctx->registered_rings) &&
+	    fd < sizeof(tctx->registered_rings) / sizeof(tctx->registered_rings[0]))
 		bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)tctx->registered_rings +
 								     fd * sizeof(file)));
-	return file ? bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file)) : NULL;
+	return file ? CAST(file, struct file) : NULL;
 }
 
 /*
@@ -1309,12 +1333,12 @@ int sys_enter_io_uring_enter(struct trace_event_raw_sys_enter *ctx)
 	e->p.cq_head = 0;
 	e->p.cq_tail = 0;
 	file = uring_file((unsigned int)ctx->args[0], ctx->args[3]);
-	ring = file && file->private_data ?
-	       bpf_rdonly_cast(file->private_data, bpf_core_type_id_kernel(struct io_ring_ctx)) : NULL;
-	rings = ring ? ring->rings : NULL;
+	ring = file && KREAD(file, private_data) ? CAST(KREAD(file, private_data), struct io_ring_ctx) :
+						   NULL;
+	rings = ring ? KREAD(ring, rings) : NULL;
 	if (rings) {
-		e->p.cq_head = rings->cq.head;
-		e->p.cq_tail = rings->cq.tail;
+		e->p.cq_head = KREAD(rings, cq.head);
+		e->p.cq_tail = KREAD(rings, cq.tail);
 	}
 	submit(e, sizeof(*e));
 	return 0;
@@ -1410,7 +1434,8 @@ int sys_exit_openat(struct trace_event_raw_sys_exit *ctx)
 		return 0;
 	path = bpf_map_lookup_elem(&opening_paths, &tid);
 	file = ctx->ret >= 0 ? task_fd_file(bpf_get_current_task_btf(), (unsigned int)ctx->ret) : NULL;
-	if (file && inode_file(file->f_inode, &k) && task_filter_on() && (file->f_mode & FMODE_WRITE))
+	if (file && inode_file(KREAD(file, f_inode), &k) && task_filter_on() &&
+	    (KREAD(file, f_mode) & FMODE_WRITE))
 		bpf_map_update_elem(&dirtied_files, &k, &one, BPF_ANY);
 	e = RESERVE(sys_exit_openat, sys_exit_openat);
 	if (!e)
@@ -1521,8 +1546,7 @@ int xfs_file_fsync(struct xfs_file_fsync_args *ctx)
 
 /* ---- io_uring --------------------------------------------------------- */
 
-SEC("tp_btf/io_uring_submit_req")
-int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
+static __always_inline int emit_uring_submit(const struct io_kiocb *req)
 {
 	struct st_ev_uring *e;
 
@@ -1542,6 +1566,19 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 	e->p.cgroup = bpf_get_current_cgroup_id();
 	submit(e, sizeof(*e));
 	return 0;
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
+{
+	return emit_uring_submit(req);
+}
+
+/* Its name until 6.4, with the request as its first argument from 5.19 (record/probes.c picks it). */
+SEC("tp_btf/io_uring_submit_sqe")
+int BPF_PROG(io_uring_submit_req___sqe, struct io_kiocb *req)
+{
+	return emit_uring_submit(req);
 }
 
 SEC("tracepoint/io_uring/io_uring_complete")

@@ -94,6 +94,7 @@ static __always_inline bool syscall_frame_arg0(const struct pt_regs *regs, __u64
 static __always_inline bool task_in_traced_call(struct task_struct *task)
 {
 	struct pt_regs *regs = NULL;
+	struct super_block *sb;
 	struct inode *inode;
 	struct file *file;
 	__u64 fd;
@@ -109,10 +110,13 @@ static __always_inline bool task_in_traced_call(struct task_struct *task)
 	if (!filter_ndevs || call == ST_CALL_NO_FD)
 		return true;
 	file = task_fd_file(task, (unsigned int)fd);
-	inode = file ? file->f_inode : NULL;
+	inode = file ? KREAD(file, f_inode) : NULL;
 	if (!inode)
 		return false;
-	return fs_dev_passes((inode->i_mode & S_IFMT) == S_IFBLK ? inode->i_rdev : inode->i_sb->s_dev);
+	if ((KREAD(inode, i_mode) & S_IFMT) == S_IFBLK)
+		return fs_dev_passes(KREAD(inode, i_rdev));
+	sb = KREAD(inode, i_sb);
+	return fs_dev_passes(KREAD(sb, s_dev));
 }
 
 static __always_inline bool is_service_thread(__u32 tid)
@@ -383,10 +387,7 @@ int BPF_PROG(contention_end, void *lock, int ret)
 }
 
 /* The pause in jiffies, as the kernel sleeps it (io_schedule_timeout); <= 0: not paused. */
-SEC("tp_btf/balance_dirty_pages")
-int BPF_PROG(balance_dirty_pages, struct bdi_writeback *wb, struct dirty_throttle_control *dtc,
-	     unsigned long dirty_ratelimit, unsigned long task_ratelimit, unsigned long dirtied,
-	     unsigned long period, long pause, unsigned long start_time)
+static __always_inline int emit_dirty_pause(long pause, __u64 dirty, __u64 limit)
 {
 	struct st_ev_dirty_pause *e;
 
@@ -396,10 +397,31 @@ int BPF_PROG(balance_dirty_pages, struct bdi_writeback *wb, struct dirty_throttl
 	if (!e)
 		return 0;
 	e->p.pause_ns = pause > 0 ? (__u64)pause * 1000000000ull / CONFIG_HZ : 0;
-	e->p.dirty = dtc->dirty;
-	e->p.limit = dtc->limit;
+	e->p.dirty = dirty;
+	e->p.limit = limit;
 	submit(e, sizeof(*e));
 	return 0;
+}
+
+SEC("tp_btf/balance_dirty_pages")
+int BPF_PROG(balance_dirty_pages, struct bdi_writeback *wb, struct dirty_throttle_control *dtc,
+	     unsigned long dirty_ratelimit, unsigned long task_ratelimit, unsigned long dirtied,
+	     unsigned long period, long pause, unsigned long start_time)
+{
+	return emit_dirty_pause(pause, dtc->dirty, dtc->limit);
+}
+
+/*
+ * The tracepoint before it passed the control structure (6.13): the
+ * domain's threshold and dirty count as values (record/probes.c picks it).
+ */
+SEC("tp_btf/balance_dirty_pages")
+int BPF_PROG(balance_dirty_pages___thresh, struct bdi_writeback *wb, unsigned long thresh,
+	     unsigned long bg_thresh, unsigned long dirty, unsigned long bdi_thresh,
+	     unsigned long bdi_dirty, unsigned long dirty_ratelimit, unsigned long task_ratelimit,
+	     unsigned long dirtied, unsigned long period, long pause, unsigned long start_time)
+{
+	return emit_dirty_pause(pause, dirty, thresh);
 }
 
 static __always_inline int emit_reclaim(__u16 type, __u64 value)

@@ -110,6 +110,7 @@ int rec_open_writer(struct recorder *r, int argc, char **argv)
 	if (ret)
 		return ret;
 	rec_meta_static(r->w, argc, argv, &r->opts);
+	rec_probes_store_missing(&r->sel, r->w);
 	rec_meta_devices(r->w);
 	rec_meta_procs(r->w);
 	rec_meta_blkcgs(r->w);

@@ -429,28 +429,89 @@ static bool tracepoint_exists(uint16_t type)
 	return access(path, F_OK) == 0;
 }
 
+/*
+ * Events whose tracepoint changed its name or arguments between kernels:
+ * a program per form (EVENT___FORM after the first), the one whose
+ * tracepoint this kernel's BTF has with that many arguments is loaded.
+ */
+static const struct {
+	uint16_t type;
+	const char *program;
+	const char *tracepoint;
+	int nargs;
+} forms[] = {
+	{ ST_EV_balance_dirty_pages, "balance_dirty_pages", "balance_dirty_pages", 8 },
+	{ ST_EV_balance_dirty_pages, "balance_dirty_pages___thresh", "balance_dirty_pages", 12 },
+	{ ST_EV_io_uring_submit_req, "io_uring_submit_req", "io_uring_submit_req", 1 },
+	{ ST_EV_io_uring_submit_req, "io_uring_submit_req___sqe", "io_uring_submit_sqe", 2 },
+};
+
+/* The event's program for this kernel, into sel->form; false when it has forms and none fits. */
+static bool choose_form(const struct btf *btf, struct rec_selection *sel, uint16_t type)
+{
+	bool has_forms = false;
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		if (forms[i].type != type)
+			continue;
+		has_forms = true;
+		if (rec_kernel_tp_args(btf, forms[i].tracepoint) == forms[i].nargs) {
+			sel->form[type] = forms[i].program;
+			return true;
+		}
+	}
+	return !has_forms;
+}
+
+/* An event this kernel cannot give: dropped from the selection, its reason kept. */
+static void set_missing(struct rec_selection *sel, uint16_t type, const char *why)
+{
+	fprintf(stderr, "%s: %s: %s, skipped\n", REC_NAME, rec_event_program(type), why);
+	sel->on[type] = false;
+	free(sel->missing[type]);
+	sel->missing[type] = strdup(why);
+}
+
 /* Drop selected tracepoints this kernel lacks; fatal for ones named explicitly. */
 static int check_tracepoints(struct rec_selection *sel, char *err, size_t cap)
 {
-	char tp[128];
+	struct btf *btf = btf__load_vmlinux_btf();
+	char tp[128], why[192];
 
 	for (size_t i = 0; i < REC_NEVENTS; i++) {
 		uint16_t t = rec_events[i].type;
 
-		if (!sel->on[t] || tracepoint_exists(t))
+		if (!sel->on[t] || (choose_form(btf, sel, t) && (sel->form[t] || tracepoint_exists(t))))
 			continue;
 		rec_event_tracepoint(t, tp, sizeof(tp));
-		if (sel->required[t])
-			return env_error(err, cap, "tracepoint %s does not exist on this kernel", tp);
-		fprintf(stderr, "%s: tracepoint %s not on this kernel, skipped\n", REC_NAME, tp);
-		sel->on[t] = false;
+		if (tracepoint_exists(t))
+			snprintf(why, sizeof(why), "tracepoint %s has arguments st-record does not know", tp);
+		else
+			snprintf(why, sizeof(why), "tracepoint %s not on this kernel", tp);
+		if (sel->required[t]) {
+			btf__free(btf);
+			return env_error(err, cap, "%s", why);
+		}
+		set_missing(sel, t, why);
 	}
+	btf__free(btf);
 	return 0;
 }
 
 int rec_probes_check(struct rec_selection *sel, char *err, size_t cap)
 {
 	return check_environment(err, cap) || check_tracepoints(sel, err, cap) ? -1 : 0;
+}
+
+void rec_probes_store_missing(const struct rec_selection *sel, struct st_writer *w)
+{
+	char key[96];
+
+	for (size_t i = 0; i < REC_NEVENTS; i++)
+		if (sel->missing[rec_events[i].type]) {
+			snprintf(key, sizeof(key), "missing.%s", rec_events[i].name);
+			st_writer_set_meta(w, key, sel->missing[rec_events[i].type]);
+		}
 }
 
 /* ---- the kernel's stage stamps ----------------------------------------- */
@@ -562,13 +623,20 @@ static int select_programs(struct sttrace_bpf *skel, const struct rec_selection 
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, skel->obj) {
+		const char *name = bpf_program__name(prog);
+		/* a program of another form of its event's tracepoint: EVENT___FORM (forms[]) */
+		const char *form = strstr(name, "___");
+		size_t len = form ? (size_t)(form - name) : strlen(name);
 		bool on = prog == skel->progs.flush_stage ||
 			  (prog == skel->progs.generic_tracepoint && sel->ntps) ||
 			  (prog == skel->progs.softirq_raise && sel->on[ST_EV_svc_run_delay]);
 
-		for (size_t i = 0; i < REC_NEVENTS; i++)
-			if (!strcmp(bpf_program__name(prog), rec_events[i].name))
-				on = sel->on[rec_events[i].type];
+		for (size_t i = 0; i < REC_NEVENTS; i++) {
+			uint16_t t = rec_events[i].type;
+
+			if (strlen(rec_events[i].name) == len && !strncmp(name, rec_events[i].name, len))
+				on = sel->on[t] && (sel->form[t] ? !strcmp(sel->form[t], name) : !form);
+		}
 		if (bpf_program__set_autoload(prog, on))
 			return -1;
 	}
@@ -682,6 +750,7 @@ static int map_stage_ages(struct rec_probes *p)
 int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, const struct rec_filters *f,
 		 uint64_t ringbuf_size, rec_event_fn fn, void *ctx, char *err, size_t cap)
 {
+	struct btf *btf;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
@@ -692,6 +761,10 @@ int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, cons
 	if (!p->skel)
 		return env_error(err, cap, "cannot open the BPF object: %s", strerror(errno));
 	set_rodata(p->skel, f, ringbuf_size);
+	btf = btf__load_vmlinux_btf();
+	p->skel->rodata->rqf_flush_seq = rec_kernel_rqf_flush_seq(btf);
+	p->skel->rodata->have_rdonly_cast = rec_kernel_has_func(btf, "bpf_rdonly_cast");
+	btf__free(btf);
 	p->skel->rodata->record_rq_inode = sel->on[ST_EV_block_rq_inode];
 	p->skel->rodata->record_bio_held = sel->on[ST_EV_block_bio_held];
 	p->skel->rodata->record_svc_run_delay = sel->on[ST_EV_svc_run_delay];

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel.c - what the running kernel's BTF says its probes may use: the
+ * decisions st-record makes at load time for one BPF object built once
+ * (record/probes.c applies them), never from version numbers.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "record/record.h"
+
+/* Until the request flags became an enum (rqf_flags) RQF_FLUSH_SEQ was a macro: 1 << 4. */
+#define RQF_FLUSH_SEQ_MACRO	(1u << 4)
+
+uint32_t rec_kernel_rqf_flush_seq(const struct btf *btf)
+{
+	uint32_t n = btf ? btf__type_cnt(btf) : 0;
+
+	/* named (rqf_flags) or not: an enumerator is looked for in every enum */
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e;
+
+		if (!btf_is_enum(t))
+			continue;
+		e = btf_enum(t);
+		for (int i = 0; i < btf_vlen(t); i++)
+			if (!strcmp(btf__name_by_offset(btf, e[i].name_off), "__RQF_FLUSH_SEQ"))
+				return 1u << e[i].val;
+	}
+	return RQF_FLUSH_SEQ_MACRO;
+}
+
+bool rec_kernel_has_func(const struct btf *btf, const char *name)
+{
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+}
+
+int rec_kernel_tp_args(const struct btf *btf, const char *tracepoint)
+{
+	const struct btf_type *t;
+	char name[160];
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tracepoint);
+	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
+	if (id <= 0)
+		return -1;
+	/* typedef -> pointer -> prototype (void *__data, the tracepoint's arguments...) */
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	if (!t || !btf_is_ptr(t))
+		return -1;
+	t = btf__type_by_id(btf, t->type);
+	return t && btf_is_func_proto(t) && btf_vlen(t) > 0 ? btf_vlen(t) - 1 : -1;
+}
