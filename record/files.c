@@ -66,6 +66,12 @@ int rec_open_output(struct recorder *r)
 	return 0;
 }
 
+void rec_discard_output(struct recorder *r)
+{
+	if (!r->opts.ring_bytes && r->path[0] && strcmp(r->path, "-"))
+		unlink(r->path);
+}
+
 /* A writer of every built-in type into sink, with the recording's options. */
 static int new_writer(struct recorder *r, const struct st_sink *sink, struct st_writer **w,
 		      const char *path)

@@ -202,11 +202,15 @@ static int record(struct recorder *r)
 	int ret;
 
 	if (rec_probes_start(&r->probes, &r->sel, &r->filters, r->opts.ringbuf_size, on_batch, r,
-			 err, sizeof(err)))
+			 err, sizeof(err))) {
+		rec_discard_output(r);
 		return rec_fail("probes", err);
+	}
 	ret = rec_loop_open(r);
-	if (ret)
+	if (ret) {
+		rec_discard_output(r);
 		return ret;
+	}
 	if (rec_rotating(r) && !(r->lost_base = calloc((size_t)r->probes.ncpus + 1, sizeof(*r->lost_base))))
 		return rec_fail("memory", strerror(ENOMEM));
 	/* every probe is attached: the window opens for all of them at once */

@@ -466,7 +466,7 @@ static bool choose_form(const struct btf *btf, struct rec_selection *sel, uint16
 /* An event this kernel cannot give: dropped from the selection, its reason kept. */
 static void set_missing(struct rec_selection *sel, uint16_t type, const char *why)
 {
-	fprintf(stderr, "%s: %s: %s, skipped\n", REC_NAME, rec_event_program(type), why);
+	fprintf(stderr, "%s: %s, skipped\n", REC_NAME, why);
 	sel->on[type] = false;
 	free(sel->missing[type]);
 	sel->missing[type] = strdup(why);
@@ -490,7 +490,9 @@ static int check_tracepoints(struct rec_selection *sel, char *err, size_t cap)
 			snprintf(why, sizeof(why), "tracepoint %s not on this kernel", tp);
 		if (sel->required[t]) {
 			btf__free(btf);
-			return env_error(err, cap, "%s", why);
+			return env_error(err, cap, "tracepoint %s %s", tp, tracepoint_exists(t) ?
+					 "has arguments st-record does not know" :
+					 "does not exist on this kernel");
 		}
 		set_missing(sel, t, why);
 	}
@@ -590,10 +592,44 @@ void rec_probes_resolve_stamps(struct rec_selection *sel, const struct rec_filte
 /* ---- loading ---------------------------------------------------------- */
 
 static bool verbose_libbpf;
+static char load_error[256];	/* the line of libbpf's messages that says why the load failed */
+
+/*
+ * From libbpf's warnings, the line that says why: in a verifier log the last
+ * before its statistics ("processed N insns"), libbpf's own explanation of a
+ * CO-RE relocation it could not resolve included, the program's name first;
+ * else libbpf's first warning (a map it could not create, a kfunc not found).
+ */
+static void note_load_error(const char *msg)
+{
+	const char *end = strstr(msg, "\nprocessed "), *start, *prog = strstr(msg, "prog '");
+	char name[64] = "";
+
+	if (prog)
+		sscanf(prog, "prog '%63[^']'", name);
+	if (end) {
+		for (start = end; start > msg && start[-1] != '\n'; start--)
+			;
+		snprintf(load_error, sizeof(load_error), "%s%s%.*s", name, name[0] ? ": " : "",
+			 (int)(end - start), start);
+	} else if (!load_error[0]) {
+		snprintf(load_error, sizeof(load_error), "%.*s", (int)strcspn(msg, "\n"), msg);
+	}
+}
 
 /* libbpf's own messages (the verifier log among them) only with -v: errors get one line of ours. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+	va_list copy;
+
+	if (level == LIBBPF_WARN) {
+		va_copy(copy, ap);
+		if (vasprintf(&msg, fmt, copy) >= 0)
+			note_load_error(msg);
+		free(msg);
+		va_end(copy);
+	}
 	if (!verbose_libbpf || level == LIBBPF_DEBUG)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
@@ -783,10 +819,11 @@ int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, cons
 	    bpf_map__set_max_entries(p->skel->maps.stage_ages, (uint32_t)p->ncpus) ||
 	    select_programs(p->skel, sel))
 		return env_error(err, cap, "cannot configure the BPF object: %s", strerror(errno));
+	load_error[0] = 0;
 	ret = sttrace_bpf__load(p->skel);
 	if (ret)
-		return env_error(err, cap, "cannot load the BPF programs: %s (run with -v for "
-				 "the verifier's log)", strerror(-ret));
+		return env_error(err, cap, "cannot load the BPF programs: %s%s%s (st-record -v shows "
+				 "libbpf's whole log)", strerror(-ret), load_error[0] ? ": " : "", load_error);
 	if (f->pid)
 		track_descendants(bpf_map__fd(p->skel->maps.tracked_tgids),
 				  bpf_map__fd(p->skel->maps.dirtied_files), f->pid);
