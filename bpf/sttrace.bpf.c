@@ -525,10 +525,19 @@ static __always_inline void *reserve(__u32 size, __u16 type)
 	s->depth = depth + 1;
 	barrier();
 	/* the mask changes nothing (len < ST_STAGE_BYTES here): it shows the verifier the bound */
-	if (depth == 0)
+	if (depth == 0) {
 		h = (void *)(s->buf + (s->len & (ST_STAGE_BYTES - 1)));
-	else
-		h = (void *)s->nested[depth - 1];
+	} else {
+		__u32 slot = depth - 1;
+
+		/* the bound again where the verifier sees it: 6.1's does not narrow depth by depth != 0 */
+		asm volatile("" : "+r"(slot));
+		if (slot >= ST_MAX_NESTING) {
+			s->depth = depth;
+			return NULL;
+		}
+		h = (void *)s->nested[slot];
+	}
 	id = bpf_get_current_pid_tgid();
 	h->type = type;
 	h->size = size;
