@@ -38,7 +38,8 @@ bool rec_kernel_has_func(const struct btf *btf, const char *name)
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
 }
 
-int rec_kernel_tp_args(const struct btf *btf, const char *tracepoint)
+/* The prototype of a tracepoint's BTF typedef (btf_trace_NAME), NULL when the kernel has none. */
+static const struct btf_type *tp_proto(const struct btf *btf, const char *tracepoint)
 {
 	const struct btf_type *t;
 	char name[160];
@@ -47,11 +48,31 @@ int rec_kernel_tp_args(const struct btf *btf, const char *tracepoint)
 	snprintf(name, sizeof(name), "btf_trace_%s", tracepoint);
 	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
 	if (id <= 0)
-		return -1;
+		return NULL;
 	/* typedef -> pointer -> prototype (void *__data, the tracepoint's arguments...) */
 	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
 	if (!t || !btf_is_ptr(t))
-		return -1;
+		return NULL;
 	t = btf__type_by_id(btf, t->type);
-	return t && btf_is_func_proto(t) && btf_vlen(t) > 0 ? btf_vlen(t) - 1 : -1;
+	return t && btf_is_func_proto(t) && btf_vlen(t) > 0 ? t : NULL;
+}
+
+int rec_kernel_tp_args(const struct btf *btf, const char *tracepoint)
+{
+	const struct btf_type *t = tp_proto(btf, tracepoint);
+
+	return t ? btf_vlen(t) - 1 : -1;
+}
+
+bool rec_kernel_tp_arg_is(const struct btf *btf, const char *tracepoint, int arg, const char *type)
+{
+	const struct btf_type *t = tp_proto(btf, tracepoint);
+
+	if (!t || arg < 0 || arg + 1 >= btf_vlen(t))
+		return false;
+	t = btf__type_by_id(btf, btf_params(t)[arg + 1].type);
+	if (!t || !btf_is_ptr(t))
+		return false;
+	t = btf__type_by_id(btf, t->type);
+	return t && btf_is_struct(t) && !strcmp(btf__name_by_offset(btf, t->name_off), type);
 }

@@ -432,18 +432,37 @@ static bool tracepoint_exists(uint16_t type)
 /*
  * Events whose tracepoint changed its name or arguments between kernels:
  * a program per form (EVENT___FORM after the first), the one whose
- * tracepoint this kernel's BTF has with that many arguments is loaded.
+ * tracepoint this kernel's BTF has with that many arguments (the first
+ * pointing to that struct, where one is named) is loaded.
  */
 static const struct {
 	uint16_t type;
 	const char *program;
 	const char *tracepoint;
 	int nargs;
+	const char *first;	/* struct the first argument points to, NULL: any */
 } forms[] = {
-	{ ST_EV_balance_dirty_pages, "balance_dirty_pages", "balance_dirty_pages", 8 },
-	{ ST_EV_balance_dirty_pages, "balance_dirty_pages___thresh", "balance_dirty_pages", 12 },
-	{ ST_EV_io_uring_submit_req, "io_uring_submit_req", "io_uring_submit_req", 1 },
-	{ ST_EV_io_uring_submit_req, "io_uring_submit_req___sqe", "io_uring_submit_sqe", 2 },
+	{ ST_EV_balance_dirty_pages, "balance_dirty_pages", "balance_dirty_pages", 8, NULL },
+	{ ST_EV_balance_dirty_pages, "balance_dirty_pages___thresh", "balance_dirty_pages", 12, NULL },
+	{ ST_EV_io_uring_submit_req, "io_uring_submit_req", "io_uring_submit_req", 1, NULL },
+	{ ST_EV_io_uring_submit_req, "io_uring_submit_req___sqe", "io_uring_submit_sqe", 2, NULL },
+	{ ST_EV_io_uring_submit_req, "io_uring_submit_req___ctx", "io_uring_submit_sqe", 7, NULL },
+	{ ST_EV_block_bio_queue, "block_bio_queue", "block_bio_queue", 1, NULL },
+	{ ST_EV_block_bio_queue, "block_bio_queue___q", "block_bio_queue", 2, NULL },
+	{ ST_EV_block_bio_backmerge, "block_bio_backmerge", "block_bio_backmerge", 1, NULL },
+	{ ST_EV_block_bio_backmerge, "block_bio_backmerge___q", "block_bio_backmerge", 3, NULL },
+	{ ST_EV_block_bio_frontmerge, "block_bio_frontmerge", "block_bio_frontmerge", 1, NULL },
+	{ ST_EV_block_bio_frontmerge, "block_bio_frontmerge___q", "block_bio_frontmerge", 3, NULL },
+	{ ST_EV_block_getrq, "block_getrq", "block_getrq", 1, NULL },
+	{ ST_EV_block_getrq, "block_getrq___q", "block_getrq", 3, NULL },
+	{ ST_EV_block_split, "block_split", "block_split", 2, NULL },
+	{ ST_EV_block_split, "block_split___q", "block_split", 3, NULL },
+	{ ST_EV_sched_switch, "sched_switch", "sched_switch", 4, NULL },
+	{ ST_EV_sched_switch, "sched_switch___state", "sched_switch", 3, NULL },
+	{ ST_EV_mm_filemap_add_to_page_cache, "mm_filemap_add_to_page_cache",
+	  "mm_filemap_add_to_page_cache", 1, "folio" },
+	{ ST_EV_mm_filemap_add_to_page_cache, "mm_filemap_add_to_page_cache___page",
+	  "mm_filemap_add_to_page_cache", 1, "page" },
 };
 
 /* The event's program for this kernel, into sel->form; false when it has forms and none fits. */
@@ -455,7 +474,8 @@ static bool choose_form(const struct btf *btf, struct rec_selection *sel, uint16
 		if (forms[i].type != type)
 			continue;
 		has_forms = true;
-		if (rec_kernel_tp_args(btf, forms[i].tracepoint) == forms[i].nargs) {
+		if (rec_kernel_tp_args(btf, forms[i].tracepoint) == forms[i].nargs &&
+		    (!forms[i].first || rec_kernel_tp_arg_is(btf, forms[i].tracepoint, 0, forms[i].first))) {
 			sel->form[type] = forms[i].program;
 			return true;
 		}
@@ -481,7 +501,10 @@ static int check_tracepoints(struct rec_selection *sel, char *err, size_t cap)
 	for (size_t i = 0; i < REC_NEVENTS; i++) {
 		uint16_t t = rec_events[i].type;
 
-		if (!sel->on[t] || (choose_form(btf, sel, t) && (sel->form[t] || tracepoint_exists(t))))
+		/* every event's form, for the events added later too (rec_probes_resolve_stamps) */
+		bool fits = choose_form(btf, sel, t);
+
+		if (!sel->on[t] || (fits && (sel->form[t] || tracepoint_exists(t))))
 			continue;
 		rec_event_tracepoint(t, tp, sizeof(tp));
 		if (tracepoint_exists(t))

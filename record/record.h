@@ -210,6 +210,8 @@ uint32_t rec_kernel_rqf_flush_seq(const struct btf *btf);
 bool rec_kernel_has_func(const struct btf *btf, const char *name);
 /* The arguments of the tracepoint's BTF prototype (btf_trace_NAME), -1 when it has none. */
 int rec_kernel_tp_args(const struct btf *btf, const char *tracepoint);
+/* Argument arg (from 0) of the tracepoint's BTF prototype points to struct type. */
+bool rec_kernel_tp_arg_is(const struct btf *btf, const char *tracepoint, int arg, const char *type);
 /*
  * The `block` preset reads the times the kernel stamps on requests and bios
  * (block_rq_issue_stamped). Where this kernel keeps no such stamp, or
