@@ -25,6 +25,20 @@ static void add_tracepoint(struct btf *btf, const char *name, int nargs)
 	btf__add_typedef(btf, typedef_name, btf__add_ptr(btf, proto));
 }
 
+/* btf_trace_NAME: typedef of a pointer to void (void *, struct type *) */
+static void add_tracepoint_of(struct btf *btf, const char *name, const char *type)
+{
+	int voidp = btf__add_ptr(btf, 0);
+	int arg = btf__add_ptr(btf, btf__add_struct(btf, type, 8));
+	int proto = btf__add_func_proto(btf, 0);
+	char typedef_name[128];
+
+	btf__add_func_param(btf, "", voidp);
+	btf__add_func_param(btf, "", arg);
+	snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", name);
+	btf__add_typedef(btf, typedef_name, btf__add_ptr(btf, proto));
+}
+
 int main(void)
 {
 	struct btf *old = btf__new_empty(), *anon = btf__new_empty(), *named = btf__new_empty();
@@ -42,6 +56,19 @@ int main(void)
 	      rec_kernel_tp_args(old, "io_uring_submit_sqe"));
 	check(rec_kernel_tp_args(old, "balance_dirty_pages") == 12, "tp_args_thresh", "%d, want 12",
 	      rec_kernel_tp_args(old, "balance_dirty_pages"));
+
+	/* 5.10: the page cache's tracepoint takes a page; the bio ones the queue first */
+	add_tracepoint_of(old, "mm_filemap_add_to_page_cache", "page");
+	add_tracepoint(old, "block_bio_queue", 2);
+	check(rec_kernel_tp_arg_is(old, "mm_filemap_add_to_page_cache", 0, "page") &&
+	      !rec_kernel_tp_arg_is(old, "mm_filemap_add_to_page_cache", 0, "folio"), "tp_first_arg_page",
+	      "the page form not told from the folio one");
+	check(!rec_kernel_tp_arg_is(old, "mm_filemap_add_to_page_cache", 1, "page") &&
+	      !rec_kernel_tp_arg_is(old, "block_bio_queue", 0, "bio") &&
+	      !rec_kernel_tp_arg_is(old, "absent", 0, "page"), "tp_arg_not_struct",
+	      "an argument past the last, an integer or an absent tracepoint taken for a struct");
+	check(rec_kernel_tp_args(old, "block_bio_queue") == 2, "tp_args_queue_first", "%d, want 2",
+	      rec_kernel_tp_args(old, "block_bio_queue"));
 
 	/* 6.12: the flags an anonymous enum, __RQF_FLUSH_SEQ = 1 */
 	btf__add_enum(anon, NULL, 4);
