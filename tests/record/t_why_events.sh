@@ -214,7 +214,7 @@ if EVENTS=all,sched record why_sched why_dd /usr/bin/time -v -o "$T/time.txt" \
 	done | sort -n >"$T/calls"
 	runq=$(awk 'FNR == NR { dd[$1] = 1; next } !($2 in dd) { next }
 		$4 != "exit" { at[$2] = $3; next } ($2 in at) { s += $3 - at[$2]; delete at[$2] }
-		END { printf "%d\n", s }' "$T/dd.tids" "$T/calls")
+		END { printf "%.0f\n", s }' "$T/dd.tids" "$T/calls")
 	bt=$(bt_count runq)
 	if [ "$runq" -gt 0 ] && near "$runq" "$bt"; then
 		pass why_run_delay
