@@ -4,6 +4,7 @@
  * decisions st-record makes at load time for one BPF object built once
  * (record/probes.c applies them), never from version numbers.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,11 +15,11 @@
 /* Until the request flags became an enum (rqf_flags) RQF_FLUSH_SEQ was a macro: 1 << 4. */
 #define RQF_FLUSH_SEQ_MACRO	(1u << 4)
 
-uint32_t rec_kernel_rqf_flush_seq(const struct btf *btf)
+/* The value of an enumerator of any enum, named or not, in *val; false when none has it. */
+static bool find_enumerator(const struct btf *btf, const char *name, int64_t *val)
 {
 	uint32_t n = btf ? btf__type_cnt(btf) : 0;
 
-	/* named (rqf_flags) or not: an enumerator is looked for in every enum */
 	for (uint32_t id = 1; id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
 		const struct btf_enum *e;
@@ -27,10 +28,27 @@ uint32_t rec_kernel_rqf_flush_seq(const struct btf *btf)
 			continue;
 		e = btf_enum(t);
 		for (int i = 0; i < btf_vlen(t); i++)
-			if (!strcmp(btf__name_by_offset(btf, e[i].name_off), "__RQF_FLUSH_SEQ"))
-				return 1u << e[i].val;
+			if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name)) {
+				*val = e[i].val;
+				return true;
+			}
 	}
-	return RQF_FLUSH_SEQ_MACRO;
+	return false;
+}
+
+uint32_t rec_kernel_rqf_flush_seq(const struct btf *btf)
+{
+	int64_t bit;
+
+	/* named (rqf_flags) or not */
+	return find_enumerator(btf, "__RQF_FLUSH_SEQ", &bit) ? 1u << bit : RQF_FLUSH_SEQ_MACRO;
+}
+
+bool rec_kernel_has_enumerator(const struct btf *btf, const char *name)
+{
+	int64_t val;
+
+	return find_enumerator(btf, name, &val);
 }
 
 bool rec_kernel_has_func(const struct btf *btf, const char *name)

@@ -248,6 +248,8 @@ static int setup(struct recorder *r, int argc, char **argv)
 		return rec_fail("probes", err);
 	if (rec_tracepoints_resolve(&r->sel, err, sizeof(err)))
 		return usage_error(REC_NAME, "%s", err);
+	if (rec_probes_check_generic(&r->sel, err, sizeof(err)))
+		return rec_fail("probes", err);
 	/* blocked before the fork, so no SIGCHLD is missed; the loop reads them from a signalfd */
 	rec_loop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, NULL);

@@ -528,6 +528,24 @@ int rec_probes_check(struct rec_selection *sel, char *err, size_t cap)
 	return check_environment(err, cap) || check_tracepoints(sel, err, cap) ? -1 : 0;
 }
 
+int rec_probes_check_generic(const struct rec_selection *sel, char *err, size_t cap)
+{
+	struct btf *btf;
+	bool cookies;
+
+	if (!sel->ntps)
+		return 0;
+	btf = btf__load_vmlinux_btf();
+	cookies = rec_kernel_has_enumerator(btf, "BPF_FUNC_get_attach_cookie");
+	btf__free(btf);
+	/* the probe of -e SUBSYS:NAME finds each tracepoint's layout by its BPF cookie */
+	if (!cookies)
+		return env_error(err, cap, "tracepoints named as SUBSYS:NAME need BPF cookies "
+				 "(bpf_get_attach_cookie, Linux 5.15), which this kernel lacks: "
+				 "record them with a preset or a typed event");
+	return 0;
+}
+
 void rec_probes_store_missing(const struct rec_selection *sel, struct st_writer *w)
 {
 	char key[96];

@@ -199,6 +199,8 @@ struct rec_probes {
  * named explicitly is an error. Message in err.
  */
 int rec_probes_check(struct rec_selection *sel, char *err, size_t cap);
+/* After rec_tracepoints_resolve(): whether this kernel can record the SUBSYS:NAME tracepoints. */
+int rec_probes_check_generic(const struct rec_selection *sel, char *err, size_t cap);
 /* The metadata `missing.<event>`: each event of the selection this kernel could not give, and why. */
 void rec_probes_store_missing(const struct rec_selection *sel, struct st_writer *w);
 
@@ -206,6 +208,8 @@ void rec_probes_store_missing(const struct rec_selection *sel, struct st_writer 
 struct btf;
 /* rq->rq_flags' flush-sequence bit: the enumerator __RQF_FLUSH_SEQ's, else the old macro's. */
 uint32_t rec_kernel_rqf_flush_seq(const struct btf *btf);
+/* An enum of the kernel's BTF has the enumerator (BPF_FUNC_get_attach_cookie: the helper). */
+bool rec_kernel_has_enumerator(const struct btf *btf, const char *name);
 /* The kernel has the function (a kfunc) in its BTF. */
 bool rec_kernel_has_func(const struct btf *btf, const char *name);
 /* The arguments of the tracepoint's BTF prototype (btf_trace_NAME), -1 when it has none. */

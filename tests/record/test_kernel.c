@@ -50,6 +50,7 @@ int main(void)
 	check(rec_kernel_rqf_flush_seq(old) == 1u << 4, "rqf_macro", "0x%x, want 0x10",
 	      rec_kernel_rqf_flush_seq(old));
 	check(!rec_kernel_has_func(old, "bpf_rdonly_cast"), "kfunc_absent", "found");
+	check(!rec_kernel_has_enumerator(old, "BPF_FUNC_get_attach_cookie"), "enumerator_absent", "found");
 	check(rec_kernel_tp_args(old, "io_uring_submit_req") == -1, "tp_absent", "%d args",
 	      rec_kernel_tp_args(old, "io_uring_submit_req"));
 	check(rec_kernel_tp_args(old, "io_uring_submit_sqe") == 2, "tp_args", "%d, want 2",
@@ -87,6 +88,8 @@ int main(void)
 	check(rec_kernel_rqf_flush_seq(named) == 1u << 2, "rqf_named_enum", "0x%x, want 0x4",
 	      rec_kernel_rqf_flush_seq(named));
 	check(rec_kernel_has_func(named, "bpf_rdonly_cast"), "kfunc_present", "not found");
+	check(rec_kernel_has_enumerator(anon, "__RQF_FLUSH_SEQ") &&
+	      rec_kernel_has_enumerator(named, "__RQF_FLUSH_SEQ"), "enumerator_present", "not found");
 	check(rec_kernel_rqf_flush_seq(NULL) == 1u << 4 && !rec_kernel_has_func(NULL, "x") &&
 	      rec_kernel_tp_args(NULL, "x") == -1, "no_btf", "a kernel without BTF");
 	btf__free(old);
