@@ -144,6 +144,27 @@ struct {
 
 #define task_filter_on() (filter_pid || filter_comm || filter_cgroup || filter_blkcg)
 
+/*
+ * The current task. bpf_get_current_task_btf() (5.11+) gives a BTF pointer,
+ * read with plain loads; before it bpf_get_current_task() gives an address,
+ * read with probe reads. TREAD(task, a, b) is task->a->b either way, the
+ * kernel's BTF (its helper ids) saying which and the verifier dropping the
+ * other branch. The tracepoints' own task arguments are BTF pointers on every
+ * kernel: TREAD reads them too.
+ */
+#define have_task_btf bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)
+#define current_task() \
+	((struct task_struct *)(have_task_btf ? (void *)bpf_get_current_task_btf() : \
+						(void *)bpf_get_current_task()))
+#define TREAD(ptr, ...) (have_task_btf ? ___arrow(ptr, __VA_ARGS__) : BPF_CORE_READ(ptr, __VA_ARGS__))
+
+/* What task_struct had before: state (5.14), cpu (5.16), a kthread's own data (5.17) */
+struct task_struct___510 {
+	long state;
+	unsigned int cpu;
+	int *set_child_tid;
+} __attribute__((preserve_access_index));
+
 /* ---- filters ---------------------------------------------------------- */
 
 static __always_inline bool comm_matches(const char *comm)
@@ -178,7 +199,7 @@ static __always_inline __u64 task_blkio_id(const struct task_struct *task)
  */
 static __always_inline bool task_struct_passes(const struct task_struct *task)
 {
-	__u32 tgid = task->tgid;
+	__u32 tgid = TREAD(task, tgid);
 
 	if (tgid == self_tgid)
 		return false;
@@ -191,14 +212,14 @@ static __always_inline bool task_struct_passes(const struct task_struct *task)
 		if (!comm_matches(comm))
 			return false;
 	}
-	if (filter_cgroup && task->cgroups->dfl_cgrp->kn->id != filter_cgroup)
+	if (filter_cgroup && TREAD(task, cgroups, dfl_cgrp, kn, id) != filter_cgroup)
 		return false;
 	return !filter_blkcg || task_blkio_id(task) == filter_blkcg;
 }
 
 static __always_inline bool task_passes(void)
 {
-	return task_struct_passes(bpf_get_current_task_btf());
+	return task_struct_passes(current_task());
 }
 
 static __always_inline bool disk_passes(__u32 disk)
@@ -238,8 +259,22 @@ static __always_inline void unmark_bio(const struct bio *bio)
 	bpf_map_delete_elem(&marked_bios, &key);
 }
 
-/* A kernel address as a BTF pointer of the given type: plain loads through it, no helper calls. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+/*
+ * A kernel address as a BTF pointer of the given type: plain loads through
+ * it, no helper calls. A kfunc of 6.2+: weak, so the object loads where the
+ * kernel lacks it, and used only where st-record found it in the kernel's
+ * BTF (have_rdonly_cast); there CAST() leaves the address as it is and
+ * KREAD() reads through it with a probe read, the verifier dropping the
+ * branch not taken.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+const volatile bool have_rdonly_cast;
+
+#define CAST(ptr, type) \
+	((type *)(have_rdonly_cast ? bpf_rdonly_cast((void *)(ptr), bpf_core_type_id_kernel(type)) : \
+				     (void *)(ptr)))
+/* ptr->field of a pointer CAST() made (field: one member, or a member of a member) */
+#define KREAD(ptr, field) (have_rdonly_cast ? (ptr)->field : BPF_CORE_READ(ptr, field))
 
 #define S_IFMT	00170000
 #define S_IFREG	0100000
@@ -252,12 +287,12 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
  */
 static __always_inline struct file *task_fd_file(const struct task_struct *task, unsigned int fd)
 {
-	struct fdtable *fdt = task->files->fdt;
+	struct fdtable *fdt = TREAD(task, files, fdt);
 	struct file *file = NULL;
 
-	if (fdt && fd < fdt->max_fds)
-		bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)fdt->fd + fd * sizeof(file)));
-	return file ? bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file)) : NULL;
+	if (fdt && fd < TREAD(fdt, max_fds))
+		bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)TREAD(fdt, fd) + fd * sizeof(file)));
+	return file ? CAST(file, struct file) : NULL;
 }
 
 /*
@@ -268,20 +303,27 @@ static __always_inline struct file *task_fd_file(const struct task_struct *task,
 static __always_inline bool task_fd_dev_passes(const struct task_struct *task, unsigned int fd)
 {
 	struct file *file = task_fd_file(task, fd);
-	struct inode *inode = file ? file->f_inode : NULL;
+	struct inode *inode = file ? KREAD(file, f_inode) : NULL;
+	struct super_block *sb;
 
 	if (!inode)
 		return false;
-	return fs_dev_passes((inode->i_mode & S_IFMT) == S_IFBLK ? inode->i_rdev : inode->i_sb->s_dev);
+	if ((KREAD(inode, i_mode) & S_IFMT) == S_IFBLK)
+		return fs_dev_passes(KREAD(inode, i_rdev));
+	sb = KREAD(inode, i_sb);
+	return fs_dev_passes(KREAD(sb, s_dev));
 }
 
 /* The regular file an inode is, as a key; false for anything else (a block device, a directory). */
 static __always_inline bool inode_file(const struct inode *inode, struct st_file_key *k)
 {
-	if (!inode || (inode->i_mode & S_IFMT) != S_IFREG)
+	struct super_block *sb;
+
+	if (!inode || (KREAD(inode, i_mode) & S_IFMT) != S_IFREG)
 		return false;
-	k->ino = inode->i_ino;
-	k->sdev = inode->i_sb->s_dev;
+	k->ino = KREAD(inode, i_ino);
+	sb = KREAD(inode, i_sb);
+	k->sdev = KREAD(sb, s_dev);
 	k->pad = 0;
 	return true;
 }
@@ -303,13 +345,13 @@ static __always_inline bool bio_file(const struct bio *bio, struct st_file_key *
 	/* a large folio's tail page points at its head page, which has the mapping */
 	bpf_probe_read_kernel(&head, sizeof(head), &page->compound_head);
 	if (head & 1)
-		page = bpf_rdonly_cast((void *)(head - 1), bpf_core_type_id_kernel(struct page));
+		page = (struct page *)(head - 1);
 	bpf_probe_read_kernel(&mapping, sizeof(mapping), &page->mapping);
 	/* low bits set: anonymous or movable memory, not a file's page cache */
 	if (!mapping || (mapping & 3))
 		return false;
-	as = bpf_rdonly_cast((void *)mapping, bpf_core_type_id_kernel(struct address_space));
-	return inode_file(as->host, k);
+	as = CAST(mapping, struct address_space);
+	return inode_file(KREAD(as, host), k);
 }
 
 /* The bio writes the recorder's output file (page cache writeback by a flusher thread). */
@@ -328,13 +370,51 @@ static __always_inline bool bio_of_dirtied_file(const struct bio *bio)
 	return bio_file(bio, &k) && bpf_map_lookup_elem(&dirtied_files, &k);
 }
 
+/*
+ * Until 5.12 a bio named its disk and partition number (bi_disk,
+ * bi_partno), not the partition's block_device (bi_bdev), and until 5.16 a
+ * request its disk (rq_disk), not through its queue.
+ */
+struct bio___510 {
+	struct gendisk *bi_disk;
+	__u8 bi_partno;
+} __attribute__((preserve_access_index));
+
+struct request___510 {
+	struct gendisk *rq_disk;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 disk_devt(const struct gendisk *disk)
+{
+	if (!disk)
+		return 0;
+	return (__u32)disk->major << 20 | (__u32)disk->first_minor;
+}
+
+static __always_inline struct gendisk *bio_gendisk(const struct bio *bio)
+{
+	if (bpf_core_field_exists(((struct bio___510 *)0)->bi_disk))
+		return ((const struct bio___510 *)bio)->bi_disk;
+	return bio->bi_bdev->bd_disk;
+}
+
+/* The device of the bio's partition (the whole disk's for none), as its file system has it. */
+static __always_inline __u32 bio_part_devt(const struct bio *bio)
+{
+	const struct bio___510 *old = (const void *)bio;
+
+	if (bpf_core_field_exists(old->bi_disk))
+		return disk_devt(old->bi_disk) + old->bi_partno;
+	return bio->bi_bdev->bd_dev;
+}
+
 #define PF_WQ_WORKER	0x00000020	/* task->flags: a workqueue worker (kworker) */
 #define PF_KTHREAD	0x00200000	/* task->flags: a kernel thread */
 
-/* A blkcg as its css address, 0 for the root's (css without a parent) or none. */
+/* A blkcg as its css address, 0 for the root's (css without a parent) or none; css may be the current task's. */
 static __always_inline __u64 blkcg_key(const struct cgroup_subsys_state *css)
 {
-	return css && css->parent ? (__u64)css : 0;
+	return css && TREAD(css, parent) ? (__u64)css : 0;
 }
 
 /* The blkcg a bio is charged to (bio->bi_blkg, set from the task that submitted it), 0 for the root's. */
@@ -346,11 +426,11 @@ static __always_inline __u64 bio_blkcg(const struct bio *bio)
 /* The blkcg the current task's bios are charged to (bio_associate_blkg), 0 for the root's. */
 static __always_inline __u64 task_blkcg(void)
 {
-	struct css_set *cgroups = bpf_get_current_task_btf()->cgroups;
+	struct css_set *cgroups = TREAD(current_task(), cgroups);
 
 	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, io_cgrp_id) || !cgroups)
 		return 0;
-	return blkcg_key(cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id)]);
+	return blkcg_key(TREAD(cgroups, subsys[bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id)]));
 }
 
 /* blk-throttle's part of a queue; a kernel built without it has no request_queue->td. */
@@ -370,20 +450,28 @@ struct request_queue___st {
  */
 static __always_inline bool throttle_dispatching(const struct request_queue *q)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
+	struct task_struct___510 *task510 = (void *)task;
 	struct throtl_data___st *td;
 	struct kthread *kthread;
 	struct worker *worker;
 
-	if (!(task->flags & PF_WQ_WORKER) || !task->worker_private ||
+	void *private;
+
+	if (!(TREAD(task, flags) & PF_WQ_WORKER) ||
 	    !bpf_core_field_exists(((struct request_queue___st *)0)->td))
 		return false;
-	td = BPF_CORE_READ((const struct request_queue___st *)q, td);
-	kthread = bpf_rdonly_cast(task->worker_private, bpf_core_type_id_kernel(struct kthread));
-	if (!td || !kthread->data)
+	/* a kernel thread's struct kthread, where set_child_tid kept it until 5.17 */
+	private = bpf_core_field_exists(task->worker_private) ? TREAD(task, worker_private) :
+			TREAD(task510, set_child_tid);
+	if (!private)
 		return false;
-	worker = bpf_rdonly_cast(kthread->data, bpf_core_type_id_kernel(struct worker));
-	return (__u64)worker->current_work ==
+	td = BPF_CORE_READ((const struct request_queue___st *)q, td);
+	kthread = CAST(private, struct kthread);
+	if (!td || !KREAD(kthread, data))
+		return false;
+	worker = CAST(KREAD(kthread, data), struct worker);
+	return (__u64)KREAD(worker, current_work) ==
 	       (__u64)td + bpf_core_field_offset(struct throtl_data___st, dispatch_work);
 }
 
@@ -408,11 +496,11 @@ static __always_inline bool bio_held_back(const struct bio *bio, bool dispatchin
  */
 static __always_inline bool bio_for_open_fsync(const struct bio *bio)
 {
-	__u32 dev = bio->bi_bdev->bd_dev;
+	__u32 dev = bio_part_devt(bio);
 	struct st_file_key k;
 	__u32 *n;
 
-	if (!(bpf_get_current_task_btf()->flags & PF_KTHREAD))
+	if (!(TREAD(current_task(), flags) & PF_KTHREAD))
 		return false;
 	n = bpf_map_lookup_elem(&open_fsyncs, &dev);
 	return n && *n && !bio_file(bio, &k);
@@ -544,10 +632,19 @@ static __always_inline void *reserve(__u32 size, __u16 type)
 	s->depth = depth + 1;
 	barrier();
 	/* the mask changes nothing (len < ST_STAGE_BYTES here): it shows the verifier the bound */
-	if (depth == 0)
+	if (depth == 0) {
 		h = (void *)(s->buf + (s->len & (ST_STAGE_BYTES - 1)));
-	else
-		h = (void *)s->nested[depth - 1];
+	} else {
+		__u32 slot = depth - 1;
+
+		/* the bound again where the verifier sees it: 6.1's does not narrow depth by depth != 0 */
+		asm volatile("" : "+r"(slot));
+		if (slot >= ST_MAX_NESTING) {
+			s->depth = depth;
+			return NULL;
+		}
+		h = (void *)s->nested[slot];
+	}
 	id = bpf_get_current_pid_tgid();
 	h->type = type;
 	h->size = size;
@@ -639,20 +736,15 @@ static __always_inline __u32 normalize_opf(__u32 opf)
 	return out;
 }
 
-static __always_inline __u32 disk_devt(const struct gendisk *disk)
-{
-	if (!disk)
-		return 0;
-	return (__u32)disk->major << 20 | (__u32)disk->first_minor;
-}
-
 static __always_inline __u32 bio_disk(const struct bio *bio)
 {
-	return disk_devt(bio->bi_bdev->bd_disk);
+	return disk_devt(bio_gendisk(bio));
 }
 
 static __always_inline __u32 rq_disk(const struct request *rq)
 {
+	if (bpf_core_field_exists(((struct request___510 *)0)->rq_disk))
+		return disk_devt(((const struct request___510 *)rq)->rq_disk);
 	return disk_devt(rq->q->disk);
 }
 
@@ -684,10 +776,9 @@ static __always_inline __u64 emit_bio(const struct bio *bio, __u16 type, __s32 e
 	return ts;
 }
 
-SEC("tp_btf/block_bio_queue")
-int BPF_PROG(block_bio_queue, struct bio *bio)
+static __always_inline int bio_queue(struct bio *bio)
 {
-	bool dispatching = throttle_dispatching(bio->bi_bdev->bd_disk->queue);
+	bool dispatching = throttle_dispatching(bio_gendisk(bio)->queue);
 	__u64 blkcg, ts;
 	bool held;
 
@@ -715,8 +806,28 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 	return 0;
 }
 
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(block_bio_queue, struct bio *bio)
+{
+	return bio_queue(bio);
+}
+
+/* Until 5.11 the bio tracepoints passed the queue first (record/probes.c picks the form). */
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(block_bio_queue___q, struct request_queue *q, struct bio *bio)
+{
+	return bio_queue(bio);
+}
+
 SEC("tp_btf/block_bio_backmerge")
 int BPF_PROG(block_bio_backmerge, struct bio *bio)
+{
+	emit_bio(bio, ST_EV_block_bio_backmerge, 0, 0);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_backmerge")
+int BPF_PROG(block_bio_backmerge___q, struct request_queue *q, struct request *rq, struct bio *bio)
 {
 	emit_bio(bio, ST_EV_block_bio_backmerge, 0, 0);
 	return 0;
@@ -729,8 +840,22 @@ int BPF_PROG(block_bio_frontmerge, struct bio *bio)
 	return 0;
 }
 
+SEC("tp_btf/block_bio_frontmerge")
+int BPF_PROG(block_bio_frontmerge___q, struct request_queue *q, struct request *rq, struct bio *bio)
+{
+	emit_bio(bio, ST_EV_block_bio_frontmerge, 0, 0);
+	return 0;
+}
+
 SEC("tp_btf/block_getrq")
 int BPF_PROG(block_getrq, struct bio *bio)
+{
+	emit_bio(bio, ST_EV_block_getrq, 0, 0);
+	return 0;
+}
+
+SEC("tp_btf/block_getrq")
+int BPF_PROG(block_getrq___q, struct request_queue *q, struct bio *bio, int rw)
 {
 	emit_bio(bio, ST_EV_block_getrq, 0, 0);
 	return 0;
@@ -749,8 +874,7 @@ int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
  * The split-off front piece is chained to the original bio (bi_private) before
  * the tracepoint fires; it inherits the original's mark.
  */
-SEC("tp_btf/block_split")
-int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
+static __always_inline int split(struct bio *bio, unsigned int new_sector)
 {
 	struct bio *parent = bio->bi_private;
 	struct st_ev_block_split *e;
@@ -775,9 +899,27 @@ int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 	return 0;
 }
 
+SEC("tp_btf/block_split")
+int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
+{
+	return split(bio, new_sector);
+}
+
+SEC("tp_btf/block_split")
+int BPF_PROG(block_split___q, struct request_queue *q, struct bio *bio, unsigned int new_sector)
+{
+	return split(bio, new_sector);
+}
+
+/*
+ * rq->rq_flags' bit of a request in the flush sequence, from the kernel's
+ * BTF (record/kernel.c): an enum value since 6.10, a macro before.
+ */
+const volatile __u32 rqf_flush_seq;
+
 static __always_inline bool rq_in_flush_seq(const struct request *rq)
 {
-	return rq->rq_flags & (1u << bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ));
+	return rq->rq_flags & rqf_flush_seq;
 }
 
 /*
@@ -1198,9 +1340,9 @@ int BPF_PROG(block_rq_issue_stamped, struct request *rq)
 /* The regular file the current task has open as fd, as a key. */
 static __always_inline bool fd_file_key(unsigned int fd, struct st_file_key *k)
 {
-	struct file *file = task_fd_file(bpf_get_current_task_btf(), fd);
+	struct file *file = task_fd_file(current_task(), fd);
 
-	return file && inode_file(file->f_inode, k);
+	return file && inode_file(KREAD(file, f_inode), k);
 }
 
 static __always_inline bool is_write_call(__u16 type)
@@ -1276,7 +1418,7 @@ static __always_inline int emit_sys_enter(const struct trace_event_raw_sys_enter
 	if (filter_ndevs && is_fd_data_call(type)) {
 		__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
-		if (!task_fd_dev_passes(bpf_get_current_task_btf(), (unsigned int)ctx->args[0]))
+		if (!task_fd_dev_passes(current_task(), (unsigned int)ctx->args[0]))
 			return 0;
 		bpf_map_update_elem(&dev_calls, &tid, &one, BPF_ANY);
 	}
@@ -1374,12 +1516,13 @@ static __always_inline struct file *uring_file(unsigned int fd, __u64 flags)
 	struct file *file = NULL;
 
 	if (!(flags & IORING_ENTER_REGISTERED_RING))
-		return task_fd_file(bpf_get_current_task_btf(), fd);
-	tctx = bpf_get_current_task_btf()->io_uring;
-	if (tctx && fd < sizeof(tctx->registered_rings) / sizeof(tctx->registered_rings[0]))
+		return task_fd_file(current_task(), fd);
+	tctx = TREAD(current_task(), io_uring);
+	if (tctx && bpf_core_field_exists(tctx->registered_rings) &&
+	    fd < sizeof(tctx->registered_rings) / sizeof(tctx->registered_rings[0]))
 		bpf_probe_read_kernel(&file, sizeof(file), (void *)((__u64)tctx->registered_rings +
 								     fd * sizeof(file)));
-	return file ? bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file)) : NULL;
+	return file ? CAST(file, struct file) : NULL;
 }
 
 /*
@@ -1407,12 +1550,12 @@ int sys_enter_io_uring_enter(struct trace_event_raw_sys_enter *ctx)
 	e->p.cq_head = 0;
 	e->p.cq_tail = 0;
 	file = uring_file((unsigned int)ctx->args[0], ctx->args[3]);
-	ring = file && file->private_data ?
-	       bpf_rdonly_cast(file->private_data, bpf_core_type_id_kernel(struct io_ring_ctx)) : NULL;
-	rings = ring ? ring->rings : NULL;
+	ring = file && KREAD(file, private_data) ? CAST(KREAD(file, private_data), struct io_ring_ctx) :
+						   NULL;
+	rings = ring ? KREAD(ring, rings) : NULL;
 	if (rings) {
-		e->p.cq_head = rings->cq.head;
-		e->p.cq_tail = rings->cq.tail;
+		e->p.cq_head = KREAD(rings, cq.head);
+		e->p.cq_tail = KREAD(rings, cq.tail);
 	}
 	submit(e, sizeof(*e));
 	return 0;
@@ -1507,8 +1650,9 @@ int sys_exit_openat(struct trace_event_raw_sys_exit *ctx)
 	if (!task_passes())
 		return 0;
 	path = bpf_map_lookup_elem(&opening_paths, &tid);
-	file = ctx->ret >= 0 ? task_fd_file(bpf_get_current_task_btf(), (unsigned int)ctx->ret) : NULL;
-	if (file && inode_file(file->f_inode, &k) && task_filter_on() && (file->f_mode & FMODE_WRITE))
+	file = ctx->ret >= 0 ? task_fd_file(current_task(), (unsigned int)ctx->ret) : NULL;
+	if (file && inode_file(KREAD(file, f_inode), &k) && task_filter_on() &&
+	    (KREAD(file, f_mode) & FMODE_WRITE))
 		bpf_map_update_elem(&dirtied_files, &k, &one, BPF_ANY);
 	e = RESERVE(sys_exit_openat, sys_exit_openat);
 	if (!e)
@@ -1574,8 +1718,27 @@ int iomap_dio_complete(struct trace_event_raw_iomap_dio_complete *ctx)
 	return 0;
 }
 
+/*
+ * ext4 is a module on distributions' kernels, whose BTF libbpf reads only
+ * from 5.11 (module BTF): its tracefs layouts, unchanged since 3.x.
+ */
+struct ext4_sync_file_enter_args {
+	__u64 common;
+	__u32 dev;
+	__u64 ino;
+	__u64 parent;
+	__s32 datasync;
+};
+
+struct ext4_sync_file_exit_args {
+	__u64 common;
+	__u32 dev;
+	__u64 ino;
+	__s32 ret;
+};
+
 SEC("tracepoint/ext4/ext4_sync_file_enter")
-int ext4_sync_file_enter(struct trace_event_raw_ext4_sync_file_enter *ctx)
+int ext4_sync_file_enter(struct ext4_sync_file_enter_args *ctx)
 {
 	struct st_ev_fs_io *e = reserve_fs(ST_EV_ext4_sync_file_enter, ctx->dev);
 
@@ -1587,7 +1750,7 @@ int ext4_sync_file_enter(struct trace_event_raw_ext4_sync_file_enter *ctx)
 }
 
 SEC("tracepoint/ext4/ext4_sync_file_exit")
-int ext4_sync_file_exit(struct trace_event_raw_ext4_sync_file_exit *ctx)
+int ext4_sync_file_exit(struct ext4_sync_file_exit_args *ctx)
 {
 	struct st_ev_fs_io *e = reserve_fs(ST_EV_ext4_sync_file_exit, ctx->dev);
 
@@ -1619,7 +1782,7 @@ int xfs_file_fsync(struct xfs_file_fsync_args *ctx)
 
 /* ---- io_uring --------------------------------------------------------- */
 
-/* io_kiocb.flags: a registered file, its fd an index (IOSQE_FIXED_FILE, bit 0 in every kernel). */
+/* io_kiocb.flags and the SQE's flags: a registered file, its fd an index (bit 0 in every kernel). */
 #define ST_REQ_F_FIXED_FILE	1u
 
 /* With -d, the io_uring requests on what -d selects: their completion is recorded with them. */
@@ -1630,8 +1793,9 @@ struct {
 	__type(value, __u8);
 } dev_urings SEC(".maps");
 
-SEC("tp_btf/io_uring_submit_req")
-int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
+/* fd -1: the kernel's tracepoint names none (before 5.19). */
+static __always_inline int emit_uring_submit(__u64 ring, __u64 req, __u64 user_data, __u8 opcode,
+					     __u32 flags, __s32 fd)
 {
 	struct st_ev_uring *e;
 
@@ -1641,26 +1805,72 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 		__u64 key = (__u64)req;
 		__u8 one = 1;
 
-		/* a registered file's index names no fd of the task: kept */
-		if (!(req->flags & ST_REQ_F_FIXED_FILE) &&
-		    !task_fd_dev_passes(bpf_get_current_task_btf(), (unsigned int)req->cqe.fd))
+		/* a registered file's index names no fd of the task, nor does a request without one: kept */
+		if (!(flags & ST_REQ_F_FIXED_FILE) && fd >= 0 &&
+		    !task_fd_dev_passes(current_task(), (unsigned int)fd))
 			return 0;
 		bpf_map_update_elem(&dev_urings, &key, &one, BPF_ANY);
 	}
 	e = RESERVE(uring, io_uring_submit_req);
 	if (!e)
 		return 0;
-	e->p.ctx = (__u64)req->ctx;
-	e->p.req = (__u64)req;
-	e->p.user_data = req->cqe.user_data;
+	e->p.ctx = ring;
+	e->p.req = req;
+	e->p.user_data = user_data;
 	e->p.res = 0;
-	e->p.opcode = req->opcode;
-	e->p.flags = (__u32)req->flags;
-	e->p.fd = req->cqe.fd;
+	e->p.opcode = opcode;
+	e->p.flags = flags;
+	e->p.fd = fd;
 	/* the submitting task's, as a syscall's: io-wq workers that run it later are in it too */
 	e->p.cgroup = bpf_get_current_cgroup_id();
 	submit(e, sizeof(*e));
 	return 0;
+}
+
+static __always_inline int uring_submit(const struct io_kiocb *req)
+{
+	return emit_uring_submit((__u64)req->ctx, (__u64)req, req->cqe.user_data, req->opcode,
+				 (__u32)req->flags, req->cqe.fd);
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
+{
+	return uring_submit(req);
+}
+
+/* Its name until 6.4, with the request as its first argument from 5.19 (record/probes.c picks it). */
+SEC("tp_btf/io_uring_submit_sqe")
+int BPF_PROG(io_uring_submit_req___sqe, struct io_kiocb *req)
+{
+	return uring_submit(req);
+}
+
+/*
+ * Before 5.19 io_uring_complete named the ring and user_data but not the
+ * request: each request in flight by its ring and user_data, from its submission.
+ */
+struct uring_key {
+	__u64 ring, user_data;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, ST_MAX_URING_INFLIGHT);
+	__type(key, struct uring_key);
+	__type(value, __u64);
+} uring_reqs SEC(".maps");
+
+/* Before 5.19: the ring and the request as untyped pointers, then the SQE's fields (no fd) */
+SEC("tp_btf/io_uring_submit_sqe")
+int BPF_PROG(io_uring_submit_req___ctx, void *ring, void *req, __u8 opcode, __u64 user_data, __u32 flags)
+{
+	struct uring_key k = { (__u64)ring, user_data };
+	__u64 r = (__u64)req;
+
+	if (task_passes())
+		bpf_map_update_elem(&uring_reqs, &k, &r, BPF_ANY);
+	return emit_uring_submit((__u64)ring, r, user_data, opcode, flags, -1);
 }
 
 SEC("tracepoint/io_uring/io_uring_complete")
@@ -1675,7 +1885,15 @@ int io_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 	if (!e)
 		return 0;
 	e->p.ctx = (__u64)ctx->ctx;
-	e->p.req = (__u64)ctx->req;
+	if (bpf_core_field_exists(ctx->req)) {
+		e->p.req = (__u64)ctx->req;
+	} else {
+		struct uring_key k = { (__u64)ctx->ctx, ctx->user_data };
+		__u64 *r = bpf_map_lookup_elem(&uring_reqs, &k);
+
+		e->p.req = r ? *r : 0;
+		bpf_map_delete_elem(&uring_reqs, &k);
+	}
 	e->p.user_data = ctx->user_data;
 	e->p.res = ctx->res;
 	e->p.opcode = 0;

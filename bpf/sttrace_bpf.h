@@ -17,6 +17,7 @@
 #define ST_MAX_OPENING_THREADS	4096	/* threads inside openat at once, their paths kept */
 #define ST_MAX_TRACED_BLKCGS	1024	/* cgroups the traced tasks' I/O is charged to (task filter) */
 #define ST_MAX_OPEN_FSYNCS	4096	/* traced threads in fsync/fdatasync at once (task filter) */
+#define ST_MAX_URING_INFLIGHT	16384	/* io_uring requests in flight, before 5.19 (bpf/sttrace.bpf.c) */
 #define ST_MAX_SERVICE_THREADS	16384	/* kernel threads the `sched` probes follow (bpf/why.bpf.h) */
 #define ST_SYSCALL_NRS		512	/* syscall numbers in `traced_calls` (bpf/why.bpf.h) */
 #define ST_MAX_UNMARK		32	/* bios of a request unmarked at completion */

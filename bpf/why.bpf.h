@@ -47,6 +47,17 @@ struct {
 #define TS_COMPAT	0x0002	/* thread_info.status: inside a 32-bit syscall (x86) */
 #define FRED_EVENT_SYSCALL	0x70001	/* a FRED frame's event type 7 (other), vector 1 */
 
+/* x86-64's smallest task stack (16 KiB; 32 with KASAN, whose upper half then reads as an interrupt's) */
+#define TASK_STACK_SIZE	(16 << 10)
+
+/*
+ * A task's user frame: bpf_task_pt_regs() (5.15+) gives it as a BTF
+ * pointer; before it, the frame is where x86-64's task_pt_regs() finds it,
+ * at the top of the task's stack, read with probe reads: RREAD(regs, field).
+ */
+#define have_task_pt_regs bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_pt_regs)
+#define RREAD(regs, field) (have_task_pt_regs ? (regs)->field : BPF_CORE_READ(regs, field))
+
 /*
  * The architecture's part (x86-64), in two steps so that a thread in no
  * traced call costs one load from its frame. First the number in the
@@ -57,10 +68,13 @@ struct {
  */
 static __always_inline long task_syscall_nr(struct task_struct *task, struct pt_regs **regs)
 {
-	if ((task->flags & PF_KTHREAD) || (task->thread_info.status & TS_COMPAT))
+	if ((TREAD(task, flags) & PF_KTHREAD) || (TREAD(task, thread_info.status) & TS_COMPAT))
 		return -1;
-	*regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	return (long)(*regs)->orig_ax;
+	if (!have_task_pt_regs)
+		*regs = (struct pt_regs *)((__u64)TREAD(task, stack) + TASK_STACK_SIZE) - 1;
+	else
+		*regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	return (long)RREAD(*regs, orig_ax);
 }
 
 /*
@@ -79,9 +93,10 @@ static __always_inline bool syscall_frame_arg0(const struct pt_regs *regs, __u64
 	/* the FRED event of a frame sits above the ss selector, 0 in an IDT frame (and before 6.9) */
 	if (bpf_core_field_exists(regs->ssx))
 		fred = regs->ssx >> 32 & 0xf00ff;
-	if (fred ? fred != FRED_EVENT_SYSCALL : (regs->cx != regs->ip || regs->r11 != regs->flags))
+	if (fred ? fred != FRED_EVENT_SYSCALL :
+		   (RREAD(regs, cx) != RREAD(regs, ip) || RREAD(regs, r11) != RREAD(regs, flags)))
 		return false;
-	*arg0 = regs->di;
+	*arg0 = RREAD(regs, di);
 	return true;
 }
 
@@ -122,16 +137,18 @@ static __always_inline void follow_service_thread(__u32 tid)
 /* Whether the `why` probes follow task: the one question every probe here asks. */
 static __always_inline bool task_followed(struct task_struct *task)
 {
-	if (!task->pid)		/* a CPU's idle task */
+	__u32 tid = TREAD(task, pid);
+
+	if (!tid)		/* a CPU's idle task */
 		return false;
-	if (task->flags & PF_KTHREAD)
-		return follow_service_threads && is_service_thread(task->pid);
+	if (TREAD(task, flags) & PF_KTHREAD)
+		return follow_service_threads && is_service_thread(tid);
 	return task_in_traced_call(task);
 }
 
 static __always_inline bool current_followed(void)
 {
-	return task_followed(bpf_get_current_task_btf());
+	return task_followed(current_task());
 }
 
 /*
@@ -143,12 +160,14 @@ static __always_inline bool current_followed(void)
 static __always_inline void follow_service(void)
 {
 	struct task_struct *task;
+	__u32 tid;
 
 	if (!follow_service_threads)
 		return;
-	task = bpf_get_current_task_btf();
-	if (task->pid && (task->flags & PF_KTHREAD) && !is_service_thread(task->pid))
-		follow_service_thread(task->pid);
+	task = current_task();
+	tid = TREAD(task, pid);
+	if (tid && (TREAD(task, flags) & PF_KTHREAD) && !is_service_thread(tid))
+		follow_service_thread(tid);
 }
 
 /*
@@ -161,7 +180,7 @@ static __always_inline __u64 current_run_delay(void)
 {
 	if (!follow_threads)
 		return 0;
-	return bpf_get_current_task_btf()->sched_info.run_delay;
+	return TREAD(current_task(), sched_info.run_delay);
 }
 
 /*
@@ -185,9 +204,6 @@ struct {
 	__type(value, struct block_raise);
 } block_raises SEC(".maps");
 
-/* x86-64's smallest task stack (16 KiB; 32 with KASAN, whose upper half then reads as an interrupt's) */
-#define TASK_STACK_SIZE	(16 << 10)
-
 /*
  * Whether a raw tracepoint fired in task context: its arguments (ctx) sit
  * in the frame of the code that fired it, on the task's own stack there,
@@ -199,7 +215,7 @@ struct {
  */
 static __always_inline bool in_task_context(void *ctx, const struct task_struct *task)
 {
-	__u64 stack = (__u64)task->stack;
+	__u64 stack = (__u64)TREAD(task, stack);
 
 	return (__u64)ctx >= stack && (__u64)ctx < stack + TASK_STACK_SIZE;
 }
@@ -209,18 +225,19 @@ int BPF_PROG(softirq_raise, unsigned int vec)
 {
 	struct task_struct *task;
 	struct block_raise *r;
-	__u32 zero = 0;
+	__u32 zero = 0, tid;
 
 	if (vec != BLOCK_SOFTIRQ || !(r = bpf_map_lookup_elem(&block_raises, &zero)))
 		return 0;
-	task = bpf_get_current_task_btf();
-	if (!(task->flags & PF_KTHREAD) || !task->pid || !in_task_context(ctx, task)) {
+	task = current_task();
+	tid = TREAD(task, pid);
+	if (!(TREAD(task, flags) & PF_KTHREAD) || !tid || !in_task_context(ctx, task)) {
 		r->tid = 0;
 		return 0;
 	}
-	r->run_delay = task->sched_info.run_delay;
+	r->run_delay = TREAD(task, sched_info.run_delay);
 	r->at = bpf_ktime_get_ns();
-	r->tid = task->pid;
+	r->tid = tid;
 	r->dev = 0;
 	return 0;
 }
@@ -255,7 +272,7 @@ static __always_inline void set_raiser(struct st_ev_svc_run_delay *d, const stru
 
 	d->p.raiser_tid = 0;
 	d->p.pad = 0;
-	if (!r || !r->tid || r->tid == task->pid || r->dev != dev) {
+	if (!r || !r->tid || r->tid == TREAD(task, pid) || r->dev != dev) {
 		d->p.raiser_run_delay = 0;
 		d->p.raised_at = 0;
 		return;
@@ -276,18 +293,18 @@ static __always_inline void set_raiser(struct st_ev_svc_run_delay *d, const stru
  */
 static __always_inline void *reserve_with_svc_run_delay(__u32 size, __u16 type, __u32 dev, __u32 *lead)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 	struct st_ev_svc_run_delay *d;
 	struct st_event_header *h;
 
 	*lead = 0;
-	if (!record_svc_run_delay || !(task->flags & PF_KTHREAD))
+	if (!record_svc_run_delay || !(TREAD(task, flags) & PF_KTHREAD))
 		return reserve(size, type);
 	d = reserve(sizeof(*d) + size, ST_EV_svc_run_delay);
 	if (!d)
 		return NULL;
 	d->h.size = sizeof(*d);
-	d->p.run_delay = task->sched_info.run_delay;
+	d->p.run_delay = TREAD(task, sched_info.run_delay);
 	set_raiser(d, task, dev);
 	h = (void *)(d + 1);
 	*h = d->h;
@@ -300,9 +317,8 @@ static __always_inline void *reserve_with_svc_run_delay(__u32 size, __u16 type, 
 #define TASK_RUNNING	0x0000
 
 /* Every switch runs this: a look at each thread decides, the rest only for followed threads. */
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+static __always_inline int switch_event(bool preempt, struct task_struct *prev, struct task_struct *next,
+					unsigned int prev_state)
 {
 	struct st_ev_sched_switch *e;
 
@@ -322,6 +338,20 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	return 0;
 }
 
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return switch_event(preempt, prev, next, prev_state);
+}
+
+/* Until 5.14 the tracepoint passed no prev_state: the task's state, then named state */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sched_switch___state, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return switch_event(preempt, prev, next, BPF_CORE_READ((struct task_struct___510 *)prev, state));
+}
+
 /*
  * The header is the waker's (the current thread); the record names the
  * woken one. A kernel thread woken from inside a traced call serves it from
@@ -333,7 +363,7 @@ int BPF_PROG(sched_wakeup, struct task_struct *p)
 	struct st_ev_sched_wakeup *e;
 
 	if (!task_followed(p)) {
-		if (!p->pid || !(p->flags & PF_KTHREAD) || !task_in_traced_call(bpf_get_current_task_btf()))
+		if (!p->pid || !(p->flags & PF_KTHREAD) || !task_in_traced_call(current_task()))
 			return 0;
 		follow_service_thread(p->pid);
 	}
@@ -341,7 +371,9 @@ int BPF_PROG(sched_wakeup, struct task_struct *p)
 	if (!e)
 		return 0;
 	e->p.woken_tid = p->pid;
-	e->p.target_cpu = p->thread_info.cpu;
+	/* in the task until 5.16 */
+	e->p.target_cpu = bpf_core_field_exists(((struct task_struct___510 *)0)->cpu) ?
+			  BPF_CORE_READ((struct task_struct___510 *)p, cpu) : p->thread_info.cpu;
 	submit(e, sizeof(*e));
 	return 0;
 }
@@ -375,10 +407,7 @@ int BPF_PROG(contention_end, void *lock, int ret)
 }
 
 /* The pause in jiffies, as the kernel sleeps it (io_schedule_timeout); <= 0: not paused. */
-SEC("tp_btf/balance_dirty_pages")
-int BPF_PROG(balance_dirty_pages, struct bdi_writeback *wb, struct dirty_throttle_control *dtc,
-	     unsigned long dirty_ratelimit, unsigned long task_ratelimit, unsigned long dirtied,
-	     unsigned long period, long pause, unsigned long start_time)
+static __always_inline int emit_dirty_pause(long pause, __u64 dirty, __u64 limit)
 {
 	struct st_ev_dirty_pause *e;
 
@@ -388,10 +417,31 @@ int BPF_PROG(balance_dirty_pages, struct bdi_writeback *wb, struct dirty_throttl
 	if (!e)
 		return 0;
 	e->p.pause_ns = pause > 0 ? (__u64)pause * 1000000000ull / CONFIG_HZ : 0;
-	e->p.dirty = dtc->dirty;
-	e->p.limit = dtc->limit;
+	e->p.dirty = dirty;
+	e->p.limit = limit;
 	submit(e, sizeof(*e));
 	return 0;
+}
+
+SEC("tp_btf/balance_dirty_pages")
+int BPF_PROG(balance_dirty_pages, struct bdi_writeback *wb, struct dirty_throttle_control *dtc,
+	     unsigned long dirty_ratelimit, unsigned long task_ratelimit, unsigned long dirtied,
+	     unsigned long period, long pause, unsigned long start_time)
+{
+	return emit_dirty_pause(pause, dtc->dirty, dtc->limit);
+}
+
+/*
+ * The tracepoint before it passed the control structure (6.13): the
+ * domain's threshold and dirty count as values (record/probes.c picks it).
+ */
+SEC("tp_btf/balance_dirty_pages")
+int BPF_PROG(balance_dirty_pages___thresh, struct bdi_writeback *wb, unsigned long thresh,
+	     unsigned long bg_thresh, unsigned long dirty, unsigned long bdi_thresh,
+	     unsigned long bdi_dirty, unsigned long dirty_ratelimit, unsigned long task_ratelimit,
+	     unsigned long dirtied, unsigned long period, long pause, unsigned long start_time)
+{
+	return emit_dirty_pause(pause, dirty, thresh);
 }
 
 static __always_inline int emit_reclaim(__u16 type, __u64 value)
@@ -447,27 +497,44 @@ static __always_inline __u32 folio_pages(const struct folio *folio)
 	return 1u << (folio->_flags_1 & 0xff);
 }
 
-SEC("tp_btf/mm_filemap_add_to_page_cache")
-int BPF_PROG(mm_filemap_add_to_page_cache, struct folio *folio)
+static __always_inline int emit_page_cache(const struct address_space *mapping, __u64 index, __u32 nr_pages)
 {
 	struct st_ev_page_cache *e;
 	struct inode *host;
 
 	if (!current_followed())
 		return 0;
-	host = folio->mapping ? folio->mapping->host : NULL;
+	host = mapping ? mapping->host : NULL;
 	if (!host)
 		return 0;
 	e = RESERVE(page_cache, mm_filemap_add_to_page_cache);
 	if (!e)
 		return 0;
 	e->p.ino = host->i_ino;
-	e->p.index = folio->index;
+	e->p.index = index;
 	/* as the kernel's tracepoint has it: a block device's own page cache has no file system */
 	e->p.dev = host->i_sb ? host->i_sb->s_dev : host->i_rdev;
-	e->p.nr_pages = folio_pages(folio);
+	e->p.nr_pages = nr_pages;
 	submit(e, sizeof(*e));
 	return 0;
+}
+
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(mm_filemap_add_to_page_cache, struct folio *folio)
+{
+	return emit_page_cache(folio->mapping, folio->index, folio_pages(folio));
+}
+
+/* Until 5.17 the tracepoint passed a page: a file's page cache grew a page at a time (huge shmem pages aside) */
+struct page___510 {
+	struct address_space *mapping;
+	unsigned long index;
+} __attribute__((preserve_access_index));
+
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(mm_filemap_add_to_page_cache___page, struct page___510 *page)
+{
+	return emit_page_cache(page->mapping, page->index, 1);
 }
 
 /*

@@ -66,6 +66,12 @@ int rec_open_output(struct recorder *r)
 	return 0;
 }
 
+void rec_discard_output(struct recorder *r)
+{
+	if (!r->opts.ring_bytes && r->path[0] && strcmp(r->path, "-"))
+		unlink(r->path);
+}
+
 /* A writer of every built-in type into sink, with the recording's options. */
 static int new_writer(struct recorder *r, const struct st_sink *sink, struct st_writer **w,
 		      const char *path)
@@ -110,6 +116,7 @@ int rec_open_writer(struct recorder *r, int argc, char **argv)
 	if (ret)
 		return ret;
 	rec_meta_static(r->w, argc, argv, &r->opts);
+	rec_probes_store_missing(&r->sel, r->w);
 	rec_meta_devices(r->w);
 	rec_meta_procs(r->w);
 	rec_meta_blkcgs(NULL, r->w);

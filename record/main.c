@@ -171,11 +171,15 @@ static int record(struct recorder *r)
 	int ret;
 
 	if (rec_probes_start(&r->probes, &r->sel, &r->filters, r->opts.ringbuf_size, on_batch, r,
-			 err, sizeof(err)))
+			 err, sizeof(err))) {
+		rec_discard_output(r);
 		return rec_fail("probes", err);
+	}
 	ret = rec_loop_open(r);
-	if (ret)
+	if (ret) {
+		rec_discard_output(r);
 		return ret;
+	}
 	if (rec_rotating(r) && !(r->lost_base = calloc((size_t)r->probes.ncpus + 1, sizeof(*r->lost_base))))
 		return rec_fail("memory", strerror(ENOMEM));
 	/* every probe is attached: the window opens for all of them at once */
@@ -213,6 +217,8 @@ static int setup(struct recorder *r, int argc, char **argv)
 		return rec_fail("probes", err);
 	if (rec_tracepoints_resolve(&r->sel, err, sizeof(err)))
 		return usage_error(REC_NAME, "%s", err);
+	if (rec_probes_check_generic(&r->sel, err, sizeof(err)))
+		return rec_fail("probes", err);
 	/* blocked before the fork, so no SIGCHLD is missed; the loop reads them from a signalfd */
 	rec_loop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, NULL);

@@ -79,8 +79,12 @@ $(B)/tests/test_kinds: REC_UNIT_LIBS := $(ANALYZE_LIB) $(LIBST)
 $(B)/tests/test_kinds: $(ANALYZE_LIB)
 
 # test_events opens the BPF object and asks the probe selection.
-$(B)/tests/test_events: $(B)/record/probes.o $(B)/record/events.o $(B)/record/tracepoint.o $(B)/record/ring.o
+$(B)/tests/test_events: $(B)/record/probes.o $(B)/record/events.o $(B)/record/tracepoint.o $(B)/record/ring.o \
+			$(B)/record/kernel.o
 $(B)/tests/test_events: REC_UNIT_LIBS := -lbpf -lelf -lz
+# test_kernel asks kernel.c about BTF it makes with libbpf.
+$(B)/tests/test_kernel: $(B)/record/kernel.o
+$(B)/tests/test_kernel: REC_UNIT_LIBS := -lbpf -lelf -lz
 
 # without-bpf: runs a command where the bpf system call fails (t_environment.sh).
 TEST_TOOLS += $(B)/tests/record/without-bpf

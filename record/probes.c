@@ -437,28 +437,132 @@ static bool tracepoint_exists(uint16_t type)
 	return access(path, F_OK) == 0;
 }
 
+/*
+ * Events whose tracepoint changed its name or arguments between kernels:
+ * a program per form (EVENT___FORM after the first), the one whose
+ * tracepoint this kernel's BTF has with that many arguments (the first
+ * pointing to that struct, where one is named) is loaded.
+ */
+static const struct {
+	uint16_t type;
+	const char *program;
+	const char *tracepoint;
+	int nargs;
+	const char *first;	/* struct the first argument points to, NULL: any */
+} forms[] = {
+	{ ST_EV_balance_dirty_pages, "balance_dirty_pages", "balance_dirty_pages", 8, NULL },
+	{ ST_EV_balance_dirty_pages, "balance_dirty_pages___thresh", "balance_dirty_pages", 12, NULL },
+	{ ST_EV_io_uring_submit_req, "io_uring_submit_req", "io_uring_submit_req", 1, NULL },
+	{ ST_EV_io_uring_submit_req, "io_uring_submit_req___sqe", "io_uring_submit_sqe", 2, NULL },
+	{ ST_EV_io_uring_submit_req, "io_uring_submit_req___ctx", "io_uring_submit_sqe", 7, NULL },
+	{ ST_EV_block_bio_queue, "block_bio_queue", "block_bio_queue", 1, NULL },
+	{ ST_EV_block_bio_queue, "block_bio_queue___q", "block_bio_queue", 2, NULL },
+	{ ST_EV_block_bio_backmerge, "block_bio_backmerge", "block_bio_backmerge", 1, NULL },
+	{ ST_EV_block_bio_backmerge, "block_bio_backmerge___q", "block_bio_backmerge", 3, NULL },
+	{ ST_EV_block_bio_frontmerge, "block_bio_frontmerge", "block_bio_frontmerge", 1, NULL },
+	{ ST_EV_block_bio_frontmerge, "block_bio_frontmerge___q", "block_bio_frontmerge", 3, NULL },
+	{ ST_EV_block_getrq, "block_getrq", "block_getrq", 1, NULL },
+	{ ST_EV_block_getrq, "block_getrq___q", "block_getrq", 3, NULL },
+	{ ST_EV_block_split, "block_split", "block_split", 2, NULL },
+	{ ST_EV_block_split, "block_split___q", "block_split", 3, NULL },
+	{ ST_EV_sched_switch, "sched_switch", "sched_switch", 4, NULL },
+	{ ST_EV_sched_switch, "sched_switch___state", "sched_switch", 3, NULL },
+	{ ST_EV_mm_filemap_add_to_page_cache, "mm_filemap_add_to_page_cache",
+	  "mm_filemap_add_to_page_cache", 1, "folio" },
+	{ ST_EV_mm_filemap_add_to_page_cache, "mm_filemap_add_to_page_cache___page",
+	  "mm_filemap_add_to_page_cache", 1, "page" },
+};
+
+/* The event's program for this kernel, into sel->form; false when it has forms and none fits. */
+static bool choose_form(const struct btf *btf, struct rec_selection *sel, uint16_t type)
+{
+	bool has_forms = false;
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		if (forms[i].type != type)
+			continue;
+		has_forms = true;
+		if (rec_kernel_tp_args(btf, forms[i].tracepoint) == forms[i].nargs &&
+		    (!forms[i].first || rec_kernel_tp_arg_is(btf, forms[i].tracepoint, 0, forms[i].first))) {
+			sel->form[type] = forms[i].program;
+			return true;
+		}
+	}
+	return !has_forms;
+}
+
+/* An event this kernel cannot give: dropped from the selection, its reason kept. */
+static void set_missing(struct rec_selection *sel, uint16_t type, const char *why)
+{
+	fprintf(stderr, "%s: %s, skipped\n", REC_NAME, why);
+	sel->on[type] = false;
+	free(sel->missing[type]);
+	sel->missing[type] = strdup(why);
+}
+
 /* Drop selected tracepoints this kernel lacks; fatal for ones named explicitly. */
 static int check_tracepoints(struct rec_selection *sel, char *err, size_t cap)
 {
-	char tp[128];
+	struct btf *btf = btf__load_vmlinux_btf();
+	char tp[128], why[192];
 
 	for (size_t i = 0; i < REC_NEVENTS; i++) {
 		uint16_t t = rec_events[i].type;
 
-		if (!sel->on[t] || tracepoint_exists(t))
+		/* every event's form, for the events added later too (rec_probes_resolve_stamps) */
+		bool fits = choose_form(btf, sel, t);
+
+		if (!sel->on[t] || (fits && (sel->form[t] || tracepoint_exists(t))))
 			continue;
 		rec_event_tracepoint(t, tp, sizeof(tp));
-		if (sel->required[t])
-			return env_error(err, cap, "tracepoint %s does not exist on this kernel", tp);
-		fprintf(stderr, "%s: tracepoint %s not on this kernel, skipped\n", REC_NAME, tp);
-		sel->on[t] = false;
+		if (tracepoint_exists(t))
+			snprintf(why, sizeof(why), "tracepoint %s has arguments st-record does not know", tp);
+		else
+			snprintf(why, sizeof(why), "tracepoint %s not on this kernel", tp);
+		if (sel->required[t]) {
+			btf__free(btf);
+			return env_error(err, cap, "tracepoint %s %s", tp, tracepoint_exists(t) ?
+					 "has arguments st-record does not know" :
+					 "does not exist on this kernel");
+		}
+		set_missing(sel, t, why);
 	}
+	btf__free(btf);
 	return 0;
 }
 
 int rec_probes_check(struct rec_selection *sel, char *err, size_t cap)
 {
 	return check_environment(err, cap) || check_tracepoints(sel, err, cap) ? -1 : 0;
+}
+
+int rec_probes_check_generic(const struct rec_selection *sel, char *err, size_t cap)
+{
+	struct btf *btf;
+	bool cookies;
+
+	if (!sel->ntps)
+		return 0;
+	btf = btf__load_vmlinux_btf();
+	cookies = rec_kernel_has_enumerator(btf, "BPF_FUNC_get_attach_cookie");
+	btf__free(btf);
+	/* the probe of -e SUBSYS:NAME finds each tracepoint's layout by its BPF cookie */
+	if (!cookies)
+		return env_error(err, cap, "tracepoints named as SUBSYS:NAME need BPF cookies "
+				 "(bpf_get_attach_cookie, Linux 5.15), which this kernel lacks: "
+				 "record them with a preset or a typed event");
+	return 0;
+}
+
+void rec_probes_store_missing(const struct rec_selection *sel, struct st_writer *w)
+{
+	char key[96];
+
+	for (size_t i = 0; i < REC_NEVENTS; i++)
+		if (sel->missing[rec_events[i].type]) {
+			snprintf(key, sizeof(key), "missing.%s", rec_events[i].name);
+			st_writer_set_meta(w, key, sel->missing[rec_events[i].type]);
+		}
 }
 
 /* ---- the kernel's stage stamps ----------------------------------------- */
@@ -537,10 +641,44 @@ void rec_probes_resolve_stamps(struct rec_selection *sel, const struct rec_filte
 /* ---- loading ---------------------------------------------------------- */
 
 static bool verbose_libbpf;
+static char load_error[256];	/* the line of libbpf's messages that says why the load failed */
+
+/*
+ * From libbpf's warnings, the line that says why: in a verifier log the last
+ * before its statistics ("processed N insns"), libbpf's own explanation of a
+ * CO-RE relocation it could not resolve included, the program's name first;
+ * else libbpf's first warning (a map it could not create, a kfunc not found).
+ */
+static void note_load_error(const char *msg)
+{
+	const char *end = strstr(msg, "\nprocessed "), *start, *prog = strstr(msg, "prog '");
+	char name[64] = "";
+
+	if (prog)
+		sscanf(prog, "prog '%63[^']'", name);
+	if (end) {
+		for (start = end; start > msg && start[-1] != '\n'; start--)
+			;
+		snprintf(load_error, sizeof(load_error), "%s%s%.*s", name, name[0] ? ": " : "",
+			 (int)(end - start), start);
+	} else if (!load_error[0]) {
+		snprintf(load_error, sizeof(load_error), "%.*s", (int)strcspn(msg, "\n"), msg);
+	}
+}
 
 /* libbpf's own messages (the verifier log among them) only with -v: errors get one line of ours. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+	va_list copy;
+
+	if (level == LIBBPF_WARN) {
+		va_copy(copy, ap);
+		if (vasprintf(&msg, fmt, copy) >= 0)
+			note_load_error(msg);
+		free(msg);
+		va_end(copy);
+	}
 	if (!verbose_libbpf || level == LIBBPF_DEBUG)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
@@ -571,13 +709,20 @@ static int select_programs(struct sttrace_bpf *skel, const struct rec_selection 
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, skel->obj) {
+		const char *name = bpf_program__name(prog);
+		/* a program of another form of its event's tracepoint: EVENT___FORM (forms[]) */
+		const char *form = strstr(name, "___");
+		size_t len = form ? (size_t)(form - name) : strlen(name);
 		bool on = prog == skel->progs.flush_stage ||
 			  (prog == skel->progs.generic_tracepoint && sel->ntps) ||
 			  (prog == skel->progs.softirq_raise && sel->on[ST_EV_svc_run_delay]);
 
-		for (size_t i = 0; i < REC_NEVENTS; i++)
-			if (!strcmp(bpf_program__name(prog), rec_events[i].name))
-				on = sel->on[rec_events[i].type];
+		for (size_t i = 0; i < REC_NEVENTS; i++) {
+			uint16_t t = rec_events[i].type;
+
+			if (strlen(rec_events[i].name) == len && !strncmp(name, rec_events[i].name, len))
+				on = sel->on[t] && (sel->form[t] ? !strcmp(sel->form[t], name) : !form);
+		}
 		if (bpf_program__set_autoload(prog, on))
 			return -1;
 	}
@@ -691,6 +836,7 @@ static int map_stage_ages(struct rec_probes *p)
 int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, const struct rec_filters *f,
 		 uint64_t ringbuf_size, rec_event_fn fn, void *ctx, char *err, size_t cap)
 {
+	struct btf *btf;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
@@ -701,6 +847,10 @@ int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, cons
 	if (!p->skel)
 		return env_error(err, cap, "cannot open the BPF object: %s", strerror(errno));
 	set_rodata(p->skel, f, ringbuf_size);
+	btf = btf__load_vmlinux_btf();
+	p->skel->rodata->rqf_flush_seq = rec_kernel_rqf_flush_seq(btf);
+	p->skel->rodata->have_rdonly_cast = rec_kernel_has_func(btf, "bpf_rdonly_cast");
+	btf__free(btf);
 	p->skel->rodata->record_rq_inode = sel->on[ST_EV_block_rq_inode];
 	p->skel->rodata->record_rq_cgroup = sel->on[ST_EV_block_rq_cgroup];
 	p->skel->rodata->record_bio_held = sel->on[ST_EV_block_bio_held];
@@ -720,10 +870,11 @@ int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, cons
 	    bpf_map__set_max_entries(p->skel->maps.stage_ages, (uint32_t)p->ncpus) ||
 	    select_programs(p->skel, sel))
 		return env_error(err, cap, "cannot configure the BPF object: %s", strerror(errno));
+	load_error[0] = 0;
 	ret = sttrace_bpf__load(p->skel);
 	if (ret)
-		return env_error(err, cap, "cannot load the BPF programs: %s (run with -v for "
-				 "the verifier's log)", strerror(-ret));
+		return env_error(err, cap, "cannot load the BPF programs: %s%s%s (st-record -v shows "
+				 "libbpf's whole log)", strerror(-ret), load_error[0] ? ": " : "", load_error);
 	if (f->pid)
 		track_descendants(bpf_map__fd(p->skel->maps.tracked_tgids),
 				  bpf_map__fd(p->skel->maps.dirtied_files), f->pid);

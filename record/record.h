@@ -91,6 +91,9 @@ struct rec_selection {
 	size_t npatterns;
 	struct rec_tracepoint *tps;	/* the tracepoints they resolved to */
 	size_t ntps;
+	/* the program of an event whose tracepoint this kernel has in another form (probes.c) */
+	const char *form[REC_MAX_TYPE];
+	char *missing[REC_MAX_TYPE];	/* why an event the presets select is not on this kernel */
 };
 /*
  * Fills *sel from "block,sys_enter_fsync,ext4:*,..."; names that are not
@@ -199,6 +202,23 @@ struct rec_probes {
  * named explicitly is an error. Message in err.
  */
 int rec_probes_check(struct rec_selection *sel, char *err, size_t cap);
+/* After rec_tracepoints_resolve(): whether this kernel can record the SUBSYS:NAME tracepoints. */
+int rec_probes_check_generic(const struct rec_selection *sel, char *err, size_t cap);
+/* The metadata `missing.<event>`: each event of the selection this kernel could not give, and why. */
+void rec_probes_store_missing(const struct rec_selection *sel, struct st_writer *w);
+
+/* What the running kernel's BTF offers the probes (kernel.c). */
+struct btf;
+/* rq->rq_flags' flush-sequence bit: the enumerator __RQF_FLUSH_SEQ's, else the old macro's. */
+uint32_t rec_kernel_rqf_flush_seq(const struct btf *btf);
+/* An enum of the kernel's BTF has the enumerator (BPF_FUNC_get_attach_cookie: the helper). */
+bool rec_kernel_has_enumerator(const struct btf *btf, const char *name);
+/* The kernel has the function (a kfunc) in its BTF. */
+bool rec_kernel_has_func(const struct btf *btf, const char *name);
+/* The arguments of the tracepoint's BTF prototype (btf_trace_NAME), -1 when it has none. */
+int rec_kernel_tp_args(const struct btf *btf, const char *tracepoint);
+/* Argument arg (from 0) of the tracepoint's BTF prototype points to struct type. */
+bool rec_kernel_tp_arg_is(const struct btf *btf, const char *tracepoint, int arg, const char *type);
 /*
  * The `block` preset reads the times the kernel stamps on requests and bios
  * (block_rq_issue_stamped). Where this kernel keeps no such stamp, or

@@ -77,6 +77,8 @@ struct recorder {
 
 /* "st-record: WHAT: WHY" on stderr; returns REC_EXIT_FAIL. */
 int rec_fail(const char *what, const char *why);
+/* A recording that never started: its file is removed, so that nothing reads it as an empty one. */
+void rec_discard_output(struct recorder *r);
 /* The output failed: stop, and skip the final drain, which would only write more. */
 void rec_stop_for_write_error(struct recorder *r);
 /*

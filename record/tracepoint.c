@@ -433,6 +433,8 @@ void rec_selection_free(struct rec_selection *sel)
 		free_tracepoint(&sel->tps[i]);
 	for (size_t i = 0; i < sel->npatterns; i++)
 		free(sel->patterns[i]);
+	for (size_t i = 0; i < REC_MAX_TYPE; i++)
+		free(sel->missing[i]), sel->missing[i] = NULL;
 	free(sel->tps);
 	free(sel->patterns);
 	sel->tps = NULL;

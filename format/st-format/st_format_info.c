@@ -186,6 +186,16 @@ static void print_ringbuf(const struct st_reader *r)
 	putchar('\n');
 }
 
+/* The events the recording's selection had that its kernel could not give (metadata missing.*). */
+static void print_missing(const struct st_reader *r)
+{
+	const char *key, *value;
+
+	for (size_t i = 0; st_meta_at(r, i, &key, &value) == 0; i++)
+		if (!strncmp(key, "missing.", 8))
+			printf("not recorded  %s: %s\n", key + 8, value);
+}
+
 static void print_span(const struct st_reader *r, const struct st_file_info *in)
 {
 	char a[64], b[64];
@@ -243,6 +253,7 @@ static void print_text(const char *path, const struct st_reader *r)
 	       ratio(in->stored_bytes, in->events));
 	print_lost(r, in);
 	print_ringbuf(r);
+	print_missing(r);
 	printf("schema        %zu event types\n", st_type_count(r));
 	puts("\nevents per type");
 	for (size_t i = 0; i < st_type_count(r); i++) {

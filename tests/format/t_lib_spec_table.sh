@@ -16,3 +16,12 @@ elif diff -u "$tmp/committed" "$tmp/generated" >"$tmp/diff"; then
 else
 	fail spec_event_table "spec differs from the header (make spec-table): $(head -c 300 "$tmp/diff")"
 fi
+
+# The spec's title names the version sttrace.h writes (it said 1.0 at 1.7).
+want=$(sed -n 's/^#define ST_FORMAT_MAJOR \([0-9]*\)$/\1/p; s/^#define ST_FORMAT_MINOR \([0-9]*\)$/.\1/p' \
+	"$root/format/lib/sttrace.h" | tr -d '\n')
+title=$(head -n 1 "$root/spec/sttrace-format.md")
+case "$title" in
+*"version $want") pass spec_title_version ;;
+*) fail spec_title_version "spec title \"$title\", sttrace.h writes $want" ;;
+esac

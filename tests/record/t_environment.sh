@@ -53,3 +53,15 @@ n=$(tr '\r' '\n' <"$T/tty" | grep -c "events/s, .* MB written (.*x compressed), 
 if [ "$n" -ge 3 ]; then pass record_status_line; else fail record_status_line "$n status lines in 3.5 s, want 3"; fi
 st-record -o "$T/f.sttrace" -e block -t 1500ms 2>"$T/flog"
 if ! grep -q "events/s" "$T/flog"; then pass record_status_not_in_file; else fail record_status_not_in_file "status line in a file"; fi
+
+# a start that fails at load (a ring buffer the kernel refuses: 4 GiB) leaves no file, exits 1
+# and says why in one line of libbpf's, pointing at -v for the whole log
+rm -f "$T/l.sttrace"
+st-record -o "$T/l.sttrace" --ringbuf-size 4G -e block -t 1 2>"$T/llog"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -e "$T/l.sttrace" ] &&
+   grep -q "cannot load the BPF programs: .*map 'events'.* (st-record -v shows libbpf's whole log)" "$T/llog"; then
+	pass record_failed_load_leaves_no_file
+else
+	fail record_failed_load_leaves_no_file "exit $rc, file $(ls "$T/l.sttrace" 2>&1): $(tr '\n' ' ' <"$T/llog")"
+fi
