@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/lib/cause.h"
+#include "analyze/lib/missing.h"
 #include "analyze/lib/report.h"
 #include "analyze/lib/span.h"
 #include "common/csv.h"
@@ -340,6 +341,21 @@ void an_stats_add(struct an_stats *s, const struct an_io *io)
 	an_io_each_stage(io, add_stage, &sink);
 }
 
+void an_stats_drop(struct an_stats *s, unsigned mask)
+{
+	for (uint32_t g = 0; g < s->ngroups; g++)
+		for (unsigned k = 0; k < AN_ST_SPAN0; k++) {
+			struct an_group *gr = &s->groups[g];
+
+			if (!(mask & 1u << k))
+				continue;
+			an_qest_free(&gr->st[k]);
+			an_qest_init(&gr->st[k], s->exact_limit);
+			if (k >= AN_ST_RUNQ && k < AN_ST_OTHER)
+				gr->zero_causes[k - AN_ST_RUNQ] = 0;
+		}
+}
+
 static int cmp_group(const void *a, const void *b)
 {
 	return strcmp(((const struct an_group *)a)->label, ((const struct an_group *)b)->label);
@@ -668,12 +684,14 @@ static void print_top_csv(const struct an_top *t, const struct an_io *io, size_t
 
 	fprintf(out, "%zu,%.6f", rank, (io->start - t0) / 1e9);
 	for (i = 0; i < n; i++) {
-		if (an_io_stage(io, stages[i], &ns))
+		/* a stage its kernel could not give: no value, not 0 (the header says why) */
+		if (!(origin->missing & 1u << stages[i]) && an_io_stage(io, stages[i], &ns))
 			fprintf(out, ",%.3f", an_us(ns));
 		else
 			putc(',', out);
 	}
-	fprintf(out, ",%s,%s,", io->cache == AN_CACHE_UNKNOWN ? "" : an_cache_name(io->cache),
+	fprintf(out, ",%s,%s,", io->cache == AN_CACHE_UNKNOWN || origin->missing & AN_MISSING_CACHE ? "" :
+		an_cache_name(io->cache),
 		an_op_name(io->op));
 	csv_field(out, an_names_dev(names, io->dev, dev, sizeof(dev)));
 	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%u,%u,", io->sector, io->bytes, io->pid, io->tid);
@@ -696,13 +714,14 @@ static void print_top_text(const enum an_stage *stages, unsigned n, unsigned fie
 
 	put(line, sizeof(line), &len, "%4zu %10.6f", rank, (io->start - t0) / 1e9);
 	for (unsigned i = 0; i < n; i++) {
-		if (an_io_stage(io, stages[i], &ns))
+		if (!(origin->missing & 1u << stages[i]) && an_io_stage(io, stages[i], &ns))
 			put(line, sizeof(line), &len, " %9.1f", an_us(ns));
 		else
 			put(line, sizeof(line), &len, " %9s", "-");
 	}
 	if (fields & 1u << AN_COL_CACHE)
-		put(line, sizeof(line), &len, " %-6s", an_cache_name(io->cache));
+		put(line, sizeof(line), &len, " %-6s",
+		    origin->missing & AN_MISSING_CACHE ? "-" : an_cache_name(io->cache));
 	if (fields & 1u << AN_COL_OP)
 		put(line, sizeof(line), &len, " %-6s", an_op_name(io->op));
 	if (fields & 1u << AN_COL_DEV)

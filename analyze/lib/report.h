@@ -24,6 +24,7 @@ enum an_by { AN_BY_DEVOP, AN_BY_OP, AN_BY_DEV, AN_BY_COMM, AN_BY_PID, AN_BY_FILE
 struct an_origin {
 	const struct an_names *names;
 	const char *host;
+	unsigned missing;	/* stages its kernel could not give (analyze/lib/missing.h) */
 };
 
 /* The --quantile list's columns beside its stages, in their order (--columns names them). */
@@ -117,6 +118,8 @@ void an_stats_free(struct an_stats *s);
 void an_stats_add(struct an_stats *s, const struct an_io *io);
 /* Every group's zero_causes into its st[]; 0 or -1 (out of memory: failed is set). */
 int an_stats_settle(struct an_stats *s);
+/* Drop the samples of the stages in mask (bits 1u << enum an_stage): stages not recorded. */
+void an_stats_drop(struct an_stats *s, unsigned mask);
 /* Groups sorted by label (stable output). */
 void an_stats_sort(struct an_stats *s);
 /* 1 if every quantile of every group came from exact samples. */

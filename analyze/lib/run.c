@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze/lib/missing.h"
 #include "analyze/lib/run.h"
 #include "common/text.h"
 
@@ -254,7 +255,8 @@ int an_run_open(struct an_run *r, char *const *files, int nfiles, const struct a
 	for (a = 0; a < r->nrecs; a++) {
 		if (open_recording(r, a, ids, files, nfiles, err, cap))
 			goto out;
-		r->origins[a] = (struct an_origin){ .names = r->recs[a].names, .host = r->recs[a].host };
+		r->origins[a] = (struct an_origin){ .names = r->recs[a].names, .host = r->recs[a].host,
+						    .missing = an_missing_stages(r->recs[a].in) };
 	}
 	label_hosts(r, ids, files, first);
 	common_clock(r, ids, first);
@@ -482,7 +484,8 @@ unsigned an_run_causes(const struct an_recording *x)
 	if (HAS_TYPES(x, ST_EV_mm_vmscan_direct_reclaim_begin, ST_EV_mm_vmscan_direct_reclaim_end,
 		      ST_EV_mm_vmscan_memcg_reclaim_begin, ST_EV_mm_vmscan_memcg_reclaim_end))
 		m |= 1u << AN_CAUSE_RECLAIM;
-	return m;
+	/* nor one its kernel could not give (missing.*, analyze/lib/missing.h) */
+	return m & ~(x->run->origins[x->index].missing >> AN_ST_RUNQ);
 }
 
 /* One recording's pass into its own consumers. */
@@ -602,6 +605,8 @@ static int merge_recording(struct an_run *r, struct an_recording *x)
 	for (k = 0; k < sizeof(r->corr) / sizeof(uint64_t); k++)
 		to[k] += from[k];
 	if (r->want & AN_WANT_STATS) {
+		/* a cause not recorded is 0 for every I/O: no samples rather than zeros */
+		an_stats_drop(&x->stats, r->origins[x->index].missing);
 		if (x->stats.failed || an_stats_merge(&r->stats, &x->stats))
 			r->stats.failed = 1;
 		an_stats_free(&x->stats);
@@ -774,6 +779,13 @@ void an_run_print_header(const struct an_run *r, FILE *out)
 			i->lost_events);
 	for (a = 0; a < r->nrecs; a++)
 		an_spans_print(r->recs[a].spans, out);
+	for (a = 0; a < r->nrecs; a++) {
+		char prefix[TEXT_SHOWN_MAX + 2];
+
+		snprintf(prefix, sizeof(prefix), "%s%s", r->nrecs > 1 ? text_shown(r->recs[a].host, shown,
+			 sizeof(shown)) : "", r->nrecs > 1 ? ": " : "");
+		an_missing_print(r->recs[a].in, prefix, out);
+	}
 	if (r->nrecs < 2)
 		return;
 	fprintf(out, "recordings: %u, each correlated on its own, times on one wall clock "

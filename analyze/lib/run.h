@@ -154,7 +154,9 @@ int an_run_quantile(struct an_run *r, double q, size_t exact_limit, size_t top,
  * events (format 1.5, 1.6, analyze/lib/cause.h), else run queue waits and
  * those whose events it holds (a lock wait from contention_begin/end,
  * throttle from block_bio_held, dirty from balance_dirty_pages, reclaim
- * from the vmscan events). A cause whose probe met nothing is not told
+ * from the vmscan events), less those whose every event its kernel
+ * lacked (metadata missing.*, analyze/lib/missing.h: the reports say "not
+ * recorded on this kernel"). A cause whose probe met nothing is not told
  * apart from one not probed: neither is reported as 0. Its I/Os carry
  * their causes (AN_IO_WHY) when not 0.
  */

@@ -94,7 +94,8 @@ void an_why_add(void *ctx, const struct an_io *io)
 		return;
 	}
 	g = &w->groups[i];
-	defined = an_io_stages(io, ns);
+	defined = an_io_stages(io, ns) & ~o->missing;
+	g->missing |= o->missing;
 	g->ios++;
 	g->measured |= defined;
 	for (unsigned k = 0; k < AN_ST_SPAN0; k++)
@@ -104,8 +105,9 @@ void an_why_add(void *ctx, const struct an_io *io)
 	if (defined & 1u << AN_ST_RUNQ) {
 		charge(g, AN_WHY_RUNQ, io->runq_culprit[0] ? io->runq_culprit :
 		       io->flags & AN_IO_RUNQ_COUNTED ? RUNQ_NEEDS_SCHED : "?", ns[AN_ST_RUNQ]);
-		charge(g, AN_WHY_LOCK, an_lock_kind(io->lock_flags), ns[AN_ST_LOCK]);
-		if (ns[AN_ST_THROTTLE])
+		if (defined & 1u << AN_ST_LOCK)
+			charge(g, AN_WHY_LOCK, an_lock_kind(io->lock_flags), ns[AN_ST_LOCK]);
+		if (defined & 1u << AN_ST_THROTTLE && ns[AN_ST_THROTTLE])
 			charge(g, AN_WHY_THROTTLE, an_names_blkcg(o->names, io->blkcg, name, sizeof(name)),
 			       ns[AN_ST_THROTTLE]);
 	}
@@ -160,6 +162,9 @@ static void print_group(struct an_why_group *g, enum an_stage stage, const struc
 				an_stage_name(NULL, k));
 		} else if (csv || (g->measured & 1u << k && an_cols_show(cols, k, g->stage_ns[k])))
 			put_row(g, out, csv, "cause", an_stage_name(NULL, k), g->stage_ns[k]);
+		else if (!(g->measured & 1u << k) && g->missing & 1u << k)
+			fprintf(out, "  %-15s %-32s %s\n", "cause", an_stage_name(NULL, k),
+				"not recorded on this kernel");
 	}
 	for (unsigned k = 0; k < AN_ST_RUNQ; k++)
 		if (g->stage_ns[k] || (!csv && g->measured & 1u << k && an_cols_show(cols, k, 0)))

@@ -34,6 +34,7 @@ struct an_why_group {
 	uint64_t ios, total_ns;
 	uint64_t stage_ns[AN_ST_SPAN0];	/* the built-in stages and the causes, summed */
 	unsigned measured;	/* 1 << stage of those an I/O of it had */
+	unsigned missing;	/* stages an I/O's kernel could not give (analyze/lib/missing.h) */
 	struct an_why_name names[AN_WHY_KINDS][AN_WHY_NAMES + 1];
 	unsigned nnames[AN_WHY_KINDS];
 };

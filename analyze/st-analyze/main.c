@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analyze/st-analyze/analyze.h"
+#include "analyze/lib/missing.h"
 #include "analyze/lib/run.h"
 #include "analyze/lib/summary.h"
 #include "analyze/lib/why.h"
@@ -334,15 +335,31 @@ static void print_dists(struct an_run *r, const struct an_opts *o, FILE *info)
 	}
 }
 
+/* 1 when a recording's kernel gave what bit stands for (analyze/lib/missing.h); else 0 after a one-line error. */
+static int recorded(const struct an_run *r, unsigned bit, const char *what)
+{
+	for (unsigned a = 0; a < r->nrecs; a++)
+		if (!(r->origins[a].missing & bit))
+			return 1;
+	fprintf(stderr, "%s: %s: not recorded on this kernel (st-format info names the events it lacked)\n",
+		PROG, what);
+	return 0;
+}
+
 static int report_main(struct an_run *r, const struct an_opts *o)
 {
+	char stage[64];
 	FILE *info = o->csv ? stderr : stdout;
 	int reports = o->dist || o->top_by >= 0;
 	unsigned want = 0;
 	char err[512];
 	int ret;
 
-	if (o->by == AN_BY_CACHE && !has_causes(r, "--by cache"))
+	if (o->by == AN_BY_CACHE && (!has_causes(r, "--by cache") ||
+				      !recorded(r, AN_MISSING_CACHE, "--by cache")))
+		return EXIT_FAIL;
+	snprintf(stage, sizeof(stage), "--stage %s", an_stage_name(&r->spans, o->stage));
+	if (o->stage < AN_ST_SPAN0 && !recorded(r, 1u << o->stage, stage))
 		return EXIT_FAIL;
 	if (o->html)
 		return an_html_report(r, o, info) ? EXIT_FAIL : 0;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * replace-strings IN OUT OLD NEW: a copy of IN whose metadata values and
- * string fields (a command name, a path) have each OLD replaced by NEW, cut
- * to the field's size: the names of a real or synthetic trace made into what
- * a hostile author could write (t_inject.sh). Schema, events and losses as
- * they are.
+ * replace-strings IN OUT OLD NEW [KEY=VALUE...]: a copy of IN whose metadata
+ * values and string fields (a command name, a path) have each OLD replaced by
+ * NEW, cut to the field's size: the names of a real or synthetic trace made
+ * into what a hostile author could write (t_inject.sh); each KEY=VALUE set in
+ * its metadata after them (what another recorder or kernel would write:
+ * t_missing_report.sh). Schema, events and losses as they are.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static void replace_fields(void *rec, const struct st_type *t, const char *old, 
 	}
 }
 
-static int copy(const char *in, const char *out, const char *old, const char *new)
+static int copy(const char *in, const char *out, const char *old, const char *new, char **set, int nset)
 {
 	struct st_reader *r = NULL;
 	struct st_writer *w = NULL;
@@ -64,6 +65,17 @@ static int copy(const char *in, const char *out, const char *old, const char *ne
 		replaced(value, old, new, now, sizeof(now));
 		err = st_writer_set_meta(w, key, now);
 	}
+	for (int i = 0; !err && i < nset; i++) {
+		char *eq = strchr(set[i], '=');
+
+		if (!eq) {
+			fprintf(stderr, "replace-strings: %s: not KEY=VALUE\n", set[i]);
+			err = -1;
+			break;
+		}
+		*eq = 0;
+		err = st_writer_set_meta(w, set[i], eq + 1);
+	}
 	for (size_t i = 0; !err && st_lost_at(r, i, &cpu, &lost) == 0; i++)
 		err = st_writer_set_lost(w, cpu, lost);
 	while (!err && (err = st_cursor_next(c, &ev)) > 0) {
@@ -81,9 +93,9 @@ static int copy(const char *in, const char *out, const char *old, const char *ne
 
 int main(int argc, char **argv)
 {
-	if (argc != 5 || !*argv[3]) {
-		fprintf(stderr, "usage: replace-strings IN OUT OLD NEW\n");
+	if (argc < 5 || !*argv[3]) {
+		fprintf(stderr, "usage: replace-strings IN OUT OLD NEW [KEY=VALUE...]\n");
 		return 2;
 	}
-	return copy(argv[1], argv[2], argv[3], argv[4]) ? 1 : 0;
+	return copy(argv[1], argv[2], argv[3], argv[4], argv + 5, argc - 5) ? 1 : 0;
 }
