@@ -1877,23 +1877,26 @@ SEC("tracepoint/io_uring/io_uring_complete")
 int io_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 {
 	struct st_ev_uring *e;
-	__u64 key = (__u64)ctx->req;
+	__u64 req = 0;
 
-	if (!task_passes() || (filter_ndevs && bpf_map_delete_elem(&dev_urings, &key)))
+	if (!task_passes())
+		return 0;
+	if (bpf_core_field_exists(ctx->req)) {
+		req = (__u64)ctx->req;
+	} else {
+		struct uring_key k = { (__u64)ctx->ctx, ctx->user_data };
+		__u64 *r = bpf_map_lookup_elem(&uring_reqs, &k);
+
+		req = r ? *r : 0;
+		bpf_map_delete_elem(&uring_reqs, &k);
+	}
+	if (filter_ndevs && bpf_map_delete_elem(&dev_urings, &req))
 		return 0;
 	e = RESERVE(uring, io_uring_complete);
 	if (!e)
 		return 0;
 	e->p.ctx = (__u64)ctx->ctx;
-	if (bpf_core_field_exists(ctx->req)) {
-		e->p.req = (__u64)ctx->req;
-	} else {
-		struct uring_key k = { (__u64)ctx->ctx, ctx->user_data };
-		__u64 *r = bpf_map_lookup_elem(&uring_reqs, &k);
-
-		e->p.req = r ? *r : 0;
-		bpf_map_delete_elem(&uring_reqs, &k);
-	}
+	e->p.req = req;
 	e->p.user_data = ctx->user_data;
 	e->p.res = ctx->res;
 	e->p.opcode = 0;
