@@ -16,7 +16,8 @@ m -t cgroup2 cgroup2 /sys/fs/cgroup
 /bin/busybox mkdir -p /dev/shm /dev/pts
 m -t tmpfs tmpfs /dev/shm
 m -t devpts devpts /dev/pts
-m -t tmpfs tmpfs /tmp
+# /tmp stays the overlay's (writable, in its tmpfs): a tmpfs of its own would
+# hide a checkout or build under the host's /tmp, CI's clone among them
 m -t tmpfs tmpfs /run
 m -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results "$st_results"
 read -r up _ </proc/uptime
