@@ -144,7 +144,7 @@ fi
 # the page out in a 1400 x 900 window (a script added to a copy writes the
 # boxes into the DOM; the tail list measured unfolded)
 chrome --screenshot="$T/first-screen.png" --window-size=1400,900 "file://$T/report.html" >/dev/null
-layout='<script>window.addEventListener("load",function(){var o={};["heat-latency","glance","heat-position","rates","tail-cdf"].forEach(function(id){var e=document.getElementById(id);if(e){var r=e.getBoundingClientRect();o[id]=[r.left,r.top,r.right,r.bottom];}});document.querySelectorAll("details").forEach(function(d){d.open=true;});var t=document.getElementById("tail-table");if(t){o["tail-table"]=[0,0,t.getBoundingClientRect().width,0];}var p=document.createElement("pre");p.id="layout";p.textContent=JSON.stringify(o);document.body.appendChild(p);});</script>'
+layout='<script>window.addEventListener("load",function(){var o={};["heat-latency","glance","heat-position-0","rates","tail-cdf"].forEach(function(id){var e=document.getElementById(id);if(e){var r=e.getBoundingClientRect();o[id]=[r.left,r.top,r.right,r.bottom];}});document.querySelectorAll("details").forEach(function(d){d.open=true;});var t=document.getElementById("tail-table");if(t){o["tail-table"]=[0,0,t.getBoundingClientRect().width,0];}var p=document.createElement("pre");p.id="layout";p.textContent=JSON.stringify(o);document.body.appendChild(p);});</script>'
 sed "s#</body>#$layout</body>#" "$T/report.html" >"$T/layout.html"
 chrome --dump-dom --window-size=1400,900 "file://$T/layout.html" >"$T/layout-dom.html"
 bad=$(python3 - "$T/layout-dom.html" "$T/report.html" "$T/summary-table.csv" <<'PY'
@@ -157,7 +157,7 @@ for id in ("heat-latency", "glance"):
     b = box.get(id)
     if not b or b[2] > 1400 or b[3] > 900:
         bad.append("%s not within the first 1400 x 900 px: %s" % (id, b))
-for id in ("heat-position", "rates", "tail-cdf"):
+for id in ("heat-position-0", "rates", "tail-cdf"):
     if id not in box: bad.append(id + ": no such picture")
     elif "heat-latency" in box and box["heat-latency"][1] > box[id][1]:
         bad.append(id + " above the latency heat map")
