@@ -510,7 +510,7 @@ static void svg_devmap(FILE *out, const struct an_series *s, const struct an_pos
 	double top = (double)m->last + 1, edge[AN_HEAT_POS + 1];
 	unsigned rows = (unsigned)(m->last >> m->shift) + 1;
 	uint32_t max = 0;
-	char title[160], id[32], label[32];
+	char title[256], id[32], label[32];
 
 	for (size_t i = 0; i < s->pos_cols * AN_HEAT_POS; i++)
 		max = m->heat[i] > max ? m->heat[i] : max;
@@ -766,13 +766,15 @@ static void put_first_pass(struct page *p, struct an_run *r, const struct an_opt
 		"time each group was busy (busy_s)</p>\n", stage);
 	put_glance(p, stage);
 	fputs("</div>\n</div>\n<div class=\"row\">\n", p->out);
-	/* a position map per device, each its own axis */
+	/* a position map per device, each its own axis; its host named when there are several */
 	for (unsigned k = 0; k < r->series.ndev_pos && k < HTML_CHARTS; k++) {
 		const struct an_posmap *m = &r->series.dev_pos[k];
-		char dev[96];
+		char buf[96], name[200];
+		const char *dev = an_names_dev(r->origins[m->recording].names, m->dev, buf, sizeof(buf));
 
-		svg_devmap(p->out, &r->series, m, an_names_dev(r->origins[m->recording].names, m->dev, dev,
-							       sizeof(dev)), k);
+		snprintf(name, sizeof(name), "%s%s%s", r->nrecs > 1 ? r->origins[m->recording].host : "",
+			 r->nrecs > 1 ? " " : "", dev);
+		svg_devmap(p->out, &r->series, m, name, k);
 	}
 	if (r->series.pos_unmapped)
 		fprintf(p->out, "<p>%" PRIu64 " I/Os of devices past the first %d not mapped</p>\n",
