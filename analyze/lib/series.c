@@ -18,7 +18,9 @@ int an_series_init(struct an_series *s, uint64_t t0, uint64_t t1, uint64_t step,
 	s->step = step;
 	s->stage = stage;
 	s->nbins = (t1 - t0) / step + 1;
-	s->pos_cols = s->nbins < AN_POS_COLS ? s->nbins : AN_POS_COLS;
+	/* a device map's column: the same number of whole intervals, the last column's possibly fewer */
+	s->pos_span = (s->nbins + AN_POS_COLS - 1) / AN_POS_COLS;
+	s->pos_cols = (s->nbins + s->pos_span - 1) / s->pos_span;
 	s->bins = calloc(s->nbins, sizeof(*s->bins));
 	return s->bins ? 0 : -1;
 }
@@ -131,7 +133,7 @@ static void add_device(struct an_series *s, struct an_posmap *m, size_t i, uint6
 	fit_device(m, s->pos_cols, last);
 	m->last = last > m->last ? last : m->last;
 	m->ios++;
-	m->heat[i * s->pos_cols / s->nbins * AN_HEAT_POS + (sector >> m->shift)]++;
+	m->heat[i / s->pos_span * AN_HEAT_POS + (sector >> m->shift)]++;
 }
 
 void an_series_add(struct an_series *s, const struct an_io *io)

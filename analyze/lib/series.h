@@ -55,7 +55,8 @@ struct an_series {
 	struct an_bin *bins;
 	struct an_posmap dev_pos[AN_POS_DEVS];	/* in the order the devices came */
 	unsigned ndev_pos;
-	size_t pos_cols;	/* time columns of a device map, evenly over the bins */
+	size_t pos_cols;	/* time columns of a device map, */
+	size_t pos_span;	/* of pos_span intervals each */
 	uint64_t pos_unmapped;	/* I/Os of the devices past AN_POS_DEVS */
 	int failed;
 };

@@ -409,24 +409,27 @@ static void short_time(char *buf, size_t cap, double ns)
 
 /*
  * The cells of a heat map: counts v[col * stride + row] of `cols` columns
- * across the plot area, row k between the heights edge[k] (bottom) and
- * edge[k + 1] (top); colour on a log scale of the count up to max, an empty
- * cell not drawn.
+ * w px wide from the plot area's left (the last cut at its right), row k
+ * between the heights edge[k] (bottom) and edge[k + 1] (top); colour on a
+ * log scale of the count up to max, an empty cell not drawn.
  */
-static void heat_cells(FILE *out, const uint32_t *v, size_t cols, size_t stride, unsigned rows,
+static void heat_cells(FILE *out, const uint32_t *v, size_t cols, double w, size_t stride, unsigned rows,
 		       const double *edge, uint32_t max)
 {
-	double w = (PIC_W - PIC_L - PIC_R) / (double)cols, lmax = log((double)max + 1);
+	double lmax = log((double)max + 1);
 	char c[16];
 
-	for (size_t i = 0; i < cols; i++)
+	for (size_t i = 0; i < cols; i++) {
+		double x = PIC_L + i * w, cw = PIC_W - PIC_R - x < w ? PIC_W - PIC_R - x : w;
+
 		for (unsigned k = 0; k < rows; k++) {
 			if (!v[i * stride + k])
 				continue;
 			heat_colour(c, sizeof(c), log((double)v[i * stride + k] + 1) / lmax);
 			fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>",
-				PIC_L + i * w, edge[k + 1], w + 0.3, edge[k] - edge[k + 1] + 0.3, c);
+				x, edge[k + 1], cw + 0.3, edge[k] - edge[k + 1] + 0.3, c);
 		}
+	}
 }
 
 /* Under and beside a heat map: the time axis and the colour bar, 1 to max I/Os (log); the end of its svg. */
@@ -473,7 +476,8 @@ static void svg_heat(FILE *out, const struct an_series *s, const char *title)
 	for (unsigned k = 0; k <= rows; k++)
 		edge[k] = PIC_H - PIC_B - k * h;
 	pic_head(out, "heat-latency", title);
-	heat_cells(out, v + lo, s->nbins, AN_HEAT_LAT, rows, edge, max);
+	heat_cells(out, v + lo, s->nbins, (PIC_W - PIC_L - PIC_R) / (double)s->nbins, AN_HEAT_LAT, rows, edge,
+		   max);
 	free(v);
 	/* the y axis: a bucket's lower end, every few rows */
 	for (unsigned k = lo; k <= hi + 1; k += (hi - lo) / 6 + 1) {
@@ -527,7 +531,8 @@ static void svg_devmap(FILE *out, const struct an_series *s, const struct an_pos
 	fputs("<g class=\"cells\" data-dev=\"", out);
 	put_text(out, dev);
 	fprintf(out, "\" data-sectors=\"%.0f\" data-y0=\"%d\" data-y1=\"%d\">", top, PIC_H - PIC_B, PIC_T);
-	heat_cells(out, m->heat, s->pos_cols, AN_HEAT_POS, rows, edge, max);
+	heat_cells(out, m->heat, s->pos_cols, (PIC_W - PIC_L - PIC_R) * (double)s->pos_span / s->nbins,
+		   AN_HEAT_POS, rows, edge, max);
 	fputs("</g>", out);
 	for (int t = 0; t <= 4; t++) {
 		short_bytes(label, sizeof(label), top * 512 * t / 4);

@@ -8,7 +8,8 @@
  * counted them), by the op of the bios that merged. Each device has a
  * position map of its own: its rows fit its highest sector, not another
  * device's, also after two series are merged; past AN_POS_DEVS devices the
- * I/Os are counted, not mapped.
+ * I/Os are counted, not mapped; its columns hold whole intervals, as many
+ * each.
  */
 #include <stdint.h>
 #include <string.h>
@@ -134,6 +135,22 @@ static int device_maps(void)
 	return ok;
 }
 
+/* 800 intervals: 200 columns of 4 each; the last interval's I/O in the last column. */
+static int device_columns(void)
+{
+	struct an_series s;
+	int ok;
+
+	if (an_series_init(&s, 0, 799 * SEC, SEC, AN_ST_D2C))
+		return 0;
+	add_block(&s, 1, 0, 799 * SEC + SEC / 2);
+	add_block(&s, 1, 0, 4 * SEC);
+	ok = s.pos_cols == 200 && s.pos_span == 4 && s.ndev_pos == 1 && s.dev_pos[0].heat[199 * AN_HEAT_POS] == 1 &&
+	     s.dev_pos[0].heat[1 * AN_HEAT_POS] == 1;
+	an_series_free(&s);
+	return ok;
+}
+
 int main(void)
 {
 	uint64_t t1 = UINT64_MAX - 255, t0 = t1 - 10 * SEC - SEC / 3;
@@ -147,5 +164,6 @@ int main(void)
 	      "the intervals' merges are not the I/Os' (8: 4 read, 4 write, of 10 bios; 1 I/O complete)");
 	check(device_maps(), "series.device_maps",
 	      "each device's map does not fit its own sectors, or more than AN_POS_DEVS maps");
+	check(device_columns(), "series.device_columns", "800 intervals not in 200 columns of 4");
 	return check_failures != 0;
 }
