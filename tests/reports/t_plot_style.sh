@@ -82,7 +82,8 @@ if ! command -v gnuplot >/dev/null || [ -z "$CHROMIUM" ]; then
 fi
 st_screenshots SHOTS
 bad=""
-curves=$(grep -o "lc rgb '#[0-9a-f]*'" "$P/cdf.gp" | sort -u | sed "s/lc rgb '\(.*\)'/--colour \1/" | tr '\n' ' ')
+curves=()
+for c in $(grep -o "lc rgb '#[0-9a-f]*'" "$P/cdf.gp" | grep -o "#[0-9a-f]*" | sort -u); do curves+=(--colour "$c"); done
 for p in cdf heatmap_latency heatmap_position timeseries; do
 	read -r pw ph <<<"$(file "$P/$p.png" | sed -n 's/.*PNG image data, \([0-9]*\) x \([0-9]*\),.*/\1 \2/p')"
 	read -r sw sh <<<"$(sed -n 's/^ *viewBox="0 0 \([0-9.]*\) \([0-9.]*\)".*/\1 \2/p' "$P/$p.svg")"
@@ -91,10 +92,12 @@ for p in cdf heatmap_latency heatmap_position timeseries; do
 		shot=$SHOTS/plot-$p.$f.png
 		rm -f "$shot"
 		[ -n "$w" ] && st_shot "$T/chromium.err" "$shot" "$w" "$h" "file://$P/$p.$f"
-		crop=""
-		case $p in heatmap_*) crop="--crop $((w / 10)),$((h / 10)),$((w * 7 / 10)),$((h * 3 / 4))" ;; esac
-		# shellcheck disable=SC2086 # word splitting of the options meant
-		stats=$(python3 "$(dirname "$0")/../png.py" "$shot" $crop $([ $p = cdf ] && echo "$curves") 2>&1)
+		opts=()
+		case $p in
+		heatmap_*) opts=(--crop "$((w / 10)),$((h / 10)),$((w * 7 / 10)),$((h * 3 / 4))") ;;
+		cdf) opts=("${curves[@]}") ;;
+		esac
+		stats=$(python3 "$(dirname "$0")/../png.py" "$shot" "${opts[@]}" 2>&1)
 		bad+=$(python3 - "$p.$f" "$w" "$h" "$stats" <<'PY'
 import json, sys
 name, w, h = sys.argv[1], sys.argv[2], sys.argv[3]
