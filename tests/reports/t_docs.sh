@@ -14,3 +14,8 @@ for opt in --sizes --seek --hist --depth --top-by --html; do
 	grep -q -- "\`$opt" "$root/analyze/README.md" || missing="$missing analyze/README.md"
 	[ -z "$missing" ] && pass "reports_docs_${opt#--}" || fail "reports_docs_${opt#--}" "not in$missing"
 done
+
+# The README is the page a newcomer reads whole: 250 lines at most; the
+# detail lives in each folder's README and the man pages.
+lines=$(wc -l <"$root/README.md")
+[ "$lines" -le 250 ] && pass readme_length || fail readme_length "README.md has $lines lines, more than 250"
