@@ -5,7 +5,7 @@ set -eu
 PKGS="make gcc pkg-config libelf-dev zlib1g-dev libzstd-dev libxxhash-dev liblz4-dev
 libjson-c-dev liburing-dev libbpf-dev clang llvm bpftool gnuplot-nox fio zstd
 e2fsprogs xfsprogs btrfs-progs util-linux bsdutils blktrace bpftrace jq mandoc groff-base libssl-dev python3
-chromium libmicrohttpd-dev prometheus curl qemu-system-x86 busybox-static xz-utils kmod"
+chromium libmicrohttpd-dev prometheus python3-prometheus-client curl qemu-system-x86 busybox-static xz-utils kmod"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

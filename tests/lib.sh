@@ -37,6 +37,22 @@ st_tmpdir() {
 	printf -v "$1" '%s' "$_d"
 }
 
+# st_screenshots VAR: the directory where tests keep the screenshots they
+# take, build/tests/screenshots (out of git), made if missing; path in $VAR.
+st_screenshots() {
+	local _d="$ST_BUILD/tests/screenshots"
+	mkdir -p "$_d" || return 1
+	printf -v "$1" '%s' "$_d"
+}
+
+# st_shot ERRLOG OUT.png W H URL: headless Chromium's screenshot of URL in a
+# W x H window (what a user sees in a window that size);
+# Chromium's chatter appended to ERRLOG. Needs $CHROMIUM.
+st_shot() {
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+		--window-size="$3,$4" --screenshot="$2" "$5" >/dev/null 2>>"$1"
+}
+
 # st_keep NAME FILE...: copies of FILEs (a failure's recording and what was
 # made of it) in a new directory that outlives the test; prints its path.
 st_keep() {

@@ -18,6 +18,9 @@ int an_series_init(struct an_series *s, uint64_t t0, uint64_t t1, uint64_t step,
 	s->step = step;
 	s->stage = stage;
 	s->nbins = (t1 - t0) / step + 1;
+	/* a device map's column: the same number of whole intervals, the last column's possibly fewer */
+	s->pos_span = (s->nbins + AN_POS_COLS - 1) / AN_POS_COLS;
+	s->pos_cols = (s->nbins + s->pos_span - 1) / s->pos_span;
 	s->bins = calloc(s->nbins, sizeof(*s->bins));
 	return s->bins ? 0 : -1;
 }
@@ -30,6 +33,9 @@ void an_series_free(struct an_series *s)
 		an_sketch_free(&s->bins[i].lat);
 	free(s->bins);
 	s->bins = NULL;
+	for (i = 0; i < s->ndev_pos; i++)
+		free(s->dev_pos[i].heat);
+	s->ndev_pos = 0;
 }
 
 double an_series_time(const struct an_series *s, size_t i)
@@ -82,6 +88,54 @@ static void fit_position(struct an_series *s, uint64_t sector)
 	}
 }
 
+/* Widen a device map's rows until sector fits, merging neighbours. */
+static void fit_device(struct an_posmap *m, size_t cols, uint64_t sector)
+{
+	size_t c;
+	unsigned k;
+
+	while ((sector >> m->shift) >= AN_HEAT_POS) {
+		for (c = 0; c < cols; c++) {
+			uint32_t *h = m->heat + c * AN_HEAT_POS;
+
+			for (k = 0; k < AN_HEAT_POS / 2; k++)
+				h[k] = h[2 * k] + h[2 * k + 1];
+			memset(h + AN_HEAT_POS / 2, 0, AN_HEAT_POS / 2 * sizeof(*h));
+		}
+		m->shift++;
+	}
+}
+
+/* The map of (recording, dev), made when missing; NULL past AN_POS_DEVS or out of memory. */
+static struct an_posmap *device_map(struct an_series *s, uint16_t recording, uint32_t dev)
+{
+	struct an_posmap *m;
+	unsigned i;
+
+	for (i = 0; i < s->ndev_pos; i++)
+		if (s->dev_pos[i].dev == dev && s->dev_pos[i].recording == recording)
+			return &s->dev_pos[i];
+	if (s->ndev_pos == AN_POS_DEVS)
+		return NULL;
+	m = &s->dev_pos[s->ndev_pos];
+	*m = (struct an_posmap){ .dev = dev, .recording = recording };
+	if (!(m->heat = calloc(s->pos_cols * AN_HEAT_POS, sizeof(*m->heat)))) {
+		s->failed = 1;
+		return NULL;
+	}
+	s->ndev_pos++;
+	return m;
+}
+
+/* An I/O that began at sector and reached last, in interval i of device map m. */
+static void add_device(struct an_series *s, struct an_posmap *m, size_t i, uint64_t sector, uint64_t last)
+{
+	fit_device(m, s->pos_cols, last);
+	m->last = last > m->last ? last : m->last;
+	m->ios++;
+	m->heat[i / s->pos_span * AN_HEAT_POS + (sector >> m->shift)]++;
+}
+
 void an_series_add(struct an_series *s, const struct an_io *io)
 {
 	uint64_t end = io_end(io), ns;
@@ -110,8 +164,16 @@ void an_series_add(struct an_series *s, const struct an_io *io)
 	if (io->ts[AN_TS_ISSUE] && io->ts[AN_TS_COMPLETE])
 		add_busy(s, io->ts[AN_TS_ISSUE], io->ts[AN_TS_COMPLETE]);
 	if (io->ts[AN_TS_QUEUE] || io->ts[AN_TS_ISSUE]) {
+		struct an_posmap *m = device_map(s, io->recording, io->dev);
+		uint64_t sectors = io->blk_bytes / 512, last = io->sector + (sectors ? sectors - 1 : 0);
+
 		fit_position(s, io->sector);
 		b->pos_heat[io->sector >> s->pos_shift]++;
+		if (m)
+			add_device(s, m, (end - s->t0) / s->step, io->sector,
+				   last >= io->sector ? last : UINT64_MAX);
+		else
+			s->pos_unmapped++;
 	}
 	if (!an_io_stage(io, s->stage, &ns))
 		return;
@@ -133,6 +195,23 @@ int an_series_merge(struct an_series *dst, struct an_series *src)
 	fit_position(dst, ((uint64_t)AN_HEAT_POS << src->pos_shift) - 1);
 	fit_position(src, ((uint64_t)AN_HEAT_POS << dst->pos_shift) - 1);
 	dst->failed |= src->failed;
+	dst->pos_unmapped += src->pos_unmapped;
+	for (k = 0; k < src->ndev_pos; k++) {
+		struct an_posmap *b = &src->dev_pos[k], *d = device_map(dst, b->recording, b->dev);
+
+		if (!d) {
+			dst->pos_unmapped += b->ios;
+			continue;
+		}
+		/* rows of both as wide as the wider one's, then the counts row by row */
+		fit_device(d, dst->pos_cols, b->last);
+		fit_device(b, src->pos_cols, ((uint64_t)AN_HEAT_POS << d->shift) - 1);
+		d->last = b->last > d->last ? b->last : d->last;
+		d->ios += b->ios;
+		for (i = 0; i < dst->pos_cols && i < src->pos_cols; i++)
+			for (unsigned row = 0; row < AN_HEAT_POS; row++)
+				d->heat[i * AN_HEAT_POS + row] += b->heat[i * AN_HEAT_POS + row];
+	}
 	for (i = 0; i < dst->nbins && i < src->nbins; i++) {
 		struct an_bin *d = &dst->bins[i], *b = &src->bins[i];
 

@@ -2,11 +2,13 @@
 /*
  * series.h - per-interval views of the trace: the time series (IOPS, MB/s,
  * latency p50/p99, device queue depth, read/write mix, merge rate) and the
- * two heatmaps (time x log2 latency, time x position on the device).
+ * two heatmaps (time x log2 latency, time x position on the device), and a
+ * position map per device (time x sector of that device alone).
  *
  * An I/O belongs to the interval in which it completed (as iostat counts).
  * Memory is one bin per interval, bounded by AN_SERIES_MAX_BINS whatever the
- * file size. Latency quantiles per interval come from a 16-buckets-per-octave
+ * file size, and a grid of at most AN_POS_COLS x AN_HEAT_POS counts for each
+ * of at most AN_POS_DEVS devices. Latency quantiles per interval come from a 16-buckets-per-octave
  * sketch (relative error <= 3.1 %).
  */
 #ifndef AN_SERIES_H
@@ -22,6 +24,8 @@ struct an_span_defs;	/* analyze/lib/span.h: stage names of the spans */
 #define AN_SERIES_MAX_BINS 20000
 #define AN_HEAT_LAT 40		/* log2 ns buckets: 1 ns .. 2^40 ns (18 min) */
 #define AN_HEAT_POS 64		/* position buckets, 2^pos_shift sectors each */
+#define AN_POS_DEVS 16		/* devices with a position map of their own */
+#define AN_POS_COLS 256		/* a device map's time columns, at most */
 
 struct an_bin {
 	uint64_t ios, bytes, reads, writes, busy_ns;
@@ -33,12 +37,27 @@ struct an_bin {
 	uint32_t pos_heat[AN_HEAT_POS];
 };
 
+/* Where on one device its block I/Os began, over time. */
+struct an_posmap {
+	uint32_t dev;
+	uint16_t recording;
+	unsigned shift;		/* sectors per row = 2^shift */
+	uint64_t last;		/* the highest sector an I/O reached */
+	uint64_t ios;
+	uint32_t *heat;		/* heat[col * AN_HEAT_POS + row]: I/Os that began there */
+};
+
 struct an_series {
 	uint64_t t0, t1, step;	/* [t0, t1] covered by bins of step ns */
 	size_t nbins;
 	enum an_stage stage;	/* latency of the p50/p99 columns and the latency heatmap */
 	unsigned pos_shift;	/* sectors per position bucket = 2^pos_shift */
 	struct an_bin *bins;
+	struct an_posmap dev_pos[AN_POS_DEVS];	/* in the order the devices came */
+	unsigned ndev_pos;
+	size_t pos_cols;	/* time columns of a device map, */
+	size_t pos_span;	/* of pos_span intervals each */
+	uint64_t pos_unmapped;	/* I/Os of the devices past AN_POS_DEVS */
 	int failed;
 };
 

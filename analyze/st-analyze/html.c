@@ -408,55 +408,36 @@ static void short_time(char *buf, size_t cap, double ns)
 }
 
 /*
- * A heat map of s: time across, the latency heat map's log2 buckets ('l')
- * or the position buckets ('p') up; only the rows from the first used to the
- * last, colour on a log scale of the count, a colour bar at the right.
+ * The cells of a heat map: counts v[col * stride + row] of `cols` columns
+ * w px wide from the plot area's left (the last cut at its right), row k
+ * between the heights edge[k] (bottom) and edge[k + 1] (top); colour on a
+ * log scale of the count up to max, an empty cell not drawn.
  */
-static void svg_heat(FILE *out, const struct an_series *s, int kind, const char *id, const char *title)
+static void heat_cells(FILE *out, const uint32_t *v, size_t cols, double w, size_t stride, unsigned rows,
+		       const double *edge, uint32_t max)
 {
-	unsigned n = kind == 'l' ? AN_HEAT_LAT : AN_HEAT_POS, lo = n, hi = 0;
-	double w, h, lmax;
-	uint32_t max = 0;
-	char c[16], label[32];
+	double lmax = log((double)max + 1);
+	char c[16];
 
-	for (size_t i = 0; i < s->nbins; i++)
-		for (unsigned k = 0; k < n; k++) {
-			uint32_t v = kind == 'l' ? s->bins[i].lat_heat[k] : s->bins[i].pos_heat[k];
+	for (size_t i = 0; i < cols; i++) {
+		double x = PIC_L + i * w, cw = PIC_W - PIC_R - x < w ? PIC_W - PIC_R - x : w;
 
-			if (v) {
-				lo = k < lo ? k : lo;
-				hi = k > hi ? k : hi;
-				max = v > max ? v : max;
-			}
-		}
-	if (!max)
-		return;
-	pic_head(out, id, title);
-	w = (PIC_W - PIC_L - PIC_R) / (double)s->nbins;
-	h = (PIC_H - PIC_T - PIC_B) / (double)(hi - lo + 1);
-	lmax = log((double)max + 1);
-	for (size_t i = 0; i < s->nbins; i++)
-		for (unsigned k = lo; k <= hi; k++) {
-			uint32_t v = kind == 'l' ? s->bins[i].lat_heat[k] : s->bins[i].pos_heat[k];
-
-			if (!v)
+		for (unsigned k = 0; k < rows; k++) {
+			if (!v[i * stride + k])
 				continue;
-			heat_colour(c, sizeof(c), log((double)v + 1) / lmax);
+			heat_colour(c, sizeof(c), log((double)v[i * stride + k] + 1) / lmax);
 			fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>",
-				PIC_L + i * w, PIC_H - PIC_B - (k - lo + 1) * h, w + 0.3, h + 0.3, c);
+				x, edge[k + 1], cw + 0.3, edge[k] - edge[k + 1] + 0.3, c);
 		}
-	/* the y axis: a bucket's lower end, every few rows */
-	for (unsigned k = lo; k <= hi + 1; k += (hi - lo) / 6 + 1) {
-		if (kind == 'l')
-			short_time(label, sizeof(label), k ? (double)(1ull << k) : 0);
-		else
-			snprintf(label, sizeof(label), "%.3g GiB",
-				 (double)((uint64_t)k << s->pos_shift) * 512 / (1 << 30));
-		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", PIC_L - 4,
-			PIC_H - PIC_B - (k - lo) * h + 4, label);
 	}
-	pic_time_axis(out, (s->t1 - s->t0) / 1e9);
-	/* the colour bar: 1 .. max I/Os, log */
+}
+
+/* Under and beside a heat map: the time axis and the colour bar, 1 to max I/Os (log); the end of its svg. */
+static void heat_tail(FILE *out, double secs, uint32_t max)
+{
+	char c[16];
+
+	pic_time_axis(out, secs);
 	for (int j = 0; j < 20; j++) {
 		heat_colour(c, sizeof(c), j / 19.0);
 		fprintf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"%.1f\" fill=\"%s\"/>",
@@ -466,6 +447,99 @@ static void svg_heat(FILE *out, const struct an_series *s, int kind, const char 
 	fprintf(out, "<text x=\"%d\" y=\"%d\">%u</text><text x=\"%d\" y=\"%d\">1</text>"
 		"<text x=\"%d\" y=\"%d\">I/Os (log)</text></svg>\n", PIC_W - PIC_R + 30, PIC_T + 8, max,
 		PIC_W - PIC_R + 30, PIC_H - PIC_B, PIC_W - PIC_R + 2, PIC_T - 4);
+}
+
+/*
+ * The latency heat map of s: time across, the log2 latency buckets up from
+ * the first used to the last, colour on a log scale of the count.
+ */
+static void svg_heat(FILE *out, const struct an_series *s, const char *title)
+{
+	unsigned lo = AN_HEAT_LAT, hi = 0, rows;
+	double edge[AN_HEAT_LAT + 1], h;
+	uint32_t max = 0, *v;
+	char label[32];
+
+	for (size_t i = 0; i < s->nbins; i++)
+		for (unsigned k = 0; k < AN_HEAT_LAT; k++)
+			if (s->bins[i].lat_heat[k]) {
+				lo = k < lo ? k : lo;
+				hi = k > hi ? k : hi;
+				max = s->bins[i].lat_heat[k] > max ? s->bins[i].lat_heat[k] : max;
+			}
+	rows = hi - lo + 1;
+	if (!max || !(v = malloc(s->nbins * AN_HEAT_LAT * sizeof(*v))))
+		return;
+	for (size_t i = 0; i < s->nbins; i++)
+		memcpy(v + i * AN_HEAT_LAT, s->bins[i].lat_heat, sizeof(s->bins[i].lat_heat));
+	h = (PIC_H - PIC_T - PIC_B) / (double)rows;
+	for (unsigned k = 0; k <= rows; k++)
+		edge[k] = PIC_H - PIC_B - k * h;
+	pic_head(out, "heat-latency", title);
+	heat_cells(out, v + lo, s->nbins, (PIC_W - PIC_L - PIC_R) / (double)s->nbins, AN_HEAT_LAT, rows, edge,
+		   max);
+	free(v);
+	/* the y axis: a bucket's lower end, every few rows */
+	for (unsigned k = lo; k <= hi + 1; k += (hi - lo) / 6 + 1) {
+		short_time(label, sizeof(label), k ? (double)(1ull << k) : 0);
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", PIC_L - 4,
+			edge[k - lo] + 4, label);
+	}
+	heat_tail(out, (s->t1 - s->t0) / 1e9, max);
+}
+
+/* A size in bytes as text: "512 B", "12 MiB", "1.5 GiB". */
+static void short_bytes(char *buf, size_t cap, double b)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	int u = 0;
+
+	while (b >= 1024 && u < 6) {
+		b /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, "%.4g %s", b, units[u]);
+}
+
+/*
+ * Device map m of s: time across, the device's sectors up from 0 to the
+ * highest an I/O reached, each row the I/Os that began in its sectors. The
+ * svg says which device (data-dev), the sectors its axis spans
+ * (data-sectors) and the heights of sector 0 and of the axis' top
+ * (data-y0, data-y1), so the cells can be read back as sectors.
+ */
+static void svg_devmap(FILE *out, const struct an_series *s, const struct an_posmap *m, const char *dev,
+		       unsigned n)
+{
+	double top = (double)m->last + 1, edge[AN_HEAT_POS + 1];
+	unsigned rows = (unsigned)(m->last >> m->shift) + 1;
+	uint32_t max = 0;
+	char title[256], id[32], label[32];
+
+	for (size_t i = 0; i < s->pos_cols * AN_HEAT_POS; i++)
+		max = m->heat[i] > max ? m->heat[i] : max;
+	if (!max)
+		return;
+	for (unsigned k = 0; k <= rows; k++) {
+		double sector = (double)((uint64_t)k << m->shift);
+
+		edge[k] = PIC_H - PIC_B - (PIC_H - PIC_T - PIC_B) * (sector < top ? sector : top) / top;
+	}
+	snprintf(title, sizeof(title), "Position on %s over time (I/Os, log colour)", dev);
+	snprintf(id, sizeof(id), "heat-position-%u", n);
+	pic_head(out, id, title);
+	fputs("<g class=\"cells\" data-dev=\"", out);
+	put_text(out, dev);
+	fprintf(out, "\" data-sectors=\"%.0f\" data-y0=\"%d\" data-y1=\"%d\">", top, PIC_H - PIC_B, PIC_T);
+	heat_cells(out, m->heat, s->pos_cols, (PIC_W - PIC_L - PIC_R) * (double)s->pos_span / s->nbins,
+		   AN_HEAT_POS, rows, edge, max);
+	fputs("</g>", out);
+	for (int t = 0; t <= 4; t++) {
+		short_bytes(label, sizeof(label), top * 512 * t / 4);
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", PIC_L - 4,
+			PIC_H - PIC_B - (PIC_H - PIC_T - PIC_B) * t / 4.0 + 4, label);
+	}
+	heat_tail(out, (s->t1 - s->t0) / 1e9, max);
 }
 
 /* The tail CDF's legend entry i, at the bottom left (the curves fall to the right): colour i, the label escaped. */
@@ -672,9 +746,9 @@ static void put_identity(struct page *p, struct an_run *r)
 
 /*
  * The first pass's reports: first what fits a screen (the latency heat map
- * and the summary at a glance, then the position map, the rates and the
- * tail), then each report folded: identity, the summary's every stage,
- * histograms, sizes, seeks, depth.
+ * and the summary at a glance, then each device's position map, the rates
+ * and the tail), then each report folded: identity, the summary's every
+ * stage, histograms, sizes, seeks, depth.
  */
 static void put_first_pass(struct page *p, struct an_run *r, const struct an_opts *o)
 {
@@ -692,23 +766,24 @@ static void put_first_pass(struct page *p, struct an_run *r, const struct an_opt
 	}
 	fputs("<div class=\"row\">\n", p->out);
 	snprintf(title, sizeof(title), "%s latency over time (log), I/Os per cell (log colour)", stage);
-	svg_heat(p->out, &r->series, 'l', "heat-latency", title);
+	svg_heat(p->out, &r->series, title);
 	fprintf(p->out, "<div id=\"summary\"><h2>Summary</h2><p>%s in us; IOPS and MB/s over the "
 		"time each group was busy (busy_s)</p>\n", stage);
 	put_glance(p, stage);
 	fputs("</div>\n</div>\n<div class=\"row\">\n", p->out);
-	/* one map of every device's sectors: named when there is one device */
-	if (r->dist.ndepths == 1) {
-		const struct an_dist_depth *dp = &r->dist.depths[0];
-		char dev[96];
+	/* a position map per device, each its own axis; its host named when there are several */
+	for (unsigned k = 0; k < r->series.ndev_pos && k < HTML_CHARTS; k++) {
+		const struct an_posmap *m = &r->series.dev_pos[k];
+		char buf[96], name[200];
+		const char *dev = an_names_dev(r->origins[m->recording].names, m->dev, buf, sizeof(buf));
 
-		snprintf(title, sizeof(title), "Position on %s over time (I/Os, log colour)",
-			 an_names_dev(r->origins[dp->recording].names, dp->dev, dev, sizeof(dev)));
-	} else {
-		snprintf(title, sizeof(title), "Position over time, all %zu devices' sectors on one axis",
-			 r->dist.ndepths);
+		snprintf(name, sizeof(name), "%s%s%s", r->nrecs > 1 ? r->origins[m->recording].host : "",
+			 r->nrecs > 1 ? " " : "", dev);
+		svg_devmap(p->out, &r->series, m, name, k);
 	}
-	svg_heat(p->out, &r->series, 'p', "heat-position", title);
+	if (r->series.pos_unmapped)
+		fprintf(p->out, "<p>%" PRIu64 " I/Os of devices past the first %d not mapped</p>\n",
+			r->series.pos_unmapped, AN_POS_DEVS);
 	svg_rates(p->out, &r->series);
 	svg_tail_cdf(p->out, &r->stats, o->stage, stage);
 	fputs("</div>\n", p->out);

@@ -7,12 +7,19 @@
 # accepts the text exposition; Prometheus, which asks for OpenMetrics first,
 # scrapes the target without error (its parser accepts that format too).
 # The recorder's ring buffer gauges are what st-format info reports of the
-# file.
+# file. After st-record ends, the follower keeps serving the end: Prometheus'
+# own samples scraped after it, 4 or more, hold up{job="sttrace"} 1 and
+# sttrace_io_total of the reads at fio's count; promtool accepts the text
+# exposition served then, and the OpenMetrics one is what the Prometheus
+# Python client's OpenMetrics parser reads, the reads' count in it too
+# (promtool 2.42 lints only the text format: it calls every OpenMetrics
+# counter sample "no help text").
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 . "$(dirname "$0")/common.sh"
 
-NAMES="live.prom.scrape live.prom.count live.prom.p99 live.prom.openmetrics live.prom.promtool live.prom.ring"
+NAMES="live.prom.scrape live.prom.count live.prom.p99 live.prom.openmetrics live.prom.promtool live.prom.ring
+	live.prom.after_end live.prom.after_end_formats"
 live_require $NAMES
 if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null || ! command -v curl >/dev/null; then
 	for n in $NAMES; do skip "$n" "prometheus, promtool or curl not installed (scripts/install-deps.sh)"; done
@@ -26,6 +33,12 @@ free_port() {
 prom_query() {
 	curl -s --get "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" |
 		jq -r '.data.result[0].value[1] // empty'
+}
+# prom_since EXPR T: the values of the samples of EXPR Prometheus holds
+# (the last 60 s) with a timestamp after T (seconds since the epoch).
+prom_since() {
+	curl -s --get "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1[60s]" |
+		jq -r --argjson t "$2" '[.data.result[0].values[]? | select(.[0] > $t) | .[1]] | join(" ")'
 }
 
 IOS=6000
@@ -92,6 +105,18 @@ curl -s -D "$dir/om.headers" -H 'Accept: application/openmetrics-text;version=1.
 	"http://127.0.0.1:$mport/metrics" >"$dir/metrics.om"
 targets=$(curl -s "http://127.0.0.1:$pport/api/v1/targets" | jq -r '.data.activeTargets[0] | "\(.health) \(.lastError)"')
 rec_stop
+# the follower at the end of the recording; then Prometheus' next scrapes
+live_wait_line "$dir/follow.err" "serves its final values until SIGINT" 30
+t_end=$(date +%s.%N)
+up_after=""
+for ((i = 0; i < 40; i++)); do
+	up_after=$(prom_since 'up{job="sttrace"}' "$t_end")
+	[ "$(wc -w <<<"$up_after")" -ge 4 ] && break
+	sleep 0.5
+done
+count_after=$(prom_since "sttrace_io_total{dev=\"$name\",op=\"read\"}" "$t_end")
+curl -s -m 5 "http://127.0.0.1:$mport/metrics" >"$dir/end.txt"
+curl -s -m 5 -H 'Accept: application/openmetrics-text;version=1.0.0' "http://127.0.0.1:$mport/metrics" >"$dir/end.om"
 
 if [ "$targets" = "up " ]; then
 	pass live.prom.scrape
@@ -150,3 +175,32 @@ if [ -s "$dir/metrics.txt" ] && promtool check metrics <"$dir/metrics.txt" >"$di
 else
 	fail live.prom.promtool "$(head -3 "$dir/promtool.out")"
 fi
+
+# after the end: 4 or more scrapes, every one up and at the final count
+n_up=$(wc -w <<<"$up_after")
+if [ "$n_up" -ge 4 ] && [ -z "$(tr ' ' '\n' <<<"$up_after" | grep -vx 1)" ] &&
+	[ "$(wc -w <<<"$count_after")" -ge 4 ] &&
+	[ -z "$(tr ' ' '\n' <<<"$count_after" | grep -vx "$((fio_ios - uncompleted))")" ]; then
+	pass live.prom.after_end
+else
+	fail live.prom.after_end "Prometheus' samples after the end: up '$up_after', sttrace_io_total{$sel} '$count_after' (fio $fio_ios, $uncompleted without a completion); follower: $(tail -1 "$dir/follow.err")"
+fi
+# Debian's python3-prometheus-client is for Debian's python3
+if ! /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null; then
+	skip live.prom.after_end_formats "python3-prometheus-client not installed (scripts/install-deps.sh)"
+	exit 0
+fi
+bad=""
+[ -s "$dir/end.txt" ] && promtool check metrics <"$dir/end.txt" >"$dir/end.promtool" 2>&1 ||
+	bad+="end.txt ($(wc -c <"$dir/end.txt") bytes): $(head -2 "$dir/end.promtool" | tr '\n' ' '); "
+om=$(/usr/bin/python3 - "$dir/end.om" "$name" <<'PY' 2>&1
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+for f in text_string_to_metric_families(open(sys.argv[1]).read()):
+    for s in f.samples:
+        if s.name == "sttrace_io_total" and s.labels.get("dev") == sys.argv[2] and s.labels.get("op") == "read":
+            print(int(s.value))
+PY
+)
+[ "$om" = "$((fio_ios - uncompleted))" ] || bad+="end.om: $(tail -1 <<<"$om") (the reads' count: $((fio_ios - uncompleted))); "
+[ -z "$bad" ] && pass live.prom.after_end_formats || fail live.prom.after_end_formats "$bad"

@@ -25,15 +25,20 @@
 #     updates and accounts whatever page it loads.)
 #   - an anonymized trace's page holds its tokens, not the host, command or
 #     file names of the original;
-#   - it is under 2 MB; a screenshot stays in the test's directory
-#     (KEEP=1 keeps the directory).
+#   - it is under 2 MB;
+#   - its screenshots, kept in build/tests/screenshots (html-1400x900.png,
+#     the first screen, and html-1200x2400.png), show it: 1400 x 900 px,
+#     not one colour, and in the plot area of the latency heat map and of
+#     the position map (their boxes in the layout above, the middle of each)
+#     cells of many colours (a map without cells is grey and white).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 rec_require_bpf reports_html
 CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
 	{ skip reports_html "chromium not installed (scripts/install-deps.sh)"; exit 0; }
 
-if [ -n "${KEEP:-}" ]; then T=$(mktemp -d /tmp/sttrace-html.XXXXXX); else st_tmpdir T; fi
+st_tmpdir T
+st_screenshots SHOTS
 st_loopdev L 256
 check reports_html_record st-record -o "$T/run.sttrace" --events all -d "$L" -- \
 	fio --name=demo --filename="$L" --direct=1 --rw=randrw --rwmixread=70 --bs=4k --size=200M \
@@ -59,7 +64,7 @@ chrome() { timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu "$@" 2>
 chrome --dump-dom "file://$T/report.html" >"$T/dom.html"
 sed "s/script-src 'unsafe-inline'/script-src 'none'/" "$T/report.html" >"$T/noscript.html"
 chrome --dump-dom "file://$T/noscript.html" >"$T/dom-noscript.html"
-chrome --screenshot="$T/report.png" --window-size=1200,2400 "file://$T/report.html" >/dev/null
+st_shot "$T/chromium.err" "$SHOTS/html-1200x2400.png" 1200 2400 "file://$T/report.html"
 
 # tables of a DOM against the CSV files: python's own HTML and CSV parsers
 compare_tables() {
@@ -124,8 +129,6 @@ if [ "$with_csp" -eq 0 ] && [ "$without_csp" -gt 0 ] && [ -z "$links" ]; then
 else
 	fail reports_html_offline "requests with the page's policy: $with_csp, without it: $without_csp; links: ${links:-none}"
 fi
-[ "$(head -c 8 "$T/report.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
-	pass reports_html_screenshot || fail reports_html_screenshot "no PNG: $(tail -2 "$T/chromium.err")"
 
 # an anonymized trace's page names its tokens: not the host, the commands, the
 # paths (device names are kept by st-format anonymize, as in every report)
@@ -143,8 +146,8 @@ fi
 # the first screen: where the pictures and the summary are, as Chromium lays
 # the page out in a 1400 x 900 window (a script added to a copy writes the
 # boxes into the DOM; the tail list measured unfolded)
-chrome --screenshot="$T/first-screen.png" --window-size=1400,900 "file://$T/report.html" >/dev/null
-layout='<script>window.addEventListener("load",function(){var o={};["heat-latency","glance","heat-position","rates","tail-cdf"].forEach(function(id){var e=document.getElementById(id);if(e){var r=e.getBoundingClientRect();o[id]=[r.left,r.top,r.right,r.bottom];}});document.querySelectorAll("details").forEach(function(d){d.open=true;});var t=document.getElementById("tail-table");if(t){o["tail-table"]=[0,0,t.getBoundingClientRect().width,0];}var p=document.createElement("pre");p.id="layout";p.textContent=JSON.stringify(o);document.body.appendChild(p);});</script>'
+st_shot "$T/chromium.err" "$SHOTS/html-1400x900.png" 1400 900 "file://$T/report.html"
+layout='<script>window.addEventListener("load",function(){var o={};["heat-latency","glance","heat-position-0","rates","tail-cdf"].forEach(function(id){var e=document.getElementById(id);if(e){var r=e.getBoundingClientRect();o[id]=[r.left,r.top,r.right,r.bottom];}});document.querySelectorAll("details").forEach(function(d){d.open=true;});var t=document.getElementById("tail-table");if(t){o["tail-table"]=[0,0,t.getBoundingClientRect().width,0];}var p=document.createElement("pre");p.id="layout";p.textContent=JSON.stringify(o);document.body.appendChild(p);});</script>'
 sed "s#</body>#$layout</body>#" "$T/report.html" >"$T/layout.html"
 chrome --dump-dom --window-size=1400,900 "file://$T/layout.html" >"$T/layout-dom.html"
 bad=$(python3 - "$T/layout-dom.html" "$T/report.html" "$T/summary-table.csv" <<'PY'
@@ -157,7 +160,7 @@ for id in ("heat-latency", "glance"):
     b = box.get(id)
     if not b or b[2] > 1400 or b[3] > 900:
         bad.append("%s not within the first 1400 x 900 px: %s" % (id, b))
-for id in ("heat-position", "rates", "tail-cdf"):
+for id in ("heat-position-0", "rates", "tail-cdf"):
     if id not in box: bad.append(id + ": no such picture")
     elif "heat-latency" in box and box["heat-latency"][1] > box[id][1]:
         bad.append(id + " above the latency heat map")
@@ -183,4 +186,35 @@ print("; ".join(bad))
 PY
 ) || bad="the check itself failed: $bad"
 [ -z "$bad" ] && pass reports_html_first_screen || fail reports_html_first_screen "$bad"
-echo "page: $size bytes; screenshots $T/report.png, $T/first-screen.png"
+
+# the screenshots: the first screen's pixels, and within it the middle of
+# each heat map's plot area (its box as laid out above, 15-80 % across,
+# 15-85 % down: no colour bar, no axis); the tall one a PNG at least
+bad=$(python3 - "$T/layout-dom.html" "$SHOTS/html-1400x900.png" "$(dirname "$0")/../png.py" <<'PY'
+import html, json, re, subprocess, sys
+dom = open(sys.argv[1]).read()
+m = re.search(r'<pre id="layout">(.*?)</pre>', dom)
+box = json.loads(html.unescape(m.group(1))) if m else {}
+def stats(*crop):
+    r = subprocess.run([sys.executable, sys.argv[3], sys.argv[2]] + (["--crop", ",".join(str(int(v)) for v in crop)] if crop else []),
+                       capture_output=True, text=True)
+    return json.loads(r.stdout) if r.returncode == 0 else {"error": r.stderr.strip()}
+bad = []
+s = stats()
+if s.get("width") != 1400 or s.get("height") != 900 or s.get("top_share", 1) > 0.9 or s.get("colours", 0) < 100:
+    bad.append("first screen %s" % s)
+for id in ("heat-latency", "heat-position-0"):
+    b = box.get(id)
+    if not b:
+        bad.append(id + ": not laid out"); continue
+    l, t, r, bt = b
+    c = stats(l + 0.15 * (r - l), t + 0.15 * (bt - t), 0.65 * (r - l), 0.7 * (bt - t))
+    if c.get("colours", 0) < 20 or c.get("vivid", 0) < 0.2 * c.get("pixels", 1):
+        bad.append("%s's cells on the screen: %s" % (id, c))
+print("; ".join(bad))
+PY
+) || bad="the check itself failed: $bad"
+python3 "$(dirname "$0")/../png.py" "$SHOTS/html-1200x2400.png" | grep -q '"width": 1200, "height": 2400' || bad+=" html-1200x2400.png not a 1200 x 2400 PNG: $(tail -2 "$T/chromium.err")"
+[ -z "$bad" ] && pass "reports_html_screens: $SHOTS/html-1400x900.png, html-1200x2400.png" ||
+	fail reports_html_screens "$bad"
+echo "page: $size bytes"
