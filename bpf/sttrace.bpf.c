@@ -35,14 +35,6 @@ struct open_fsyncs_map open_fsyncs SEC(".maps");
 struct stages_map stages SEC(".maps");
 struct stage_ages_map stage_ages SEC(".maps");
 
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
-
-/* CAST() (sttrace.bpf.h) */
-__hidden __noinline void *rdonly_cast(const void *obj, __u32 btf_id)
-{
-	return bpf_rdonly_cast(obj, btf_id);
-}
-
 /* Run by st-record on one CPU (BPF_PROG_TEST_RUN): a quiet one at a drain, each at the end. */
 SEC("raw_tp")
 int flush_stage(void *ctx)

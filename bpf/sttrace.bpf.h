@@ -151,18 +151,22 @@ struct task_struct___510 {
  * KREAD() reads through it with a probe read, the verifier dropping the
  * branch not taken.
  *
- * One object declares the kfunc and calls it in rdonly_cast()
- * (sttrace.bpf.c): libbpf's static linker before 1.5 fails on a kfunc
- * extern two objects declare ("failed to resolve size of underlying
- * type"). __hidden makes rdonly_cast() a static subprogram of the linked
- * object, which the verifier checks with each caller's registers: the
- * type id a constant, the pointer it returns typed.
+ * libbpf's static linker before 1.5 fails on a kfunc two objects declare
+ * in .ksyms ("failed to resolve size of underlying type"). One object
+ * does, why.bpf.c (RDONLY_CAST_KSYM), the first in link order to call it;
+ * the others declare it in no section, and the linker joins theirs to it
+ * (one of theirs before it fails the link: "section mismatch"). The calls
+ * stay kfunc calls, which the verifier of 6.2+ turns into a move.
  */
-extern void *rdonly_cast(const void *obj, __u32 btf_id) __hidden;
+#ifdef RDONLY_CAST_KSYM
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+#else
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __weak;
+#endif
 extern const volatile bool have_rdonly_cast;
 
 #define CAST(ptr, type) \
-	((type *)(have_rdonly_cast ? rdonly_cast((void *)(ptr), bpf_core_type_id_kernel(type)) : \
+	((type *)(have_rdonly_cast ? bpf_rdonly_cast((void *)(ptr), bpf_core_type_id_kernel(type)) : \
 				     (void *)(ptr)))
 /* ptr->field of a pointer CAST() made (field: one member, or a member of a member) */
 #define KREAD(ptr, field) (have_rdonly_cast ? (ptr)->field : BPF_CORE_READ(ptr, field))

@@ -23,6 +23,8 @@
  *     device's completions waiting for a CPU; without them only the I/O's
  *     own thread's events are read (st-analyze's causes are its call's).
  */
+/* The one declaration of bpf_rdonly_cast in .ksyms (sttrace.bpf.h, CAST) */
+#define RDONLY_CAST_KSYM
 #include "sttrace.bpf.h"
 #include "stage.bpf.h"
 #include "why.bpf.h"

@@ -28,7 +28,9 @@ $(B)/vmlinux.h:
 
 # The probes' files in link order: a file defining a map comes before the
 # files declaring it extern (libbpf 1.1's linker leaves such an extern map at
-# offset 0 of .maps, and the skeleton cannot open the object).
+# offset 0 of .maps, and the skeleton cannot open the object), and why.bpf.c,
+# which declares the bpf_rdonly_cast kfunc in .ksyms, before the other files
+# calling it (bpf/sttrace.bpf.h, CAST).
 BPF_UNITS := sttrace why bio request syscalls fs io_uring proc generic
 BPF_UNIT_OBJS := $(BPF_UNITS:%=$(B)/bpf/unit/%.bpf.o)
 
