@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sttrace_bpf.h - limits shared by sttrace.bpf.c and st-record (not part of
+ * sttrace_bpf.h - limits shared by the probes in bpf/ and st-record (not part of
  * the file format).
  */
 #ifndef STTRACE_BPF_H
@@ -17,9 +17,9 @@
 #define ST_MAX_OPENING_THREADS	4096	/* threads inside openat at once, their paths kept */
 #define ST_MAX_TRACED_BLKCGS	1024	/* cgroups the traced tasks' I/O is charged to (task filter) */
 #define ST_MAX_OPEN_FSYNCS	4096	/* traced threads in fsync/fdatasync at once (task filter) */
-#define ST_MAX_URING_INFLIGHT	16384	/* io_uring requests in flight, before 5.19 (bpf/sttrace.bpf.c) */
-#define ST_MAX_SERVICE_THREADS	16384	/* kernel threads the `sched` probes follow (bpf/why.bpf.h) */
-#define ST_SYSCALL_NRS		512	/* syscall numbers in `traced_calls` (bpf/why.bpf.h) */
+#define ST_MAX_URING_INFLIGHT	16384	/* io_uring requests in flight, before 5.19 (bpf/io_uring.bpf.c) */
+#define ST_MAX_SERVICE_THREADS	16384	/* kernel threads the `sched` probes follow (bpf/why.bpf.c) */
+#define ST_SYSCALL_NRS		512	/* syscall numbers in `traced_calls` (bpf/why.bpf.c) */
 #define ST_MAX_UNMARK		32	/* bios of a request unmarked at completion */
 #define ST_FLUSH_WAITERS	8	/* requests a device flush serves looked at for a mark */
 #define ST_STAGE_BYTES		4096	/* a CPU's staged records go to the ring buffer past this */
@@ -51,7 +51,7 @@ struct st_stage_age {
 
 /*
  * Tracepoints named at record time (`-e SUBSYS:NAME`) share one probe,
- * generic_tracepoint (bpf/generic.bpf.h), attached once per tracepoint with
+ * generic_tracepoint (bpf/generic.bpf.c), attached once per tracepoint with
  * the index of its layout in `generic_events` as the BPF cookie. st-record
  * builds each layout and the matching schema type from the tracepoint's
  * format file (record/tracepoint.c):

@@ -33,7 +33,7 @@
 #include "common/usage.h"
 #include "record/recorder.h"
 
-/* A ring buffer record: one CPU's batch of event records (bpf/sttrace.bpf.c, "records"). */
+/* A ring buffer record: one CPU's batch of event records (bpf/stage.bpf.h). */
 static int on_batch(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;

@@ -231,7 +231,7 @@ void rec_meta_paths(struct st_writer *w, const char **paths, size_t n)
 #define TRACK_SLOTS 4096	/* power of two */
 
 /*
- * The probes hand records over per CPU (bpf/sttrace.bpf.c), so a fork and
+ * The probes hand records over per CPU (bpf/stage.bpf.h), so a fork and
  * the exec after it, or two opens that got one fd, may arrive out of time
  * order when they ran on different CPUs. Records are held until they are
  * older than what any CPU may still have staged (rec_meta_release), in a

@@ -1,11 +1,12 @@
-# st-record: the BPF probes (bpf/sttrace.bpf.c) and the recorder. Built only
+# st-record: the BPF probes (bpf/*.bpf.c) and the recorder. Built only
 # when this machine can build BPF (HAVE_BPF, see the top Makefile).
 #
 # vmlinux.h comes from the running kernel's BTF (VMLINUX_BTF), or on a build
 # server without one from bpf/vmlinux/ARCH/vmlinux.h (made from a 6.18 kernel's
-# BTF), the way libbpf-tools builds. The BPF object is compiled against it with
+# BTF), the way libbpf-tools builds. The BPF objects are compiled against it with
 # CO-RE relocations, so the binary runs on other kernels with BTF too: they
-# need BTF at run time only. bpftool embeds the object into a skeleton header
+# need BTF at run time only. Each bpf/*.bpf.c is compiled alone; bpftool links
+# the objects into one, sttrace.bpf.o, and embeds it into a skeleton header
 # st-record includes.
 
 ifeq ($(HAVE_BPF),1)
@@ -25,10 +26,21 @@ $(B)/vmlinux.h:
 	elif [ -r bpf/vmlinux/$(BPF_ARCH)/vmlinux.h ]; then cp bpf/vmlinux/$(BPF_ARCH)/vmlinux.h $@; \
 	else echo "no kernel BTF ($(VMLINUX_BTF)) and no bpf/vmlinux/$(BPF_ARCH)/vmlinux.h" >&2; exit 1; fi
 
-$(B)/bpf/sttrace.bpf.o: bpf/sttrace.bpf.c bpf/generic.bpf.h bpf/why.bpf.h format/lib/sttrace_events.h bpf/sttrace_bpf.h $(B)/vmlinux.h
+# The probes' files in link order: a file defining a map comes before the
+# files declaring it extern (libbpf 1.1's linker leaves such an extern map at
+# offset 0 of .maps, and the skeleton cannot open the object), and why.bpf.c,
+# which declares the bpf_rdonly_cast kfunc in .ksyms, before the other files
+# calling it (bpf/sttrace.bpf.h, CAST).
+BPF_UNITS := sttrace why bio request syscalls fs io_uring proc generic
+BPF_UNIT_OBJS := $(BPF_UNITS:%=$(B)/bpf/unit/%.bpf.o)
+
+$(B)/bpf/unit/%.bpf.o: bpf/%.bpf.c $(B)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
-		-I$(B) -Ibpf -Iformat/lib -c $< -o $@
+		-I$(B) -Ibpf -Iformat/lib -MMD -MP -c $< -o $@
+
+$(B)/bpf/sttrace.bpf.o: $(BPF_UNIT_OBJS)
+	$(Q)$(BPFTOOL) gen object $@ $^
 
 $(B)/sttrace.skel.h: $(B)/bpf/sttrace.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name sttrace_bpf > $@.tmp && mv $@.tmp $@

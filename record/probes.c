@@ -79,7 +79,7 @@ static bool in_block_preset(const char *name)
 }
 
 /*
- * The causes of an I/O's time (bpf/why.bpf.h): the `why` preset, and the
+ * The causes of an I/O's time (bpf/why.bpf.c): the `why` preset, and the
  * `sched` preset's context switches and wakeups, whose probes run at every
  * switch of the machine (scripts/bench/RESULTS.md): opt-in, for the culprits
  * of --why and the exact service chain; `why` takes the run-queue waits
@@ -96,7 +96,7 @@ static bool is_why_event(uint16_t type)
 }
 
 /*
- * The data calls a thread is followed in by the `why` probes (bpf/why.bpf.h),
+ * The data calls a thread is followed in by the `why` probes (bpf/why.bpf.c),
  * by their entry event and the architecture's syscall number: the kernel
  * side asks which syscall a thread is in, its numbers come from here.
  */

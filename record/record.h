@@ -74,7 +74,7 @@ void rec_opts_free(struct rec_opts *o);
 
 /*
  * A tracepoint named at record time, recorded by the generic probe
- * (tracepoint.c, bpf/generic.bpf.h): its schema type, built from the
+ * (tracepoint.c, bpf/generic.bpf.c): its schema type, built from the
  * tracepoint's format file, and the layout the probe follows.
  */
 struct rec_tracepoint {
@@ -235,7 +235,7 @@ int rec_probes_start(struct rec_probes *p, const struct rec_selection *sel, cons
 		 uint64_t ringbuf_size, rec_event_fn fn, void *ctx, char *err, size_t cap);
 /*
  * The probes run from their attach to their detach but record only while
- * the event clock is below until_ns (bpf/sttrace.bpf.c, `record_until`):
+ * the event clock is below until_ns (bpf/stage.bpf.h, `record_until`):
  * set it once every probe is attached (UINT64_MAX, or the end of -t), and
  * to 0 before detaching, so every probe covers the same window.
  */
@@ -246,7 +246,7 @@ int rec_tracepoints_attach(struct rec_probes *p, const struct rec_selection *sel
 void rec_probes_set_verbose(bool on);
 /*
  * The probes stage records per CPU and hand them to the ring buffer in
- * batches (bpf/sttrace.bpf.c). Move the staged records of every CPU whose
+ * batches (bpf/stage.bpf.h). Move the staged records of every CPU whose
  * oldest one was taken before `staged_before` (event clock, ns) into the
  * ring buffer: at each drain, so a quiet CPU's records wait about one drain
  * period, and with UINT64_MAX after rec_probes_detach().

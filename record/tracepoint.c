@@ -5,7 +5,7 @@
  *
  * Each is resolved against tracefs once the environment is checked; a built-in
  * event keeps its typed probe, any other tracepoint gets the generic probe
- * (bpf/generic.bpf.h). Its schema type is built from the tracepoint's own
+ * (bpf/generic.bpf.c). Its schema type is built from the tracepoint's own
  * format file (/sys/kernel/tracing/events/S/N/format) and stored in the file,
  * so every reader prints it field by field; its layout tells the probe what
  * to copy. Generic type ids start at ST_GENERIC_TYPE_FIRST, in the order

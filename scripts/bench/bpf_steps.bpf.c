@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bpf_steps.bpf.c - the `block` preset's two programs (block_rq_issue_stamped
- * and block_rq_complete_compact of bpf/sttrace.bpf.c) built up step by step
+ * and block_rq_complete_compact of bpf/request.bpf.c) built up step by step
  * at the same tracepoints, for scripts/bench/bpf_steps.sh: what each part of
  * them costs per run. Step n adds to step n - 1:
  *   0  nothing (the programs return at once)
@@ -23,7 +23,7 @@
  * submission per record (the header only), as bare_ring.bpf.c does.
  * Every step is one pair of programs, named stepN_issue and stepN_complete,
  * not loaded unless bpf-steps asks for them ("?": libbpf's autoload off).
- * The parts are written as sttrace.bpf.c has them, smaller where a part
+ * The parts are written as bpf/ has them, smaller where a part
  * only matters for the filters and nesting the bench does not use.
  */
 #include "vmlinux.h"
@@ -163,7 +163,7 @@ static __always_inline __u32 devt(const struct request *rq)
 	return disk ? (__u32)disk->major << 20 | (__u32)disk->first_minor : 0;
 }
 
-/* step 6: blk-throttle's dispatch worker (sttrace.bpf.c's throttle_dispatching, its first test) */
+/* step 6: blk-throttle's dispatch worker (block.bpf.h's throttle_dispatching, its first test) */
 static __always_inline bool in_worker(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -171,7 +171,7 @@ static __always_inline bool in_worker(void)
 	return (task->flags & 0x20) && task->worker_private;
 }
 
-/* step 7: the first bio's first page is a file's page cache (sttrace.bpf.c's bio_file) */
+/* step 7: the first bio's first page is a file's page cache (block.bpf.h's bio_file) */
 static __always_inline bool page_cache_bio(const struct bio *bio)
 {
 	struct page *page = bio->bi_io_vec ? bio->bi_io_vec->bv_page : NULL;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The probes hand records over in per-CPU batches (bpf/sttrace.bpf.c): a
+# The probes hand records over in per-CPU batches (bpf/stage.bpf.h): a
 # record must still reach the file while recording when its CPU goes quiet
 # right after it (st-record flushes such CPUs at each drain), and every
 # record must come out once, in one piece, when the CPUs are busy.

@@ -2,7 +2,7 @@
 /*
  * test_events.c - every built-in event has all its pieces (bpf/README.md,
  * "Adding a typed event"): its entry in format/lib/sttrace_events.h, a probe named
- * after it in bpf/sttrace.bpf.c (or the one rec_event_program() names), a tracepoint category and a preset in
+ * after it in a bpf/ .bpf.c file (or the one rec_event_program() names), a tracepoint category and a preset in
  * record/probes.c, and its row in spec/sttrace-format.md; and no probe
  * exists without an entry. Run from the top of the source tree (the spec).
  */
@@ -63,7 +63,7 @@ static int test_every_event_has_its_pieces(void)
 		for (size_t p = 0; p < NPRESETS; p++)
 			in += sel[p].on[t->id];
 		bad |= expectf(bpf_object__find_program_by_name(skel->obj, rec_event_program(t->id)) != NULL,
-			       __func__, "%s: no probe %s in bpf/sttrace.bpf.c", t->name,
+			       __func__, "%s: no probe %s in bpf/*.bpf.c", t->name,
 			       rec_event_program(t->id));
 		bad |= expectf(rec_event_tracepoint(t->id, tp, sizeof(tp)) != NULL, __func__,
 			       "%s: no tracepoint category for its prefix in record/probes.c", t->name);

@@ -1,6 +1,6 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * generic.bpf.h - the probe of every tracepoint named at record time.
+ * generic.bpf.c - the probe of every tracepoint named at record time.
  *
  * One classic-tracepoint program, attached once per tracepoint the user named
  * (`st-record -e 'ext4:ext4_da_write_*'`); the BPF cookie of each attachment
@@ -8,12 +8,17 @@
  * tracepoint's entry as the kernel wrote it and each __data_loc string into a
  * bounded slot; the schema st-record stored in the file names every field.
  *
- * Included at the end of sttrace.bpf.c, not built alone: it records through
- * the same per-CPU stage, ring buffer and filters as the typed probes, so it
- * costs one probe run per event and its records are batched like theirs.
+ *
+ * It records through the same per-CPU stage, ring buffer and filters as
+ * the typed probes, so it costs one probe run per event and its records
+ * are batched like theirs.
  * The task filters (-p, -c, --cgroup) apply to the task the tracepoint fires
  * in; -d applies to tracepoints with a `dev_t dev` field.
  */
+#include "sttrace.bpf.h"
+#include "stage.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
