@@ -1,99 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-
-#include "analyze/lib/cause.h"
-#include "analyze/lib/correlate.h"
-#include "analyze/lib/idmap.h"
-#include "analyze/lib/names.h"
-#include "analyze/lib/pool.h"
-
-struct bio_ent {
-	uint32_t link;		/* free list */
-	uint32_t io, io_gen;	/* owning I/O, valid while gen matches */
-	uint32_t rq;		/* request it is chained to, AN_NONE before issue */
-	uint32_t rq_next;	/* next bio of that request */
-	uint32_t dev, nr_sector, opf;
-	uint8_t merged;		/* joined a request that existed (count_merge) */
-	uint8_t q_at_g;		/* queued at its request's allocation, no time of its own (AN_IO_Q_AT_G) */
-	uint64_t bio, sector, queue_ts;
-	uint64_t getrq_ts;	/* its request's allocation (bio_getrq), 0 none */
-};
-
-struct rq_ent {
-	uint32_t link;
-	uint32_t head;		/* first bio entry of the chain */
-	uint32_t io, io_gen;	/* I/O of a request without bios */
-	uint32_t dev, nr_sector, remaining, opf;
-	uint16_t requeues;
-	uint8_t requeued;	/* requeued since its last issue: it will be issued again */
-	uint64_t rq, insert_ts, first_issue_ts, issue_ts;
-	uint64_t data_done_ts;	/* data step of a flush sequence completed, bios not ended */
-};
-
 /*
- * A thread inside io_submit: each iocb it submits starts with an
- * iomap_dio_rw_begin, and the bios queued after it are that iocb's (libaio
- * has no per-request tracepoint).
+ * correlate.c - the correlator's API (correlate.h): its state, each event
+ * handed to the file of its family (corr_internal.h), stale entries swept,
+ * the end of the input.
  */
-struct aio_ent {
-	uint32_t link;
-	uint32_t io, io_gen;	/* I/O of the current iocb, AN_NONE before its first bio */
-	uint32_t fs_dev;
-	uint64_t fs_begin, ino;	/* last iomap_dio_rw_begin, 0 none */
-	int64_t pos;
-	uint64_t cgroup;	/* the io_submit's task's, its iocbs' */
-};
+#include <stdlib.h>
 
-#define MAX_DEVS 256
-
-struct an_corr {
-	struct an_pool ios, bios, rqs, aios;
-	struct an_idmap bio_map, rq_map;
-	struct an_idmap sys_by_tid;	/* tid -> I/O of its open data syscall */
-	struct an_idmap sys_by_sector;	/* sector_key(offset / 512) -> the newest open read or
-					   write call at that offset; the others through
-					   sector_next and sector_prev */
-	struct an_idmap uring_by_tid;	/* tid -> io_uring I/O it submitted last */
-	struct an_idmap uring_by_req;	/* io_kiocb address -> I/O */
-	struct an_idmap uring_enter_tid;	/* tids seen in io_uring_enter: 1 in a call that only waits */
-	struct an_idmap reap_by_tid;	/* tid -> newest of its I/Os whose CQE waits to be reaped */
-	struct an_idmap aio_by_tid;	/* tid -> aios entry while it is in io_submit */
-	struct an_idmap getevents_tid;	/* tids in io_submit (0) or seen in io_getevents (1) */
-	struct an_idmap aio_reap_by_tid;	/* tid -> newest of its iocbs done, not yet returned by io_getevents */
-	struct an_idmap dev_by_tid;	/* tid -> device of the last bio it queued (at most THREAD_DEVS_MAX) */
-	/*
-	 * Per device: the last bio queued (Q2Q), the last empty PREFLUSH bio
-	 * queued, whose flush the flush machinery issues from another thread,
-	 * and the last device flush the flush sequence completed: the requests
-	 * it served complete right after it, in the same context, without
-	 * being issued themselves.
-	 */
-	struct dev_ent {
-		uint32_t dev;
-		uint64_t last_queue;
-		uint64_t flush_bio;
-		uint64_t flush_insert, flush_issue, flush_complete;
-		uint32_t open_fsyncs;	/* fsyncs of its file system in progress */
-	} devs[MAX_DEVS];
-	unsigned ndevs;
-	uint32_t open_fsyncs;	/* the devices' open_fsyncs summed: 0 spares a completion their search */
-	uint64_t stale_ns, last_ts, next_sweep;
-	an_emit_fn emit;
-	void *ctx;
-	const struct an_names *names;	/* fd -> file as each I/O begins; NULL: none */
-	struct an_causes *cause;		/* each I/O's causes; NULL: a recording without the why events */
-	uint32_t cur_tid;		/* thread of the event being taken */
-	int failed;
-	int sweeping;		/* 1 while sweep() expires stale entries */
-	struct an_corr_stats st;
-};
-
-#define IO(c, i)  AN_POOL_AT(&(c)->ios, struct an_io, i)
-#define BIO(c, i) AN_POOL_AT(&(c)->bios, struct bio_ent, i)
-#define RQ(c, i)  AN_POOL_AT(&(c)->rqs, struct rq_ent, i)
-#define AIO(c, i) AN_POOL_AT(&(c)->aios, struct aio_ent, i)
+#include "analyze/lib/corr_internal.h"
+#include "analyze/lib/names.h"
 
 int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *ctx)
 {
@@ -102,16 +16,16 @@ int an_corr_new(struct an_corr **cp, uint64_t stale_ns, an_emit_fn emit, void *c
 	if (!c)
 		return -1;
 	an_pool_init(&c->ios, sizeof(struct an_io));
-	an_pool_init(&c->bios, sizeof(struct bio_ent));
-	an_pool_init(&c->rqs, sizeof(struct rq_ent));
-	an_pool_init(&c->aios, sizeof(struct aio_ent));
-	if (an_idmap_init(&c->bio_map, 1024) || an_idmap_init(&c->rq_map, 1024) ||
-	    an_idmap_init(&c->sys_by_tid, 256) || an_idmap_init(&c->sys_by_sector, 256) ||
-	    an_idmap_init(&c->uring_by_tid, 64) ||
-	    an_idmap_init(&c->uring_by_req, 256) || an_idmap_init(&c->uring_enter_tid, 64) ||
-	    an_idmap_init(&c->reap_by_tid, 64) || an_idmap_init(&c->aio_by_tid, 64) ||
-	    an_idmap_init(&c->getevents_tid, 64) || an_idmap_init(&c->aio_reap_by_tid, 64) ||
-	    an_idmap_init(&c->dev_by_tid, 256)) {
+	an_pool_init(&c->bio.pool, sizeof(struct bio_ent));
+	an_pool_init(&c->rq.pool, sizeof(struct rq_ent));
+	an_pool_init(&c->aio.pool, sizeof(struct aio_ent));
+	if (an_idmap_init(&c->bio.map, 1024) || an_idmap_init(&c->rq.map, 1024) ||
+	    an_idmap_init(&c->sys.by_tid, 256) || an_idmap_init(&c->sys.by_sector, 256) ||
+	    an_idmap_init(&c->uring.by_tid, 64) ||
+	    an_idmap_init(&c->uring.by_req, 256) || an_idmap_init(&c->uring.enter_tid, 64) ||
+	    an_idmap_init(&c->uring.reap_by_tid, 64) || an_idmap_init(&c->aio.by_tid, 64) ||
+	    an_idmap_init(&c->aio.getevents_tid, 64) || an_idmap_init(&c->aio.reap_by_tid, 64) ||
+	    an_idmap_init(&c->own.dev_by_tid, 256)) {
 		an_corr_free(c);
 		return -1;
 	}
@@ -138,28 +52,28 @@ void an_corr_free(struct an_corr *c)
 		return;
 	an_cause_free(c->cause);
 	an_pool_free(&c->ios);
-	an_pool_free(&c->bios);
-	an_pool_free(&c->rqs);
-	an_pool_free(&c->aios);
-	an_idmap_free(&c->bio_map);
-	an_idmap_free(&c->rq_map);
-	an_idmap_free(&c->sys_by_tid);
-	an_idmap_free(&c->sys_by_sector);
-	an_idmap_free(&c->uring_by_tid);
-	an_idmap_free(&c->uring_by_req);
-	an_idmap_free(&c->uring_enter_tid);
-	an_idmap_free(&c->reap_by_tid);
-	an_idmap_free(&c->aio_by_tid);
-	an_idmap_free(&c->getevents_tid);
-	an_idmap_free(&c->aio_reap_by_tid);
-	an_idmap_free(&c->dev_by_tid);
+	an_pool_free(&c->bio.pool);
+	an_pool_free(&c->rq.pool);
+	an_pool_free(&c->aio.pool);
+	an_idmap_free(&c->bio.map);
+	an_idmap_free(&c->rq.map);
+	an_idmap_free(&c->sys.by_tid);
+	an_idmap_free(&c->sys.by_sector);
+	an_idmap_free(&c->uring.by_tid);
+	an_idmap_free(&c->uring.by_req);
+	an_idmap_free(&c->uring.enter_tid);
+	an_idmap_free(&c->uring.reap_by_tid);
+	an_idmap_free(&c->aio.by_tid);
+	an_idmap_free(&c->aio.getevents_tid);
+	an_idmap_free(&c->aio.reap_by_tid);
+	an_idmap_free(&c->own.dev_by_tid);
 	free(c);
 }
 
 const struct an_corr_stats *an_corr_stats(struct an_corr *c)
 {
-	c->st.open_bios = c->bio_map.count;
-	c->st.open_requests = c->rq_map.count;
+	c->st.open_bios = c->bio.map.count;
+	c->st.open_requests = c->rq.map.count;
 	return &c->st;
 }
 
@@ -168,1443 +82,12 @@ int an_corr_failed(const struct an_corr *c)
 	return c->failed || (c->cause && an_cause_failed(c->cause));
 }
 
-/*
- * an_idmap_get() in the maps a recording may leave empty, asked for every
- * bio (the syscalls' of `-e block`, io_uring's, libaio's): the count answers
- * without a probe. Not for every map: in one that is seldom empty, the test
- * costs more than it spares.
- */
-static inline uint32_t get_sparse(const struct an_idmap *m, uint64_t key)
-{
-	return m->count ? an_idmap_get(m, key) : AN_NONE;
-}
-
-static void put_map(struct an_corr *c, struct an_idmap *m, uint64_t key, uint32_t val)
-{
-	if (an_idmap_put(m, key, val))
-		c->failed = 1;
-}
-
-static void set_min(uint64_t *slot, uint64_t ts)
-{
-	if (ts && (!*slot || ts < *slot))
-		*slot = ts;
-}
-
-static void set_max(uint64_t *slot, uint64_t ts)
-{
-	if (ts > *slot)
-		*slot = ts;
-}
-
-static uint8_t op_of_opf(uint32_t opf, uint32_t nr_sector)
-{
-	switch (opf & ST_OP_MASK) {
-	case ST_OP_READ:
-		return AN_OP_READ;
-	case ST_OP_WRITE:
-		/* An empty write carrying a preflush is how a flush bio looks. */
-		return (!nr_sector && (opf & ST_F_PREFLUSH)) ? AN_OP_FLUSH : AN_OP_WRITE;
-	case ST_OP_FLUSH:
-		return AN_OP_FLUSH;
-	case ST_OP_DISCARD:
-	case ST_OP_SECURE_ERASE:
-		return AN_OP_DISCARD;
-	default:
-		return AN_OP_OTHER;
-	}
-}
-
-/* The entry of device dev, NULL when MAX_DEVS devices are known already. */
-static struct dev_ent *dev_of(struct an_corr *c, uint32_t dev)
-{
-	unsigned d;
-
-	for (d = 0; d < c->ndevs && c->devs[d].dev != dev; d++)
-		;
-	if (d == c->ndevs) {
-		if (c->ndevs == MAX_DEVS)
-			return NULL;
-		c->ndevs++;
-		memset(&c->devs[d], 0, sizeof(c->devs[d]));
-		c->devs[d].dev = dev;
-	}
-	return &c->devs[d];
-}
-
-/* ---- I/O lifetime ----------------------------------------------------- */
-
-/*
- * Inline, as bio_new: once on every I/O's path, where the call and its
- * saved registers cost about 25 instructions.
- */
-static inline __attribute__((always_inline)) uint32_t
-io_new(struct an_corr *c, const struct st_event_header *h, uint16_t flags)
-{
-	uint32_t i = an_pool_get(&c->ios);
-	struct an_io *io;
-	uint32_t gen;
-
-	if (i == AN_NONE) {
-		c->failed = 1;
-		return AN_NONE;
-	}
-	gen = IO(c, i)->gen;
-	an_pool_zero(&c->ios, i);
-	io = IO(c, i);
-	io->gen = gen;
-	io->start = h->ts;
-	io->pid = h->pid;
-	io->tid = h->tid;
-	io->fd = -1;
-	io->offset = -1;
-	io->q2q = UINT64_MAX;
-	io->op = AN_OP_OTHER;
-	io->flags = AN_IO_LIVE | flags;
-	c->st.open_ios++;
-	return i;
-}
-
-/*
- * Per thread, the I/Os the application can take and has not taken yet, newest
- * first (linked through reap_next): io_uring requests whose CQE is posted,
- * libaio iocbs done and not yet returned by io_getevents.
- */
-static struct an_idmap *reap_list(struct an_corr *c, const struct an_io *io)
-{
-	return io->flags & AN_IO_AIO ? &c->aio_reap_by_tid : &c->reap_by_tid;
-}
-
-/* Hold a finished I/O until its thread reaps it. */
-static void reap_wait(struct an_corr *c, uint32_t i)
-{
-	struct an_io *io = IO(c, i);
-	struct an_idmap *list = reap_list(c, io);
-
-	io->flags |= AN_IO_REAP_WAIT;
-	io->reap_next = an_idmap_get(list, io->tid);
-	put_map(c, list, io->tid, i);
-}
-
-/* Take an I/O out of its thread's list of I/Os waiting for a reap (the end of the trace came first). */
-static void reap_unlink(struct an_corr *c, uint32_t i)
-{
-	struct an_idmap *list = reap_list(c, IO(c, i));
-	uint32_t tid = IO(c, i)->tid, head = an_idmap_get(list, tid), k;
-
-	if (head == i) {
-		if (IO(c, i)->reap_next == AN_NONE)
-			an_idmap_del(list, tid);
-		else
-			put_map(c, list, tid, IO(c, i)->reap_next);
-	} else {
-		for (k = head; k != AN_NONE && IO(c, k)->reap_next != i; k = IO(c, k)->reap_next)
-			;
-		if (k != AN_NONE)
-			IO(c, k)->reap_next = IO(c, i)->reap_next;
-	}
-	IO(c, i)->flags &= (uint16_t)~AN_IO_REAP_WAIT;
-}
-
-/*
- * The calls open at one sector (their offset / 512), newest first: two
- * threads may read one offset of a raw device at once, and a bio dispatched
- * by a third belongs to the one of them still without a bio
- * (raw_device_owner).
- */
-static uint64_t sector_key(uint64_t sector)
-{
-	return sector + 1;	/* the first sector's key not 0, which no map holds */
-}
-
-static void sector_link(struct an_corr *c, uint32_t i)
-{
-	struct an_io *io = IO(c, i);
-	uint64_t key = sector_key((uint64_t)io->offset / 512);
-	uint32_t newest = get_sparse(&c->sys_by_sector, key);
-
-	if (newest != AN_NONE)
-		IO(c, newest)->sector_prev = i;
-	io->sector_next = newest;
-	io->sector_prev = AN_NONE;
-	io->flags |= AN_IO_AT_SECTOR;
-	put_map(c, &c->sys_by_sector, key, i);
-}
-
-static void sector_unlink(struct an_corr *c, uint32_t i)
-{
-	const struct an_io *io = IO(c, i);
-	uint64_t key = sector_key((uint64_t)io->offset / 512);
-
-	if (io->sector_next != AN_NONE)
-		IO(c, io->sector_next)->sector_prev = io->sector_prev;
-	if (io->sector_prev != AN_NONE)
-		IO(c, io->sector_prev)->sector_next = io->sector_next;
-	else if (io->sector_next != AN_NONE)
-		put_map(c, &c->sys_by_sector, key, io->sector_next);
-	else
-		an_idmap_del(&c->sys_by_sector, key);
-}
-
-/*
- * Hand the I/O to the consumer and recycle its entry. Inline, as are
- * io_maybe_finish, rq_stamp_io and io_of_thread: on every I/O's path, where
- * a call's saved registers cost about what their bodies do.
- */
-static inline __attribute__((always_inline)) void io_finish(struct an_corr *c, uint32_t i)
-{
-	struct an_io *io = IO(c, i);
-
-	if (io->flags & AN_IO_SYSCALL) {
-		an_idmap_del_if(&c->sys_by_tid, io->tid, i);
-		if (io->flags & AN_IO_AT_SECTOR)
-			sector_unlink(c, i);
-	}
-	if (io->flags & AN_IO_URING) {
-		an_idmap_del_if(&c->uring_by_tid, io->tid, i);
-		an_idmap_del_if(&c->uring_by_req, io->uring_req, i);
-	}
-	if (io->flags & AN_IO_REAP_WAIT)
-		reap_unlink(c, i);
-	if (io->flags & AN_IO_FSYNC_OPEN) {
-		dev_of(c, io->fs_dev)->open_fsyncs--;
-		c->open_fsyncs--;
-	}
-	if (io->pending)
-		io->flags |= AN_IO_INCOMPLETE;
-	/* without bios of its own (an fsync waiting for the journal) its file system's device */
-	if (!io->dev)
-		io->dev = io->fs_dev;
-	if (io->flags & AN_IO_INCOMPLETE) {
-		c->st.incomplete++;
-		c->st.stale += c->sweeping;
-	}
-	c->st.ios++;
-	if (c->cause) {
-		uint64_t total = 0;
-		int has_total = an_io_total(io, &total);
-
-		an_cause_finish(c->cause, io, has_total, total);
-	}
-	io->flags &= (uint16_t)~AN_IO_LIVE;
-	c->st.open_ios--;
-	c->emit(c->ctx, io);
-	io->gen++;
-	an_pool_put(&c->ios, i);
-}
-
-/*
- * A syscall or io_uring request that ended while bios it queued are still in
- * flight (readahead, writeback it started, a flush whose completion did not
- * join): seen from start to end, it is complete without their block stages,
- * and the bios go on as one I/O of their own.
- */
-static void io_hand_off_bios(struct an_corr *c, uint32_t i)
-{
-	uint32_t gen = IO(c, i)->gen, heir = AN_NONE, b;
-	struct st_event_header h = { .pid = IO(c, i)->pid, .tid = IO(c, i)->tid };
-
-	for (b = 0; b < c->bios.used; b++) {
-		struct bio_ent *be = BIO(c, b);
-		struct an_io *io;
-
-		if (be->io != i || be->io_gen != gen)
-			continue;
-		if (heir == AN_NONE) {
-			h.ts = be->queue_ts;
-			heir = io_new(c, &h, 0);
-			if (heir == AN_NONE)
-				break;
-			io = IO(c, heir);
-			io->dev = be->dev;
-			io->sector = be->sector;
-			io->opf = be->opf;
-			io->op = op_of_opf(be->opf, be->nr_sector);
-		}
-		io = IO(c, heir);
-		be->io = heir;
-		be->io_gen = io->gen;
-		set_min(&io->ts[AN_TS_QUEUE], be->queue_ts);
-		io->start = io->ts[AN_TS_QUEUE];
-		io->blk_bytes += (uint64_t)be->nr_sector * 512;
-		io->bytes = io->blk_bytes;
-		io->pending++;
-		io->nbios++;
-	}
-	IO(c, i)->pending = 0;
-	IO(c, i)->flags |= AN_IO_UNJOINED;
-}
-
-static inline __attribute__((always_inline)) void io_maybe_finish(struct an_corr *c, uint32_t i)
-{
-	struct an_io *io = IO(c, i);
-
-	if (io->flags & (AN_IO_SYSCALL | AN_IO_URING)) {
-		if (!(io->flags & AN_IO_DONE) || (io->flags & AN_IO_REAP_WAIT))
-			return;
-		if (io->pending)
-			io_hand_off_bios(c, i);
-	} else if (io->pending || (io->flags & AN_IO_REAP_WAIT)) {
-		return;
-	} else if ((io->flags & AN_IO_AIO) && !io->ts[AN_TS_REAP] &&
-		   an_idmap_get(&c->getevents_tid, io->tid) != AN_NONE) {
-		/* an iocb of a thread that reaps (or may reap) with io_getevents: held until one returns it */
-		reap_wait(c, i);
-		return;
-	}
-	io_finish(c, i);
-}
-
-/*
- * Thread tid has taken, at ts, every I/O on a reap list but the newest
- * `unread`: those are still waiting (reap lists run newest first, and
- * applications take completions in the order they were posted).
- */
-static void reap_all_but(struct an_corr *c, struct an_idmap *list, uint32_t tid, uint64_t ts,
-			 uint32_t unread)
-{
-	uint32_t i = an_idmap_get(list, tid), newer = AN_NONE;
-
-	for (; i != AN_NONE && unread; unread--) {
-		newer = i;
-		i = IO(c, i)->reap_next;
-	}
-	if (i == AN_NONE)
-		return;
-	if (newer == AN_NONE)
-		an_idmap_del(list, tid);
-	else
-		IO(c, newer)->reap_next = AN_NONE;
-	while (i != AN_NONE) {
-		uint32_t next = IO(c, i)->reap_next;
-
-		IO(c, i)->ts[AN_TS_REAP] = ts;
-		IO(c, i)->flags &= (uint16_t)~AN_IO_REAP_WAIT;
-		io_maybe_finish(c, i);
-		i = next;
-	}
-}
-
-/* ---- syscalls ---------------------------------------------------------- */
-
-static uint8_t op_of_syscall(uint16_t enter_type)
-{
-	switch (enter_type) {
-	case ST_EV_sys_enter_read: case ST_EV_sys_enter_pread64: case ST_EV_sys_enter_readv:
-	case ST_EV_sys_enter_preadv: case ST_EV_sys_enter_preadv2:
-		return AN_OP_READ;
-	case ST_EV_sys_enter_write: case ST_EV_sys_enter_pwrite64: case ST_EV_sys_enter_writev:
-	case ST_EV_sys_enter_pwritev: case ST_EV_sys_enter_pwritev2:
-		return AN_OP_WRITE;
-	default:
-		return AN_OP_FSYNC;
-	}
-}
-
-/* Inline in the dispatch: called out of line, its event paid for two prologues. */
-static inline __attribute__((always_inline)) void
-sys_enter(struct an_corr *c, const struct st_ev_sys_enter *e)
-{
-	uint32_t old = an_idmap_get(&c->sys_by_tid, e->h.tid), i;
-	struct an_io *io;
-
-	if (old != AN_NONE) {
-		/* Its exit was lost: the thread cannot be in two syscalls. */
-		IO(c, old)->flags |= AN_IO_INCOMPLETE | AN_IO_DONE;
-		io_maybe_finish(c, old);
-		if (an_idmap_get(&c->sys_by_tid, e->h.tid) == old)
-			an_idmap_del(&c->sys_by_tid, e->h.tid);
-	}
-	i = io_new(c, &e->h, AN_IO_SYSCALL);
-	if (i == AN_NONE)
-		return;
-	io = IO(c, i);
-	io->ts[AN_TS_SYS_ENTER] = e->h.ts;
-	io->syscall = e->h.type;
-	io->op = op_of_syscall(e->h.type);
-	io->fd = (int32_t)e->p.fd;
-	if (c->names)
-		io->file = an_names_fd_file(c->names, e->h.pid, e->p.fd);
-	io->offset = e->p.offset;
-	io->cgroup = e->p.cgroup;
-	io->run_delay_enter = e->p.run_delay;
-	put_map(c, &c->sys_by_tid, e->h.tid, i);
-	if (io->op != AN_OP_FSYNC && e->p.offset >= 0 && e->p.offset % 512 == 0)
-		sector_link(c, i);
-}
-
-static void sys_exit(struct an_corr *c, const struct st_ev_sys_exit *e)
-{
-	uint32_t i = an_idmap_get(&c->sys_by_tid, e->h.tid);
-	struct an_io *io;
-
-	if (i == AN_NONE || IO(c, i)->syscall + 1 != e->h.type) {
-		c->st.orphan_exits++;
-		return;
-	}
-	/* a call is never held for a reap: io_maybe_finish ends it, io_finish unmaps it */
-	io = IO(c, i);
-	io->ts[AN_TS_SYS_EXIT] = e->h.ts;
-	io->ret = e->p.ret;
-	io->run_delay_exit = e->p.run_delay;
-	io->flags |= AN_IO_DONE;
-	if (e->p.ret < 0)
-		io->flags |= AN_IO_ERROR;
-	io->bytes = io->op == AN_OP_FSYNC ? io->blk_bytes : e->p.ret > 0 ? (uint64_t)e->p.ret : 0;
-	io_maybe_finish(c, i);
-}
-
-/* Thread context an event belongs to: its open syscall, else its io_uring I/O. */
-static inline __attribute__((always_inline)) uint32_t
-io_of_thread(struct an_corr *c, uint32_t tid)
-{
-	uint32_t i = get_sparse(&c->sys_by_tid, tid);
-
-	if (i != AN_NONE)
-		return i;
-	i = get_sparse(&c->uring_by_tid, tid);
-	if (i != AN_NONE && !(IO(c, i)->flags & AN_IO_DONE))
-		return i;
-	return AN_NONE;
-}
-
-static void fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
-{
-	uint32_t i = io_of_thread(c, e->h.tid), a;
-	struct dev_ent *d;
-	struct an_io *io;
-
-	if (i == AN_NONE) {
-		/* a new iocb of io_submit */
-		a = an_idmap_get(&c->aio_by_tid, e->h.tid);
-		if (a != AN_NONE && !done && e->h.type == ST_EV_iomap_dio_rw_begin) {
-			AIO(c, a)->io = AN_NONE;
-			AIO(c, a)->fs_begin = e->h.ts;
-			AIO(c, a)->ino = e->p.ino;
-			AIO(c, a)->fs_dev = e->p.dev;
-			AIO(c, a)->pos = e->p.pos;
-		}
-		return;
-	}
-	io = IO(c, i);
-	if (done) {
-		set_max(&io->ts[AN_TS_FS_DONE], e->h.ts);
-		return;
-	}
-	set_min(&io->ts[AN_TS_FS_BEGIN], e->h.ts);
-	io->ino = e->p.ino;
-	io->fs_dev = e->p.dev;
-	if (io->op == AN_OP_FSYNC && !(io->flags & AN_IO_FSYNC_OPEN) && (d = dev_of(c, io->fs_dev))) {
-		d->open_fsyncs++;
-		c->open_fsyncs++;
-		io->flags |= AN_IO_FSYNC_OPEN;
-	}
-	if (io->offset < 0)
-		io->offset = e->p.pos;
-}
-
-/* ---- libaio ------------------------------------------------------------ */
-
-/*
- * A thread that submits iocbs is expected to reap them with io_getevents:
- * its iocbs are held for that from the first io_submit on (the kernel keeps
- * their events in order, so one not held would shift which iocbs a return
- * hands over). A thread that piled up AIO_UNREAPED_MAX without ever calling
- * io_getevents has another thread reap them: they go out without a reap.
- */
-#define AIO_UNREAPED_MAX 1024
-
-static void aio_expect_reap(struct an_corr *c, uint32_t tid)
-{
-	uint32_t n = 0, i = an_idmap_get(&c->aio_reap_by_tid, tid);
-
-	if (an_idmap_get(&c->getevents_tid, tid) == 1)
-		return;
-	for (; i != AN_NONE && n < AIO_UNREAPED_MAX; i = IO(c, i)->reap_next)
-		n++;
-	if (n < AIO_UNREAPED_MAX) {
-		put_map(c, &c->getevents_tid, tid, 0);
-		return;
-	}
-	an_idmap_del(&c->getevents_tid, tid);
-	for (i = an_idmap_get(&c->aio_reap_by_tid, tid); i != AN_NONE;
-	     i = an_idmap_get(&c->aio_reap_by_tid, tid))
-		io_finish(c, i);
-}
-
-static void aio_submit_event(struct an_corr *c, const struct st_event_header *h, int exit)
-{
-	uint32_t a = an_idmap_get(&c->aio_by_tid, h->tid);
-
-	if (!exit)
-		aio_expect_reap(c, h->tid);
-
-	if (exit) {
-		if (a != AN_NONE) {
-			an_idmap_del(&c->aio_by_tid, h->tid);
-			an_pool_put(&c->aios, a);
-		}
-		return;
-	}
-	if (a == AN_NONE) {
-		a = an_pool_get(&c->aios);
-		if (a == AN_NONE) {
-			c->failed = 1;
-			return;
-		}
-		put_map(c, &c->aio_by_tid, h->tid, a);
-	}
-	memset(AIO(c, a), 0, sizeof(struct aio_ent));
-	AIO(c, a)->io = AN_NONE;
-	AIO(c, a)->cgroup = ((const struct st_ev_sys_enter *)h)->p.cgroup;
-}
-
-/*
- * The I/O a bio queued by a thread inside io_submit belongs to: the current
- * iocb's (made at its first bio, starting at its iomap_dio_rw_begin), or
- * AN_NONE when the thread is not in io_submit.
- */
-static uint32_t aio_owner(struct an_corr *c, const struct st_event_header *h)
-{
-	uint32_t a = get_sparse(&c->aio_by_tid, h->tid), i;
-	struct aio_ent *ae;
-	struct an_io *io;
-
-	if (a == AN_NONE || !AIO(c, a)->fs_begin)
-		return AN_NONE;
-	ae = AIO(c, a);
-	if (ae->io != AN_NONE && IO(c, ae->io)->gen == ae->io_gen && (IO(c, ae->io)->flags & AN_IO_LIVE))
-		return ae->io;
-	i = io_new(c, h, AN_IO_AIO);
-	if (i == AN_NONE)
-		return AN_NONE;
-	ae = AIO(c, a);
-	io = IO(c, i);
-	io->start = ae->fs_begin;
-	io->ts[AN_TS_FS_BEGIN] = ae->fs_begin;
-	io->ino = ae->ino;
-	io->fs_dev = ae->fs_dev;
-	io->offset = ae->pos;
-	io->cgroup = ae->cgroup;
-	ae->io = i;
-	ae->io_gen = io->gen;
-	return i;
-}
-
-/* ---- io_uring ---------------------------------------------------------- */
-
-static uint8_t op_of_uring(uint32_t opcode)
-{
-	switch (opcode) {
-	case 1: case 4: case 22:	/* IORING_OP_READV, READ_FIXED, READ */
-		return AN_OP_READ;
-	case 2: case 5: case 23:	/* IORING_OP_WRITEV, WRITE_FIXED, WRITE */
-		return AN_OP_WRITE;
-	case 3: case 8:			/* IORING_OP_FSYNC, SYNC_FILE_RANGE */
-		return AN_OP_FSYNC;
-	default:
-		return AN_OP_OTHER;
-	}
-}
-
-static void uring_submit(struct an_corr *c, const struct st_ev_uring *e)
-{
-	uint32_t old = an_idmap_get(&c->uring_by_req, e->p.req), i;
-	struct an_io *io;
-
-	if (old != AN_NONE) {
-		IO(c, old)->flags |= AN_IO_INCOMPLETE | AN_IO_DONE;
-		an_idmap_del(&c->uring_by_req, e->p.req);
-		io_maybe_finish(c, old);
-	}
-	i = io_new(c, &e->h, AN_IO_URING);
-	if (i == AN_NONE)
-		return;
-	io = IO(c, i);
-	io->ts[AN_TS_SYS_ENTER] = e->h.ts;
-	io->op = op_of_uring(e->p.opcode);
-	io->fd = e->p.fd;
-	if (c->names)
-		io->file = an_names_fd_file(c->names, e->h.pid, e->p.fd);
-	io->uring_req = e->p.req;
-	io->cgroup = e->p.cgroup;
-	put_map(c, &c->uring_by_req, e->p.req, i);
-	put_map(c, &c->uring_by_tid, e->h.tid, i);
-}
-
-static void uring_complete(struct an_corr *c, const struct st_ev_uring *e)
-{
-	uint32_t i = an_idmap_get(&c->uring_by_req, e->p.req);
-	struct an_io *io;
-
-	if (i == AN_NONE) {
-		c->st.orphan_exits++;
-		return;
-	}
-	an_idmap_del(&c->uring_by_req, e->p.req);
-	io = IO(c, i);
-	io->ts[AN_TS_SYS_EXIT] = e->h.ts;
-	io->ret = e->p.res;
-	io->flags |= AN_IO_DONE;
-	if (e->p.res < 0)
-		io->flags |= AN_IO_ERROR;
-	io->bytes = io->op == AN_OP_FSYNC ? io->blk_bytes : e->p.res > 0 ? (uint64_t)e->p.res : 0;
-	/* a thread that reaps through io_uring_enter: held until its reap is seen */
-	if (an_idmap_get(&c->uring_enter_tid, io->tid) != AN_NONE) {
-		reap_wait(c, i);
-		return;
-	}
-	io_maybe_finish(c, i);
-}
-
-#define IORING_ENTER_GETEVENTS 1u
-
-/*
- * An io_uring_enter entry or exit of a thread; the CQEs posted for the
- * requests it submitted are reaped by:
- * - the return of a call that only waited for completions (to_submit 0,
- *   GETEVENTS): it hands over every CQE posted by then;
- * - an entry, for the CQEs before the ring's CQ head as it begins: the
- *   application read them in user space, without a syscall the kernel could
- *   see, since its previous call (the entry bounds that read from above).
- *   The CQEs from head to tail are still unread. A file without the ring's
- *   head and tail (0 and 0) reaps them all at the entry.
- * The return of a call that submitted reaps nothing: the application looks
- * at the ring after it.
- */
-static void uring_enter_event(struct an_corr *c, const struct st_event_header *h)
-{
-	uint32_t unread = 0;
-
-	if (h->type == ST_EV_sys_enter_io_uring_enter) {
-		const struct st_ev_sys_enter_io_uring_enter *e =
-			(const struct st_ev_sys_enter_io_uring_enter *)h;
-
-		put_map(c, &c->uring_enter_tid, h->tid,
-			!e->p.count && (e->p.flags & IORING_ENTER_GETEVENTS));
-		unread = e->p.cq_tail - e->p.cq_head;
-	} else if (an_idmap_get(&c->uring_enter_tid, h->tid) == 1) {
-		put_map(c, &c->uring_enter_tid, h->tid, 0);
-	} else {
-		return;
-	}
-	reap_all_but(c, &c->reap_by_tid, h->tid, h->ts, unread);
-}
-
-/*
- * io_getevents: its entry marks a thread that reaps its iocbs so; its return
- * of n events hands over the n oldest iocbs done (the kernel's completion
- * ring is in completion order).
- */
-static void getevents_event(struct an_corr *c, const struct st_event_header *h)
-{
-	uint32_t done = 0, i;
-	int64_t ret;
-
-	if (h->type == ST_EV_sys_enter_io_getevents) {
-		put_map(c, &c->getevents_tid, h->tid, 1);
-		return;
-	}
-	ret = ((const struct st_ev_sys_exit *)h)->p.ret;
-	if (ret <= 0)
-		return;
-	for (i = an_idmap_get(&c->aio_reap_by_tid, h->tid); i != AN_NONE; i = IO(c, i)->reap_next)
-		done++;
-	reap_all_but(c, &c->aio_reap_by_tid, h->tid, h->ts, done > ret ? done - (uint32_t)ret : 0);
-}
-
-/* ---- bios -------------------------------------------------------------- */
-
-static uint64_t q2q_of(struct an_corr *c, uint32_t dev, uint64_t ts)
-{
-	struct dev_ent *d = dev_of(c, dev);
-	uint64_t gap = UINT64_MAX;
-
-	if (!d)
-		return gap;
-	if (d->last_queue && ts >= d->last_queue)
-		gap = ts - d->last_queue;
-	d->last_queue = ts;
-	return gap;
-}
-
-/* Live I/O of a bio entry, AN_NONE when that I/O was already emitted. */
-static uint32_t io_of_bio(struct an_corr *c, uint32_t b)
-{
-	struct bio_ent *be = BIO(c, b);
-
-	if (be->io == AN_NONE || IO(c, be->io)->gen != be->io_gen)
-		return AN_NONE;
-	return be->io;
-}
-
-static inline __attribute__((always_inline)) uint32_t
-bio_new(struct an_corr *c, uint64_t bio, uint32_t io, uint64_t ts)
-{
-	uint32_t b = an_pool_get(&c->bios);
-	struct bio_ent *be;
-
-	if (b == AN_NONE) {
-		c->failed = 1;
-		return AN_NONE;
-	}
-	be = BIO(c, b);
-	memset(be, 0, sizeof(*be));
-	be->bio = bio;
-	be->io = io;
-	be->io_gen = IO(c, io)->gen;
-	be->rq = AN_NONE;
-	be->rq_next = AN_NONE;
-	be->queue_ts = ts;
-	IO(c, io)->pending++;
-	IO(c, io)->nbios++;
-	put_map(c, &c->bio_map, bio, b);
-	c->st.bios++;
-	return b;
-}
-
-/*
- * A bio no task's syscall queued (a kernel thread's: jbd2's journal commit,
- * a kworker's writeback) completed on dev: fsyncs of that file system open
- * since before it was queued waited for it, as far as the events tell. A
- * bio of a known file (its request's block_rq_inode) is the writeback of
- * that file: the data of an fsync of the same file (wb), nothing an fsync
- * of another file waits for. A bio of no known file (the journal,
- * metadata) is the journal commit every open fsync waits for (jnl).
- */
-static void fsyncs_waited_for(struct an_corr *c, const struct an_io *bio_io, uint32_t dev,
-			      uint64_t queued, uint64_t done)
-{
-	struct dev_ent *d = dev_of(c, dev);
-	uint32_t k;
-
-	if (!d || !d->open_fsyncs)
-		return;
-	for (k = 0; k < c->ios.used; k++) {
-		struct an_io *io = IO(c, k);
-
-		if ((io->flags & (AN_IO_LIVE | AN_IO_FSYNC_OPEN | AN_IO_DONE)) !=
-		    (AN_IO_LIVE | AN_IO_FSYNC_OPEN) || io->fs_dev != dev ||
-		    io->ts[AN_TS_SYS_ENTER] > queued)
-			continue;
-		if (!bio_io->ino) {
-			set_min(&io->ts[AN_TS_JNL_BEGIN], queued);
-			set_max(&io->ts[AN_TS_JNL_DONE], done);
-		} else if (bio_io->ino == io->ino && bio_io->fs_dev == io->fs_dev) {
-			set_min(&io->ts[AN_TS_WB_BEGIN], queued);
-			set_max(&io->ts[AN_TS_WB_DONE], done);
-		}
-	}
-}
-
-/* An empty bio carrying a preflush: a device cache flush, what fsync sends. */
-static int bio_is_flush(const struct bio_ent *be)
-{
-	return !be->nr_sector && (be->opf & ST_F_PREFLUSH);
-}
-
-/* Forget a bio; `completed_at` 0 means it was lost (its I/O is incomplete). */
-static void bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, int32_t error)
-{
-	struct bio_ent *be = BIO(c, b);
-	uint32_t i = io_of_bio(c, b);
-	uint64_t queue_ts = be->queue_ts, getrq_ts = be->getrq_ts;
-	uint32_t dev = be->dev, opf = be->opf;
-	int flush = bio_is_flush(be), merged = be->merged, q_at_g = be->q_at_g;
-
-	an_idmap_del_if(&c->bio_map, be->bio, b);
-	be->io = AN_NONE;
-	an_pool_put(&c->bios, b);
-	if (i == AN_NONE)
-		return;
-	struct an_io *io = IO(c, i);
-
-	set_min(&io->ts[AN_TS_GETRQ], getrq_ts);
-	io->flags |= q_at_g ? AN_IO_Q_AT_G : 0;
-	if (merged) {
-		io->flags |= AN_IO_MERGED;
-		io->merges++;
-		io->read_merges += (opf & ST_OP_MASK) == ST_OP_READ;
-		io->write_merges += (opf & ST_OP_MASK) == ST_OP_WRITE;
-	}
-	if (completed_at) {
-		set_max(&io->ts[AN_TS_COMPLETE], completed_at);
-		io->svc_tid = c->cur_tid;
-		/* fsync's parts: its device flushes, and the data it wrote back */
-		if (flush) {
-			set_min(&io->ts[AN_TS_FLUSH_BEGIN], queue_ts);
-			set_max(&io->ts[AN_TS_FLUSH_DONE], completed_at);
-		} else if (io->op == AN_OP_FSYNC) {
-			set_min(&io->ts[AN_TS_WB_BEGIN], queue_ts);
-			set_max(&io->ts[AN_TS_WB_DONE], completed_at);
-		}
-		if (c->open_fsyncs && !(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) &&
-		    !io->ts[AN_TS_FS_BEGIN])
-			fsyncs_waited_for(c, io, dev, queue_ts, completed_at);
-	} else {
-		io->flags |= AN_IO_INCOMPLETE;
-	}
-	if (error)
-		io->flags |= AN_IO_ERROR;
-	io->pending--;
-	io_maybe_finish(c, i);
-}
-
-static void rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at);
-
-/* Take a bio out of its request's chain (its request will never complete it). */
-static void rq_unlink_bio(struct an_corr *c, uint32_t b)
-{
-	uint32_t *link = &RQ(c, BIO(c, b)->rq)->head;
-
-	while (*link != AN_NONE && *link != b)
-		link = &BIO(c, *link)->rq_next;
-	if (*link == b)
-		*link = BIO(c, b)->rq_next;
-	BIO(c, b)->rq = AN_NONE;
-}
-
-/*
- * Threads whose last bio's device is kept: past this many the table starts
- * again, so that it stays bounded by the threads of the moment.
- */
-#define THREAD_DEVS_MAX 65536
-
-/* Thread tid queued a bio on dev (the device a call of it that waits for a held-back bio uses). */
-static void note_thread_dev(struct an_corr *c, uint32_t tid, uint32_t dev)
-{
-	if (!tid || an_idmap_get(&c->dev_by_tid, tid) == dev)
-		return;
-	if (c->dev_by_tid.count >= THREAD_DEVS_MAX) {
-		an_idmap_free(&c->dev_by_tid);
-		if (an_idmap_init(&c->dev_by_tid, 256)) {
-			c->failed = 1;
-			return;
-		}
-	}
-	put_map(c, &c->dev_by_tid, tid, dev);
-}
-
-/*
- * The I/O a bio blk-throttle held back belongs to (ST_F_HELD: the
- * throttle kept it in the task that submitted it, its worker queued it): the
- * oldest syscall or io_uring request of the same op still waiting without a
- * bio of its own, of a thread whose last bio was on the same device (not a
- * call waiting for a pipe or a socket: a trace without task filter has
- * those too). The throttle keeps a cgroup's bios in the order they came, so
- * of several waiting, the oldest is the one it lets go first. A thread whose
- * first bio the throttle held back is not known to use the device: that bio
- * stays an I/O of its own.
- */
-static uint32_t io_waiting_for(struct an_corr *c, const struct st_ev_block_bio *e)
-{
-	uint8_t op = op_of_opf(e->p.opf, e->p.nr_sector);
-	uint32_t k, oldest = AN_NONE;
-
-	for (k = 0; k < c->ios.used; k++) {
-		const struct an_io *io = IO(c, k);
-
-		if ((io->flags & AN_IO_LIVE) && (io->flags & (AN_IO_SYSCALL | AN_IO_URING)) &&
-		    !(io->flags & AN_IO_DONE) && !io->nbios && io->op == op &&
-		    io->ts[AN_TS_SYS_ENTER] <= e->h.ts &&
-		    an_idmap_get(&c->dev_by_tid, io->tid) == e->p.dev &&
-		    (oldest == AN_NONE || io->ts[AN_TS_SYS_ENTER] < IO(c, oldest)->ts[AN_TS_SYS_ENTER]))
-			oldest = k;
-	}
-	if (oldest != AN_NONE)
-		IO(c, oldest)->ts[AN_TS_HELD_QUEUE] = e->h.ts;
-	return oldest;
-}
-
-/*
- * Calls open at one sector that raw_device_owner asks, newest first: a
- * hostile file's thousands of calls at one offset cost each bio no more.
- */
-#define RAW_OWNER_ASKS 32
-
-/* Whether the open call i at bio e's sector can own it: of its op, no bio yet, on its device. */
-static int raw_call_takes(struct an_corr *c, uint32_t i, const struct st_ev_block_bio *e)
-{
-	const struct an_io *io = IO(c, i);
-	uint32_t dev;
-
-	if ((io->flags & AN_IO_DONE) || io->nbios || io->op != op_of_opf(e->p.opf, e->p.nr_sector) ||
-	    io->ts[AN_TS_SYS_ENTER] > e->h.ts)
-		return 0;
-	dev = an_idmap_get(&c->dev_by_tid, io->tid);
-	return dev == AN_NONE || dev == e->p.dev;
-}
-
-/*
- * A request is dispatched by whichever thread runs its queue (kblockd, or
- * another thread's call on the same device), not always by the thread that
- * queued it, and a stamped issue dates its bios' queueing in the thread that
- * dispatched it. A read or write of a raw block device lies at its call's
- * offset: a call open at this bio's sector that can take it
- * (raw_call_takes) owns it before the thread named, unless the named
- * thread's call is at that offset without a bio yet. Of several (two jobs
- * reading one offset at once), the oldest: the first to enter queues first,
- * as a rule. (Measured: two fio jobs reading one loop device at once lost
- * 1-2 of 800 reads to kblockd or to each other in 3 of 6 runs; reading the
- * same offsets in the same order, 1 in about 4 runs, with only the newest
- * call at an offset known.)
- */
-static uint32_t raw_device_owner(struct an_corr *c, const struct st_ev_block_bio *e, uint32_t named)
-{
-	uint32_t i, oldest = AN_NONE, asked = 0;
-
-	/* asked first, it spares the look-up for most bios */
-	if (named != AN_NONE && IO(c, named)->offset >= 0 && !IO(c, named)->nbios &&
-	    (uint64_t)IO(c, named)->offset / 512 == e->p.sector)
-		return named;
-	i = get_sparse(&c->sys_by_sector, sector_key(e->p.sector));
-	for (; i != AN_NONE && asked < RAW_OWNER_ASKS; i = IO(c, i)->sector_next, asked++)
-		if (raw_call_takes(c, i, e))
-			oldest = i;
-	return oldest != AN_NONE ? oldest : named;
-}
-
-static inline __attribute__((always_inline)) void bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
-{
-	uint32_t owner = io_of_thread(c, e->h.tid);
-	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio);
-	struct dev_ent *d;
-	struct an_io *io;
-
-	if (b != AN_NONE) {
-		uint32_t old = io_of_bio(c, b);
-
-		/*
-		 * The remainder of a split bio is queued again by its owner, in
-		 * the same thread. Another thread's bio at the address is a new
-		 * bio: the old one ended unseen (a bio of a request past the ones
-		 * its issue names), and libaio's next iocb must not vanish into it.
-		 */
-		if (BIO(c, b)->rq == AN_NONE && old != AN_NONE &&
-		    (owner == AN_NONE ? IO(c, old)->tid == e->h.tid : old == owner))
-			return;
-		/*
-		 * Address reused: the old bio's completion was lost. Its request
-		 * was still issued (btt counts its D): its I/O keeps those times.
-		 */
-		if (BIO(c, b)->rq != AN_NONE) {
-			if (old != AN_NONE)
-				rq_stamp_io(c, BIO(c, b)->rq, old, 0);
-			rq_unlink_bio(c, b);
-		}
-		bio_release(c, b, 0, 0);
-	}
-	/* (a held bio has a rule of its own, below, which dates its wait) */
-	if (!(e->p.opf & ST_F_HELD))
-		owner = raw_device_owner(c, e, owner);
-	if (owner == AN_NONE)
-		owner = aio_owner(c, &e->h);
-	if (owner == AN_NONE && (e->p.opf & ST_F_HELD))
-		owner = io_waiting_for(c, e);
-	else
-		note_thread_dev(c, e->h.tid, e->p.dev);
-	if (owner == AN_NONE) {
-		owner = io_new(c, &e->h, 0);
-		if (owner == AN_NONE)
-			return;
-	}
-	b = bio_new(c, e->p.bio, owner, e->h.ts);
-	if (b == AN_NONE)
-		return;
-	BIO(c, b)->dev = e->p.dev;
-	BIO(c, b)->sector = e->p.sector;
-	BIO(c, b)->nr_sector = e->p.nr_sector;
-	BIO(c, b)->opf = e->p.opf;
-	if (bio_is_flush(BIO(c, b)) && (d = dev_of(c, e->p.dev)))
-		d->flush_bio = e->p.bio;
-	io = IO(c, owner);
-	io->blk_bytes += (uint64_t)e->p.nr_sector * 512;
-	if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)))
-		io->bytes = io->blk_bytes;
-	if (io->ts[AN_TS_QUEUE])
-		return;
-	io->ts[AN_TS_QUEUE] = e->h.ts;
-	io->dev = e->p.dev;
-	io->sector = e->p.sector;
-	io->opf = e->p.opf;
-	io->q2q = q2q_of(c, e->p.dev, e->h.ts);
-	if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) || io->op == AN_OP_OTHER)
-		io->op = op_of_opf(e->p.opf, e->p.nr_sector);
-}
-
-static void bio_split(struct an_corr *c, const struct st_ev_block_split *e)
-{
-	uint32_t parent = an_idmap_get(&c->bio_map, e->p.parent), owner, b;
-
-	if (parent == AN_NONE || an_idmap_get(&c->bio_map, e->p.bio) != AN_NONE)
-		return;
-	owner = io_of_bio(c, parent);
-	if (owner == AN_NONE)
-		return;
-	b = bio_new(c, e->p.bio, owner, BIO(c, parent)->queue_ts);
-	if (b == AN_NONE)
-		return;
-	BIO(c, b)->dev = e->p.dev;
-	BIO(c, b)->sector = e->p.sector;
-	BIO(c, b)->nr_sector = e->p.nr_sector;
-	BIO(c, b)->opf = e->p.opf;
-	IO(c, owner)->flags |= AN_IO_SPLIT;
-	c->st.splits++;
-}
-
-/*
- * A bio's allocation and merge are kept on its entry and become its I/O's
- * when the bio ends (bio_release): the I/O that owns the bio then, which a
- * call that returned before the issue handed it to (io_hand_off_bios),
- * whenever they are read (a stamped issue, ST_CURSOR_STAMPED, tells them at
- * the issue). One dated before the bio's queueing is another bio's at that
- * address.
- */
-static uint32_t bio_at(struct an_corr *c, uint64_t bio, uint64_t ts)
-{
-	uint32_t b = an_idmap_get(&c->bio_map, bio);
-
-	return b != AN_NONE && ts >= BIO(c, b)->queue_ts ? b : AN_NONE;
-}
-
-/* Bio's request allocated at ts (block_getrq). */
-static void bio_getrq(struct an_corr *c, uint64_t bio, uint64_t ts)
-{
-	uint32_t b = bio_at(c, bio, ts);
-
-	if (b == AN_NONE)
-		return;
-	set_min(&BIO(c, b)->getrq_ts, ts);
-	/*
-	 * Queued at the very nanosecond of its allocation: the reader dated a
-	 * queueing that neither a record nor the kernel's stamp gave (spec 11.2).
-	 */
-	if (BIO(c, b)->queue_ts == ts)
-		BIO(c, b)->q_at_g = 1;
-}
-
-/* Bio entry b joined a request that existed: one merge, as diskstats counts them. */
-static void count_merge(struct an_corr *c, uint32_t b)
-{
-	BIO(c, b)->merged = 1;
-	c->st.merges++;
-}
-
-static void bio_merge(struct an_corr *c, uint64_t bio, uint64_t ts)
-{
-	uint32_t b = bio_at(c, bio, ts);
-
-	if (b != AN_NONE)
-		count_merge(c, b);
-}
-
-/* bio-based devices (zram...): the bio completes without a request. */
-static void bio_complete(struct an_corr *c, const struct st_ev_block_bio *e)
-{
-	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio);
-
-	if (b != AN_NONE && BIO(c, b)->rq == AN_NONE)
-		bio_release(c, b, e->h.ts, e->p.error);
-}
-
-/* ---- requests ---------------------------------------------------------- */
-
-/* The request's entry: r (the rq_map's answer for it), or a new one when r is AN_NONE. */
-static uint32_t rq_or_new(struct an_corr *c, const struct st_ev_block_rq *e, uint32_t r)
-{
-	struct rq_ent *re;
-
-	if (r != AN_NONE)
-		return r;
-	r = an_pool_get(&c->rqs);
-	if (r == AN_NONE) {
-		c->failed = 1;
-		return AN_NONE;
-	}
-	re = RQ(c, r);
-	memset(re, 0, sizeof(*re));
-	re->rq = e->p.rq;
-	re->head = AN_NONE;
-	re->io = AN_NONE;
-	re->dev = e->p.dev;
-	re->opf = e->p.opf;
-	put_map(c, &c->rq_map, e->p.rq, r);
-	return r;
-}
-
-static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int32_t error);
-static void rq_free(struct an_corr *c, uint32_t r);
-
-/*
- * The entry of a request being inserted or issued. One issued before and
- * neither completed nor requeued since is the kernel reusing the request for
- * another I/O: the earlier completion event never came (this kernel skips
- * one now and then), so the I/Os it carried are incomplete, not completed
- * by the next one's completion.
- */
-static uint32_t rq_for_dispatch(struct an_corr *c, const struct st_ev_block_rq *e)
-{
-	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
-
-	if (r != AN_NONE && RQ(c, r)->issue_ts && !RQ(c, r)->requeued) {
-		c->st.missing_completions++;
-		rq_release(c, r, 0, 0);
-		r = AN_NONE;
-	}
-	return rq_or_new(c, e, r);
-}
-
-static void rq_insert(struct an_corr *c, const struct st_ev_block_rq *e)
-{
-	uint32_t r = rq_for_dispatch(c, e);
-
-	if (r != AN_NONE)
-		set_min(&RQ(c, r)->insert_ts, e->h.ts);
-}
-
-static void rq_link_bio(struct an_corr *c, uint32_t r, uint32_t b)
-{
-	BIO(c, b)->rq = r;
-	BIO(c, b)->rq_next = RQ(c, r)->head;
-	RQ(c, r)->head = b;
-}
-
-/*
- * Bios past the ST_RQ_BIOS recorded at issue: merged bios not yet chained
- * whose sectors lie inside the request. Rare (large merged requests), so a
- * scan of the bios in flight is fine.
- */
-static unsigned rq_link_merged(struct an_corr *c, uint32_t r, uint64_t sector, uint32_t nr_sector)
-{
-	unsigned n = 0;
-	uint32_t b;
-
-	for (b = 0; b < c->bios.used; b++) {
-		struct bio_ent *be = BIO(c, b);
-
-		if (be->io != AN_NONE && be->merged && be->rq == AN_NONE &&
-		    be->dev == RQ(c, r)->dev && be->sector >= sector &&
-		    be->sector + be->nr_sector <= sector + nr_sector) {
-			rq_link_bio(c, r, b);
-			n++;
-		}
-	}
-	return n;
-}
-
-/*
- * A request merged into the one before it on the disk (block_rq_merge names
- * the one that goes): its bios join that request, which the kernel counts
- * as one merge, that of the bio the request was made for (the others
- * merged into it before). That bio is the one of its sectors and operation
- * chained to no request yet (bios are chained at issue) and not merged; it
- * is found by a scan of the bios in flight, as in rq_link_merged, and
- * flagged merged so that the issue of the request it joined chains it. The
- * request's own entry (from its insert) goes: its address is free for a
- * new request.
- */
-static void rq_merge(struct an_corr *c, const struct st_ev_block_rq *e)
-{
-	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq), b;
-
-	for (b = 0; b < c->bios.used; b++) {
-		const struct bio_ent *be = BIO(c, b);
-
-		if (be->io != AN_NONE && !be->merged && be->rq == AN_NONE &&
-		    be->dev == e->p.dev && be->sector >= e->p.sector &&
-		    be->sector + be->nr_sector <= e->p.sector + e->p.nr_sector &&
-		    (be->opf & ST_OP_MASK) == (e->p.opf & ST_OP_MASK))
-			break;
-	}
-	if (b < c->bios.used)
-		count_merge(c, b);
-	else
-		c->st.merges++;
-	if (r != AN_NONE && !RQ(c, r)->issue_ts && RQ(c, r)->head == AN_NONE)
-		rq_free(c, r);
-}
-
-/*
- * The flush I/O of the empty PREFLUSH bio waiting on the device that a flush
- * request issued at ts serves, AN_NONE if none: its request completes
- * unissued after this one (rq_complete_unissued), so the flush is that
- * task's one I/O. A bio of an fsync's I/O is not taken: the flush stays a
- * flush I/O of its own.
- */
-static uint32_t flush_bio_io(struct an_corr *c, const struct st_ev_block_rq_issue *e)
-{
-	struct dev_ent *d = (e->p.opf & ST_OP_MASK) == ST_OP_FLUSH ? dev_of(c, e->p.dev) : NULL;
-	uint32_t b = d && d->flush_bio ? an_idmap_get(&c->bio_map, d->flush_bio) : AN_NONE, i;
-
-	if (b == AN_NONE || BIO(c, b)->rq != AN_NONE || !bio_is_flush(BIO(c, b)) ||
-	    BIO(c, b)->queue_ts > e->h.ts || (i = io_of_bio(c, b)) == AN_NONE || IO(c, i)->op != AN_OP_FLUSH)
-		return AN_NONE;
-	d->flush_bio = 0;
-	return i;
-}
-
-/* A request with no bios: a flush from the flush machinery, its own I/O. */
-static void rq_adopt_bioless(struct an_corr *c, uint32_t r, const struct st_ev_block_rq_issue *e)
-{
-	uint32_t i = an_idmap_get(&c->sys_by_tid, e->h.tid);
-	struct an_io *io;
-
-	/* fsync -> flush: the flush issued by the syncing thread is part of it. */
-	if (i == AN_NONE || IO(c, i)->op != AN_OP_FSYNC)
-		i = flush_bio_io(c, e);
-	if (i == AN_NONE) {
-		i = io_new(c, &e->h, 0);
-		if (i == AN_NONE)
-			return;
-		io = IO(c, i);
-		io->dev = e->p.dev;
-		io->sector = e->p.sector;
-		io->opf = e->p.opf;
-		io->op = op_of_opf(e->p.opf, e->p.nr_sector);
-	}
-	io = IO(c, i);
-	io->pending++;
-	RQ(c, r)->io = i;
-	RQ(c, r)->io_gen = io->gen;
-}
-
-/* Inline: a stamped issue, one per block I/O, then runs in the dispatch's frame, not one of its own. */
-static inline __attribute__((always_inline)) void
-rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
-{
-	uint32_t r = rq_for_dispatch(c, (const struct st_ev_block_rq *)e), n, i, known = 0;
-	struct rq_ent *re;
-
-	if (r == AN_NONE)
-		return;
-	re = RQ(c, r);
-	re->requeued = 0;
-	if (!re->first_issue_ts)
-		re->first_issue_ts = e->h.ts;
-	re->issue_ts = e->h.ts;
-	re->nr_sector = e->p.nr_sector;
-	re->remaining = e->p.nr_sector;
-	re->opf = e->p.opf;
-	n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS;
-	for (i = 0; i < n; i++) {
-		uint32_t b = an_idmap_get(&c->bio_map, e->p.bios[i]);
-
-		if (b == AN_NONE)
-			continue;
-		known++;
-		if (BIO(c, b)->rq == AN_NONE)
-			rq_link_bio(c, r, b);
-	}
-	if (e->p.nr_bios > ST_RQ_BIOS)
-		known += rq_link_merged(c, r, e->p.sector, e->p.nr_sector);
-	if (RQ(c, r)->head != AN_NONE || RQ(c, r)->io != AN_NONE)
-		return;
-	if (e->p.nr_bios == 0)
-		rq_adopt_bioless(c, r, e);
-	else if (!known)
-		c->st.orphan_requests++;
-}
-
-/*
- * A stamped issue as the cursor resolves it (ST_CURSOR_STAMPED): the
- * allocation and merges it stands for, then the issue it extends. They
- * come later than their times: kept on their bios until the bios end
- * (bio_at), they count as they do in time order.
- */
-static void rq_issue_stamped(struct an_corr *c, const struct st_ev_block_rq_issue_stamped *e)
-{
-	uint32_t i;
-
-	if (e->p.stamped & ST_STAMPED_GETRQ)
-		bio_getrq(c, e->p.bios[ST_STAMPED_FIRST(e->p.stamped)],
-			  e->h.ts - e->p.getrq_ago);
-	for (i = 0; e->p.stamped & ST_STAMPED_MERGED_ANY && i < ST_RQ_BIOS; i++)
-		if (e->p.stamped & ST_STAMPED_MERGED(i))
-			bio_merge(c, e->p.bios[i], e->h.ts - e->p.queue_ago[i]);
-	rq_issue(c, (const struct st_ev_block_rq_issue *)e);
-}
-
-/*
- * The file an issued request's page-cache data belongs to: its I/Os that no
- * syscall names (writeback, other threads' readahead) are that file's. A
- * request is named by its first page, so bios merged into it from another
- * file would be named wrongly; writeback merges a file's adjacent pages.
- */
-static void rq_inode(struct an_corr *c, const struct st_ev_block_rq_inode *e)
-{
-	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq), b;
-
-	if (r == AN_NONE)
-		return;
-	for (b = RQ(c, r)->head; b != AN_NONE; b = BIO(c, b)->rq_next) {
-		uint32_t i = io_of_bio(c, b);
-
-		if (i != AN_NONE && IO(c, i)->fd < 0 && !IO(c, i)->ino) {
-			IO(c, i)->ino = e->p.ino;
-			IO(c, i)->fs_dev = e->p.dev;
-		}
-	}
-}
-
-/* The cgroup an issued request's I/O was charged to: its I/Os are that group's. */
-static void rq_cgroup(struct an_corr *c, const struct st_ev_block_rq_cgroup *e)
-{
-	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq), b, i;
-
-	if (r == AN_NONE)
-		return;
-	for (b = RQ(c, r)->head; b != AN_NONE; b = BIO(c, b)->rq_next)
-		if ((i = io_of_bio(c, b)) != AN_NONE)
-			IO(c, i)->charged = e->p.blkcg;
-	if ((i = RQ(c, r)->io) != AN_NONE && IO(c, i)->gen == RQ(c, r)->io_gen)
-		IO(c, i)->charged = e->p.blkcg;
-}
-
-static void rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
-{
-	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
-
-	if (r != AN_NONE) {
-		RQ(c, r)->requeued = 1;
-		RQ(c, r)->requeues++;
-		c->st.requeues++;
-	}
-}
-
-/* Copy the stage times of a request completed at `completed_at` (0: abandoned) into an I/O it carries. */
-static inline __attribute__((always_inline)) void
-rq_stamp_io(struct an_corr *c, uint32_t r, uint32_t i, uint64_t completed_at)
-{
-	struct rq_ent *re = RQ(c, r);
-	struct an_io *io = IO(c, i);
-
-	set_min(&io->ts[AN_TS_INSERT], re->insert_ts);
-	set_min(&io->ts[AN_TS_ISSUE], re->issue_ts);
-	io->requeues += re->requeues;
-	io->requeue_ns += re->issue_ts - re->first_issue_ts;
-	/* PREFLUSH/FUA data on a device that needs a post-flush: data done -> sequence done. */
-	if (re->data_done_ts && completed_at) {
-		set_min(&io->ts[AN_TS_FLUSH_BEGIN], re->data_done_ts);
-		set_max(&io->ts[AN_TS_FLUSH_DONE], completed_at);
-	}
-}
-
-static void rq_free(struct an_corr *c, uint32_t r)
-{
-	an_idmap_del_if(&c->rq_map, RQ(c, r)->rq, r);
-	RQ(c, r)->rq = 0;
-	an_pool_put(&c->rqs, r);
-}
-
-/*
- * Complete (completed_at != 0) or abandon a request with everything it
- * carries. An abandoned request (its completion not in the trace) was still
- * inserted and issued when it was: its I/Os keep those times, so that they
- * count where btt counts every D (sizes, seeks).
- */
-static void rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int32_t error)
-{
-	uint32_t b = RQ(c, r)->head, i;
-	struct dev_ent *d;
-
-	if (completed_at && b == AN_NONE && (RQ(c, r)->opf & ST_F_FLUSH_SEQ) &&
-	    (d = dev_of(c, RQ(c, r)->dev))) {
-		d->flush_insert = RQ(c, r)->insert_ts;
-		d->flush_issue = RQ(c, r)->issue_ts;
-		d->flush_complete = completed_at;
-	}
-
-	while (b != AN_NONE) {
-		uint32_t next = BIO(c, b)->rq_next;
-
-		i = io_of_bio(c, b);
-		if (i != AN_NONE)
-			rq_stamp_io(c, r, i, completed_at);
-		bio_release(c, b, completed_at, error);
-		b = next;
-	}
-	i = RQ(c, r)->io;
-	if (i != AN_NONE && IO(c, i)->gen == RQ(c, r)->io_gen) {
-		struct an_io *io = IO(c, i);
-
-		rq_stamp_io(c, r, i, completed_at);
-		if (completed_at) {
-			set_max(&io->ts[AN_TS_COMPLETE], completed_at);
-			io->svc_tid = c->cur_tid;
-		} else {
-			io->flags |= AN_IO_INCOMPLETE;
-		}
-		if (error)
-			io->flags |= AN_IO_ERROR;
-		io->pending--;
-		io_maybe_finish(c, i);
-	}
-	rq_free(c, r);
-}
-
-/*
- * A request completed without ever being issued, named by its bio: the flush
- * sequence ending an empty PREFLUSH bio's request right after the device
- * flush that served it, which completed just before in the same context and
- * gives it its insert and issue. Without the bio's queueing in the trace (a
- * stamped recording), the flush is its own I/O and this completion adds
- * nothing: it began in the trace, no orphan. 0 when it is not one of these.
- */
-static int rq_complete_unissued(struct an_corr *c, const struct st_ev_block_rq_complete *e)
-{
-	uint32_t b = e->p.bio ? an_idmap_get(&c->bio_map, e->p.bio) : AN_NONE, i;
-	struct dev_ent *d = e->p.bio ? dev_of(c, e->p.dev) : NULL;
-	uint64_t queued;
-
-	if (b == AN_NONE)
-		return d && d->flush_complete && d->flush_complete <= e->h.ts && !e->p.nr_sector &&
-		       (e->p.opf & ST_OP_MASK) != ST_OP_FLUSH;
-	if (BIO(c, b)->rq != AN_NONE)
-		return 0;
-	i = io_of_bio(c, b);
-	queued = BIO(c, b)->queue_ts;
-	if (i != AN_NONE && d && d->flush_issue >= queued && d->flush_complete <= e->h.ts) {
-		if (d->flush_insert >= queued)
-			set_min(&IO(c, i)->ts[AN_TS_INSERT], d->flush_insert);
-		set_min(&IO(c, i)->ts[AN_TS_ISSUE], d->flush_issue);
-	}
-	bio_release(c, b, e->h.ts, e->p.error);
-	return 1;
-}
-
-static void rq_complete(struct an_corr *c, const struct st_ev_block_rq_complete *e)
-{
-	uint32_t r = an_idmap_get(&c->rq_map, e->p.rq);
-	struct rq_ent *re;
-
-	if (r == AN_NONE && rq_complete_unissued(c, e))
-		return;
-	if (r == AN_NONE || !RQ(c, r)->issue_ts) {
-		c->st.orphan_completions++;
-		if (r != AN_NONE)
-			rq_release(c, r, 0, 0);
-		return;
-	}
-	re = RQ(c, r);
-	/* A data step of the flush sequence: its bios end when the sequence does. */
-	if ((e->p.opf & ST_F_FLUSH_SEQ) && re->head != AN_NONE) {
-		set_max(&re->data_done_ts, e->h.ts);
-		return;
-	}
-	/* A partial completion leaves the request in flight. */
-	if (e->p.nr_sector && e->p.nr_sector < re->remaining) {
-		re->remaining -= e->p.nr_sector;
-		return;
-	}
-	rq_release(c, r, e->h.ts, e->p.error);
-}
-
 /* ---- causes ------------------------------------------------------------ */
 
 /* The I/O of thread tid's open data syscall, NULL if none. */
 static struct an_io *sys_io(struct an_corr *c, uint32_t tid)
 {
-	uint32_t i = an_idmap_get(&c->sys_by_tid, tid);
+	uint32_t i = an_idmap_get(&c->sys.by_tid, tid);
 
 	return i == AN_NONE ? NULL : IO(c, i);
 }
@@ -1625,33 +108,24 @@ static void cause_event(struct an_corr *c, const struct st_event_header *h)
 	an_cause_event(c->cause, h, sys_io(c, tid));
 }
 
-/* The cgroup whose limit held a bio back (recorded right after its block_bio_queue). */
-static void bio_held(struct an_corr *c, const struct st_ev_block_bio_held *e)
-{
-	uint32_t b = an_idmap_get(&c->bio_map, e->p.bio), i;
-
-	if (b != AN_NONE && (i = io_of_bio(c, b)) != AN_NONE)
-		IO(c, i)->blkcg = e->p.blkcg;
-}
-
 /* ---- stale entries and the end ----------------------------------------- */
 
 static void sweep(struct an_corr *c, uint64_t older_than, int all)
 {
 	uint32_t k;
 
-	for (k = 0; k < c->rqs.used; k++) {
+	for (k = 0; k < c->rq.pool.used; k++) {
 		struct rq_ent *re = RQ(c, k);
 		uint64_t t = re->insert_ts ? re->insert_ts : re->first_issue_ts;
 
 		if (re->rq && (all || t < older_than))
-			rq_release(c, k, 0, 0);
+			corr_rq_release(c, k, 0, 0);
 	}
-	for (k = 0; k < c->bios.used; k++) {
+	for (k = 0; k < c->bio.pool.used; k++) {
 		struct bio_ent *be = BIO(c, k);
 
 		if (be->io != AN_NONE && be->rq == AN_NONE && (all || be->queue_ts < older_than))
-			bio_release(c, k, 0, 0);
+			corr_bio_release(c, k, 0, 0);
 	}
 	for (k = 0; k < c->ios.used; k++) {
 		struct an_io *io = IO(c, k);
@@ -1693,71 +167,71 @@ static inline __attribute__((always_inline)) void corr_event(struct an_corr *c,
 	}
 	switch (h->type) {
 	case ST_EV_block_bio_queue:
-		bio_queue(c, (const struct st_ev_block_bio *)h);
+		corr_bio_queue(c, (const struct st_ev_block_bio *)h);
 		break;
 	case ST_EV_block_bio_backmerge:
 	case ST_EV_block_bio_frontmerge:
-		bio_merge(c, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
+		corr_bio_merge(c, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
 		break;
 	case ST_EV_block_bio_complete:
-		bio_complete(c, (const struct st_ev_block_bio *)h);
+		corr_bio_complete(c, (const struct st_ev_block_bio *)h);
 		break;
 	case ST_EV_block_split:
-		bio_split(c, (const struct st_ev_block_split *)h);
+		corr_bio_split(c, (const struct st_ev_block_split *)h);
 		break;
 	case ST_EV_block_getrq:
-		bio_getrq(c, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
+		corr_bio_getrq(c, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
 		break;
 	case ST_EV_block_rq_insert:
-		rq_insert(c, (const struct st_ev_block_rq *)h);
+		corr_rq_insert(c, (const struct st_ev_block_rq *)h);
 		break;
 	case ST_EV_block_rq_issue:
-		rq_issue(c, (const struct st_ev_block_rq_issue *)h);
+		corr_rq_issue(c, (const struct st_ev_block_rq_issue *)h);
 		break;
 	case ST_EV_block_rq_issue_stamped:
-		rq_issue_stamped(c, (const struct st_ev_block_rq_issue_stamped *)h);
+		corr_rq_issue_stamped(c, (const struct st_ev_block_rq_issue_stamped *)h);
 		break;
 	case ST_EV_block_rq_requeue:
-		rq_requeue(c, (const struct st_ev_block_rq *)h);
+		corr_rq_requeue(c, (const struct st_ev_block_rq *)h);
 		break;
 	case ST_EV_block_rq_merge:
-		rq_merge(c, (const struct st_ev_block_rq *)h);
+		corr_rq_merge(c, (const struct st_ev_block_rq *)h);
 		break;
 	case ST_EV_block_rq_inode:
-		rq_inode(c, (const struct st_ev_block_rq_inode *)h);
+		corr_rq_inode(c, (const struct st_ev_block_rq_inode *)h);
 		break;
 	case ST_EV_block_rq_cgroup:
-		rq_cgroup(c, (const struct st_ev_block_rq_cgroup *)h);
+		corr_rq_cgroup(c, (const struct st_ev_block_rq_cgroup *)h);
 		break;
 	case ST_EV_block_rq_complete:
-		rq_complete(c, (const struct st_ev_block_rq_complete *)h);
+		corr_rq_complete(c, (const struct st_ev_block_rq_complete *)h);
 		break;
 	case ST_EV_iomap_dio_rw_begin:
 	case ST_EV_ext4_sync_file_enter:
 	case ST_EV_xfs_file_fsync:
-		fs_event(c, (const struct st_ev_fs_io *)h, 0);
+		corr_fs_event(c, (const struct st_ev_fs_io *)h, 0);
 		break;
 	case ST_EV_iomap_dio_complete:
 	case ST_EV_ext4_sync_file_exit:
-		fs_event(c, (const struct st_ev_fs_io *)h, 1);
+		corr_fs_event(c, (const struct st_ev_fs_io *)h, 1);
 		break;
 	case ST_EV_io_uring_submit_req:
-		uring_submit(c, (const struct st_ev_uring *)h);
+		corr_uring_submit(c, (const struct st_ev_uring *)h);
 		break;
 	case ST_EV_io_uring_complete:
-		uring_complete(c, (const struct st_ev_uring *)h);
+		corr_uring_complete(c, (const struct st_ev_uring *)h);
 		break;
 	case ST_EV_sys_enter_io_uring_enter:
 	case ST_EV_sys_exit_io_uring_enter:
-		uring_enter_event(c, h);
+		corr_uring_enter(c, h);
 		break;
 	case ST_EV_sys_enter_io_submit:
 	case ST_EV_sys_exit_io_submit:
-		aio_submit_event(c, h, h->type == ST_EV_sys_exit_io_submit);
+		corr_aio_submit(c, h, h->type == ST_EV_sys_exit_io_submit);
 		break;
 	case ST_EV_sys_enter_io_getevents:
 	case ST_EV_sys_exit_io_getevents:
-		getevents_event(c, h);
+		corr_aio_getevents(c, h);
 		break;
 	case ST_EV_sched_switch:
 	case ST_EV_sched_wakeup:
@@ -1773,15 +247,15 @@ static inline __attribute__((always_inline)) void corr_event(struct an_corr *c,
 		cause_event(c, h);
 		break;
 	case ST_EV_block_bio_held:
-		bio_held(c, (const struct st_ev_block_bio_held *)h);
+		corr_bio_held(c, (const struct st_ev_block_bio_held *)h);
 		break;
 	default:
 		switch (st_event_kind(h->type) & (ST_KIND_MASK | ST_KIND_DATA)) {
 		case ST_KIND_SYS_ENTER | ST_KIND_DATA:
-			sys_enter(c, (const struct st_ev_sys_enter *)h);
+			corr_sys_enter(c, (const struct st_ev_sys_enter *)h);
 			break;
 		case ST_KIND_SYS_EXIT | ST_KIND_DATA:
-			sys_exit(c, (const struct st_ev_sys_exit *)h);
+			corr_sys_exit(c, (const struct st_ev_sys_exit *)h);
 			break;
 		}
 		break;
@@ -1828,3 +302,1222 @@ const char *an_op_name(enum an_op op)
 {
 	return op_names[op];
 }
+/* The entry of device dev, NULL when MAX_DEVS devices are known already. */
+struct dev_ent *corr_dev_of(struct an_corr *c, uint32_t dev)
+{
+	unsigned d;
+
+	for (d = 0; d < c->ndevs && c->devs[d].dev != dev; d++)
+		;
+	if (d == c->ndevs) {
+		if (c->ndevs == MAX_DEVS)
+			return NULL;
+		c->ndevs++;
+		memset(&c->devs[d], 0, sizeof(c->devs[d]));
+		c->devs[d].dev = dev;
+	}
+	return &c->devs[d];
+}
+
+/*
+ * Per thread, the I/Os the application can take and has not taken yet, newest
+ * first (linked through reap_next): io_uring requests whose CQE is posted,
+ * libaio iocbs done and not yet returned by io_getevents.
+ */
+static struct an_idmap *reap_list(struct an_corr *c, const struct an_io *io)
+{
+	return io->flags & AN_IO_AIO ? &c->aio.reap_by_tid : &c->uring.reap_by_tid;
+}
+
+/* Hold a finished I/O until its thread reaps it. */
+void corr_reap_wait(struct an_corr *c, uint32_t i)
+{
+	struct an_io *io = IO(c, i);
+	struct an_idmap *list = reap_list(c, io);
+
+	io->flags |= AN_IO_REAP_WAIT;
+	io->reap_next = an_idmap_get(list, io->tid);
+	put_map(c, list, io->tid, i);
+}
+
+/* Take an I/O out of its thread's list of I/Os waiting for a reap (the end of the trace came first). */
+void corr_reap_unlink(struct an_corr *c, uint32_t i)
+{
+	struct an_idmap *list = reap_list(c, IO(c, i));
+	uint32_t tid = IO(c, i)->tid, head = an_idmap_get(list, tid), k;
+
+	if (head == i) {
+		if (IO(c, i)->reap_next == AN_NONE)
+			an_idmap_del(list, tid);
+		else
+			put_map(c, list, tid, IO(c, i)->reap_next);
+	} else {
+		for (k = head; k != AN_NONE && IO(c, k)->reap_next != i; k = IO(c, k)->reap_next)
+			;
+		if (k != AN_NONE)
+			IO(c, k)->reap_next = IO(c, i)->reap_next;
+	}
+	IO(c, i)->flags &= (uint16_t)~AN_IO_REAP_WAIT;
+}
+
+void corr_sector_link(struct an_corr *c, uint32_t i)
+{
+	struct an_io *io = IO(c, i);
+	uint64_t key = sector_key((uint64_t)io->offset / 512);
+	uint32_t newest = get_sparse(&c->sys.by_sector, key);
+
+	if (newest != AN_NONE)
+		IO(c, newest)->sector_prev = i;
+	io->sector_next = newest;
+	io->sector_prev = AN_NONE;
+	io->flags |= AN_IO_AT_SECTOR;
+	put_map(c, &c->sys.by_sector, key, i);
+}
+
+void corr_sector_unlink(struct an_corr *c, uint32_t i)
+{
+	const struct an_io *io = IO(c, i);
+	uint64_t key = sector_key((uint64_t)io->offset / 512);
+
+	if (io->sector_next != AN_NONE)
+		IO(c, io->sector_next)->sector_prev = io->sector_prev;
+	if (io->sector_prev != AN_NONE)
+		IO(c, io->sector_prev)->sector_next = io->sector_next;
+	else if (io->sector_next != AN_NONE)
+		put_map(c, &c->sys.by_sector, key, io->sector_next);
+	else
+		an_idmap_del(&c->sys.by_sector, key);
+}
+
+/*
+ * A syscall or io_uring request that ended while bios it queued are still in
+ * flight (readahead, writeback it started, a flush whose completion did not
+ * join): seen from start to end, it is complete without their block stages,
+ * and the bios go on as one I/O of their own.
+ */
+void corr_hand_off_bios(struct an_corr *c, uint32_t i)
+{
+	uint32_t gen = IO(c, i)->gen, heir = AN_NONE, b;
+	struct st_event_header h = { .pid = IO(c, i)->pid, .tid = IO(c, i)->tid };
+
+	for (b = 0; b < c->bio.pool.used; b++) {
+		struct bio_ent *be = BIO(c, b);
+		struct an_io *io;
+
+		if (be->io != i || be->io_gen != gen)
+			continue;
+		if (heir == AN_NONE) {
+			h.ts = be->queue_ts;
+			heir = io_new(c, &h, 0);
+			if (heir == AN_NONE)
+				break;
+			io = IO(c, heir);
+			io->dev = be->dev;
+			io->sector = be->sector;
+			io->opf = be->opf;
+			io->op = op_of_opf(be->opf, be->nr_sector);
+		}
+		io = IO(c, heir);
+		be->io = heir;
+		be->io_gen = io->gen;
+		set_min(&io->ts[AN_TS_QUEUE], be->queue_ts);
+		io->start = io->ts[AN_TS_QUEUE];
+		io->blk_bytes += (uint64_t)be->nr_sector * 512;
+		io->bytes = io->blk_bytes;
+		io->pending++;
+		io->nbios++;
+	}
+	IO(c, i)->pending = 0;
+	IO(c, i)->flags |= AN_IO_UNJOINED;
+}
+
+/*
+ * Thread tid has taken, at ts, every I/O on a reap list but the newest
+ * `unread`: those are still waiting (reap lists run newest first, and
+ * applications take completions in the order they were posted).
+ */
+void corr_reap_all_but(struct an_corr *c, struct an_idmap *list, uint32_t tid, uint64_t ts,
+			 uint32_t unread)
+{
+	uint32_t i = an_idmap_get(list, tid), newer = AN_NONE;
+
+	for (; i != AN_NONE && unread; unread--) {
+		newer = i;
+		i = IO(c, i)->reap_next;
+	}
+	if (i == AN_NONE)
+		return;
+	if (newer == AN_NONE)
+		an_idmap_del(list, tid);
+	else
+		IO(c, newer)->reap_next = AN_NONE;
+	while (i != AN_NONE) {
+		uint32_t next = IO(c, i)->reap_next;
+
+		IO(c, i)->ts[AN_TS_REAP] = ts;
+		IO(c, i)->flags &= (uint16_t)~AN_IO_REAP_WAIT;
+		io_maybe_finish(c, i);
+		i = next;
+	}
+}
+
+static uint8_t op_of_syscall(uint16_t enter_type)
+{
+	switch (enter_type) {
+	case ST_EV_sys_enter_read: case ST_EV_sys_enter_pread64: case ST_EV_sys_enter_readv:
+	case ST_EV_sys_enter_preadv: case ST_EV_sys_enter_preadv2:
+		return AN_OP_READ;
+	case ST_EV_sys_enter_write: case ST_EV_sys_enter_pwrite64: case ST_EV_sys_enter_writev:
+	case ST_EV_sys_enter_pwritev: case ST_EV_sys_enter_pwritev2:
+		return AN_OP_WRITE;
+	default:
+		return AN_OP_FSYNC;
+	}
+}
+
+/* Inline in the dispatch: called out of line, its event paid for two prologues. */
+void corr_sys_enter(struct an_corr *c, const struct st_ev_sys_enter *e)
+{
+	uint32_t old = an_idmap_get(&c->sys.by_tid, e->h.tid), i;
+	struct an_io *io;
+
+	if (old != AN_NONE) {
+		/* Its exit was lost: the thread cannot be in two syscalls. */
+		IO(c, old)->flags |= AN_IO_INCOMPLETE | AN_IO_DONE;
+		io_maybe_finish(c, old);
+		if (an_idmap_get(&c->sys.by_tid, e->h.tid) == old)
+			an_idmap_del(&c->sys.by_tid, e->h.tid);
+	}
+	i = io_new(c, &e->h, AN_IO_SYSCALL);
+	if (i == AN_NONE)
+		return;
+	io = IO(c, i);
+	io->ts[AN_TS_SYS_ENTER] = e->h.ts;
+	io->syscall = e->h.type;
+	io->op = op_of_syscall(e->h.type);
+	io->fd = (int32_t)e->p.fd;
+	if (c->names)
+		io->file = an_names_fd_file(c->names, e->h.pid, e->p.fd);
+	io->offset = e->p.offset;
+	io->cgroup = e->p.cgroup;
+	io->run_delay_enter = e->p.run_delay;
+	put_map(c, &c->sys.by_tid, e->h.tid, i);
+	if (io->op != AN_OP_FSYNC && e->p.offset >= 0 && e->p.offset % 512 == 0)
+		corr_sector_link(c, i);
+}
+
+void corr_sys_exit(struct an_corr *c, const struct st_ev_sys_exit *e)
+{
+	uint32_t i = an_idmap_get(&c->sys.by_tid, e->h.tid);
+	struct an_io *io;
+
+	if (i == AN_NONE || IO(c, i)->syscall + 1 != e->h.type) {
+		c->st.orphan_exits++;
+		return;
+	}
+	/* a call is never held for a reap: io_maybe_finish ends it, io_finish unmaps it */
+	io = IO(c, i);
+	io->ts[AN_TS_SYS_EXIT] = e->h.ts;
+	io->ret = e->p.ret;
+	io->run_delay_exit = e->p.run_delay;
+	io->flags |= AN_IO_DONE;
+	if (e->p.ret < 0)
+		io->flags |= AN_IO_ERROR;
+	io->bytes = io->op == AN_OP_FSYNC ? io->blk_bytes : e->p.ret > 0 ? (uint64_t)e->p.ret : 0;
+	io_maybe_finish(c, i);
+}
+
+void corr_fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
+{
+	uint32_t i = io_of_thread(c, e->h.tid), a;
+	struct dev_ent *d;
+	struct an_io *io;
+
+	if (i == AN_NONE) {
+		/* a new iocb of io_submit */
+		a = an_idmap_get(&c->aio.by_tid, e->h.tid);
+		if (a != AN_NONE && !done && e->h.type == ST_EV_iomap_dio_rw_begin) {
+			AIO(c, a)->io = AN_NONE;
+			AIO(c, a)->fs_begin = e->h.ts;
+			AIO(c, a)->ino = e->p.ino;
+			AIO(c, a)->fs_dev = e->p.dev;
+			AIO(c, a)->pos = e->p.pos;
+		}
+		return;
+	}
+	io = IO(c, i);
+	if (done) {
+		set_max(&io->ts[AN_TS_FS_DONE], e->h.ts);
+		return;
+	}
+	set_min(&io->ts[AN_TS_FS_BEGIN], e->h.ts);
+	io->ino = e->p.ino;
+	io->fs_dev = e->p.dev;
+	if (io->op == AN_OP_FSYNC && !(io->flags & AN_IO_FSYNC_OPEN) && (d = corr_dev_of(c, io->fs_dev))) {
+		d->open_fsyncs++;
+		c->open_fsyncs++;
+		io->flags |= AN_IO_FSYNC_OPEN;
+	}
+	if (io->offset < 0)
+		io->offset = e->p.pos;
+}
+
+/*
+ * A thread that submits iocbs is expected to reap them with io_getevents:
+ * its iocbs are held for that from the first io_submit on (the kernel keeps
+ * their events in order, so one not held would shift which iocbs a return
+ * hands over). A thread that piled up AIO_UNREAPED_MAX without ever calling
+ * io_getevents has another thread reap them: they go out without a reap.
+ */
+#define AIO_UNREAPED_MAX 1024
+
+static void aio_expect_reap(struct an_corr *c, uint32_t tid)
+{
+	uint32_t n = 0, i = an_idmap_get(&c->aio.reap_by_tid, tid);
+
+	if (an_idmap_get(&c->aio.getevents_tid, tid) == 1)
+		return;
+	for (; i != AN_NONE && n < AIO_UNREAPED_MAX; i = IO(c, i)->reap_next)
+		n++;
+	if (n < AIO_UNREAPED_MAX) {
+		put_map(c, &c->aio.getevents_tid, tid, 0);
+		return;
+	}
+	an_idmap_del(&c->aio.getevents_tid, tid);
+	for (i = an_idmap_get(&c->aio.reap_by_tid, tid); i != AN_NONE;
+	     i = an_idmap_get(&c->aio.reap_by_tid, tid))
+		io_finish(c, i);
+}
+
+void corr_aio_submit(struct an_corr *c, const struct st_event_header *h, int exit)
+{
+	uint32_t a = an_idmap_get(&c->aio.by_tid, h->tid);
+
+	if (!exit)
+		aio_expect_reap(c, h->tid);
+
+	if (exit) {
+		if (a != AN_NONE) {
+			an_idmap_del(&c->aio.by_tid, h->tid);
+			an_pool_put(&c->aio.pool, a);
+		}
+		return;
+	}
+	if (a == AN_NONE) {
+		a = an_pool_get(&c->aio.pool);
+		if (a == AN_NONE) {
+			c->failed = 1;
+			return;
+		}
+		put_map(c, &c->aio.by_tid, h->tid, a);
+	}
+	memset(AIO(c, a), 0, sizeof(struct aio_ent));
+	AIO(c, a)->io = AN_NONE;
+	AIO(c, a)->cgroup = ((const struct st_ev_sys_enter *)h)->p.cgroup;
+}
+
+/*
+ * The I/O a bio queued by a thread inside io_submit belongs to: the current
+ * iocb's (made at its first bio, starting at its iomap_dio_rw_begin), or
+ * AN_NONE when the thread is not in io_submit.
+ */
+uint32_t corr_aio_owner(struct an_corr *c, const struct st_event_header *h)
+{
+	uint32_t a = get_sparse(&c->aio.by_tid, h->tid), i;
+	struct aio_ent *ae;
+	struct an_io *io;
+
+	if (a == AN_NONE || !AIO(c, a)->fs_begin)
+		return AN_NONE;
+	ae = AIO(c, a);
+	if (ae->io != AN_NONE && IO(c, ae->io)->gen == ae->io_gen && (IO(c, ae->io)->flags & AN_IO_LIVE))
+		return ae->io;
+	i = io_new(c, h, AN_IO_AIO);
+	if (i == AN_NONE)
+		return AN_NONE;
+	ae = AIO(c, a);
+	io = IO(c, i);
+	io->start = ae->fs_begin;
+	io->ts[AN_TS_FS_BEGIN] = ae->fs_begin;
+	io->ino = ae->ino;
+	io->fs_dev = ae->fs_dev;
+	io->offset = ae->pos;
+	io->cgroup = ae->cgroup;
+	ae->io = i;
+	ae->io_gen = io->gen;
+	return i;
+}
+
+/*
+ * io_getevents: its entry marks a thread that reaps its iocbs so; its return
+ * of n events hands over the n oldest iocbs done (the kernel's completion
+ * ring is in completion order).
+ */
+void corr_aio_getevents(struct an_corr *c, const struct st_event_header *h)
+{
+	uint32_t done = 0, i;
+	int64_t ret;
+
+	if (h->type == ST_EV_sys_enter_io_getevents) {
+		put_map(c, &c->aio.getevents_tid, h->tid, 1);
+		return;
+	}
+	ret = ((const struct st_ev_sys_exit *)h)->p.ret;
+	if (ret <= 0)
+		return;
+	for (i = an_idmap_get(&c->aio.reap_by_tid, h->tid); i != AN_NONE; i = IO(c, i)->reap_next)
+		done++;
+	corr_reap_all_but(c, &c->aio.reap_by_tid, h->tid, h->ts, done > ret ? done - (uint32_t)ret : 0);
+}
+
+static uint8_t op_of_uring(uint32_t opcode)
+{
+	switch (opcode) {
+	case 1: case 4: case 22:	/* IORING_OP_READV, READ_FIXED, READ */
+		return AN_OP_READ;
+	case 2: case 5: case 23:	/* IORING_OP_WRITEV, WRITE_FIXED, WRITE */
+		return AN_OP_WRITE;
+	case 3: case 8:			/* IORING_OP_FSYNC, SYNC_FILE_RANGE */
+		return AN_OP_FSYNC;
+	default:
+		return AN_OP_OTHER;
+	}
+}
+
+void corr_uring_submit(struct an_corr *c, const struct st_ev_uring *e)
+{
+	uint32_t old = an_idmap_get(&c->uring.by_req, e->p.req), i;
+	struct an_io *io;
+
+	if (old != AN_NONE) {
+		IO(c, old)->flags |= AN_IO_INCOMPLETE | AN_IO_DONE;
+		an_idmap_del(&c->uring.by_req, e->p.req);
+		io_maybe_finish(c, old);
+	}
+	i = io_new(c, &e->h, AN_IO_URING);
+	if (i == AN_NONE)
+		return;
+	io = IO(c, i);
+	io->ts[AN_TS_SYS_ENTER] = e->h.ts;
+	io->op = op_of_uring(e->p.opcode);
+	io->fd = e->p.fd;
+	if (c->names)
+		io->file = an_names_fd_file(c->names, e->h.pid, e->p.fd);
+	io->uring_req = e->p.req;
+	io->cgroup = e->p.cgroup;
+	put_map(c, &c->uring.by_req, e->p.req, i);
+	put_map(c, &c->uring.by_tid, e->h.tid, i);
+}
+
+void corr_uring_complete(struct an_corr *c, const struct st_ev_uring *e)
+{
+	uint32_t i = an_idmap_get(&c->uring.by_req, e->p.req);
+	struct an_io *io;
+
+	if (i == AN_NONE) {
+		c->st.orphan_exits++;
+		return;
+	}
+	an_idmap_del(&c->uring.by_req, e->p.req);
+	io = IO(c, i);
+	io->ts[AN_TS_SYS_EXIT] = e->h.ts;
+	io->ret = e->p.res;
+	io->flags |= AN_IO_DONE;
+	if (e->p.res < 0)
+		io->flags |= AN_IO_ERROR;
+	io->bytes = io->op == AN_OP_FSYNC ? io->blk_bytes : e->p.res > 0 ? (uint64_t)e->p.res : 0;
+	/* a thread that reaps through io_uring_enter: held until its reap is seen */
+	if (an_idmap_get(&c->uring.enter_tid, io->tid) != AN_NONE) {
+		corr_reap_wait(c, i);
+		return;
+	}
+	io_maybe_finish(c, i);
+}
+
+#define IORING_ENTER_GETEVENTS 1u
+
+/*
+ * An io_uring_enter entry or exit of a thread; the CQEs posted for the
+ * requests it submitted are reaped by:
+ * - the return of a call that only waited for completions (to_submit 0,
+ *   GETEVENTS): it hands over every CQE posted by then;
+ * - an entry, for the CQEs before the ring's CQ head as it begins: the
+ *   application read them in user space, without a syscall the kernel could
+ *   see, since its previous call (the entry bounds that read from above).
+ *   The CQEs from head to tail are still unread. A file without the ring's
+ *   head and tail (0 and 0) reaps them all at the entry.
+ * The return of a call that submitted reaps nothing: the application looks
+ * at the ring after it.
+ */
+void corr_uring_enter(struct an_corr *c, const struct st_event_header *h)
+{
+	uint32_t unread = 0;
+
+	if (h->type == ST_EV_sys_enter_io_uring_enter) {
+		const struct st_ev_sys_enter_io_uring_enter *e =
+			(const struct st_ev_sys_enter_io_uring_enter *)h;
+
+		put_map(c, &c->uring.enter_tid, h->tid,
+			!e->p.count && (e->p.flags & IORING_ENTER_GETEVENTS));
+		unread = e->p.cq_tail - e->p.cq_head;
+	} else if (an_idmap_get(&c->uring.enter_tid, h->tid) == 1) {
+		put_map(c, &c->uring.enter_tid, h->tid, 0);
+	} else {
+		return;
+	}
+	corr_reap_all_but(c, &c->uring.reap_by_tid, h->tid, h->ts, unread);
+}
+
+static uint64_t q2q_of(struct an_corr *c, uint32_t dev, uint64_t ts)
+{
+	struct dev_ent *d = corr_dev_of(c, dev);
+	uint64_t gap = UINT64_MAX;
+
+	if (!d)
+		return gap;
+	if (d->last_queue && ts >= d->last_queue)
+		gap = ts - d->last_queue;
+	d->last_queue = ts;
+	return gap;
+}
+
+static inline __attribute__((always_inline)) uint32_t
+bio_new(struct an_corr *c, uint64_t bio, uint32_t io, uint64_t ts)
+{
+	uint32_t b = an_pool_get(&c->bio.pool);
+	struct bio_ent *be;
+
+	if (b == AN_NONE) {
+		c->failed = 1;
+		return AN_NONE;
+	}
+	be = BIO(c, b);
+	memset(be, 0, sizeof(*be));
+	be->bio = bio;
+	be->io = io;
+	be->io_gen = IO(c, io)->gen;
+	be->rq = AN_NONE;
+	be->rq_next = AN_NONE;
+	be->queue_ts = ts;
+	IO(c, io)->pending++;
+	IO(c, io)->nbios++;
+	put_map(c, &c->bio.map, bio, b);
+	c->st.bios++;
+	return b;
+}
+
+/*
+ * A bio no task's syscall queued (a kernel thread's: jbd2's journal commit,
+ * a kworker's writeback) completed on dev: fsyncs of that file system open
+ * since before it was queued waited for it, as far as the events tell. A
+ * bio of a known file (its request's block_rq_inode) is the writeback of
+ * that file: the data of an fsync of the same file (wb), nothing an fsync
+ * of another file waits for. A bio of no known file (the journal,
+ * metadata) is the journal commit every open fsync waits for (jnl).
+ */
+static void fsyncs_waited_for(struct an_corr *c, const struct an_io *bio_io, uint32_t dev,
+			      uint64_t queued, uint64_t done)
+{
+	struct dev_ent *d = corr_dev_of(c, dev);
+	uint32_t k;
+
+	if (!d || !d->open_fsyncs)
+		return;
+	for (k = 0; k < c->ios.used; k++) {
+		struct an_io *io = IO(c, k);
+
+		if ((io->flags & (AN_IO_LIVE | AN_IO_FSYNC_OPEN | AN_IO_DONE)) !=
+		    (AN_IO_LIVE | AN_IO_FSYNC_OPEN) || io->fs_dev != dev ||
+		    io->ts[AN_TS_SYS_ENTER] > queued)
+			continue;
+		if (!bio_io->ino) {
+			set_min(&io->ts[AN_TS_JNL_BEGIN], queued);
+			set_max(&io->ts[AN_TS_JNL_DONE], done);
+		} else if (bio_io->ino == io->ino && bio_io->fs_dev == io->fs_dev) {
+			set_min(&io->ts[AN_TS_WB_BEGIN], queued);
+			set_max(&io->ts[AN_TS_WB_DONE], done);
+		}
+	}
+}
+
+/* Forget a bio; `completed_at` 0 means it was lost (its I/O is incomplete). */
+void corr_bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, int32_t error)
+{
+	struct bio_ent *be = BIO(c, b);
+	uint32_t i = io_of_bio(c, b);
+	uint64_t queue_ts = be->queue_ts, getrq_ts = be->getrq_ts;
+	uint32_t dev = be->dev, opf = be->opf;
+	int flush = bio_is_flush(be), merged = be->merged, q_at_g = be->q_at_g;
+
+	an_idmap_del_if(&c->bio.map, be->bio, b);
+	be->io = AN_NONE;
+	an_pool_put(&c->bio.pool, b);
+	if (i == AN_NONE)
+		return;
+	struct an_io *io = IO(c, i);
+
+	set_min(&io->ts[AN_TS_GETRQ], getrq_ts);
+	io->flags |= q_at_g ? AN_IO_Q_AT_G : 0;
+	if (merged) {
+		io->flags |= AN_IO_MERGED;
+		io->merges++;
+		io->read_merges += (opf & ST_OP_MASK) == ST_OP_READ;
+		io->write_merges += (opf & ST_OP_MASK) == ST_OP_WRITE;
+	}
+	if (completed_at) {
+		set_max(&io->ts[AN_TS_COMPLETE], completed_at);
+		io->svc_tid = c->cur_tid;
+		/* fsync's parts: its device flushes, and the data it wrote back */
+		if (flush) {
+			set_min(&io->ts[AN_TS_FLUSH_BEGIN], queue_ts);
+			set_max(&io->ts[AN_TS_FLUSH_DONE], completed_at);
+		} else if (io->op == AN_OP_FSYNC) {
+			set_min(&io->ts[AN_TS_WB_BEGIN], queue_ts);
+			set_max(&io->ts[AN_TS_WB_DONE], completed_at);
+		}
+		if (c->open_fsyncs && !(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) &&
+		    !io->ts[AN_TS_FS_BEGIN])
+			fsyncs_waited_for(c, io, dev, queue_ts, completed_at);
+	} else {
+		io->flags |= AN_IO_INCOMPLETE;
+	}
+	if (error)
+		io->flags |= AN_IO_ERROR;
+	io->pending--;
+	io_maybe_finish(c, i);
+}
+
+/* Take a bio out of its request's chain (its request will never complete it). */
+static void rq_unlink_bio(struct an_corr *c, uint32_t b)
+{
+	uint32_t *link = &RQ(c, BIO(c, b)->rq)->head;
+
+	while (*link != AN_NONE && *link != b)
+		link = &BIO(c, *link)->rq_next;
+	if (*link == b)
+		*link = BIO(c, b)->rq_next;
+	BIO(c, b)->rq = AN_NONE;
+}
+
+void corr_bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
+{
+	uint32_t owner = io_of_thread(c, e->h.tid);
+	uint32_t b = an_idmap_get(&c->bio.map, e->p.bio);
+	struct dev_ent *d;
+	struct an_io *io;
+
+	if (b != AN_NONE) {
+		uint32_t old = io_of_bio(c, b);
+
+		/*
+		 * The remainder of a split bio is queued again by its owner, in
+		 * the same thread. Another thread's bio at the address is a new
+		 * bio: the old one ended unseen (a bio of a request past the ones
+		 * its issue names), and libaio's next iocb must not vanish into it.
+		 */
+		if (BIO(c, b)->rq == AN_NONE && old != AN_NONE &&
+		    (owner == AN_NONE ? IO(c, old)->tid == e->h.tid : old == owner))
+			return;
+		/*
+		 * Address reused: the old bio's completion was lost. Its request
+		 * was still issued (btt counts its D): its I/O keeps those times.
+		 */
+		if (BIO(c, b)->rq != AN_NONE) {
+			if (old != AN_NONE)
+				rq_stamp_io(c, BIO(c, b)->rq, old, 0);
+			rq_unlink_bio(c, b);
+		}
+		corr_bio_release(c, b, 0, 0);
+	}
+	/* (a held bio has a rule of its own, below, which dates its wait) */
+	if (!(e->p.opf & ST_F_HELD))
+		owner = corr_raw_device_owner(c, e, owner);
+	if (owner == AN_NONE)
+		owner = corr_aio_owner(c, &e->h);
+	if (owner == AN_NONE && (e->p.opf & ST_F_HELD))
+		owner = corr_io_waiting_for(c, e);
+	else
+		corr_note_thread_dev(c, e->h.tid, e->p.dev);
+	if (owner == AN_NONE) {
+		owner = io_new(c, &e->h, 0);
+		if (owner == AN_NONE)
+			return;
+	}
+	b = bio_new(c, e->p.bio, owner, e->h.ts);
+	if (b == AN_NONE)
+		return;
+	BIO(c, b)->dev = e->p.dev;
+	BIO(c, b)->sector = e->p.sector;
+	BIO(c, b)->nr_sector = e->p.nr_sector;
+	BIO(c, b)->opf = e->p.opf;
+	if (bio_is_flush(BIO(c, b)) && (d = corr_dev_of(c, e->p.dev)))
+		d->flush_bio = e->p.bio;
+	io = IO(c, owner);
+	io->blk_bytes += (uint64_t)e->p.nr_sector * 512;
+	if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)))
+		io->bytes = io->blk_bytes;
+	if (io->ts[AN_TS_QUEUE])
+		return;
+	io->ts[AN_TS_QUEUE] = e->h.ts;
+	io->dev = e->p.dev;
+	io->sector = e->p.sector;
+	io->opf = e->p.opf;
+	io->q2q = q2q_of(c, e->p.dev, e->h.ts);
+	if (!(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) || io->op == AN_OP_OTHER)
+		io->op = op_of_opf(e->p.opf, e->p.nr_sector);
+}
+
+void corr_bio_split(struct an_corr *c, const struct st_ev_block_split *e)
+{
+	uint32_t parent = an_idmap_get(&c->bio.map, e->p.parent), owner, b;
+
+	if (parent == AN_NONE || an_idmap_get(&c->bio.map, e->p.bio) != AN_NONE)
+		return;
+	owner = io_of_bio(c, parent);
+	if (owner == AN_NONE)
+		return;
+	b = bio_new(c, e->p.bio, owner, BIO(c, parent)->queue_ts);
+	if (b == AN_NONE)
+		return;
+	BIO(c, b)->dev = e->p.dev;
+	BIO(c, b)->sector = e->p.sector;
+	BIO(c, b)->nr_sector = e->p.nr_sector;
+	BIO(c, b)->opf = e->p.opf;
+	IO(c, owner)->flags |= AN_IO_SPLIT;
+	c->st.splits++;
+}
+
+/*
+ * A bio's allocation and merge are kept on its entry and become its I/O's
+ * when the bio ends (corr_bio_release): the I/O that owns the bio then, which a
+ * call that returned before the issue handed it to (corr_hand_off_bios),
+ * whenever they are read (a stamped issue, ST_CURSOR_STAMPED, tells them at
+ * the issue). One dated before the bio's queueing is another bio's at that
+ * address.
+ */
+static uint32_t bio_at(struct an_corr *c, uint64_t bio, uint64_t ts)
+{
+	uint32_t b = an_idmap_get(&c->bio.map, bio);
+
+	return b != AN_NONE && ts >= BIO(c, b)->queue_ts ? b : AN_NONE;
+}
+
+/* Bio's request allocated at ts (block_getrq). */
+void corr_bio_getrq(struct an_corr *c, uint64_t bio, uint64_t ts)
+{
+	uint32_t b = bio_at(c, bio, ts);
+
+	if (b == AN_NONE)
+		return;
+	set_min(&BIO(c, b)->getrq_ts, ts);
+	/*
+	 * Queued at the very nanosecond of its allocation: the reader dated a
+	 * queueing that neither a record nor the kernel's stamp gave (spec 11.2).
+	 */
+	if (BIO(c, b)->queue_ts == ts)
+		BIO(c, b)->q_at_g = 1;
+}
+
+/* Bio entry b joined a request that existed: one merge, as diskstats counts them. */
+void corr_count_merge(struct an_corr *c, uint32_t b)
+{
+	BIO(c, b)->merged = 1;
+	c->st.merges++;
+}
+
+void corr_bio_merge(struct an_corr *c, uint64_t bio, uint64_t ts)
+{
+	uint32_t b = bio_at(c, bio, ts);
+
+	if (b != AN_NONE)
+		corr_count_merge(c, b);
+}
+
+/* bio-based devices (zram...): the bio completes without a request. */
+void corr_bio_complete(struct an_corr *c, const struct st_ev_block_bio *e)
+{
+	uint32_t b = an_idmap_get(&c->bio.map, e->p.bio);
+
+	if (b != AN_NONE && BIO(c, b)->rq == AN_NONE)
+		corr_bio_release(c, b, e->h.ts, e->p.error);
+}
+
+/* The cgroup whose limit held a bio back (recorded right after its block_bio_queue). */
+void corr_bio_held(struct an_corr *c, const struct st_ev_block_bio_held *e)
+{
+	uint32_t b = an_idmap_get(&c->bio.map, e->p.bio), i;
+
+	if (b != AN_NONE && (i = io_of_bio(c, b)) != AN_NONE)
+		IO(c, i)->blkcg = e->p.blkcg;
+}
+
+/*
+ * Threads whose last bio's device is kept: past this many the table starts
+ * again, so that it stays bounded by the threads of the moment.
+ */
+#define THREAD_DEVS_MAX 65536
+
+/* Thread tid queued a bio on dev (the device a call of it that waits for a held-back bio uses). */
+void corr_note_thread_dev(struct an_corr *c, uint32_t tid, uint32_t dev)
+{
+	if (!tid || an_idmap_get(&c->own.dev_by_tid, tid) == dev)
+		return;
+	if (c->own.dev_by_tid.count >= THREAD_DEVS_MAX) {
+		an_idmap_free(&c->own.dev_by_tid);
+		if (an_idmap_init(&c->own.dev_by_tid, 256)) {
+			c->failed = 1;
+			return;
+		}
+	}
+	put_map(c, &c->own.dev_by_tid, tid, dev);
+}
+
+/*
+ * The I/O a bio blk-throttle held back belongs to (ST_F_HELD: the
+ * throttle kept it in the task that submitted it, its worker queued it): the
+ * oldest syscall or io_uring request of the same op still waiting without a
+ * bio of its own, of a thread whose last bio was on the same device (not a
+ * call waiting for a pipe or a socket: a trace without task filter has
+ * those too). The throttle keeps a cgroup's bios in the order they came, so
+ * of several waiting, the oldest is the one it lets go first. A thread whose
+ * first bio the throttle held back is not known to use the device: that bio
+ * stays an I/O of its own.
+ */
+uint32_t corr_io_waiting_for(struct an_corr *c, const struct st_ev_block_bio *e)
+{
+	uint8_t op = op_of_opf(e->p.opf, e->p.nr_sector);
+	uint32_t k, oldest = AN_NONE;
+
+	for (k = 0; k < c->ios.used; k++) {
+		const struct an_io *io = IO(c, k);
+
+		if ((io->flags & AN_IO_LIVE) && (io->flags & (AN_IO_SYSCALL | AN_IO_URING)) &&
+		    !(io->flags & AN_IO_DONE) && !io->nbios && io->op == op &&
+		    io->ts[AN_TS_SYS_ENTER] <= e->h.ts &&
+		    an_idmap_get(&c->own.dev_by_tid, io->tid) == e->p.dev &&
+		    (oldest == AN_NONE || io->ts[AN_TS_SYS_ENTER] < IO(c, oldest)->ts[AN_TS_SYS_ENTER]))
+			oldest = k;
+	}
+	if (oldest != AN_NONE)
+		IO(c, oldest)->ts[AN_TS_HELD_QUEUE] = e->h.ts;
+	return oldest;
+}
+
+/*
+ * Calls open at one sector that corr_raw_device_owner asks, newest first: a
+ * hostile file's thousands of calls at one offset cost each bio no more.
+ */
+#define RAW_OWNER_ASKS 32
+
+/* Whether the open call i at bio e's sector can own it: of its op, no bio yet, on its device. */
+static int raw_call_takes(struct an_corr *c, uint32_t i, const struct st_ev_block_bio *e)
+{
+	const struct an_io *io = IO(c, i);
+	uint32_t dev;
+
+	if ((io->flags & AN_IO_DONE) || io->nbios || io->op != op_of_opf(e->p.opf, e->p.nr_sector) ||
+	    io->ts[AN_TS_SYS_ENTER] > e->h.ts)
+		return 0;
+	dev = an_idmap_get(&c->own.dev_by_tid, io->tid);
+	return dev == AN_NONE || dev == e->p.dev;
+}
+
+/*
+ * A request is dispatched by whichever thread runs its queue (kblockd, or
+ * another thread's call on the same device), not always by the thread that
+ * queued it, and a stamped issue dates its bios' queueing in the thread that
+ * dispatched it. A read or write of a raw block device lies at its call's
+ * offset: a call open at this bio's sector that can take it
+ * (raw_call_takes) owns it before the thread named, unless the named
+ * thread's call is at that offset without a bio yet. Of several (two jobs
+ * reading one offset at once), the oldest: the first to enter queues first,
+ * as a rule. (Measured: two fio jobs reading one loop device at once lost
+ * 1-2 of 800 reads to kblockd or to each other in 3 of 6 runs; reading the
+ * same offsets in the same order, 1 in about 4 runs, with only the newest
+ * call at an offset known.)
+ */
+uint32_t corr_raw_device_owner(struct an_corr *c, const struct st_ev_block_bio *e, uint32_t named)
+{
+	uint32_t i, oldest = AN_NONE, asked = 0;
+
+	/* asked first, it spares the look-up for most bios */
+	if (named != AN_NONE && IO(c, named)->offset >= 0 && !IO(c, named)->nbios &&
+	    (uint64_t)IO(c, named)->offset / 512 == e->p.sector)
+		return named;
+	i = get_sparse(&c->sys.by_sector, sector_key(e->p.sector));
+	for (; i != AN_NONE && asked < RAW_OWNER_ASKS; i = IO(c, i)->sector_next, asked++)
+		if (raw_call_takes(c, i, e))
+			oldest = i;
+	return oldest != AN_NONE ? oldest : named;
+}
+
+/* The request's entry: r (the rq_map's answer for it), or a new one when r is AN_NONE. */
+static uint32_t rq_or_new(struct an_corr *c, const struct st_ev_block_rq *e, uint32_t r)
+{
+	struct rq_ent *re;
+
+	if (r != AN_NONE)
+		return r;
+	r = an_pool_get(&c->rq.pool);
+	if (r == AN_NONE) {
+		c->failed = 1;
+		return AN_NONE;
+	}
+	re = RQ(c, r);
+	memset(re, 0, sizeof(*re));
+	re->rq = e->p.rq;
+	re->head = AN_NONE;
+	re->io = AN_NONE;
+	re->dev = e->p.dev;
+	re->opf = e->p.opf;
+	put_map(c, &c->rq.map, e->p.rq, r);
+	return r;
+}
+
+static void rq_free(struct an_corr *c, uint32_t r);
+
+/*
+ * The entry of a request being inserted or issued. One issued before and
+ * neither completed nor requeued since is the kernel reusing the request for
+ * another I/O: the earlier completion event never came (this kernel skips
+ * one now and then), so the I/Os it carried are incomplete, not completed
+ * by the next one's completion.
+ */
+static uint32_t rq_for_dispatch(struct an_corr *c, const struct st_ev_block_rq *e)
+{
+	uint32_t r = an_idmap_get(&c->rq.map, e->p.rq);
+
+	if (r != AN_NONE && RQ(c, r)->issue_ts && !RQ(c, r)->requeued) {
+		c->st.missing_completions++;
+		corr_rq_release(c, r, 0, 0);
+		r = AN_NONE;
+	}
+	return rq_or_new(c, e, r);
+}
+
+void corr_rq_insert(struct an_corr *c, const struct st_ev_block_rq *e)
+{
+	uint32_t r = rq_for_dispatch(c, e);
+
+	if (r != AN_NONE)
+		set_min(&RQ(c, r)->insert_ts, e->h.ts);
+}
+
+static void rq_link_bio(struct an_corr *c, uint32_t r, uint32_t b)
+{
+	BIO(c, b)->rq = r;
+	BIO(c, b)->rq_next = RQ(c, r)->head;
+	RQ(c, r)->head = b;
+}
+
+/*
+ * Bios past the ST_RQ_BIOS recorded at issue: merged bios not yet chained
+ * whose sectors lie inside the request. Rare (large merged requests), so a
+ * scan of the bios in flight is fine.
+ */
+static unsigned rq_link_merged(struct an_corr *c, uint32_t r, uint64_t sector, uint32_t nr_sector)
+{
+	unsigned n = 0;
+	uint32_t b;
+
+	for (b = 0; b < c->bio.pool.used; b++) {
+		struct bio_ent *be = BIO(c, b);
+
+		if (be->io != AN_NONE && be->merged && be->rq == AN_NONE &&
+		    be->dev == RQ(c, r)->dev && be->sector >= sector &&
+		    be->sector + be->nr_sector <= sector + nr_sector) {
+			rq_link_bio(c, r, b);
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * A request merged into the one before it on the disk (block_rq_merge names
+ * the one that goes): its bios join that request, which the kernel counts
+ * as one merge, that of the bio the request was made for (the others
+ * merged into it before). That bio is the one of its sectors and operation
+ * chained to no request yet (bios are chained at issue) and not merged; it
+ * is found by a scan of the bios in flight, as in rq_link_merged, and
+ * flagged merged so that the issue of the request it joined chains it. The
+ * request's own entry (from its insert) goes: its address is free for a
+ * new request.
+ */
+void corr_rq_merge(struct an_corr *c, const struct st_ev_block_rq *e)
+{
+	uint32_t r = an_idmap_get(&c->rq.map, e->p.rq), b;
+
+	for (b = 0; b < c->bio.pool.used; b++) {
+		const struct bio_ent *be = BIO(c, b);
+
+		if (be->io != AN_NONE && !be->merged && be->rq == AN_NONE &&
+		    be->dev == e->p.dev && be->sector >= e->p.sector &&
+		    be->sector + be->nr_sector <= e->p.sector + e->p.nr_sector &&
+		    (be->opf & ST_OP_MASK) == (e->p.opf & ST_OP_MASK))
+			break;
+	}
+	if (b < c->bio.pool.used)
+		corr_count_merge(c, b);
+	else
+		c->st.merges++;
+	if (r != AN_NONE && !RQ(c, r)->issue_ts && RQ(c, r)->head == AN_NONE)
+		rq_free(c, r);
+}
+
+/*
+ * The flush I/O of the empty PREFLUSH bio waiting on the device that a flush
+ * request issued at ts serves, AN_NONE if none: its request completes
+ * unissued after this one (rq_complete_unissued), so the flush is that
+ * task's one I/O. A bio of an fsync's I/O is not taken: the flush stays a
+ * flush I/O of its own.
+ */
+static uint32_t flush_bio_io(struct an_corr *c, const struct st_ev_block_rq_issue *e)
+{
+	struct dev_ent *d = (e->p.opf & ST_OP_MASK) == ST_OP_FLUSH ? corr_dev_of(c, e->p.dev) : NULL;
+	uint32_t b = d && d->flush_bio ? an_idmap_get(&c->bio.map, d->flush_bio) : AN_NONE, i;
+
+	if (b == AN_NONE || BIO(c, b)->rq != AN_NONE || !bio_is_flush(BIO(c, b)) ||
+	    BIO(c, b)->queue_ts > e->h.ts || (i = io_of_bio(c, b)) == AN_NONE || IO(c, i)->op != AN_OP_FLUSH)
+		return AN_NONE;
+	d->flush_bio = 0;
+	return i;
+}
+
+/* A request with no bios: a flush from the flush machinery, its own I/O. */
+static void rq_adopt_bioless(struct an_corr *c, uint32_t r, const struct st_ev_block_rq_issue *e)
+{
+	uint32_t i = an_idmap_get(&c->sys.by_tid, e->h.tid);
+	struct an_io *io;
+
+	/* fsync -> flush: the flush issued by the syncing thread is part of it. */
+	if (i == AN_NONE || IO(c, i)->op != AN_OP_FSYNC)
+		i = flush_bio_io(c, e);
+	if (i == AN_NONE) {
+		i = io_new(c, &e->h, 0);
+		if (i == AN_NONE)
+			return;
+		io = IO(c, i);
+		io->dev = e->p.dev;
+		io->sector = e->p.sector;
+		io->opf = e->p.opf;
+		io->op = op_of_opf(e->p.opf, e->p.nr_sector);
+	}
+	io = IO(c, i);
+	io->pending++;
+	RQ(c, r)->io = i;
+	RQ(c, r)->io_gen = io->gen;
+}
+
+/* Inline: a stamped issue, one per block I/O, then runs in the dispatch's frame, not one of its own. */
+void corr_rq_issue(struct an_corr *c, const struct st_ev_block_rq_issue *e)
+{
+	uint32_t r = rq_for_dispatch(c, (const struct st_ev_block_rq *)e), n, i, known = 0;
+	struct rq_ent *re;
+
+	if (r == AN_NONE)
+		return;
+	re = RQ(c, r);
+	re->requeued = 0;
+	if (!re->first_issue_ts)
+		re->first_issue_ts = e->h.ts;
+	re->issue_ts = e->h.ts;
+	re->nr_sector = e->p.nr_sector;
+	re->remaining = e->p.nr_sector;
+	re->opf = e->p.opf;
+	n = e->p.nr_bios < ST_RQ_BIOS ? e->p.nr_bios : ST_RQ_BIOS;
+	for (i = 0; i < n; i++) {
+		uint32_t b = an_idmap_get(&c->bio.map, e->p.bios[i]);
+
+		if (b == AN_NONE)
+			continue;
+		known++;
+		if (BIO(c, b)->rq == AN_NONE)
+			rq_link_bio(c, r, b);
+	}
+	if (e->p.nr_bios > ST_RQ_BIOS)
+		known += rq_link_merged(c, r, e->p.sector, e->p.nr_sector);
+	if (RQ(c, r)->head != AN_NONE || RQ(c, r)->io != AN_NONE)
+		return;
+	if (e->p.nr_bios == 0)
+		rq_adopt_bioless(c, r, e);
+	else if (!known)
+		c->st.orphan_requests++;
+}
+
+/*
+ * A stamped issue as the cursor resolves it (ST_CURSOR_STAMPED): the
+ * allocation and merges it stands for, then the issue it extends. They
+ * come later than their times: kept on their bios until the bios end
+ * (bio_at), they count as they do in time order.
+ */
+void corr_rq_issue_stamped(struct an_corr *c, const struct st_ev_block_rq_issue_stamped *e)
+{
+	uint32_t i;
+
+	if (e->p.stamped & ST_STAMPED_GETRQ)
+		corr_bio_getrq(c, e->p.bios[ST_STAMPED_FIRST(e->p.stamped)],
+			  e->h.ts - e->p.getrq_ago);
+	for (i = 0; e->p.stamped & ST_STAMPED_MERGED_ANY && i < ST_RQ_BIOS; i++)
+		if (e->p.stamped & ST_STAMPED_MERGED(i))
+			corr_bio_merge(c, e->p.bios[i], e->h.ts - e->p.queue_ago[i]);
+	corr_rq_issue(c, (const struct st_ev_block_rq_issue *)e);
+}
+
+/*
+ * The file an issued request's page-cache data belongs to: its I/Os that no
+ * syscall names (writeback, other threads' readahead) are that file's. A
+ * request is named by its first page, so bios merged into it from another
+ * file would be named wrongly; writeback merges a file's adjacent pages.
+ */
+void corr_rq_inode(struct an_corr *c, const struct st_ev_block_rq_inode *e)
+{
+	uint32_t r = an_idmap_get(&c->rq.map, e->p.rq), b;
+
+	if (r == AN_NONE)
+		return;
+	for (b = RQ(c, r)->head; b != AN_NONE; b = BIO(c, b)->rq_next) {
+		uint32_t i = io_of_bio(c, b);
+
+		if (i != AN_NONE && IO(c, i)->fd < 0 && !IO(c, i)->ino) {
+			IO(c, i)->ino = e->p.ino;
+			IO(c, i)->fs_dev = e->p.dev;
+		}
+	}
+}
+
+/* The cgroup an issued request's I/O was charged to: its I/Os are that group's. */
+void corr_rq_cgroup(struct an_corr *c, const struct st_ev_block_rq_cgroup *e)
+{
+	uint32_t r = an_idmap_get(&c->rq.map, e->p.rq), b, i;
+
+	if (r == AN_NONE)
+		return;
+	for (b = RQ(c, r)->head; b != AN_NONE; b = BIO(c, b)->rq_next)
+		if ((i = io_of_bio(c, b)) != AN_NONE)
+			IO(c, i)->charged = e->p.blkcg;
+	if ((i = RQ(c, r)->io) != AN_NONE && IO(c, i)->gen == RQ(c, r)->io_gen)
+		IO(c, i)->charged = e->p.blkcg;
+}
+
+void corr_rq_requeue(struct an_corr *c, const struct st_ev_block_rq *e)
+{
+	uint32_t r = an_idmap_get(&c->rq.map, e->p.rq);
+
+	if (r != AN_NONE) {
+		RQ(c, r)->requeued = 1;
+		RQ(c, r)->requeues++;
+		c->st.requeues++;
+	}
+}
+
+static void rq_free(struct an_corr *c, uint32_t r)
+{
+	an_idmap_del_if(&c->rq.map, RQ(c, r)->rq, r);
+	RQ(c, r)->rq = 0;
+	an_pool_put(&c->rq.pool, r);
+}
+
+/*
+ * Complete (completed_at != 0) or abandon a request with everything it
+ * carries. An abandoned request (its completion not in the trace) was still
+ * inserted and issued when it was: its I/Os keep those times, so that they
+ * count where btt counts every D (sizes, seeks).
+ */
+void corr_rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int32_t error)
+{
+	uint32_t b = RQ(c, r)->head, i;
+	struct dev_ent *d;
+
+	if (completed_at && b == AN_NONE && (RQ(c, r)->opf & ST_F_FLUSH_SEQ) &&
+	    (d = corr_dev_of(c, RQ(c, r)->dev))) {
+		d->flush_insert = RQ(c, r)->insert_ts;
+		d->flush_issue = RQ(c, r)->issue_ts;
+		d->flush_complete = completed_at;
+	}
+
+	while (b != AN_NONE) {
+		uint32_t next = BIO(c, b)->rq_next;
+
+		i = io_of_bio(c, b);
+		if (i != AN_NONE)
+			rq_stamp_io(c, r, i, completed_at);
+		corr_bio_release(c, b, completed_at, error);
+		b = next;
+	}
+	i = RQ(c, r)->io;
+	if (i != AN_NONE && IO(c, i)->gen == RQ(c, r)->io_gen) {
+		struct an_io *io = IO(c, i);
+
+		rq_stamp_io(c, r, i, completed_at);
+		if (completed_at) {
+			set_max(&io->ts[AN_TS_COMPLETE], completed_at);
+			io->svc_tid = c->cur_tid;
+		} else {
+			io->flags |= AN_IO_INCOMPLETE;
+		}
+		if (error)
+			io->flags |= AN_IO_ERROR;
+		io->pending--;
+		io_maybe_finish(c, i);
+	}
+	rq_free(c, r);
+}
+
+/*
+ * A request completed without ever being issued, named by its bio: the flush
+ * sequence ending an empty PREFLUSH bio's request right after the device
+ * flush that served it, which completed just before in the same context and
+ * gives it its insert and issue. Without the bio's queueing in the trace (a
+ * stamped recording), the flush is its own I/O and this completion adds
+ * nothing: it began in the trace, no orphan. 0 when it is not one of these.
+ */
+static int rq_complete_unissued(struct an_corr *c, const struct st_ev_block_rq_complete *e)
+{
+	uint32_t b = e->p.bio ? an_idmap_get(&c->bio.map, e->p.bio) : AN_NONE, i;
+	struct dev_ent *d = e->p.bio ? corr_dev_of(c, e->p.dev) : NULL;
+	uint64_t queued;
+
+	if (b == AN_NONE)
+		return d && d->flush_complete && d->flush_complete <= e->h.ts && !e->p.nr_sector &&
+		       (e->p.opf & ST_OP_MASK) != ST_OP_FLUSH;
+	if (BIO(c, b)->rq != AN_NONE)
+		return 0;
+	i = io_of_bio(c, b);
+	queued = BIO(c, b)->queue_ts;
+	if (i != AN_NONE && d && d->flush_issue >= queued && d->flush_complete <= e->h.ts) {
+		if (d->flush_insert >= queued)
+			set_min(&IO(c, i)->ts[AN_TS_INSERT], d->flush_insert);
+		set_min(&IO(c, i)->ts[AN_TS_ISSUE], d->flush_issue);
+	}
+	corr_bio_release(c, b, e->h.ts, e->p.error);
+	return 1;
+}
+
+void corr_rq_complete(struct an_corr *c, const struct st_ev_block_rq_complete *e)
+{
+	uint32_t r = an_idmap_get(&c->rq.map, e->p.rq);
+	struct rq_ent *re;
+
+	if (r == AN_NONE && rq_complete_unissued(c, e))
+		return;
+	if (r == AN_NONE || !RQ(c, r)->issue_ts) {
+		c->st.orphan_completions++;
+		if (r != AN_NONE)
+			corr_rq_release(c, r, 0, 0);
+		return;
+	}
+	re = RQ(c, r);
+	/* A data step of the flush sequence: its bios end when the sequence does. */
+	if ((e->p.opf & ST_F_FLUSH_SEQ) && re->head != AN_NONE) {
+		set_max(&re->data_done_ts, e->h.ts);
+		return;
+	}
+	/* A partial completion leaves the request in flight. */
+	if (e->p.nr_sector && e->p.nr_sector < re->remaining) {
+		re->remaining -= e->p.nr_sector;
+		return;
+	}
+	corr_rq_release(c, r, e->h.ts, e->p.error);
+}
+
