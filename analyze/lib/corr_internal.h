@@ -22,6 +22,7 @@
 #ifndef AN_CORR_INTERNAL_H
 #define AN_CORR_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "analyze/lib/cause.h"
