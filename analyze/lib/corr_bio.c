@@ -9,7 +9,7 @@
 
 static uint64_t q2q_of(struct an_corr *c, uint32_t dev, uint64_t ts)
 {
-	struct dev_ent *d = corr_dev_of(c, dev);
+	struct dev_ent *d = dev_of(c, dev);
 	uint64_t gap = UINT64_MAX;
 
 	if (!d)
@@ -57,7 +57,7 @@ bio_new(struct an_corr *c, uint64_t bio, uint32_t io, uint64_t ts)
 static void fsyncs_waited_for(struct an_corr *c, const struct an_io *bio_io, uint32_t dev,
 			      uint64_t queued, uint64_t done)
 {
-	struct dev_ent *d = corr_dev_of(c, dev);
+	struct dev_ent *d = dev_of(c, dev);
 	uint32_t k;
 
 	if (!d || !d->open_fsyncs)
@@ -189,7 +189,7 @@ void corr_bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 	BIO(c, b)->sector = e->p.sector;
 	BIO(c, b)->nr_sector = e->p.nr_sector;
 	BIO(c, b)->opf = e->p.opf;
-	if (bio_is_flush(BIO(c, b)) && (d = corr_dev_of(c, e->p.dev)))
+	if (bio_is_flush(BIO(c, b)) && (d = dev_of(c, e->p.dev)))
 		d->flush_bio = e->p.bio;
 	io = IO(c, owner);
 	io->blk_bytes += (uint64_t)e->p.nr_sector * 512;
@@ -224,52 +224,6 @@ void corr_bio_split(struct an_corr *c, const struct st_ev_block_split *e)
 	BIO(c, b)->opf = e->p.opf;
 	IO(c, owner)->flags |= AN_IO_SPLIT;
 	c->st.splits++;
-}
-
-/*
- * A bio's allocation and merge are kept on its entry and become its I/O's
- * when the bio ends (corr_bio_release): the I/O that owns the bio then, which a
- * call that returned before the issue handed it to (corr_hand_off_bios),
- * whenever they are read (a stamped issue, ST_CURSOR_STAMPED, tells them at
- * the issue). One dated before the bio's queueing is another bio's at that
- * address.
- */
-static uint32_t bio_at(struct an_corr *c, uint64_t bio, uint64_t ts)
-{
-	uint32_t b = an_idmap_get(&c->bio.map, bio);
-
-	return b != AN_NONE && ts >= BIO(c, b)->queue_ts ? b : AN_NONE;
-}
-
-/* Bio's request allocated at ts (block_getrq). */
-void corr_bio_getrq(struct an_corr *c, uint64_t bio, uint64_t ts)
-{
-	uint32_t b = bio_at(c, bio, ts);
-
-	if (b == AN_NONE)
-		return;
-	set_min(&BIO(c, b)->getrq_ts, ts);
-	/*
-	 * Queued at the very nanosecond of its allocation: the reader dated a
-	 * queueing that neither a record nor the kernel's stamp gave (spec 11.2).
-	 */
-	if (BIO(c, b)->queue_ts == ts)
-		BIO(c, b)->q_at_g = 1;
-}
-
-/* Bio entry b joined a request that existed: one merge, as diskstats counts them. */
-void corr_count_merge(struct an_corr *c, uint32_t b)
-{
-	BIO(c, b)->merged = 1;
-	c->st.merges++;
-}
-
-void corr_bio_merge(struct an_corr *c, uint64_t bio, uint64_t ts)
-{
-	uint32_t b = bio_at(c, bio, ts);
-
-	if (b != AN_NONE)
-		corr_count_merge(c, b);
 }
 
 /* bio-based devices (zram...): the bio completes without a request. */

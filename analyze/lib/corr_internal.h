@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "analyze/lib/cause.h"
 #include "analyze/lib/correlate.h"
@@ -38,10 +39,10 @@ struct bio_ent {
 	uint32_t rq;		/* request it is chained to, AN_NONE before issue */
 	uint32_t rq_next;	/* next bio of that request */
 	uint32_t dev, nr_sector, opf;
-	uint8_t merged;		/* joined a request that existed (corr_count_merge) */
+	uint8_t merged;		/* joined a request that existed (count_merge) */
 	uint8_t q_at_g;		/* queued at its request's allocation, no time of its own (AN_IO_Q_AT_G) */
 	uint64_t bio, sector, queue_ts;
-	uint64_t getrq_ts;	/* its request's allocation (corr_bio_getrq), 0 none */
+	uint64_t getrq_ts;	/* its request's allocation (bio_getrq), 0 none */
 };
 
 struct rq_ent {
@@ -201,10 +202,26 @@ static inline uint8_t op_of_opf(uint32_t opf, uint32_t nr_sector)
 	}
 }
 
+/* The entry of device dev, NULL when MAX_DEVS devices are known already (inline: once a bio). */
+static inline struct dev_ent *dev_of(struct an_corr *c, uint32_t dev)
+{
+	unsigned d;
+
+	for (d = 0; d < c->ndevs && c->devs[d].dev != dev; d++)
+		;
+	if (d == c->ndevs) {
+		if (c->ndevs == MAX_DEVS)
+			return NULL;
+		c->ndevs++;
+		memset(&c->devs[d], 0, sizeof(c->devs[d]));
+		c->devs[d].dev = dev;
+	}
+	return &c->devs[d];
+}
+
 /* ---- corr_io.c: the life of an I/O ------------------------------------ */
 
-/* The entry of device dev, NULL when MAX_DEVS devices are known already. */
-struct dev_ent *corr_dev_of(struct an_corr *c, uint32_t dev);
+
 /* Hold a finished I/O until its thread reaps it. */
 void corr_reap_wait(struct an_corr *c, uint32_t i);
 /* Take an I/O out of its thread's list of I/Os waiting for a reap (the end of the trace came first). */
@@ -283,7 +300,7 @@ static inline __attribute__((always_inline)) void io_finish(struct an_corr *c, u
 	if (io->flags & AN_IO_REAP_WAIT)
 		corr_reap_unlink(c, i);
 	if (io->flags & AN_IO_FSYNC_OPEN) {
-		corr_dev_of(c, io->fs_dev)->open_fsyncs--;
+		dev_of(c, io->fs_dev)->open_fsyncs--;
 		c->open_fsyncs--;
 	}
 	if (io->pending)
@@ -378,6 +395,55 @@ static inline int bio_is_flush(const struct bio_ent *be)
 	return !be->nr_sector && (be->opf & ST_F_PREFLUSH);
 }
 
+/*
+ * corr_bio.c's, inline here: a stamped issue, one per block I/O, tells them
+ * too (corr_rq_issue_stamped).
+ *
+ * A bio's allocation and merge are kept on its entry and become its I/O's
+ * when the bio ends (corr_bio_release): the I/O that owns the bio then, which a
+ * call that returned before the issue handed it to (corr_hand_off_bios),
+ * whenever they are read (a stamped issue, ST_CURSOR_STAMPED, tells them at
+ * the issue). One dated before the bio's queueing is another bio's at that
+ * address.
+ */
+static inline uint32_t bio_at(struct an_corr *c, uint64_t bio, uint64_t ts)
+{
+	uint32_t b = an_idmap_get(&c->bio.map, bio);
+
+	return b != AN_NONE && ts >= BIO(c, b)->queue_ts ? b : AN_NONE;
+}
+
+/* Bio's request allocated at ts (block_getrq). */
+static inline void bio_getrq(struct an_corr *c, uint64_t bio, uint64_t ts)
+{
+	uint32_t b = bio_at(c, bio, ts);
+
+	if (b == AN_NONE)
+		return;
+	set_min(&BIO(c, b)->getrq_ts, ts);
+	/*
+	 * Queued at the very nanosecond of its allocation: the reader dated a
+	 * queueing that neither a record nor the kernel's stamp gave (spec 11.2).
+	 */
+	if (BIO(c, b)->queue_ts == ts)
+		BIO(c, b)->q_at_g = 1;
+}
+
+/* Bio entry b joined a request that existed: one merge, as diskstats counts them. */
+static inline void count_merge(struct an_corr *c, uint32_t b)
+{
+	BIO(c, b)->merged = 1;
+	c->st.merges++;
+}
+
+static inline void bio_merge(struct an_corr *c, uint64_t bio, uint64_t ts)
+{
+	uint32_t b = bio_at(c, bio, ts);
+
+	if (b != AN_NONE)
+		count_merge(c, b);
+}
+
 /* ---- the families' events, which correlate.c hands them ---------------- */
 
 /* corr_sys.c */
@@ -408,12 +474,8 @@ uint32_t corr_raw_device_owner(struct an_corr *c, const struct st_ev_block_bio *
 /* corr_bio.c */
 void corr_bio_queue(struct an_corr *c, const struct st_ev_block_bio *e);
 void corr_bio_split(struct an_corr *c, const struct st_ev_block_split *e);
-void corr_bio_getrq(struct an_corr *c, uint64_t bio, uint64_t ts);
-void corr_bio_merge(struct an_corr *c, uint64_t bio, uint64_t ts);
 void corr_bio_complete(struct an_corr *c, const struct st_ev_block_bio *e);
 void corr_bio_held(struct an_corr *c, const struct st_ev_block_bio_held *e);
-/* Bio entry b joined a request that existed: one merge, as diskstats counts them. */
-void corr_count_merge(struct an_corr *c, uint32_t b);
 /* Forget a bio; `completed_at` 0 means it was lost (its I/O is incomplete). */
 void corr_bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, int32_t error);
 

@@ -8,23 +8,6 @@
 
 #include "analyze/lib/corr_internal.h"
 
-/* The entry of device dev, NULL when MAX_DEVS devices are known already. */
-struct dev_ent *corr_dev_of(struct an_corr *c, uint32_t dev)
-{
-	unsigned d;
-
-	for (d = 0; d < c->ndevs && c->devs[d].dev != dev; d++)
-		;
-	if (d == c->ndevs) {
-		if (c->ndevs == MAX_DEVS)
-			return NULL;
-		c->ndevs++;
-		memset(&c->devs[d], 0, sizeof(c->devs[d]));
-		c->devs[d].dev = dev;
-	}
-	return &c->devs[d];
-}
-
 /*
  * Per thread, the I/Os the application can take and has not taken yet, newest
  * first (linked through reap_next): io_uring requests whose CQE is posted,

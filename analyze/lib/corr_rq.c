@@ -114,7 +114,7 @@ void corr_rq_merge(struct an_corr *c, const struct st_ev_block_rq *e)
 			break;
 	}
 	if (b < c->bio.pool.used)
-		corr_count_merge(c, b);
+		count_merge(c, b);
 	else
 		c->st.merges++;
 	if (r != AN_NONE && !RQ(c, r)->issue_ts && RQ(c, r)->head == AN_NONE)
@@ -130,7 +130,7 @@ void corr_rq_merge(struct an_corr *c, const struct st_ev_block_rq *e)
  */
 static uint32_t flush_bio_io(struct an_corr *c, const struct st_ev_block_rq_issue *e)
 {
-	struct dev_ent *d = (e->p.opf & ST_OP_MASK) == ST_OP_FLUSH ? corr_dev_of(c, e->p.dev) : NULL;
+	struct dev_ent *d = (e->p.opf & ST_OP_MASK) == ST_OP_FLUSH ? dev_of(c, e->p.dev) : NULL;
 	uint32_t b = d && d->flush_bio ? an_idmap_get(&c->bio.map, d->flush_bio) : AN_NONE, i;
 
 	if (b == AN_NONE || BIO(c, b)->rq != AN_NONE || !bio_is_flush(BIO(c, b)) ||
@@ -211,11 +211,11 @@ void corr_rq_issue_stamped(struct an_corr *c, const struct st_ev_block_rq_issue_
 	uint32_t i;
 
 	if (e->p.stamped & ST_STAMPED_GETRQ)
-		corr_bio_getrq(c, e->p.bios[ST_STAMPED_FIRST(e->p.stamped)],
+		bio_getrq(c, e->p.bios[ST_STAMPED_FIRST(e->p.stamped)],
 			  e->h.ts - e->p.getrq_ago);
 	for (i = 0; e->p.stamped & ST_STAMPED_MERGED_ANY && i < ST_RQ_BIOS; i++)
 		if (e->p.stamped & ST_STAMPED_MERGED(i))
-			corr_bio_merge(c, e->p.bios[i], e->h.ts - e->p.queue_ago[i]);
+			bio_merge(c, e->p.bios[i], e->h.ts - e->p.queue_ago[i]);
 	corr_rq_issue(c, (const struct st_ev_block_rq_issue *)e);
 }
 
@@ -285,7 +285,7 @@ void corr_rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int32
 	struct dev_ent *d;
 
 	if (completed_at && b == AN_NONE && (RQ(c, r)->opf & ST_F_FLUSH_SEQ) &&
-	    (d = corr_dev_of(c, RQ(c, r)->dev))) {
+	    (d = dev_of(c, RQ(c, r)->dev))) {
 		d->flush_insert = RQ(c, r)->insert_ts;
 		d->flush_issue = RQ(c, r)->issue_ts;
 		d->flush_complete = completed_at;
@@ -330,7 +330,7 @@ void corr_rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int32
 static int rq_complete_unissued(struct an_corr *c, const struct st_ev_block_rq_complete *e)
 {
 	uint32_t b = e->p.bio ? an_idmap_get(&c->bio.map, e->p.bio) : AN_NONE, i;
-	struct dev_ent *d = e->p.bio ? corr_dev_of(c, e->p.dev) : NULL;
+	struct dev_ent *d = e->p.bio ? dev_of(c, e->p.dev) : NULL;
 	uint64_t queued;
 
 	if (b == AN_NONE)

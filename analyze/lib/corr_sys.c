@@ -98,7 +98,7 @@ void corr_fs_event(struct an_corr *c, const struct st_ev_fs_io *e, int done)
 	set_min(&io->ts[AN_TS_FS_BEGIN], e->h.ts);
 	io->ino = e->p.ino;
 	io->fs_dev = e->p.dev;
-	if (io->op == AN_OP_FSYNC && !(io->flags & AN_IO_FSYNC_OPEN) && (d = corr_dev_of(c, io->fs_dev))) {
+	if (io->op == AN_OP_FSYNC && !(io->flags & AN_IO_FSYNC_OPEN) && (d = dev_of(c, io->fs_dev))) {
 		d->open_fsyncs++;
 		c->open_fsyncs++;
 		io->flags |= AN_IO_FSYNC_OPEN;

@@ -171,7 +171,7 @@ static inline __attribute__((always_inline)) void corr_event(struct an_corr *c,
 		break;
 	case ST_EV_block_bio_backmerge:
 	case ST_EV_block_bio_frontmerge:
-		corr_bio_merge(c, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
+		bio_merge(c, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
 		break;
 	case ST_EV_block_bio_complete:
 		corr_bio_complete(c, (const struct st_ev_block_bio *)h);
@@ -180,7 +180,7 @@ static inline __attribute__((always_inline)) void corr_event(struct an_corr *c,
 		corr_bio_split(c, (const struct st_ev_block_split *)h);
 		break;
 	case ST_EV_block_getrq:
-		corr_bio_getrq(c, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
+		bio_getrq(c, ((const struct st_ev_block_bio *)h)->p.bio, h->ts);
 		break;
 	case ST_EV_block_rq_insert:
 		corr_rq_insert(c, (const struct st_ev_block_rq *)h);
