@@ -168,20 +168,10 @@ void corr_bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 		}
 		corr_bio_release(c, b, 0, 0);
 	}
-	/* (a held bio has a rule of its own, below, which dates its wait) */
-	if (!(e->p.opf & ST_F_HELD))
-		owner = corr_raw_device_owner(c, e, owner);
+	/* the first of the owner rules (corr_owner.c) to name an I/O */
+	owner = corr_bio_owner(c, e, owner);
 	if (owner == AN_NONE)
-		owner = corr_aio_owner(c, &e->h);
-	if (owner == AN_NONE && (e->p.opf & ST_F_HELD))
-		owner = corr_io_waiting_for(c, e);
-	else
-		corr_note_thread_dev(c, e->h.tid, e->p.dev);
-	if (owner == AN_NONE) {
-		owner = io_new(c, &e->h, 0);
-		if (owner == AN_NONE)
-			return;
-	}
+		return;
 	b = bio_new(c, e->p.bio, owner, e->h.ts);
 	if (b == AN_NONE)
 		return;

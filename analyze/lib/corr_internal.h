@@ -467,9 +467,13 @@ void corr_uring_complete(struct an_corr *c, const struct st_ev_uring *e);
 void corr_uring_enter(struct an_corr *c, const struct st_event_header *h);
 
 /* corr_owner.c */
-void corr_note_thread_dev(struct an_corr *c, uint32_t tid, uint32_t dev);
-uint32_t corr_io_waiting_for(struct an_corr *c, const struct st_ev_block_bio *e);
-uint32_t corr_raw_device_owner(struct an_corr *c, const struct st_ev_block_bio *e, uint32_t named);
+/*
+ * The I/O bio e, queued by a thread whose open call or io_uring request is
+ * thread_io (io_of_thread; AN_NONE: none), belongs to: the first of the
+ * owner rules to name one, a new I/O of its own at the end; AN_NONE only
+ * when out of memory.
+ */
+uint32_t corr_bio_owner(struct an_corr *c, const struct st_ev_block_bio *e, uint32_t thread_io);
 
 /* corr_bio.c */
 void corr_bio_queue(struct an_corr *c, const struct st_ev_block_bio *e);
