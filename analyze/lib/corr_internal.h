@@ -7,17 +7,18 @@
  *   correlate.c   the API: new/free, the dispatch of each event to its
  *                 family, the sweep of stale entries, the end;
  *   corr_io.c     the life of an I/O: the reap lists, the calls open at a
- *                 sector, handing a call's bios on, the devices;
+ *                 sector, handing a finished call's bios on;
  *   corr_sys.c    data syscalls and the file systems' events inside them;
  *   corr_aio.c    libaio: io_submit's iocbs, io_getevents' reaps;
  *   corr_uring.c  io_uring: submissions, completions, io_uring_enter's reaps;
  *   corr_owner.c  the ordered rules that name the I/O a queued bio belongs to;
  *   corr_bio.c    bios: queue, split, merge, allocation, completion, held;
  *   corr_rq.c     requests: insert, issue, merge, requeue, completion.
- * Calls go down that list from correlate.c (and corr_rq.c calls corr_bio.c,
- * corr_bio.c calls corr_owner.c, which calls corr_aio.c), never up. The
- * helpers every event's path runs are inline here, as they were inline in
- * one file: a call's saved registers cost about what their bodies do.
+ * Calls go one way, no circle: correlate.c calls the families, corr_rq.c
+ * calls corr_bio.c, which calls corr_owner.c, which calls corr_aio.c; all
+ * call corr_io.c, which calls none of them. The helpers every event's path
+ * runs are inline here, as they were inline in one file: a call's saved
+ * registers cost about what their bodies do.
  */
 #ifndef AN_CORR_INTERNAL_H
 #define AN_CORR_INTERNAL_H
