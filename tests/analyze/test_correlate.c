@@ -1118,6 +1118,19 @@ static void test_aio_bio_address_reused(void)
  * the bio. Each fails with its rule taken out of the table.
  */
 
+/*
+ * Thread tid's call (enter_type) from ts to ts + 600 reading one bio at
+ * sector: queued and issued at ts + 100, completed at ts + 500.
+ */
+static void call_with_read(struct an_corr *c, uint16_t enter_type, uint64_t ts, uint32_t tid,
+			   uint64_t id, uint64_t sector, uint64_t rq_id)
+{
+	sys(c, enter_type, ts, tid, 0);
+	read_issued(c, ts + 100, tid, id, sector, rq_id);
+	rq(c, ST_EV_block_rq_complete, ts + 500, 0, rq_id, ST_OP_READ, 1, id, 0);
+	sys(c, enter_type + 1, ts + 600, tid, 4096);
+}
+
 /* I/O k of thread tid, -1 if none. */
 static int out_of(uint32_t tid)
 {
@@ -1185,10 +1198,7 @@ static void test_owner_thread_call(void)
 {
 	struct an_corr *c = start(0);
 
-	sys(c, ST_EV_sys_enter_read, 1000, 9, 0);
-	read_issued(c, 1100, 9, 0xa, 1000, 0x100);
-	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
-	sys(c, ST_EV_sys_exit_read, 1600, 9, 4096);
+	call_with_read(c, ST_EV_sys_enter_read, 1000, 9, 0xa, 1000, 0x100);
 	check(nout == 1 && out[0].tid == 9 && out[0].pid == 9 && out[0].op == AN_OP_READ &&
 	      out[0].syscall == ST_EV_sys_enter_read && out[0].nbios == 1,
 	      "correlate.owner.thread_call.syscall", "%d I/Os, the first of thread %u, %u bios", nout,
@@ -1230,10 +1240,7 @@ static void test_owner_held_call(void)
 {
 	struct an_corr *c = start(0);
 
-	sys(c, ST_EV_sys_enter_pread64, 100, 9, 0);
-	read_issued(c, 110, 9, 0xa, 16, 0x100);
-	rq(c, ST_EV_block_rq_complete, 200, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
-	sys(c, ST_EV_sys_exit_pread64, 210, 9, 4096);
+	call_with_read(c, ST_EV_sys_enter_pread64, 100, 9, 0xa, 16, 0x100);
 	sys(c, ST_EV_sys_enter_pread64, 1000, 9, 0);
 	bio(c, ST_EV_block_bio_queue, 5000, 60, 0xb, 300, ST_OP_READ | ST_F_HELD);
 	rq(c, ST_EV_block_rq_issue, 5010, 60, 0x101, ST_OP_READ, 1, 0xb, 0);
@@ -1242,6 +1249,44 @@ static void test_owner_held_call(void)
 	check(nout == 2 && out[1].tid == 9 && out[1].op == AN_OP_READ && out[1].nbios == 1 &&
 	      stage(1, AN_ST_SYS2Q) == 4000, "correlate.owner.held_call",
 	      "%d I/Os, the last of thread %u, %u bios", nout, out[nout > 1].tid, out[nout > 1].nbios);
+	an_corr_free(c);
+}
+
+/*
+ * A held-back bio tells nothing of its worker's device (held_thread_dev 0
+ * of the last two rules): worker 60's bio joined thread 9's call, worker
+ * 62's no call (an I/O of its own). When 60 and 62 then wait in calls of
+ * their own, the next held bio (worker 63's) joins neither: neither thread
+ * is known to use the device.
+ */
+static void test_owner_held_worker(void)
+{
+	struct an_corr *c = start(0);
+	const uint32_t held = ST_OP_READ | ST_F_HELD;
+	int k, joined = 0;
+
+	call_with_read(c, ST_EV_sys_enter_pread64, 100, 9, 0xa, 16, 0x100);
+	sys(c, ST_EV_sys_enter_pread64, 1000, 9, 0);
+	bio(c, ST_EV_block_bio_queue, 2000, 60, 0xb, 300, held);
+	rq(c, ST_EV_block_rq_issue, 2010, 60, 0x101, ST_OP_READ, 1, 0xb, 0);
+	rq(c, ST_EV_block_rq_complete, 2100, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
+	sys(c, ST_EV_sys_exit_pread64, 2200, 9, 4096);
+	bio(c, ST_EV_block_bio_queue, 3000, 62, 0xc, 400, held);
+	rq(c, ST_EV_block_rq_issue, 3010, 62, 0x102, ST_OP_READ, 1, 0xc, 0);
+	rq(c, ST_EV_block_rq_complete, 3100, 0, 0x102, ST_OP_READ, 1, 0xc, 0);
+	sys(c, ST_EV_sys_enter_pread64, 4000, 60, 0);
+	sys(c, ST_EV_sys_enter_pread64, 4010, 62, 0);
+	bio(c, ST_EV_block_bio_queue, 5000, 63, 0xd, 500, held);
+	rq(c, ST_EV_block_rq_issue, 5010, 63, 0x103, ST_OP_READ, 1, 0xd, 0);
+	rq(c, ST_EV_block_rq_complete, 5100, 0, 0x103, ST_OP_READ, 1, 0xd, 0);
+	sys(c, ST_EV_sys_exit_pread64, 6000, 60, 4096);
+	sys(c, ST_EV_sys_exit_pread64, 6010, 62, 4096);
+	for (k = 0; k < nout && k < MAX_OUT; k++)
+		joined += (out[k].tid == 60 || out[k].tid == 62) && out[k].syscall && out[k].nbios;
+	k = out_of(63);
+	check(nout == 6 && out[1].tid == 9 && out[1].nbios == 1 && k >= 0 && out[k].nbios == 1 &&
+	      !joined, "correlate.owner.held_worker_device_unknown",
+	      "%d I/Os, %d calls of the workers with a bio", nout, joined);
 	an_corr_free(c);
 }
 
@@ -1396,6 +1441,7 @@ int main(void)
 	test_owner_thread_call();
 	test_owner_iocb_submitted();
 	test_owner_held_call();
+	test_owner_held_worker();
 	test_owner_own_io();
 	test_stale_and_bio_based();
 	test_random_events();
