@@ -4,7 +4,7 @@
  *
  * The correlator (correlate.h) is split by event family, the way btt keeps
  * each trace action in a file of its own:
- *   correlate.c   the API: new/free, the dispatch of each event to its
+ *   corr_core.c   the API: new/free, the dispatch of each event to its
  *                 family, the sweep of stale entries, the end;
  *   corr_io.c     the life of an I/O: the reap lists, the calls open at a
  *                 sector, handing a finished call's bios on;
@@ -14,7 +14,7 @@
  *   corr_owner.c  the ordered rules that name the I/O a queued bio belongs to;
  *   corr_bio.c    bios: queue, split, merge, allocation, completion, held;
  *   corr_rq.c     requests: insert, issue, merge, requeue, completion.
- * Calls go one way, no circle: correlate.c calls the families, corr_rq.c
+ * Calls go one way, no circle: corr_core.c calls the families, corr_rq.c
  * calls corr_bio.c, which calls corr_owner.c, which calls corr_aio.c; all
  * call corr_io.c, which calls none of them. The helpers every event's path
  * runs are inline here, as they were inline in one file: a call's saved
@@ -445,7 +445,7 @@ static inline void bio_merge(struct an_corr *c, uint64_t bio, uint64_t ts)
 		count_merge(c, b);
 }
 
-/* ---- the families' events, which correlate.c hands them ---------------- */
+/* ---- the families' events, which corr_core.c hands them ---------------- */
 
 /* corr_sys.c */
 void corr_sys_enter(struct an_corr *c, const struct st_ev_sys_enter *e);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * correlate.c - the correlator's API (correlate.h): its state, each event
+ * corr_core.c - the correlator's API (correlate.h): its state, each event
  * handed to the file of its family (corr_internal.h), stale entries swept,
  * the end of the input.
  */
