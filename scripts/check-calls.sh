@@ -1,8 +1,8 @@
 #!/bin/sh
-# check-calls.sh [BUILD]: no two files of format/lib or record/ call each
-# other in a circle, read from their objects under BUILD (default: the
-# tree's build/): file a calls file b when a.o leaves undefined a function
-# that b.o defines (nm). A call through a pointer handed in is no arrow:
+# check-calls.sh [BUILD]: no two files of format/lib, record/ or analyze/lib
+# call each other in a circle, read from their objects under BUILD (default:
+# the tree's build/): file a calls file b when a.o leaves undefined a
+# function that b.o defines (nm). A call through a pointer handed in is no arrow:
 # that is how a lower file reads from a higher one (whole.c from the
 # cursor's source); inline functions of a header are compiled into each
 # file and are no arrow either.
@@ -13,7 +13,7 @@
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:-$(dirname "$0")/../build}
-DIRS="format/lib record"
+DIRS="format/lib record analyze/lib"
 
 objs=
 for d in $DIRS; do

@@ -1112,6 +1112,200 @@ static void test_aio_bio_address_reused(void)
 	an_corr_free(c);
 }
 
+/*
+ * The owner rules (analyze/lib/corr_owner.c, owner_rules[]), a test each:
+ * the events of the case a rule exists for, and the I/O it must pick for
+ * the bio. Each fails with its rule taken out of the table.
+ */
+
+/*
+ * Thread tid's call (enter_type) from ts to ts + 600 reading one bio at
+ * sector: queued and issued at ts + 100, completed at ts + 500.
+ */
+static void call_with_read(struct an_corr *c, uint16_t enter_type, uint64_t ts, uint32_t tid,
+			   uint64_t id, uint64_t sector, uint64_t rq_id)
+{
+	sys(c, enter_type, ts, tid, 0);
+	read_issued(c, ts + 100, tid, id, sector, rq_id);
+	rq(c, ST_EV_block_rq_complete, ts + 500, 0, rq_id, ST_OP_READ, 1, id, 0);
+	sys(c, enter_type + 1, ts + 600, tid, 4096);
+}
+
+/* I/O k of thread tid, -1 if none. */
+static int out_of(uint32_t tid)
+{
+	for (int k = 0; k < nout && k < MAX_OUT; k++)
+		if (out[k].tid == tid)
+			return k;
+	return -1;
+}
+
+/*
+ * "the thread's own call at the bio's sector": threads 30 and 31 read one
+ * offset of a raw device at once; 31, the newer, queues its bio first.
+ * Each bio is its own thread's, not the oldest call's at the sector.
+ */
+static void test_owner_own_call_at_sector(void)
+{
+	struct an_corr *c = start(0);
+	int a, b;
+
+	pread_at(c, 1000, 30, 96 * 512);
+	pread_at(c, 1010, 31, 96 * 512);
+	read_issued(c, 1100, 31, 0xa, 96, 0x100);
+	read_issued(c, 1200, 30, 0xb, 96, 0x101);
+	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 1600, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
+	sys(c, ST_EV_sys_exit_pread64, 1700, 30, 4096);
+	sys(c, ST_EV_sys_exit_pread64, 1710, 31, 4096);
+	a = out_of(30);
+	b = out_of(31);
+	check(nout == 2 && a >= 0 && b >= 0 && out[a].ts[AN_TS_QUEUE] == 1200 &&
+	      out[b].ts[AN_TS_QUEUE] == 1100 && out[a].pid == 30 && out[b].pid == 31 &&
+	      out[a].op == AN_OP_READ && out[b].op == AN_OP_READ,
+	      "correlate.owner.own_call_at_sector", "%d I/Os, thread 30's bio queued at %" PRIu64, nout,
+	      a >= 0 ? out[a].ts[AN_TS_QUEUE] : 0);
+	an_corr_free(c);
+}
+
+/*
+ * "a call open at the bio's sector": thread 20 reads a raw device at
+ * offset 8192; kblockd (tid 99, in no call) queues and issues its bio at
+ * sector 16. The bio is thread 20's read, not an I/O of kblockd's.
+ */
+static void test_owner_call_at_sector(void)
+{
+	struct an_corr *c = start(0);
+
+	pread_at(c, 1000, 20, 8192);
+	read_issued(c, 1100, 99, 0xa, 16, 0x100);
+	rq(c, ST_EV_block_rq_complete, 1500, 0, 0x100, ST_OP_READ, 1, 0xa, 0);
+	sys(c, ST_EV_sys_exit_pread64, 1600, 20, 4096);
+	an_corr_finish(c);
+	check(nout == 1 && out[0].tid == 20 && out[0].pid == 20 && out[0].op == AN_OP_READ &&
+	      out[0].nbios == 1 && stage(0, AN_ST_D2C) == 390, "correlate.owner.call_at_sector",
+	      "%d I/Os, the first of thread %u, %u bios", nout, out[0].tid, out[0].nbios);
+	an_corr_free(c);
+}
+
+/*
+ * "the thread's data syscall or io_uring request": thread 9's read() of a
+ * file (offset 8192) queues a bio at sector 1000, not its offset's; thread
+ * 8's io_uring read queues one right after its submission. Each bio is its
+ * thread's call.
+ */
+static void test_owner_thread_call(void)
+{
+	struct an_corr *c = start(0);
+
+	call_with_read(c, ST_EV_sys_enter_read, 1000, 9, 0xa, 1000, 0x100);
+	check(nout == 1 && out[0].tid == 9 && out[0].pid == 9 && out[0].op == AN_OP_READ &&
+	      out[0].syscall == ST_EV_sys_enter_read && out[0].nbios == 1,
+	      "correlate.owner.thread_call.syscall", "%d I/Os, the first of thread %u, %u bios", nout,
+	      out[0].tid, out[0].nbios);
+	uring(c, ST_EV_io_uring_submit_req, 2000, 8, 0xd0, 0);
+	read_issued(c, 2100, 8, 0xb, 2000, 0x101);
+	rq(c, ST_EV_block_rq_complete, 2500, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
+	uring(c, ST_EV_io_uring_complete, 2600, 8, 0xd0, 4096);
+	check(nout == 2 && out[1].tid == 8 && out[1].op == AN_OP_READ && out[1].uring_req == 0xd0 &&
+	      out[1].nbios == 1, "correlate.owner.thread_call.uring", "%d I/Os", nout);
+	an_corr_free(c);
+}
+
+/*
+ * "the iocb io_submit is submitting": thread 6's io_submit begins an iocb
+ * (iomap_dio_rw_begin) and queues its bio. The bio is the iocb's: an I/O
+ * of libaio with the file system's begin and inode.
+ */
+static void test_owner_iocb_submitted(void)
+{
+	struct an_corr *c = start(0);
+
+	submit_done_iocb(c, 1000, 6, 0xa);
+	getevents(c, 1100, 6, 0, 0);
+	getevents(c, 1110, 6, 1, 1);
+	check(nout == 1 && out[0].tid == 6 && out[0].pid == 6 && out[0].op == AN_OP_READ &&
+	      (out[0].flags & AN_IO_AIO) && out[0].ino == 12 && stage(0, AN_ST_FS2Q) == 5,
+	      "correlate.owner.iocb_submitted", "%d I/Os, flags %#x", nout, out[0].flags);
+	an_corr_free(c);
+}
+
+/*
+ * "the oldest call waiting for a held-back bio": thread 9, which read the
+ * device before, waits in pread64 while blk-throttle holds its bio back;
+ * the throttle's worker (tid 60) queues it later (ST_F_HELD). The bio is
+ * thread 9's read, and sys2q its wait.
+ */
+static void test_owner_held_call(void)
+{
+	struct an_corr *c = start(0);
+
+	call_with_read(c, ST_EV_sys_enter_pread64, 100, 9, 0xa, 16, 0x100);
+	sys(c, ST_EV_sys_enter_pread64, 1000, 9, 0);
+	bio(c, ST_EV_block_bio_queue, 5000, 60, 0xb, 300, ST_OP_READ | ST_F_HELD);
+	rq(c, ST_EV_block_rq_issue, 5010, 60, 0x101, ST_OP_READ, 1, 0xb, 0);
+	rq(c, ST_EV_block_rq_complete, 5100, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
+	sys(c, ST_EV_sys_exit_pread64, 5200, 9, 4096);
+	check(nout == 2 && out[1].tid == 9 && out[1].op == AN_OP_READ && out[1].nbios == 1 &&
+	      stage(1, AN_ST_SYS2Q) == 4000, "correlate.owner.held_call",
+	      "%d I/Os, the last of thread %u, %u bios", nout, out[nout > 1].tid, out[nout > 1].nbios);
+	an_corr_free(c);
+}
+
+/*
+ * A held-back bio tells nothing of its worker's device (held_thread_dev 0
+ * of the last two rules): worker 60's bio joined thread 9's call, worker
+ * 62's no call (an I/O of its own). When 60 and 62 then wait in calls of
+ * their own, the next held bio (worker 63's) joins neither: neither thread
+ * is known to use the device.
+ */
+static void test_owner_held_worker(void)
+{
+	struct an_corr *c = start(0);
+	const uint32_t held = ST_OP_READ | ST_F_HELD;
+	int k, joined = 0;
+
+	call_with_read(c, ST_EV_sys_enter_pread64, 100, 9, 0xa, 16, 0x100);
+	sys(c, ST_EV_sys_enter_pread64, 1000, 9, 0);
+	bio(c, ST_EV_block_bio_queue, 2000, 60, 0xb, 300, held);
+	rq(c, ST_EV_block_rq_issue, 2010, 60, 0x101, ST_OP_READ, 1, 0xb, 0);
+	rq(c, ST_EV_block_rq_complete, 2100, 0, 0x101, ST_OP_READ, 1, 0xb, 0);
+	sys(c, ST_EV_sys_exit_pread64, 2200, 9, 4096);
+	bio(c, ST_EV_block_bio_queue, 3000, 62, 0xc, 400, held);
+	rq(c, ST_EV_block_rq_issue, 3010, 62, 0x102, ST_OP_READ, 1, 0xc, 0);
+	rq(c, ST_EV_block_rq_complete, 3100, 0, 0x102, ST_OP_READ, 1, 0xc, 0);
+	sys(c, ST_EV_sys_enter_pread64, 4000, 60, 0);
+	sys(c, ST_EV_sys_enter_pread64, 4010, 62, 0);
+	bio(c, ST_EV_block_bio_queue, 5000, 63, 0xd, 500, held);
+	rq(c, ST_EV_block_rq_issue, 5010, 63, 0x103, ST_OP_READ, 1, 0xd, 0);
+	rq(c, ST_EV_block_rq_complete, 5100, 0, 0x103, ST_OP_READ, 1, 0xd, 0);
+	sys(c, ST_EV_sys_exit_pread64, 6000, 60, 4096);
+	sys(c, ST_EV_sys_exit_pread64, 6010, 62, 4096);
+	for (k = 0; k < nout && k < MAX_OUT; k++)
+		joined += (out[k].tid == 60 || out[k].tid == 62) && out[k].syscall && out[k].nbios;
+	k = out_of(63);
+	check(nout == 6 && out[1].tid == 9 && out[1].nbios == 1 && k >= 0 && out[k].nbios == 1 &&
+	      !joined, "correlate.owner.held_worker_device_unknown",
+	      "%d I/Os, %d calls of the workers with a bio", nout, joined);
+	an_corr_free(c);
+}
+
+/*
+ * "an I/O of its own": a kworker's writeback bio (tid 70, in no call) is an
+ * I/O of its own, from its queueing to its completion.
+ */
+static void test_owner_own_io(void)
+{
+	struct an_corr *c = start(0);
+
+	bio(c, ST_EV_block_bio_queue, 1000, 70, 0xa, 500, ST_OP_WRITE);
+	rq(c, ST_EV_block_rq_issue, 1010, 70, 0x100, ST_OP_WRITE, 1, 0xa, 0);
+	rq(c, ST_EV_block_rq_complete, 1300, 0, 0x100, ST_OP_WRITE, 1, 0xa, 0);
+	check(nout == 1 && out[0].tid == 70 && out[0].pid == 70 && out[0].op == AN_OP_WRITE &&
+	      out[0].nbios == 1 && stage(0, AN_ST_Q2C) == 300, "correlate.owner.own_io", "%d I/Os", nout);
+	an_corr_free(c);
+}
+
 static void test_stale_and_bio_based(void)
 {
 	struct an_corr *c = start(1000);
@@ -1242,6 +1436,13 @@ int main(void)
 	test_aio_submit();
 	test_aio_reap();
 	test_aio_bio_address_reused();
+	test_owner_own_call_at_sector();
+	test_owner_call_at_sector();
+	test_owner_thread_call();
+	test_owner_iocb_submitted();
+	test_owner_held_call();
+	test_owner_held_worker();
+	test_owner_own_io();
 	test_stale_and_bio_based();
 	test_random_events();
 	return check_failures != 0;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# No circle of calls between the files of format/lib or record/
+# No circle of calls between the files of format/lib, record/ or analyze/lib
 # (scripts/check-calls.sh, from the built objects): this build has none;
 # crafted objects whose files call each other in a circle (of two, of
 # three) make the checker fail and name the files and the call; a call
@@ -40,6 +40,11 @@ three=$(objs three 'record/x=int y(void); int x(void) { return y(); }' \
 	'record/y=int z(void); int y(void) { return z(); }' \
 	'record/z=int x(void); int z(void) { return x(); }')
 expect_fault calls_circle_of_three "$three" 'record/x.c -> record/y.c -> record/z.c -> record/x.c'
+# the correlator's files: a family calls the core, never the other way
+corr=$(objs corr 'analyze/lib/corr_io=int bio(void); int io(void) { return bio(); }' \
+	'analyze/lib/corr_bio=int io(void); int bio(void) { return io() + 1; }')
+expect_fault calls_circle_in_analyze "$corr" \
+	'circle of calls: analyze/lib/corr_bio.c -> analyze/lib/corr_io.c -> analyze/lib/corr_bio.c'
 # the cursor hands whole.c its source: whole.c calls it through a pointer
 handed=$(objs handed \
 	'format/lib/cursor=struct src { int (*next)(void *); void *ctx; };\nint whole_next(struct src *s);\nstatic int stored(void *c) { return c != 0; }\nint cursor_next(void *c) { struct src s = { stored, c }; return whole_next(&s); }' \
