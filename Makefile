@@ -16,6 +16,9 @@ WARN     := -Wall -Wextra -Werror
 CPPFLAGS += -I. -D_GNU_SOURCE
 ST_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS)
 Q        := $(if $(V),,@)
+# An archive made anew each time: `ar rcs` keeps the members of sources gone
+# since (a renamed file's old object, which the linker would still take first).
+ARCHIVE   = rm -f $@ && $(AR) rcs $@ $^
 
 # Programs built by `make` (modules append), test programs run by `make test`
 # (besides every tests/*/t_*.sh), and programs those scripts use.

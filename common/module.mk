@@ -6,8 +6,8 @@ COMMON_SRCS := $(wildcard common/*.c)
 
 $(LIBCOMMON): $(COMMON_SRCS:%.c=$(B)/%.o)
 	@mkdir -p $(dir $@)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)$(ARCHIVE)
 
 $(LIBCOMMON_ASAN): $(COMMON_SRCS:%.c=$(ASAN_B)/%.o)
 	@mkdir -p $(dir $@)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)$(ARCHIVE)

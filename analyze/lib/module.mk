@@ -3,13 +3,11 @@
 # st-analyze, st-format and st-replay link (no BPF dependency).
 ANALYZE_SRCS := $(wildcard analyze/lib/*.c)
 ANALYZE_OBJS := $(ANALYZE_SRCS:%.c=$(B)/%.o)
-# An archive, so programs and unit tests pull in only what they use. Made
-# anew each time: `ar rcs` keeps the members of sources gone since (a
-# renamed file's old object, which the linker would still take first).
+# An archive, so programs and unit tests pull in only what they use.
 ANALYZE_LIB  := $(B)/analyze/libanalyze.a
 
 $(ANALYZE_LIB): $(ANALYZE_OBJS)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)$(ARCHIVE)
 
 # C unit tests: tests/analyze/test_*.c, one program each, plain and under
 # ASan+UBSan (ASAN_* in the top Makefile).
@@ -28,7 +26,7 @@ $(ANALYZE_TESTS): $(B)/tests/analyze/%: $(B)/tests/analyze/%.o $(ANALYZE_LIB) $(
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LIBST_LIBS) -ljson-c -lm -pthread
 
 $(ANALYZE_ASAN_LIB): $(ANALYZE_OBJS:$(B)/%=$(ASAN_B)/%)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)$(ARCHIVE)
 
 $(ANALYZE_ASAN_TESTS): $(ASAN_B)/tests/analyze/%: $(ASAN_B)/tests/analyze/%.o $(ANALYZE_ASAN_LIB) $(LIBCOMMON_ASAN) $(LIBST_ASAN)
 	@mkdir -p $(dir $@)

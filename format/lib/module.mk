@@ -6,7 +6,7 @@ LIBST_OBJS := $(LIBST_SRCS:%.c=$(B)/%.o)
 
 $(LIBST): $(LIBST_OBJS)
 	@mkdir -p $(dir $@)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)$(ARCHIVE)
 
 all: $(LIBST)
 
@@ -27,7 +27,7 @@ $(FORMAT_TESTS): $(B)/tests/%: $(B)/tests/format/%.o $(LIBST)
 	$(Q)$(CC) $(ST_CFLAGS) -o $@ $^ $(LIBST_LIBS)
 
 $(LIBST_ASAN): $(LIBST_ASAN_OBJS)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)$(ARCHIVE)
 
 $(FORMAT_ASAN_TESTS): $(ASAN_B)/tests/%: $(ASAN_B)/tests/format/%.o $(LIBST_ASAN)
 	@mkdir -p $(dir $@)
