@@ -79,6 +79,16 @@ static void fsyncs_waited_for(struct an_corr *c, const struct an_io *bio_io, uin
 	}
 }
 
+/* Where a new bio goes: its device, its sectors and its op flags. */
+static void bio_place(struct bio_ent *be, uint32_t dev, uint64_t sector, uint32_t nr_sector,
+		      uint32_t opf)
+{
+	be->dev = dev;
+	be->sector = sector;
+	be->nr_sector = nr_sector;
+	be->opf = opf;
+}
+
 /* Forget a bio; `completed_at` 0 means it was lost (its I/O is incomplete). */
 void corr_bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, int32_t error)
 {
@@ -104,8 +114,6 @@ void corr_bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, int3
 		io->write_merges += (opf & ST_OP_MASK) == ST_OP_WRITE;
 	}
 	if (completed_at) {
-		set_max(&io->ts[AN_TS_COMPLETE], completed_at);
-		io->svc_tid = c->cur_tid;
 		/* fsync's parts: its device flushes, and the data it wrote back */
 		if (flush) {
 			set_min(&io->ts[AN_TS_FLUSH_BEGIN], queue_ts);
@@ -117,13 +125,8 @@ void corr_bio_release(struct an_corr *c, uint32_t b, uint64_t completed_at, int3
 		if (c->open_fsyncs && !(io->flags & (AN_IO_SYSCALL | AN_IO_URING)) &&
 		    !io->ts[AN_TS_FS_BEGIN])
 			fsyncs_waited_for(c, io, dev, queue_ts, completed_at);
-	} else {
-		io->flags |= AN_IO_INCOMPLETE;
 	}
-	if (error)
-		io->flags |= AN_IO_ERROR;
-	io->pending--;
-	io_maybe_finish(c, i);
+	io_part_end(c, i, completed_at, error);
 }
 
 /* Take a bio out of its request's chain (its request will never complete it). */
@@ -175,10 +178,7 @@ void corr_bio_queue(struct an_corr *c, const struct st_ev_block_bio *e)
 	b = bio_new(c, e->p.bio, owner, e->h.ts);
 	if (b == AN_NONE)
 		return;
-	BIO(c, b)->dev = e->p.dev;
-	BIO(c, b)->sector = e->p.sector;
-	BIO(c, b)->nr_sector = e->p.nr_sector;
-	BIO(c, b)->opf = e->p.opf;
+	bio_place(BIO(c, b), e->p.dev, e->p.sector, e->p.nr_sector, e->p.opf);
 	if (bio_is_flush(BIO(c, b)) && (d = dev_of(c, e->p.dev)))
 		d->flush_bio = e->p.bio;
 	io = IO(c, owner);
@@ -208,10 +208,7 @@ void corr_bio_split(struct an_corr *c, const struct st_ev_block_split *e)
 	b = bio_new(c, e->p.bio, owner, BIO(c, parent)->queue_ts);
 	if (b == AN_NONE)
 		return;
-	BIO(c, b)->dev = e->p.dev;
-	BIO(c, b)->sector = e->p.sector;
-	BIO(c, b)->nr_sector = e->p.nr_sector;
-	BIO(c, b)->opf = e->p.opf;
+	bio_place(BIO(c, b), e->p.dev, e->p.sector, e->p.nr_sector, e->p.opf);
 	IO(c, owner)->flags |= AN_IO_SPLIT;
 	c->st.splits++;
 }

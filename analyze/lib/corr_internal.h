@@ -348,6 +348,28 @@ static inline __attribute__((always_inline)) void io_maybe_finish(struct an_corr
 	io_finish(c, i);
 }
 
+/*
+ * One of I/O i's bios or requests ended: at `completed_at` in the current
+ * thread (0: lost, so the I/O is incomplete), with `error`; the I/O is
+ * emitted if that was the last thing it waited for.
+ */
+static inline __attribute__((always_inline)) void
+io_part_end(struct an_corr *c, uint32_t i, uint64_t completed_at, int32_t error)
+{
+	struct an_io *io = IO(c, i);
+
+	if (completed_at) {
+		set_max(&io->ts[AN_TS_COMPLETE], completed_at);
+		io->svc_tid = c->cur_tid;
+	} else {
+		io->flags |= AN_IO_INCOMPLETE;
+	}
+	if (error)
+		io->flags |= AN_IO_ERROR;
+	io->pending--;
+	io_maybe_finish(c, i);
+}
+
 /* Thread context an event belongs to: its open syscall, else its io_uring I/O. */
 static inline __attribute__((always_inline)) uint32_t
 io_of_thread(struct an_corr *c, uint32_t tid)

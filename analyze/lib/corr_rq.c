@@ -302,19 +302,8 @@ void corr_rq_release(struct an_corr *c, uint32_t r, uint64_t completed_at, int32
 	}
 	i = RQ(c, r)->io;
 	if (i != AN_NONE && IO(c, i)->gen == RQ(c, r)->io_gen) {
-		struct an_io *io = IO(c, i);
-
 		rq_stamp_io(c, r, i, completed_at);
-		if (completed_at) {
-			set_max(&io->ts[AN_TS_COMPLETE], completed_at);
-			io->svc_tid = c->cur_tid;
-		} else {
-			io->flags |= AN_IO_INCOMPLETE;
-		}
-		if (error)
-			io->flags |= AN_IO_ERROR;
-		io->pending--;
-		io_maybe_finish(c, i);
+		io_part_end(c, i, completed_at, error);
 	}
 	rq_free(c, r);
 }
