@@ -317,6 +317,15 @@ uint64_t an_run_duration(const struct an_run *r)
 	return to > from ? to - from : 1;
 }
 
+const char *an_run_map_name(const struct an_run *r, const struct an_posmap *m, char *buf, size_t cap)
+{
+	char dev[96];
+
+	snprintf(buf, cap, "%s%s%s", r->nrecs > 1 ? r->origins[m->recording].host : "", r->nrecs > 1 ? " " : "",
+		 an_names_dev(r->origins[m->recording].names, m->dev, dev, sizeof(dev)));
+	return buf;
+}
+
 /*
  * io as the run sees it: on the run's clock with its recording's index (a
  * copy in *moved when that changes it); NULL when the run's filter leaves

@@ -173,6 +173,12 @@ void an_run_close(struct an_run *r);
 uint64_t an_run_t0(const struct an_run *r);
 /* Duration of the trace in ns (at least 1). */
 uint64_t an_run_duration(const struct an_run *r);
+/*
+ * The name of device map m (series.h) in buf: its device, after its
+ * recording's host when the run has several recordings. As the trace has it
+ * (text.h shows it safely).
+ */
+const char *an_run_map_name(const struct an_run *r, const struct an_posmap *m, char *buf, size_t cap);
 /* The header lines every report starts with: files, events, loss, incomplete I/Os. */
 void an_run_print_header(const struct an_run *r, FILE *out);
 

@@ -773,13 +773,10 @@ static void put_first_pass(struct page *p, struct an_run *r, const struct an_opt
 	fputs("</div>\n</div>\n<div class=\"row\">\n", p->out);
 	/* a position map per device, each its own axis; its host named when there are several */
 	for (unsigned k = 0; k < r->series.ndev_pos && k < HTML_CHARTS; k++) {
-		const struct an_posmap *m = &r->series.dev_pos[k];
-		char buf[96], name[200];
-		const char *dev = an_names_dev(r->origins[m->recording].names, m->dev, buf, sizeof(buf));
+		char name[240];
 
-		snprintf(name, sizeof(name), "%s%s%s", r->nrecs > 1 ? r->origins[m->recording].host : "",
-			 r->nrecs > 1 ? " " : "", dev);
-		svg_devmap(p->out, &r->series, m, name, k);
+		svg_devmap(p->out, &r->series, &r->series.dev_pos[k],
+			   an_run_map_name(r, &r->series.dev_pos[k], name, sizeof(name)), k);
 	}
 	if (r->series.pos_unmapped)
 		fprintf(p->out, "<p>%" PRIu64 " I/Os of devices past the first %d not mapped</p>\n",

@@ -22,16 +22,23 @@
 #define PROG "st-analyze"
 
 /*
- * Both output formats of every plot, each to NAME.FORMAT in the current
- * directory; st-analyze renders one format at a time to standard output
- * (formats, to_stdout), into a file it made the safe way.
+ * Both output formats of a plot, PLOT_W x height px (PLOT_H but for a plot
+ * of many panels), each to NAME.FORMAT in the current directory;
+ * st-analyze renders one format at a time to standard output (formats,
+ * to_stdout), into a file it made the safe way.
  */
-static const char render_head[] =
-	"if (!exists(\"formats\")) formats = \"png svg\"\n"
-	"do for [fmt in formats] {\n"
-	"  if (fmt eq \"png\") { set terminal pngcairo size 1100,700 noenhanced font \",10\" }"
-	" else { set terminal svg size 1100,700 dynamic noenhanced font \",10\" }\n"
-	"  if (exists(\"to_stdout\")) { set output } else { set output '%s.'.fmt }\n";
+#define PLOT_W 1100
+#define PLOT_H 700
+static void render_head(FILE *gp, const char *name, unsigned height)
+{
+	fprintf(gp, "if (!exists(\"formats\")) formats = \"png svg\"\n"
+		"do for [fmt in formats] {\n"
+		"  if (fmt eq \"png\") { set terminal pngcairo size %d,%u noenhanced font \",10\" }"
+		" else { set terminal svg size %d,%u dynamic noenhanced font \",10\" }\n"
+		"  if (exists(\"to_stdout\")) { set output } else { set output '%s.'.fmt }\n",
+		PLOT_W, height, PLOT_W, height, name);
+}
+
 static const char render_tail[] = "}\nset output\n";
 
 /*
@@ -145,7 +152,7 @@ static int plot_cdf(struct an_run *r, const char *dir)
 		fclose(dat);
 		return 2;
 	}
-	fprintf(gp, render_head, "cdf");
+	render_head(gp, "cdf", PLOT_H);
 	fprintf(gp, "  set multiplot layout %u,1 title 'Tail CDF per stage'\n"
 		"  set xlabel 'latency (us)'\n  set ylabel '1 - p'\n  set logscale xy\n"
 		"  set format y '%%g'\n  set yrange [1e-4:1]\n  set grid\n  set key outside right\n",
@@ -197,7 +204,7 @@ static int plot_series(struct an_run *r, const char *dir)
 		return ret;
 	if (!(gp = open_out(dir, "timeseries", "gp")))
 		return 2;
-	fprintf(gp, render_head, "timeseries");
+	render_head(gp, "timeseries", PLOT_H);
 	fprintf(gp,
 		"  set multiplot layout 3,1 title 'Time series, %.3g %s intervals'\n"
 		"  set grid\n  set key outside right\n  set xlabel 'time since trace start (s)'\n"
@@ -217,15 +224,22 @@ static int plot_series(struct an_run *r, const char *dir)
 	return close_out(gp, dir, "timeseries", "gp");
 }
 
-/*
- * kind 'l' (y: log2 ns buckets, labelled in time units) or 'p' (y: MiB on
- * the device); the y range the buckets with I/Os span, the colour the
- * count on a log scale (an empty cell has none).
- */
-static int plot_heatmap(struct an_run *r, const char *dir, int kind)
+/* The heat maps' colours: viridis, the count on a log scale up to max; an empty cell (0) is left blank. */
+static void heat_colours(FILE *gp, uint32_t max)
 {
-	const char *name = kind == 'l' ? "heatmap_latency" : "heatmap_position";
-	unsigned n = kind == 'l' ? AN_HEAT_LAT : AN_HEAT_POS, k, lo = n, hi = 0;
+	fprintf(gp, "  set cblabel 'I/Os (log)'\n  set logscale cb\n  set cbrange [1:%u]\n"
+		"  set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n",
+		max > 1 ? max : 2);
+}
+
+/*
+ * Time across, log2 ns buckets up (labelled in time units): the y range the
+ * buckets with I/Os span.
+ */
+static int plot_heatmap_latency(struct an_run *r, const char *dir)
+{
+	const char *name = "heatmap_latency", *st = an_stage_name(&r->spans, r->series.stage);
+	unsigned k, lo = AN_HEAT_LAT, hi = 0;
 	FILE *dat = open_out(dir, name, "dat"), *gp;
 	uint32_t max = 1;
 	int ret;
@@ -234,8 +248,8 @@ static int plot_heatmap(struct an_run *r, const char *dir, int kind)
 	if (!dat)
 		return 2;
 	for (i = 0; i < r->series.nbins; i++)
-		for (k = 0; k < n; k++) {
-			uint32_t v = kind == 'l' ? r->series.bins[i].lat_heat[k] : r->series.bins[i].pos_heat[k];
+		for (k = 0; k < AN_HEAT_LAT; k++) {
+			uint32_t v = r->series.bins[i].lat_heat[k];
 
 			if (v) {
 				lo = k < lo ? k : lo;
@@ -244,17 +258,75 @@ static int plot_heatmap(struct an_run *r, const char *dir, int kind)
 			}
 		}
 	if (lo > hi)
-		lo = 0, hi = n - 1;
-	fprintf(dat, "# time_s %s count\n", kind == 'l' ? "log2(latency_ns)" : "position_MiB");
+		lo = 0, hi = AN_HEAT_LAT - 1;
+	fprintf(dat, "# time_s log2(latency_ns) count\n");
 	for (i = 0; i < r->series.nbins; i++) {
-		const struct an_bin *b = &r->series.bins[i];
+		for (k = 0; k < AN_HEAT_LAT; k++)
+			fprintf(dat, "%.6f %.6f %u\n", an_series_time(&r->series, i), k + 0.5,
+				r->series.bins[i].lat_heat[k]);
+		fputc('\n', dat);
+	}
+	if ((ret = close_out(dat, dir, name, "dat")))
+		return ret;
+	if (!(gp = open_out(dir, name, "gp")))
+		return 2;
+	render_head(gp, name, PLOT_H);
+	fputs("  set xlabel 'time since trace start (s)'\n", gp);
+	heat_colours(gp, max);
+	fprintf(gp, "  set title '%s latency heatmap'\n  set ylabel '%s latency'\n"
+		"  set ytics ('1 us' log(1e3)/log(2), '10 us' log(1e4)/log(2), '100 us' "
+		"log(1e5)/log(2), '1 ms' log(1e6)/log(2), '10 ms' log(1e7)/log(2), '100 ms' "
+		"log(1e8)/log(2), '1 s' log(1e9)/log(2), '10 s' log(1e10)/log(2))\n"
+		"  set yrange [%u:%u]\n", st, st, lo, hi + 1);
+	fprintf(gp, "  plot '%s.dat' using 1:2:($3 > 0 ? $3 : NaN) with image title ''\n%s", name,
+		render_tail);
+	return close_out(gp, dir, name, "gp");
+}
 
-		for (k = 0; k < n; k++) {
-			double y = kind == 'l' ? k + 0.5
-				: (((double)k + 0.5) * (1ull << r->series.pos_shift)) * 512 / 1048576;
+/* Sectors as MiB, the position heat map's unit. */
+static double sectors_mib(double sectors)
+{
+	return sectors * 512 / 1048576;
+}
 
-			fprintf(dat, "%.6f %.6f %u\n", an_series_time(&r->series, i), y,
-				kind == 'l' ? b->lat_heat[k] : b->pos_heat[k]);
+/*
+ * The position heat map: a panel per device (series.h's device maps, in the
+ * order the devices came), titled with its name; time across, the device up
+ * in MiB from 0 to the highest sector an I/O reached, each row the I/Os that
+ * began in its sectors; one colour scale for all. The .dat holds one block
+ * per device (gnuplot's index). Past PLOT_PANELS panels the plot grows in
+ * height; the I/Os of devices past AN_POS_DEVS are counted in its title.
+ */
+#define PLOT_PANELS 3
+static int plot_heatmap_position(struct an_run *r, const char *dir)
+{
+	const char *name = "heatmap_position";
+	const struct an_series *s = &r->series;
+	FILE *dat = open_out(dir, name, "dat"), *gp;
+	char dev[240];
+	uint32_t max = 1;
+	unsigned k, n = s->ndev_pos;
+	int ret;
+
+	if (!dat)
+		return 2;
+	for (k = 0; k < n; k++) {
+		const struct an_posmap *m = &s->dev_pos[k];
+		/* the rows up to the highest sector's, two at least: gnuplot draws no image of one row */
+		unsigned rows = m->last >> m->shift ? (unsigned)(m->last >> m->shift) + 1 : 2;
+
+		fputs("# ", dat);
+		text_line(dat, an_run_map_name(r, m, dev, sizeof(dev)));
+		fputs(": time_s position_MiB count\n", dat);
+		for (size_t c = 0; c < s->pos_cols; c++) {
+			for (unsigned row = 0; row < rows; row++) {
+				uint32_t v = m->heat[c * AN_HEAT_POS + row];
+
+				max = v > max ? v : max;
+				fprintf(dat, "%.6f %.9g %u\n", (c + 0.5) * s->pos_span * s->step / 1e9,
+					sectors_mib((row + 0.5) * (double)(1ull << m->shift)), v);
+			}
+			fputc('\n', dat);
 		}
 		fputc('\n', dat);
 	}
@@ -262,25 +334,27 @@ static int plot_heatmap(struct an_run *r, const char *dir, int kind)
 		return ret;
 	if (!(gp = open_out(dir, name, "gp")))
 		return 2;
-	fprintf(gp, render_head, name);
-	fprintf(gp, "  set xlabel 'time since trace start (s)'\n  set cblabel 'I/Os (log)'\n"
-		"  set logscale cb\n  set cbrange [1:%u]\n"
-		"  set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n",
-		max > 1 ? max : 2);
-	if (kind == 'l')
-		fprintf(gp, "  set title '%s latency heatmap'\n  set ylabel '%s latency'\n"
-			"  set ytics ('1 us' log(1e3)/log(2), '10 us' log(1e4)/log(2), '100 us' "
-			"log(1e5)/log(2), '1 ms' log(1e6)/log(2), '10 ms' log(1e7)/log(2), '100 ms' "
-			"log(1e8)/log(2), '1 s' log(1e9)/log(2), '10 s' log(1e10)/log(2))\n"
-			"  set yrange [%u:%u]\n", an_stage_name(&r->spans, r->series.stage),
-			an_stage_name(&r->spans, r->series.stage), lo, hi + 1);
-	else
-		fprintf(gp, "  set title 'Position heatmap'\n  set ylabel 'position on the device (MiB)'\n"
-			"  set yrange [%.6f:%.6f]\n", ((double)lo * (1ull << r->series.pos_shift)) * 512 / 1048576,
-			((double)(hi + 1) * (1ull << r->series.pos_shift)) * 512 / 1048576);
-	/* an empty cell (0) is off the log colour scale: left blank */
-	fprintf(gp, "  plot '%s.dat' using 1:2:($3 > 0 ? $3 : NaN) with image title ''\n%s", name,
-		render_tail);
+	render_head(gp, name, n > PLOT_PANELS ? PLOT_H * n / PLOT_PANELS : PLOT_H);
+	fprintf(gp, "  set multiplot layout %u,1", n ? n : 1);
+	if (s->pos_unmapped)
+		fprintf(gp, " title 'Position heatmap: %" PRIu64 " I/Os of devices past the first %d not shown'",
+			s->pos_unmapped, AN_POS_DEVS);
+	fputs("\n  set xlabel 'time since trace start (s)'\n  set ylabel 'position on the device (MiB)'\n", gp);
+	heat_colours(gp, max);
+	for (k = 0; k < n; k++) {
+		const struct an_posmap *m = &s->dev_pos[k];
+
+		fputs("  set title 'Position heatmap, '.", gp);
+		gp_string(gp, an_run_map_name(r, m, dev, sizeof(dev)));
+		/* an empty cell (0) is off the log colour scale: left blank */
+		fprintf(gp, "\n  set yrange [0:%.9g]\n"
+			"  plot '%s.dat' index %u using 1:2:($3 > 0 ? $3 : NaN) with image title ''\n",
+			sectors_mib((double)m->last + 1), name, k);
+	}
+	if (!n)
+		fputs("  set title 'Position heatmap: no block I/O'\n  set xrange [0:1]\n  set yrange [0:1]\n"
+		      "  plot NaN notitle\n", gp);
+	fprintf(gp, "  unset multiplot\n%s", render_tail);
 	return close_out(gp, dir, name, "gp");
 }
 
@@ -400,7 +474,7 @@ static int write_dist_gp(const char *dir, const struct dist_plot *p, const struc
 
 	if (!gp)
 		return 2;
-	fprintf(gp, render_head, p->name);
+	render_head(gp, p->name, PLOT_H);
 	fprintf(gp, "  set title '%s%s%s'\n  set xlabel '%s'\n  set ylabel '%s'\n  set grid\n"
 		"  set key outside right noenhanced\n%s  plot ", p->title,
 		p->bit == AN_DIST_HIST ? " of " : "", p->bit == AN_DIST_HIST ? stage_name : "",
@@ -495,7 +569,7 @@ int an_plot(struct an_run *r, const struct an_opts *o, FILE *info)
 	if ((ret = plot_dir(o)))
 		return ret;
 	if ((ret = plot_cdf(r, dir)) || (ret = plot_series(r, dir)) ||
-	    (ret = plot_heatmap(r, dir, 'l')) || (ret = plot_heatmap(r, dir, 'p')) ||
+	    (ret = plot_heatmap_latency(r, dir)) || (ret = plot_heatmap_position(r, dir)) ||
 	    ((r->want & AN_WANT_DIST) && (ret = plot_dist(r, o, dir, plots, &nplots))))
 		return ret;
 	for (i = 0; i < nplots; i++) {
@@ -553,7 +627,7 @@ static int plot_diff_cdf(struct an_group *b, struct an_group *n, const struct an
 		return ret;
 	if (!(gp = open_out(dir, name, "gp")))
 		return 2;
-	fprintf(gp, render_head, name);
+	render_head(gp, name, PLOT_H);
 	fprintf(gp, "  set multiplot layout %d,%d title ", (nstages + 2) / 3,
 		nstages < 3 ? (nstages ? nstages : 1) : 3);
 	gp_string(gp, b->label);
@@ -598,7 +672,7 @@ static int plot_diff_quantiles(struct an_group *b, struct an_group *n, const str
 		return ret;
 	if (!(gp = open_out(dir, name, "gp")))
 		return 2;
-	fprintf(gp, render_head, name);
+	render_head(gp, name, PLOT_H);
 	fputs("  set title ", gp);
 	gp_string(gp, b->label);
 	fprintf(gp, ".': quantiles per stage, base and new, with 95%% confidence intervals' noenhanced\n"

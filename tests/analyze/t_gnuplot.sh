@@ -14,6 +14,22 @@ for p in $plots; do
 done
 [ -z "$missing" ] && pass analyze.gnuplot.files || fail analyze.gnuplot.files "missing:$missing"
 
+# Two recordings of 16 devices each (16 processes, one device each): the
+# position heat map has a panel for each of the first 16 devices, the
+# first file's, and says that the second file's 2000 I/Os are not shown.
+st-format synth -o "$dir/d1.sttrace" --ios 3000 --devices 16 --procs 16 --seed 5 >/dev/null &&
+	st-format synth -o "$dir/d2.sttrace" --ios 2000 --devices 16 --procs 16 --seed 6 >/dev/null &&
+	st-analyze --gnuplot "$dir/devs" "$dir/d1.sttrace" "$dir/d2.sttrace" >"$dir/out" 2>&1 ||
+	{ fail analyze.gnuplot.devices "st-analyze failed: $(tail -1 "$dir/out")"; exit 1; }
+gp=$dir/devs/heatmap_position.gp
+panels=$(grep -c "^  set title 'Position heatmap, '.'$dir/d1.sttrace " "$gp")
+if grep -q "^  set multiplot layout 16,1 title 'Position heatmap: 2000 I/Os of devices past the first 16 not shown'$" "$gp" &&
+	[ "$panels" = 16 ]; then
+	pass analyze.gnuplot.devices
+else
+	fail analyze.gnuplot.devices "$panels panels of d1's devices, want 16; $(grep multiplot "$gp" | head -1)"
+fi
+
 if ! command -v gnuplot >/dev/null; then
 	skip analyze.gnuplot.png "gnuplot not installed"
 	skip analyze.gnuplot.svg "gnuplot not installed"

@@ -58,6 +58,10 @@ else
 	route analyze.inject.gnuplot_comm "$dir/comm" "'p\\x0a!touch Pc\\x0a#'"
 	st-analyze "$t" --sizes --seek --depth --hist --gnuplot "$dir/dev" >/dev/null 2>&1
 	route analyze.inject.gnuplot_dev "$dir/dev" "'v\\x0a!touch PWN_dev\\x0a# read forward'"
+	# the position heat map's panel of that device, titled with its name as a string
+	grep -qF "set title 'Position heatmap, '.'v\\x0a!touch PWN_dev\\x0a#'" "$dir/dev/heatmap_position.gp" &&
+		pass analyze.inject.gnuplot_position ||
+		fail analyze.inject.gnuplot_position "no panel titled with the device's name in heatmap_position.gp"
 	st-analyze "$t" --by host --save-summary "$dir/host.sum" >/dev/null 2>&1
 	st-analyze diff "$dir/host.sum" "$dir/host.sum" --gnuplot "$dir/diff" >/dev/null 2>&1
 	route analyze.inject.gnuplot_diff "$dir/diff" "'h\\x27;system(\"touch PWN_host\")#'.': latency CDF"

@@ -7,6 +7,12 @@
 # map's axis, to 0.1 px) where dd's writes began: from its first sector to
 # its last 1 MiB block's, each cell within one row (1/32 of the axis or
 # less) of that.
+# --gnuplot DIR on the same recording: heatmap_position has a panel per
+# device, titled with its name, its y range 0 to the MiB dd wrote up to on
+# it (heatmap_position.gp), its cells (in the .dat's block the panel plots,
+# y the middle of a row in MiB) where dd's writes began as above; the PNG,
+# opened in headless Chromium (the screenshot kept in
+# build/tests/screenshots), has cells in colour in each panel's plot area.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
 rec_require_bpf reports_html_devices
@@ -59,3 +65,79 @@ print("; ".join(bad))
 PY
 ) || bad="the check itself failed: $bad"
 [ -z "$bad" ] && pass reports_html_devices || fail reports_html_devices "$bad"
+
+st-analyze "$T/run.sttrace" --gnuplot "$T/plots" >"$T/plot.log" 2>&1 ||
+	{ fail reports_html_devices_gnuplot "st-analyze --gnuplot failed: $(tail -1 "$T/plot.log")"; exit 1; }
+# on success the devices in the order of their panels, top first
+if order=$(python3 - "$T/plots" "$(basename "$A")" 8 12 "$(basename "$B")" 300 316 2>&1 <<'PY'
+import re, sys
+d, want = sys.argv[1], {sys.argv[2]: (int(sys.argv[3]), int(sys.argv[4])), sys.argv[5]: (int(sys.argv[6]), int(sys.argv[7]))}
+gp = open(d + "/heatmap_position.gp").read()
+blocks = open(d + "/heatmap_position.dat").read().strip("\n").split("\n\n\n")
+found = re.findall(r"set title 'Position heatmap, '\.'([^']*)'\n  set yrange \[([\d.e+-]+):([\d.e+-]+)\]\n"
+                   r"  plot 'heatmap_position\.dat' index (\d+) ", gp)
+bad = []
+if "set multiplot layout %d,1\n" % len(want) not in gp:
+    bad.append("no layout of %d panels" % len(want))
+panels = {dev: (float(y0), float(y1), int(k)) for dev, y0, y1, k in found}
+for dev, (lo, top) in want.items():
+    if dev not in panels:
+        bad.append("%s: no panel of its own (panels: %s)" % (dev, sorted(panels) or "none"))
+        continue
+    y0, y1, k = panels[dev]
+    if y0 != 0 or abs(y1 - top) > 1e-6:
+        bad.append("%s: y range %g-%g MiB, dd wrote up to %d" % (dev, y0, y1, top))
+    if k >= len(blocks) or not blocks[k].startswith("# %s:" % dev):
+        bad.append("%s: index %d of the .dat is not its block" % (dev, k))
+        continue
+    rows = [[float(v) for v in l.split()] for l in blocks[k].split("\n")[1:] if l.strip()]
+    ys = sorted(set(r[1] for r in rows))
+    pitch = ys[1] - ys[0] if len(ys) > 1 else top
+    cells = [(y - pitch / 2, y + pitch / 2) for t, y, n in rows if n > 0]
+    row, last = top / 32, top - 1
+    out = [(a, b) for a, b in cells if a < lo - row - 1e-6 or b > last + row + 1e-6]
+    if not cells:
+        bad.append("%s: no cells" % dev)
+    elif out:
+        bad.append("%s: cells at MiB %s, dd's writes began at %d-%d" % (dev, out[:3], lo, last))
+    elif min(a for a, b in cells) > lo + 1e-6 or max(b for a, b in cells) < last - 1e-6:
+        bad.append("%s: cells span MiB %g-%g, dd's writes began at %d-%d"
+                   % (dev, min(a for a, b in cells), max(b for a, b in cells), lo, last))
+if bad:
+    sys.exit("; ".join(bad))
+print(" ".join(sorted(panels, key=lambda dev: panels[dev][2])))
+PY
+); then
+	pass reports_html_devices_gnuplot
+else
+	fail reports_html_devices_gnuplot "$(tail -1 <<<"$order")"
+	exit 1
+fi
+
+CHROMIUM=$(command -v chromium || command -v chromium-browser)
+if ! command -v gnuplot >/dev/null || [ -z "$CHROMIUM" ]; then
+	skip reports_html_devices_gnuplot_png "gnuplot or chromium not installed"
+	exit 0
+fi
+st_screenshots SHOTS
+shot=$SHOTS/plot-heatmap_position-devices.png
+rm -f "$shot"
+read -r w h <<<"$(file "$T/plots/heatmap_position.png" | sed -n 's/.*PNG image data, \([0-9]*\) x \([0-9]*\),.*/\1 \2/p')"
+[ -n "$w" ] && st_shot "$T/chromium.err" "$shot" "$w" "$h" "file://$T/plots/heatmap_position.png"
+# each panel, a band of the image's height, top first: its plot area's middle, left of the colour bar
+bad="" k=0
+read -ra devs <<<"$order"
+for dev in "${devs[@]}"; do
+	ph=$((h / ${#devs[@]}))
+	stats=$(python3 "$(dirname "$0")/../png.py" "$shot" --crop "$((w / 10)),$((k * ph + ph / 10)),$((w * 7 / 10)),$((ph * 3 / 4))" 2>&1)
+	bad+=$(python3 -c '
+import json, sys
+try:
+    s = json.loads(sys.argv[2])
+except ValueError:
+    sys.exit(print("%s: %s; " % (sys.argv[1], sys.argv[2])))
+if s["vivid"] < 20:
+    print("%s: blank panel, %d of %d px in colour; " % (sys.argv[1], s["vivid"], s["pixels"]))' "$dev" "$stats")
+	k=$((k + 1))
+done
+[ -z "$bad" ] && pass "reports_html_devices_gnuplot_png: $shot" || fail reports_html_devices_gnuplot_png "$bad"
