@@ -16,6 +16,15 @@ check() {
 	if "$@"; then pass "$name"; else fail "$name" "command failed: $*"; fi
 }
 
+# expect_fault NAME INPUT TEXT: $checker (a checking script under test) exits
+# 1 on INPUT and says TEXT; its output goes to $T/NAME.out.
+expect_fault() {
+	"$checker" "$2" >"$T/$1.out" 2>&1
+	local rc=$?
+	check "${1}_exit" test $rc -eq 1
+	check "${1}_names_it" grep -qF -- "$3" "$T/$1.out"
+}
+
 ST_CLEANUP=()
 st_cleanup() {
 	local i

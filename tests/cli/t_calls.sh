@@ -24,13 +24,6 @@ objs() {
 	done
 	echo "$build"
 }
-# expect_fault NAME BUILD TEXT: the checker exits 1 on BUILD and says TEXT.
-expect_fault() {
-	"$checker" "$2" >"$T/$1.out" 2>&1
-	local rc=$?
-	check "${1}_exit" test $rc -eq 1
-	check "${1}_names_it" grep -qF -- "$3" "$T/$1.out"
-}
 
 two=$(objs two 'format/lib/a=int b(void); int a(void) { return b(); }' \
 	'format/lib/b=int a(void); int b(void) { return a() + 1; }')

@@ -22,13 +22,6 @@ layer() {
 	done
 	echo "$tree"
 }
-# expect_fault NAME TREE TEXT: the checker exits 1 on TREE and says TEXT.
-expect_fault() {
-	"$checker" "$2" >"$T/$1.out" 2>&1
-	local rc=$?
-	check "${1}_exit" test $rc -eq 1
-	check "${1}_names_it" grep -qF -- "$3" "$T/$1.out"
-}
 
 ok=$(layer ok 'format/lib/a.h=int a;' 'format/lib/a.c=#include "a.h"' \
 	'analyze/lib/b.h=#include "format/lib/a.h"' 'analyze/lib/b.c=#include "analyze/lib/b.h"' \
