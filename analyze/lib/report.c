@@ -673,12 +673,11 @@ static void put_last(FILE *out, const char *line, size_t len, const char *s, int
 		fprintf(out, "%s%s\n", line, s);
 }
 
-static void print_top_csv(const struct an_top *t, const struct an_io *io, size_t rank,
+static void print_top_csv(const enum an_stage *stages, unsigned n, const struct an_io *io, size_t rank,
 			  const struct an_origin *origin, FILE *out, uint64_t t0)
 {
 	const struct an_names *names = origin->names;
-	enum an_stage stages[NBREAK + 1];
-	unsigned i, n = top_stages(t, stages);
+	unsigned i;
 	char dev[32], file[128];
 	uint64_t ns;
 
@@ -768,7 +767,7 @@ void an_top_print(struct an_top *t, const struct an_span_defs *spans, const stru
 			fprintf(out, ",%s_us", an_stage_name(spans, stages[i]));
 		fprintf(out, ",cache,op,dev,sector,bytes,pid,tid,comm,file,merged,split,requeues,host\n");
 		for (i = 0; i < t->n; i++)
-			print_top_csv(t, &t->heap[i], i + 1, &origins[t->heap[i].recording], out, t0);
+			print_top_csv(stages, n, &t->heap[i], i + 1, &origins[t->heap[i].recording], out, t0);
 		return;
 	}
 	fields = text_fields(t, cols, show_host);

@@ -70,20 +70,24 @@ static void add_busy(struct an_series *s, uint64_t from, uint64_t to)
 	}
 }
 
+/* A column of position buckets twice as wide: each pair of neighbours summed. */
+static void halve_rows(uint32_t *h)
+{
+	unsigned k;
+
+	for (k = 0; k < AN_HEAT_POS / 2; k++)
+		h[k] = h[2 * k] + h[2 * k + 1];
+	memset(h + AN_HEAT_POS / 2, 0, AN_HEAT_POS / 2 * sizeof(*h));
+}
+
 /* Widen the position buckets until sector fits, merging neighbours. */
 static void fit_position(struct an_series *s, uint64_t sector)
 {
 	size_t i;
-	unsigned k;
 
 	while ((sector >> s->pos_shift) >= AN_HEAT_POS) {
-		for (i = 0; i < s->nbins; i++) {
-			uint32_t *h = s->bins[i].pos_heat;
-
-			for (k = 0; k < AN_HEAT_POS / 2; k++)
-				h[k] = h[2 * k] + h[2 * k + 1];
-			memset(h + AN_HEAT_POS / 2, 0, AN_HEAT_POS / 2 * sizeof(*h));
-		}
+		for (i = 0; i < s->nbins; i++)
+			halve_rows(s->bins[i].pos_heat);
 		s->pos_shift++;
 	}
 }
@@ -92,16 +96,10 @@ static void fit_position(struct an_series *s, uint64_t sector)
 static void fit_device(struct an_posmap *m, size_t cols, uint64_t sector)
 {
 	size_t c;
-	unsigned k;
 
 	while ((sector >> m->shift) >= AN_HEAT_POS) {
-		for (c = 0; c < cols; c++) {
-			uint32_t *h = m->heat + c * AN_HEAT_POS;
-
-			for (k = 0; k < AN_HEAT_POS / 2; k++)
-				h[k] = h[2 * k] + h[2 * k + 1];
-			memset(h + AN_HEAT_POS / 2, 0, AN_HEAT_POS / 2 * sizeof(*h));
-		}
+		for (c = 0; c < cols; c++)
+			halve_rows(m->heat + c * AN_HEAT_POS);
 		m->shift++;
 	}
 }
@@ -141,10 +139,11 @@ void an_series_add(struct an_series *s, const struct an_io *io)
 	uint64_t end = io_end(io), ns;
 	struct an_bin *b;
 	unsigned lb;
+	size_t i;
 
-	if (end < s->t0 || (end - s->t0) / s->step >= s->nbins)
+	if (end < s->t0 || (i = (end - s->t0) / s->step) >= s->nbins)
 		return;
-	b = &s->bins[(end - s->t0) / s->step];
+	b = &s->bins[i];
 	/*
 	 * The kernel counted the merges of an I/O the trace did not see end:
 	 * its bios count where it was seen last, nothing else of it.
@@ -170,7 +169,7 @@ void an_series_add(struct an_series *s, const struct an_io *io)
 		fit_position(s, io->sector);
 		b->pos_heat[io->sector >> s->pos_shift]++;
 		if (m)
-			add_device(s, m, (end - s->t0) / s->step, io->sector,
+			add_device(s, m, i, io->sector,
 				   last >= io->sector ? last : UINT64_MAX);
 		else
 			s->pos_unmapped++;

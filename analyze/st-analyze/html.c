@@ -157,13 +157,12 @@ static uint64_t columns_with_data(const char *s)
 	return data;
 }
 
-/* The captured CSV as table `id`: its first row the headings; compact: the columns with data only. */
-static void put_table(struct page *p, FILE *m, const char *id, const char *title, int compact)
+/* The CSV captured last as table `id`: its first row the headings; compact: the columns with data only. */
+static void put_captured(struct page *p, const char *id, const char *title, int compact)
 {
 	uint64_t shown = ~0ull;
 	const char *s;
 
-	fclose(m);
 	fprintf(p->out, "<h3>%s</h3>\n", title);
 	if (!p->buf || !p->len) {
 		fputs("<p>none in this trace</p>\n", p->out);
@@ -177,6 +176,13 @@ static void put_table(struct page *p, FILE *m, const char *id, const char *title
 	while (*s)
 		s = put_row(p->out, s, "td", shown);
 	fputs("</tbody>\n</table>\n", p->out);
+}
+
+/* The CSV captured in m as table `id` (put_captured). */
+static void put_table(struct page *p, FILE *m, const char *id, const char *title, int compact)
+{
+	fclose(m);
+	put_captured(p, id, title, compact);
 }
 
 /* The captured text as a <pre> block. */
@@ -787,10 +793,8 @@ static void put_first_pass(struct page *p, struct an_run *r, const struct an_opt
 	fputs("<details id=\"identity\"><summary>Trace</summary>\n", p->out);
 	put_identity(p, r);
 	fputs("</details>\n<details id=\"summary-all\"><summary>Summary, every stage</summary>\n", p->out);
-	if ((m = capture(p))) {
-		an_stats_print(&r->stats, &r->spans, NULL, m, 1, an_run_duration(r));
-		put_table(p, m, "summary-table", "Stage latencies per group (us; --csv)", 0);
-	}
+	/* the summary's CSV, still captured from the glance above */
+	put_captured(p, "summary-table", "Stage latencies per group (us; --csv)", 0);
 	fputs("</details>\n<details id=\"plots\"><summary>Latency histograms, IOPS and p99 per "
 	      "interval</summary>\n", p->out);
 	svg_series(p->out, &r->series, &r->spans);
