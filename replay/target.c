@@ -322,7 +322,8 @@ static int loop_over(const struct stat *st, const char *except, char *who, size_
 		if (same_node(st, &b)) {
 			snprintf(who, cap, "%s", e->d_name);
 			found = 1;
-		} else if (S_ISREG(b.st_mode) && overlay_layer(&b, backing, &real) && same_node(st, &real)) {
+		} else if (S_ISREG(st->st_mode) && S_ISREG(b.st_mode) && overlay_layer(&b, backing, &real) &&
+			   same_node(st, &real)) {
 			snprintf(who, cap, "%s (over %.200s, this file through an overlay)", e->d_name, backing);
 			found = 1;
 		}

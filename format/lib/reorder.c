@@ -314,25 +314,12 @@ int st_reorder_drain(struct reorder *ro, int at_end, uint8_t *buf, size_t cap, s
 	return room;
 }
 
-static void reorder_clear(struct reorder *ro)
+/* The records still held may own copies: let them go before the buffers. */
+void st_reorder_free(struct reorder *ro)
 {
 	reorder_done(ro);
 	while (ro->n)
 		st_reorder_release(ro, st_reorder_late_pop(ro));
-	ro->held = 0;
-	ro->fifo_out = ro->fifo_in = 0;
-	ro->fifo_in_count = ro->fifo_out_count = 0;
-	ro->fifo_wrapped = 0;
-	ro->fifo_lim = ro->fifo.cap;
-	ro->eager = 0;
-	ro->pending = ro->pending_end = NULL;
-	ro->fifo_newest = 0;
-	ro->newest = 0;
-}
-
-void st_reorder_free(struct reorder *ro)
-{
-	reorder_clear(ro);
 	free(ro->heap);
 	free(ro->ring);
 	st_chunk_buf_free(&ro->fifo);

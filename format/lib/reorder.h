@@ -57,7 +57,7 @@ struct reorder {
 	size_t fifo_out, fifo_in, fifo_end;
 	int fifo_wrapped;		/* fifo_in has started again at the front */
 	/*
-	 * How far fifo_in may go without fifo_room(): fifo.cap, or while
+	 * How far fifo_in may go without st_reorder_room(): fifo.cap, or while
 	 * wrapped fifo_out - 1 (fifo_out > 0 then): a push checks one bound.
 	 */
 	size_t fifo_lim;
