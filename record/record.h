@@ -310,8 +310,6 @@ struct rec_sink {
 int rec_sink_init(struct rec_sink *s, int fd, unsigned qd, size_t buf_size, uint64_t stream_bound);
 /* Collect finished writes (and datasync), or write to a stream what it takes, without waiting. */
 void rec_sink_reap(struct rec_sink *s);
-/* A stream: write what waits, as far as the stream takes it now. */
-void rec_sink_pump(struct rec_sink *s);
 /*
  * A stream: the closing write of the file (sync) waits for the stream until
  * deadline_ns (event clock), then gives up with -ETIME, `unwritten` bytes short.

@@ -17,7 +17,7 @@
  * stop taking bytes for as long as its reader likes, so the event loop never
  * waits for it: the pieces of the file wait in a FIFO of their own, written
  * in order, without blocking (a file description of our own opened
- * O_NONBLOCK), whenever the stream takes more (rec_sink_pump: at each turn of
+ * O_NONBLOCK), whenever the stream takes more (stream_pump: at each turn of
  * the loop, which also wakes when the stream becomes writable). Once
  * --stream-buffer bytes wait, the sink is congested (st_sink.congested)
  * and the writer drops whole events chunks,
@@ -61,24 +61,35 @@ static void write_done(struct rec_sink *s, uint64_t submit_ns)
 		s->lat_max_ns = lat;
 }
 
-void rec_sink_pump(struct rec_sink *s)
+/* The bytes of buf the stream takes without blocking; s->err set on a failure. */
+static size_t stream_take(struct rec_sink *s, const char *buf, size_t len)
 {
-	struct rec_piece *p;
+	size_t done = 0;
 
-	while (!s->err && (p = s->head)) {
-		ssize_t n = write(s->fd, p->data + p->done, p->len - p->done);
+	while (done < len && !s->err) {
+		ssize_t n = write(s->fd, buf + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
-			return;
-		if (n < 0) {
+			break;
+		if (n < 0)
 			s->err = -errno;
-			return;
-		}
-		p->done += (size_t)n;
+		else
+			done += (size_t)n;
+	}
+	return done;
+}
+
+/* Write the waiting pieces, in order, while the stream takes them. */
+static void stream_pump(struct rec_sink *s)
+{
+	struct rec_piece *p;
+
+	while (!s->err && (p = s->head)) {
+		p->done += stream_take(s, p->data + p->done, p->len - p->done);
 		if (p->done < p->len)
-			continue;
+			return;
 		write_done(s, p->queued_ns);
 		s->queued -= p->len;
 		s->head = p->next;
@@ -88,23 +99,38 @@ void rec_sink_pump(struct rec_sink *s)
 	}
 }
 
+/*
+ * A chunk of the file to the stream: at once when nothing waits and the
+ * stream takes it all (no copy), else its rest queued behind what waits.
+ */
 static int stream_write(struct rec_sink *s, const void *buf, size_t len)
 {
-	struct rec_piece *p = malloc(sizeof(*p) + len);
+	uint64_t now = rec_now_ns();
+	size_t done = 0;
+	struct rec_piece *p;
 
+	if (!s->head) {
+		done = stream_take(s, buf, len);
+		if (s->err || done == len) {
+			if (!s->err)
+				write_done(s, now);
+			return s->err;
+		}
+	}
+	p = malloc(sizeof(*p) + len - done);
 	if (!p)
 		return s->err = -ENOMEM;
-	*p = (struct rec_piece){ .len = len, .queued_ns = rec_now_ns() };
-	memcpy(p->data, buf, len);
+	*p = (struct rec_piece){ .len = len - done, .queued_ns = now };
+	memcpy(p->data, (const char *)buf + done, len - done);
 	if (s->tail)
 		s->tail->next = p;
 	else
 		s->head = p;
 	s->tail = p;
-	s->queued += len;
+	s->queued += p->len;
 	if (s->queued > s->queued_max)
 		s->queued_max = s->queued;
-	rec_sink_pump(s);
+	stream_pump(s);
 	return s->err;
 }
 
@@ -113,7 +139,7 @@ static int stream_congested(void *ctx)
 {
 	struct rec_sink *s = ctx;
 
-	rec_sink_pump(s);
+	stream_pump(s);
 	/* a failed stream is not congested: the writer's next write hears why */
 	return !s->err && s->queued >= s->queue_bound;
 }
@@ -128,7 +154,7 @@ static int stream_sync(struct rec_sink *s)
 {
 	struct pollfd pfd = { .fd = s->fd, .events = POLLOUT };
 
-	for (rec_sink_pump(s); s->head && !s->err; rec_sink_pump(s)) {
+	for (stream_pump(s); s->head && !s->err; stream_pump(s)) {
 		uint64_t now = rec_now_ns();
 
 		if (now >= s->deadline_ns) {
@@ -199,7 +225,7 @@ void rec_sink_reap(struct rec_sink *s)
 	struct io_uring_cqe *cqe;
 
 	if (s->stream) {
-		rec_sink_pump(s);
+		stream_pump(s);
 		return;
 	}
 	while ((s->inflight || s->syncing) && io_uring_peek_cqe(&s->ring, &cqe) == 0)
