@@ -192,17 +192,29 @@ static __always_inline bool comm_matches(const char *comm)
 }
 
 /*
+ * The task's css in its I/O controller's hierarchy (cgroup v1 blkio or v2
+ * io), NULL on a kernel without one. Through TREAD: the current task is no
+ * BTF pointer before 5.11.
+ */
+static __always_inline struct cgroup_subsys_state *task_io_css(const struct task_struct *task)
+{
+	struct css_set *cgroups;
+
+	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, io_cgrp_id))
+		return NULL;
+	cgroups = TREAD(task, cgroups);
+	return cgroups ? TREAD(cgroups, subsys[bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id)]) : NULL;
+}
+
+/*
  * The id of the task's cgroup in its I/O controller's hierarchy (cgroup v1
  * blkio, where --cgroup names a blkio group), 0 on a kernel without one.
  */
 static __always_inline __u64 task_blkio_id(const struct task_struct *task)
 {
-	struct cgroup_subsys_state *css;
+	struct cgroup_subsys_state *css = task_io_css(task);
 
-	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, io_cgrp_id) || !task->cgroups)
-		return 0;
-	css = task->cgroups->subsys[bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id)];
-	return css && css->cgroup && css->cgroup->kn ? css->cgroup->kn->id : 0;
+	return css ? TREAD(css, cgroup, kn, id) : 0;
 }
 
 /*

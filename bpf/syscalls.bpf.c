@@ -23,11 +23,7 @@ struct {
 /* The blkcg the current task's bios are charged to (bio_associate_blkg), 0 for the root's. */
 static __always_inline __u64 task_blkcg(void)
 {
-	struct css_set *cgroups = TREAD(current_task(), cgroups);
-
-	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, io_cgrp_id) || !cgroups)
-		return 0;
-	return blkcg_key(TREAD(cgroups, subsys[bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id)]));
+	return blkcg_key(task_io_css(current_task()));
 }
 
 /* The regular file the current task has open as fd, as a key. */

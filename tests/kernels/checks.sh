@@ -24,6 +24,10 @@
 #   fio (all of them io_uring's) equal fio's read total_ios (its JSON).
 # - kernels.K.why: `st-analyze --why` of the all preset's recording shows
 #   the causes.
+# - kernels.K.cgroup_v1: `--cgroup` naming a cgroup v1 blkio group (the
+#   machine's, or one mounted for the check) loads, and of two dd runs under
+#   `-- CMD` records the reads of the one in the group alone: as many as dd
+#   read. SKIP where v2 holds the io controller (no v1 blkio to mount).
 # Exits 0; the FAIL lines say what failed.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../record/common.sh"
@@ -171,5 +175,31 @@ if [ -s "$T/all.sttrace" ]; then
 	fi
 else
 	fail "$tag.why" "the all preset recorded nothing"
+fi
+# v1_blkio VAR: a cgroup v1 blkio hierarchy, mounted for the check if the
+# machine has none; fails where cgroup v2 holds the io controller.
+v1_blkio() {
+	local m
+	m=$(findmnt -n -t cgroup -o TARGET,OPTIONS | awk '$2 ~ /(^|,)blkio(,|$)/ { print $1; exit }')
+	if [ -z "$m" ]; then
+		m=$T/blkio
+		mkdir -p "$m" && mount -t cgroup -o blkio none "$m" 2>/dev/null || return 1
+		at_exit "umount '$m'"
+	fi
+	printf -v "$1" '%s' "$m"
+}
+if v1_blkio B; then
+	G=$B/sttrace-kcheck.$$
+	mkdir "$G" && at_exit "rmdir '$G'"
+	"$REC" -o "$T/v1.sttrace" -e block -d "$C" --cgroup "$G" -- sh -c "
+		dd if=$C of=/dev/null bs=4k count=20 skip=4096 iflag=direct 2>/dev/null &&
+		echo \$\$ >$G/cgroup.procs &&
+		dd if=$C of=/dev/null bs=4k count=50 iflag=direct 2>/dev/null" >"$T/v1.log" 2>&1
+	got=$(st-analyze --csv "$T/v1.sttrace" 2>/dev/null | awk -F, -v g="$(basename "$C") read" \
+		'$1 == g && $7 == "total" { print $8 }')
+	if [ "${got:-0}" = 50 ]; then pass "$tag.cgroup_v1"; else
+		fail "$tag.cgroup_v1" "dd in the group read 50 blocks, st-analyze: ${got:-none} ($(grep -v -m1 ": recording" "$T/v1.log"))"; fi
+else
+	skip "$tag.cgroup_v1" "no cgroup v1 blkio: cgroup v2 holds the io controller"
 fi
 exit 0
